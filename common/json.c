@@ -1,0 +1,252 @@
+/* Implementation of the strict JSON getters declared in json.h. */
+#include "common/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void sgd_jpath_join(char *buf, size_t size, const char *parent, const char *key)
+{
+    if (!parent || !parent[0])
+        snprintf(buf, size, "%s", key);
+    else
+        snprintf(buf, size, "%s.%s", parent, key);
+}
+
+void sgd_json_describe(const cJSON *v, char *buf, size_t size)
+{
+    if (!v) snprintf(buf, size, "nothing");
+    else if (cJSON_IsString(v)) snprintf(buf, size, "\"%.60s\"", v->valuestring);
+    else if (cJSON_IsNumber(v)) snprintf(buf, size, "%.17g", v->valuedouble);
+    else if (cJSON_IsTrue(v)) snprintf(buf, size, "true");
+    else if (cJSON_IsFalse(v)) snprintf(buf, size, "false");
+    else if (cJSON_IsNull(v)) snprintf(buf, size, "null");
+    else if (cJSON_IsArray(v)) snprintf(buf, size, "an array");
+    else if (cJSON_IsObject(v)) snprintf(buf, size, "an object");
+    else snprintf(buf, size, "an invalid value");
+}
+
+static const cJSON *get(const sgd_jobj_t *o, const char *key)
+{
+    return o->in ? cJSON_GetObjectItemCaseSensitive(o->in, key) : NULL;
+}
+
+static int type_error(const sgd_jobj_t *o, const char *key, const char *expected,
+                      const cJSON *got, sgd_err_t *err)
+{
+    char path[SGD_JPATH_MAX], desc[96];
+    sgd_jpath_join(path, sizeof path, o->path, key);
+    sgd_json_describe(got, desc, sizeof desc);
+    return sgd_errf(err, "%s: expected %s, got %s", path, expected, desc);
+}
+
+static int missing_error(const sgd_jobj_t *o, const char *key, const char *expected,
+                         sgd_err_t *err)
+{
+    char path[SGD_JPATH_MAX];
+    sgd_jpath_join(path, sizeof path, o->path, key);
+    return sgd_errf(err, "%s: required field is missing (expected %s)", path, expected);
+}
+
+static void put(const sgd_jobj_t *o, const char *key, cJSON *v)
+{
+    if (!o->out) {
+        cJSON_Delete(v);
+        return;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(o->out, key);
+    cJSON_AddItemToObject(o->out, key, v);
+}
+
+int sgd_jobj_root(const cJSON *in, cJSON *out, sgd_jobj_t *root, sgd_err_t *err)
+{
+    memset(root, 0, sizeof *root);
+    if (!cJSON_IsObject(in)) {
+        char desc[96];
+        sgd_json_describe(in, desc, sizeof desc);
+        return sgd_errf(err, "top level: expected a JSON object, got %s", desc);
+    }
+    root->in = in;
+    root->out = out;
+    return 0;
+}
+
+int sgd_jobj_child(const sgd_jobj_t *parent, const char *key, sgd_jobj_t *child,
+                   sgd_err_t *err)
+{
+    const cJSON *v = get(parent, key);
+    memset(child, 0, sizeof *child);
+    sgd_jpath_join(child->path, sizeof child->path, parent->path, key);
+    if (v && !cJSON_IsObject(v)) return type_error(parent, key, "an object", v, err);
+    child->in = v;
+    if (parent->out) {
+        cJSON *existing = cJSON_GetObjectItemCaseSensitive(parent->out, key);
+        if (cJSON_IsObject(existing)) {
+            child->out = existing;
+        } else {
+            child->out = cJSON_CreateObject();
+            put(parent, key, child->out);
+        }
+    }
+    return 0;
+}
+
+void sgd_jobj_elem(const cJSON *elem, cJSON *out_elem, const char *array_path, int i,
+                   sgd_jobj_t *child)
+{
+    memset(child, 0, sizeof *child);
+    snprintf(child->path, sizeof child->path, "%s[%d]", array_path, i);
+    child->in = elem;
+    child->out = out_elem;
+}
+
+bool sgd_jobj_has(const sgd_jobj_t *o, const char *key) { return get(o, key) != NULL; }
+
+int sgd_jobj_check_keys(const sgd_jobj_t *o, const char *const *allowed, sgd_err_t *err)
+{
+    if (!o->in) return 0;
+    for (const cJSON *it = o->in->child; it; it = it->next) {
+        char path[SGD_JPATH_MAX];
+        sgd_jpath_join(path, sizeof path, o->path, it->string ? it->string : "?");
+        bool known = false;
+        for (const char *const *a = allowed; *a; a++)
+            if (it->string && strcmp(*a, it->string) == 0) known = true;
+        if (!known) {
+            char list[512] = "";
+            size_t len = 0;
+            for (const char *const *a = allowed; *a && len < sizeof list - 64; a++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                        a == allowed ? "" : ", ", *a);
+            return sgd_errf(err, "%s: unknown key (allowed here: %s)", path, list);
+        }
+        for (const cJSON *prev = o->in->child; prev != it; prev = prev->next)
+            if (prev->string && strcmp(prev->string, it->string) == 0)
+                return sgd_errf(err, "%s: key appears more than once", path);
+    }
+    return 0;
+}
+
+static int read_int(const sgd_jobj_t *o, const char *key, const cJSON *v, int64_t min,
+                    int64_t max, int64_t *out, sgd_err_t *err)
+{
+    char expected[128];
+    if (max == INT64_MAX)
+        snprintf(expected, sizeof expected, "integer >= %lld", (long long)min);
+    else
+        snprintf(expected, sizeof expected, "integer in [%lld, %lld]", (long long)min,
+                 (long long)max);
+    if (!cJSON_IsNumber(v)) return type_error(o, key, expected, v, err);
+    double d = v->valuedouble;
+    /* 2^53: beyond it doubles no longer represent every integer, so reject rather than round. */
+    if (!isfinite(d) || d != floor(d) || fabs(d) > 9007199254740992.0 || d < (double)min ||
+        d > (double)max)
+        return type_error(o, key, expected, v, err);
+    *out = (int64_t)d;
+    return 0;
+}
+
+int sgd_jobj_int(const sgd_jobj_t *o, const char *key, int64_t def, int64_t min, int64_t max,
+                 int64_t *out, sgd_err_t *err)
+{
+    const cJSON *v = get(o, key);
+    if (!v) *out = def;
+    else if (read_int(o, key, v, min, max, out, err)) return -1;
+    put(o, key, cJSON_CreateNumber((double)*out));
+    return 0;
+}
+
+int sgd_jobj_int_req(const sgd_jobj_t *o, const char *key, int64_t min, int64_t max,
+                     int64_t *out, sgd_err_t *err)
+{
+    const cJSON *v = get(o, key);
+    if (!v) return missing_error(o, key, "an integer", err);
+    if (read_int(o, key, v, min, max, out, err)) return -1;
+    put(o, key, cJSON_CreateNumber((double)*out));
+    return 0;
+}
+
+static int read_num(const sgd_jobj_t *o, const char *key, const cJSON *v, double min,
+                    bool gt_min, double max, double *out, sgd_err_t *err)
+{
+    char expected[128];
+    if (isinf(max))
+        snprintf(expected, sizeof expected, "number %s %g", gt_min ? ">" : ">=", min);
+    else
+        snprintf(expected, sizeof expected, "number in %s%g, %g]", gt_min ? "(" : "[", min, max);
+    if (!cJSON_IsNumber(v)) return type_error(o, key, expected, v, err);
+    double d = v->valuedouble;
+    if (!isfinite(d) || (gt_min ? !(d > min) : !(d >= min)) || d > max)
+        return type_error(o, key, expected, v, err);
+    *out = d;
+    return 0;
+}
+
+int sgd_jobj_num(const sgd_jobj_t *o, const char *key, double def, double min, bool gt_min,
+                 double max, double *out, sgd_err_t *err)
+{
+    const cJSON *v = get(o, key);
+    if (!v) *out = def;
+    else if (read_num(o, key, v, min, gt_min, max, out, err)) return -1;
+    put(o, key, cJSON_CreateNumber(*out));
+    return 0;
+}
+
+int sgd_jobj_num_req(const sgd_jobj_t *o, const char *key, double min, bool gt_min, double max,
+                     double *out, sgd_err_t *err)
+{
+    const cJSON *v = get(o, key);
+    if (!v) return missing_error(o, key, "a number", err);
+    if (read_num(o, key, v, min, gt_min, max, out, err)) return -1;
+    put(o, key, cJSON_CreateNumber(*out));
+    return 0;
+}
+
+int sgd_jobj_bool(const sgd_jobj_t *o, const char *key, bool def, bool *out, sgd_err_t *err)
+{
+    const cJSON *v = get(o, key);
+    if (!v) *out = def;
+    else if (!cJSON_IsBool(v)) return type_error(o, key, "true or false", v, err);
+    else *out = cJSON_IsTrue(v);
+    put(o, key, cJSON_CreateBool(*out));
+    return 0;
+}
+
+int sgd_jobj_str(const sgd_jobj_t *o, const char *key, const char *def, const char **out,
+                 sgd_err_t *err)
+{
+    const cJSON *v = get(o, key);
+    if (!v) {
+        if (!def) return missing_error(o, key, "a string", err);
+        *out = def;
+    } else if (!cJSON_IsString(v)) {
+        return type_error(o, key, "a string", v, err);
+    } else {
+        *out = v->valuestring;
+    }
+    put(o, key, cJSON_CreateString(*out));
+    return 0;
+}
+
+int sgd_jobj_enum(const sgd_jobj_t *o, const char *key, const char *const *names, int def,
+                  int *out, sgd_err_t *err)
+{
+    char expected[512] = "one of ";
+    size_t len = strlen(expected);
+    for (const char *const *n = names; *n && len < sizeof expected - 64; n++)
+        len += (size_t)snprintf(expected + len, sizeof expected - len, "%s\"%s\"",
+                                n == names ? "" : ", ", *n);
+    const cJSON *v = get(o, key);
+    if (!v) {
+        if (def < 0) return missing_error(o, key, expected, err);
+        *out = def;
+    } else {
+        if (!cJSON_IsString(v)) return type_error(o, key, expected, v, err);
+        int found = -1;
+        for (int i = 0; names[i]; i++)
+            if (strcmp(names[i], v->valuestring) == 0) found = i;
+        if (found < 0) return type_error(o, key, expected, v, err);
+        *out = found;
+    }
+    put(o, key, cJSON_CreateString(names[*out]));
+    return 0;
+}

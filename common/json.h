@@ -1,0 +1,72 @@
+/* Strict, path-aware reading of JSON objects (cJSON) for scenario files.
+ *
+ * Every getter checks type and range, reports errors as "json.path: expected ..., got ...",
+ * and records the value actually used (given or default) in a parallel "resolved" object so
+ * the full configuration can be stored with the run and hashed.  Unknown keys and duplicate
+ * keys are errors (sgd_jobj_check_keys), because a misspelt key silently falling back to a
+ * default is the most common way to run the wrong experiment. */
+#ifndef SGDSIM_COMMON_JSON_H
+#define SGDSIM_COMMON_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "common/error.h"
+
+#define SGD_JPATH_MAX 256
+
+typedef struct sgd_jobj {
+    const cJSON *in; /* the user's object; NULL when absent (every field takes its default) */
+    cJSON *out;      /* resolved object being filled, owned by the caller's tree; may be NULL */
+    char path[SGD_JPATH_MAX]; /* JSON path of this object, "" for the root */
+} sgd_jobj_t;
+
+/* Root wrapper: in must be an object (checked), out may be NULL. */
+int sgd_jobj_root(const cJSON *in, cJSON *out, sgd_jobj_t *root, sgd_err_t *err);
+
+/* Child object `key`; absent -> child.in = NULL (defaults), present but not an object -> error.
+ * A resolved child object is created under parent->out. */
+int sgd_jobj_child(const sgd_jobj_t *parent, const char *key, sgd_jobj_t *child, sgd_err_t *err);
+
+/* Element i of an array as an object context with path "key[i]". */
+void sgd_jobj_elem(const cJSON *elem, cJSON *out_elem, const char *array_path, int i,
+                   sgd_jobj_t *child);
+
+/* Rejects keys not listed in `allowed` (NULL-terminated) and duplicated keys. */
+int sgd_jobj_check_keys(const sgd_jobj_t *o, const char *const *allowed, sgd_err_t *err);
+
+bool sgd_jobj_has(const sgd_jobj_t *o, const char *key);
+
+/* Integer in [min, max]; absent -> def. */
+int sgd_jobj_int(const sgd_jobj_t *o, const char *key, int64_t def, int64_t min, int64_t max,
+                 int64_t *out, sgd_err_t *err);
+/* Required integer (absent is an error). */
+int sgd_jobj_int_req(const sgd_jobj_t *o, const char *key, int64_t min, int64_t max,
+                     int64_t *out, sgd_err_t *err);
+
+/* Finite number; `gt_min` selects min < x (true) or min <= x (false); x <= max. */
+int sgd_jobj_num(const sgd_jobj_t *o, const char *key, double def, double min, bool gt_min,
+                 double max, double *out, sgd_err_t *err);
+int sgd_jobj_num_req(const sgd_jobj_t *o, const char *key, double min, bool gt_min, double max,
+                     double *out, sgd_err_t *err);
+
+int sgd_jobj_bool(const sgd_jobj_t *o, const char *key, bool def, bool *out, sgd_err_t *err);
+
+/* String; *out points into the cJSON tree (or to def): valid while the tree lives.
+ * def == NULL makes the key required. */
+int sgd_jobj_str(const sgd_jobj_t *o, const char *key, const char *def, const char **out,
+                 sgd_err_t *err);
+
+/* String that must be one of names[] (NULL-terminated); *out = its index. def < 0: required. */
+int sgd_jobj_enum(const sgd_jobj_t *o, const char *key, const char *const *names, int def,
+                  int *out, sgd_err_t *err);
+
+/* Writes "parent.key" (or "key" at the root) into buf. */
+void sgd_jpath_join(char *buf, size_t size, const char *parent, const char *key);
+
+/* Short description of a JSON value for messages: "four" (quoted), 3.5, true, null, an object... */
+void sgd_json_describe(const cJSON *v, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,24 @@
+/* SHA-256 (FIPS 180-4), used for configuration hashes and run digests.  A cryptographic
+ * hash is overkill for collision resistance here, but it makes a digest printed in a paper
+ * or a CI log unambiguous and comparable with `sha256sum` of the same bytes. */
+#ifndef SGDSIM_COMMON_SHA256_H
+#define SGDSIM_COMMON_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sgd_sha256 {
+    uint32_t h[8];
+    uint64_t nbytes;    /* total bytes fed so far */
+    uint8_t block[64];  /* pending partial block */
+    size_t nblock;      /* bytes used in block */
+} sgd_sha256_t;
+
+void sgd_sha256_init(sgd_sha256_t *s);
+void sgd_sha256_update(sgd_sha256_t *s, const void *data, size_t n);
+/* Writes the digest as 64 lowercase hex characters plus NUL into hex[65]. */
+void sgd_sha256_final_hex(sgd_sha256_t *s, char hex[65]);
+/* One-shot convenience. */
+void sgd_sha256_hex(const void *data, size_t n, char hex[65]);
+
+#endif

@@ -1,0 +1,57 @@
+/* Minimal assertion macros for sgdsim's test executables: each failure prints file:line and
+ * both operands, the test keeps going, and check_exit() returns non-zero if anything failed. */
+#ifndef SGDSIM_TESTS_CHECK_H
+#define SGDSIM_TESTS_CHECK_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int check_failures;
+
+#define CHECK(cond)                                                                      \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);     \
+            check_failures++;                                                            \
+        }                                                                                \
+    } while (0)
+
+#define CHECK_INT_EQ(a, b)                                                               \
+    do {                                                                                 \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                            \
+        if (va_ != vb_) {                                                                \
+            fprintf(stderr, "%s:%d: CHECK_INT_EQ failed: %s = %lld, %s = %lld\n",        \
+                    __FILE__, __LINE__, #a, va_, #b, vb_);                               \
+            check_failures++;                                                            \
+        }                                                                                \
+    } while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                            \
+    do {                                                                                 \
+        double va_ = (double)(a), vb_ = (double)(b), vt_ = (double)(tol);                \
+        if (!(fabs(va_ - vb_) <= vt_)) {                                                 \
+            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.9g, %s = %.9g (tol %.3g)\n", \
+                    __FILE__, __LINE__, #a, va_, #b, vb_, vt_);                          \
+            check_failures++;                                                            \
+        }                                                                                \
+    } while (0)
+
+#define CHECK_STR_CONTAINS(hay, needle)                                                  \
+    do {                                                                                 \
+        const char *h_ = (hay), *n_ = (needle);                                          \
+        if (!h_ || !strstr(h_, n_)) {                                                    \
+            fprintf(stderr, "%s:%d: CHECK_STR_CONTAINS failed: \"%s\" does not contain \"%s\"\n", \
+                    __FILE__, __LINE__, h_ ? h_ : "(null)", n_);                         \
+            check_failures++;                                                            \
+        }                                                                                \
+    } while (0)
+
+static inline int check_exit(void)
+{
+    if (check_failures) fprintf(stderr, "%d check(s) failed\n", check_failures);
+    return check_failures ? 1 : 0;
+}
+
+#endif
