@@ -1,0 +1,262 @@
+/* Links, message reservation, the star topology and the ring allreduce declared in
+ * network.h. */
+#include "sim/network.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "common/error.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+int64_t sim_transfer_ns(uint64_t bytes, double bandwidth_Bps)
+{
+    SGD_ASSERT(isfinite(bandwidth_Bps) && bandwidth_Bps > 0.0);
+    if (bytes == 0) return 0;
+    /* Write the bandwidth exactly as m * 2^e with m odd (m < 2^53), then take the ceiling
+     * of N / (m 2^e) with N = bytes * 1e9 < 2^94 in 128-bit integers.  Doing it in doubles
+     * would round N (beyond 2^53) and the quotient, so equal inputs could give results one
+     * nanosecond apart depending on how they were written. */
+    int e2;
+    double f = frexp(bandwidth_Bps, &e2);
+    uint64_t m = (uint64_t)ldexp(f, 53);
+    int e = e2 - 53;
+    while (!(m & 1)) {
+        m >>= 1;
+        e++;
+    }
+    const u128 limit = (u128)INT64_MAX;
+    u128 n = (u128)bytes * 1000000000u;
+    u128 q = n / m, r = n % m; /* n = q m + r, r < m < 2^53 */
+    if (e >= 0) {
+        /* ceil(n / (m 2^e)) = ceil(ceil(n / m) / 2^e) for integer divisors. */
+        u128 c = q + (r != 0);
+        if (e >= 96) return 1; /* c < 2^95 <= 2^e and c >= 1 */
+        u128 res = (c >> e) + ((c & (((u128)1 << e) - 1)) != 0);
+        return res > limit ? INT64_MAX : (int64_t)res;
+    }
+    /* e < 0: ceil(n 2^k / m) with k = -e, by long division in chunks of at most 64 bits so
+     * that neither q (checked <= 2^63 before shifting) nor r << s (< 2^117) overflows. */
+    for (int k = -e; k > 0;) {
+        if (q > limit) return INT64_MAX;
+        int s = k > 64 ? 64 : k;
+        u128 rs = r << s;
+        q = (q << s) + rs / m;
+        r = rs % m;
+        k -= s;
+    }
+    q += (r != 0);
+    return q > limit ? INT64_MAX : (int64_t)q;
+}
+
+struct sim_net {
+    sim_link_t *links;
+    int nlinks, cap;
+};
+
+sim_net_t *sim_net_create(void) { return sgd_xcalloc(1, sizeof(sim_net_t)); }
+
+void sim_net_destroy(sim_net_t *n)
+{
+    if (!n) return;
+    free(n->links);
+    free(n);
+}
+
+int sim_net_add_link(sim_net_t *n, double bandwidth_Bps, int64_t latency_ns)
+{
+    SGD_ASSERT(isfinite(bandwidth_Bps) && bandwidth_Bps > 0.0);
+    SGD_ASSERT(latency_ns >= 0);
+    if (n->nlinks == n->cap) {
+        n->cap = n->cap ? 2 * n->cap : 16;
+        n->links = sgd_xrealloc(n->links, (size_t)n->cap * sizeof *n->links);
+    }
+    n->links[n->nlinks] = (sim_link_t){.bandwidth_Bps = bandwidth_Bps, .latency_ns = latency_ns};
+    return n->nlinks++;
+}
+
+int sim_net_nlinks(const sim_net_t *n) { return n->nlinks; }
+
+const sim_link_t *sim_net_link(const sim_net_t *n, int id)
+{
+    SGD_ASSERT(id >= 0 && id < n->nlinks);
+    return &n->links[id];
+}
+
+int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t bytes,
+                        int64_t t_ns)
+{
+    SGD_ASSERT(nroute >= 1);
+    int64_t start = t_ns, latency = 0;
+    double bw = INFINITY;
+    for (int i = 0; i < nroute; i++) {
+        SGD_ASSERT(route[i] >= 0 && route[i] < n->nlinks);
+        for (int j = 0; j < i; j++) SGD_ASSERT(route[j] != route[i]);
+        const sim_link_t *l = &n->links[route[i]];
+        if (l->free_at_ns > start) start = l->free_at_ns;
+        if (l->bandwidth_Bps < bw) bw = l->bandwidth_Bps;
+        latency += l->latency_ns;
+    }
+    int64_t dur = sim_transfer_ns(bytes, bw);
+    SGD_ASSERT(dur <= INT64_MAX - start && latency <= INT64_MAX - start - dur);
+    int64_t end = start + dur;
+    for (int i = 0; i < nroute; i++) {
+        sim_link_t *l = &n->links[route[i]];
+        l->free_at_ns = end;
+        l->messages++;
+        l->bytes += bytes;
+    }
+    return end + latency;
+}
+
+void sim_star_init(sim_star_t *s, sim_net_t *n, int p, double bandwidth_Bps,
+                   int64_t latency_ns)
+{
+    SGD_ASSERT(p >= 1);
+    s->p = p;
+    s->uplink0 = sim_net_nlinks(n);
+    for (int i = 0; i < p; i++) sim_net_add_link(n, bandwidth_Bps, latency_ns);
+    s->downlink0 = sim_net_nlinks(n);
+    for (int i = 0; i < p; i++) sim_net_add_link(n, bandwidth_Bps, latency_ns);
+}
+
+int sim_star_route(const sim_star_t *s, int from, int to, int route[2])
+{
+    SGD_ASSERT(from >= 0 && from < s->p && to >= 0 && to < s->p && from != to);
+    route[0] = s->uplink0 + from;
+    route[1] = s->downlink0 + to;
+    return 2;
+}
+
+static uint64_t ring_chunk_bytes(int p, uint64_t nelems, uint32_t elem_bytes)
+{
+    uint64_t per_rank = nelems / (uint64_t)p + (nelems % (uint64_t)p != 0);
+    return per_rank * elem_bytes;
+}
+
+int64_t sim_allreduce_ring_analytic_ns(int p, uint64_t nelems, uint32_t elem_bytes,
+                                       int64_t alpha_ns, double bandwidth_Bps)
+{
+    SGD_ASSERT(p >= 1 && alpha_ns >= 0);
+    if (p == 1) return 0;
+    int64_t step = alpha_ns + sim_transfer_ns(ring_chunk_bytes(p, nelems, elem_bytes),
+                                              bandwidth_Bps);
+    return 2 * (int64_t)(p - 1) * step;
+}
+
+/* Per-rank progress, counted over all iterations so that nothing needs resetting between
+ * iterations: with nsteps = 2(p-1) messages per iteration, rank i's message number m
+ * (iteration m / nsteps, step m % nsteps) may be sent once m < entered * nsteps (the rank
+ * has entered that iteration) and m <= received (it holds the step s-1 message of the same
+ * iteration, or for s == 0 it has finished the previous iteration). */
+typedef struct ring_rank {
+    uint64_t entered;  /* iterations entered */
+    uint64_t sent;     /* messages sent */
+    uint64_t received; /* messages received (for p == 1: iterations completed) */
+} ring_rank_t;
+
+struct sim_ring {
+    sim_engine_t *engine;
+    sim_net_t *net;
+    const sim_star_t *topo;
+    int p;
+    uint64_t nsteps; /* messages per rank per iteration, 2(p-1) */
+    uint64_t chunk;  /* bytes per message */
+    sim_coll_done_fn done;
+    void *ctx;
+    uint32_t arrival_type;
+    uint64_t messages, bytes;
+    ring_rank_t *ranks;
+};
+
+static void ring_try_send(sim_ring_t *r, int rank, int64_t t_ns)
+{
+    ring_rank_t *rk = &r->ranks[rank];
+    int next = (rank + 1) % r->p;
+    while (rk->sent < rk->entered * r->nsteps && rk->sent <= rk->received) {
+        int route[2];
+        int len = sim_star_route(r->topo, rank, next, route);
+        int64_t arrive = sim_net_reserve(r->net, route, len, r->chunk, t_ns);
+        /* arg = the message's number in the sender's stream, which is also the receiver's
+         * count of messages received when it arrives: both links of the route are first
+         * come, first served and the sender's uplink is busy until each message has left,
+         * so consecutive messages i -> i+1 arrive in sending order (equal times keep their
+         * order through the engine's insertion tie-break). */
+        sim_engine_schedule(r->engine, arrive, r->arrival_type, (uint32_t)next, rk->sent, NULL);
+        rk->sent++;
+        r->messages++;
+        r->bytes += r->chunk;
+    }
+}
+
+static void ring_on_arrival(sim_engine_t *e, const sim_event_t *ev, void *ctx)
+{
+    sim_ring_t *r = ctx;
+    int rank = (int)ev->entity;
+    ring_rank_t *rk = &r->ranks[rank];
+    int64_t t = sim_engine_now(e);
+    if (r->p == 1) {
+        rk->received++;
+        r->done(r->ctx, rank, t);
+        return;
+    }
+    SGD_ASSERT(ev->arg == rk->received);
+    rk->received++;
+    ring_try_send(r, rank, t);
+    if (rk->received % r->nsteps == 0) {
+        /* The last message of an iteration depends on a chain of 2(p-1) >= p sends around
+         * the ring, one of them this rank's own, so the rank has entered this iteration. */
+        SGD_ASSERT(rk->received <= rk->entered * r->nsteps);
+        r->done(r->ctx, rank, t);
+    }
+}
+
+sim_ring_t *sim_ring_create(sim_engine_t *e, sim_net_t *n, const sim_star_t *topo, int p,
+                            uint64_t nelems, uint32_t elem_bytes, sim_coll_done_fn done,
+                            void *ctx)
+{
+    SGD_ASSERT(e && n && topo && done);
+    SGD_ASSERT(p >= 1 && p <= topo->p);
+    sim_ring_t *r = sgd_xcalloc(1, sizeof *r);
+    r->engine = e;
+    r->net = n;
+    r->topo = topo;
+    r->p = p;
+    r->nsteps = 2 * (uint64_t)(p - 1);
+    r->chunk = ring_chunk_bytes(p, nelems, elem_bytes);
+    r->done = done;
+    r->ctx = ctx;
+    r->ranks = sgd_xcalloc((size_t)p, sizeof *r->ranks);
+    r->arrival_type = sim_engine_register(e, "ring_allreduce_arrival", ring_on_arrival, r);
+    return r;
+}
+
+void sim_ring_enter(sim_ring_t *r, int rank, int64_t t_ns)
+{
+    SGD_ASSERT(rank >= 0 && rank < r->p);
+    SGD_ASSERT(t_ns >= sim_engine_now(r->engine));
+    ring_rank_t *rk = &r->ranks[rank];
+    if (r->p == 1) {
+        /* No messages: complete through an event so that done is never called re-entrantly
+         * from inside sim_ring_enter. */
+        SGD_ASSERT(rk->received == rk->entered);
+        rk->entered++;
+        sim_engine_schedule(r->engine, t_ns, r->arrival_type, (uint32_t)rank, 0, NULL);
+        return;
+    }
+    /* The previous iteration must be complete (done called) before the next is entered. */
+    SGD_ASSERT(rk->received >= rk->entered * r->nsteps);
+    rk->entered++;
+    ring_try_send(r, rank, t_ns);
+}
+
+uint64_t sim_ring_messages(const sim_ring_t *r) { return r->messages; }
+uint64_t sim_ring_bytes(const sim_ring_t *r) { return r->bytes; }
+uint64_t sim_ring_chunk_bytes(const sim_ring_t *r) { return r->chunk; }
+
+void sim_ring_destroy(sim_ring_t *r)
+{
+    if (!r) return;
+    free(r->ranks);
+    free(r);
+}

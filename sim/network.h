@@ -1,0 +1,123 @@
+/* Network model: links, messages over routes of links, a star topology, and the ring
+ * allreduce at two fidelities (closed form and message by message).
+ *
+ * Message model.  A message of `bytes` over a route of links
+ *   - starts at max(t_ns, free_at_ns of every link on the route): links serialise, so a
+ *     message waits until every link it needs has finished transmitting earlier messages;
+ *   - occupies every link of the route for sim_transfer_ns(bytes, min bandwidth on the
+ *     route) from its start (cut-through: the bytes stream through all hops at once at the
+ *     bottleneck rate, rather than being stored and forwarded hop by hop);
+ *   - arrives at start + that duration + the sum of the route's latencies.
+ * Latency is propagation, not occupancy: a link may start its next message as soon as the
+ * last byte of the previous one has left.  Reservations are made in the order callers make
+ * them (first come, first served in call order), which the event engine makes deterministic.
+ *
+ * Ownership: sim_net_create returns a network owned by the caller (sim_net_destroy);
+ * sim_star_t is caller-allocated plain data referring to link ids of one network;
+ * sim_ring_create returns a collective owned by the caller (sim_ring_destroy) that borrows
+ * the engine, the network and the topology, which must outlive it. */
+#ifndef SGDSIM_SIM_NETWORK_H
+#define SGDSIM_SIM_NETWORK_H
+
+#include <stdint.h>
+
+#include "sim/engine.h"
+
+typedef struct sim_link {
+    double bandwidth_Bps; /* bytes per second, > 0 */
+    int64_t latency_ns;   /* propagation delay added to every message, ns, >= 0 */
+    int64_t free_at_ns;   /* the link transmits reserved messages until this time, ns */
+    uint64_t messages;    /* messages reserved on this link so far */
+    uint64_t bytes;       /* bytes reserved on this link so far */
+} sim_link_t;
+
+/* Time to push `bytes` through a link of bandwidth_Bps (> 0): exactly ceil(bytes * 1e9 /
+ * bandwidth_Bps) ns, where bandwidth_Bps is taken as the exact value of the double.  It is
+ * computed in integer arithmetic, so it is exact (no double rounding), monotone
+ * non-decreasing in bytes and non-increasing in bandwidth; rounding up means a non-empty
+ * message always takes at least 1 ns.  0 bytes take 0 ns; results beyond INT64_MAX
+ * saturate. */
+int64_t sim_transfer_ns(uint64_t bytes, double bandwidth_Bps);
+
+typedef struct sim_net sim_net_t;
+
+sim_net_t *sim_net_create(void);
+void sim_net_destroy(sim_net_t *n);
+
+/* Adds an idle link; bandwidth_Bps must be finite and > 0, latency_ns >= 0 (the scenario
+ * loader validates user values; here they are invariants).  Returns its id: 0, 1, 2, ... */
+int sim_net_add_link(sim_net_t *n, double bandwidth_Bps, int64_t latency_ns);
+
+int sim_net_nlinks(const sim_net_t *n);
+
+/* Read-only view of link `id`; valid until the next sim_net_add_link. */
+const sim_link_t *sim_net_link(const sim_net_t *n, int id);
+
+/* Reserves a message of `bytes` ready to leave at t_ns over route[0..nroute) (nroute >= 1,
+ * each link at most once) per the model above, updating the links' free_at_ns and counters.
+ * Returns the arrival time, ns. */
+int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t bytes,
+                        int64_t t_ns);
+
+/* Star: p endpoints, endpoint i with an uplink (its transmit side) and a downlink (its
+ * receive side) into a non-blocking switch, all links of the same bandwidth and latency.
+ * A message from i to j uses uplink i then downlink j, so its latency is 2 * latency_ns and
+ * it contends only with traffic leaving i or entering j. */
+typedef struct sim_star {
+    int p;         /* endpoints */
+    int uplink0;   /* uplink of endpoint i is link uplink0 + i */
+    int downlink0; /* downlink of endpoint i is link downlink0 + i */
+} sim_star_t;
+
+/* Adds the star's 2p links to n (ids contiguous) and describes them in *s.  p >= 1. */
+void sim_star_init(sim_star_t *s, sim_net_t *n, int p, double bandwidth_Bps,
+                   int64_t latency_ns);
+
+/* Writes the route from endpoint `from` to endpoint `to` (from != to) and returns its
+ * length, 2. */
+int sim_star_route(const sim_star_t *s, int from, int to, int route[2]);
+
+/* Closed-form ring allreduce time: 2(p-1) steps of (alpha_ns + sim_transfer_ns(chunk)),
+ * where chunk = ceil(nelems / p) * elem_bytes (the vector is padded to p equal chunks, as
+ * real implementations do).  p == 1 -> 0.  On an uncontended star with latency L per link,
+ * alpha_ns = 2L reproduces the message-level ring exactly. */
+int64_t sim_allreduce_ring_analytic_ns(int p, uint64_t nelems, uint32_t elem_bytes,
+                                       int64_t alpha_ns, double bandwidth_Bps);
+
+/* Called when `rank` has its reduced vector, at virtual time t_ns, from inside an engine
+ * event handler (never from inside sim_ring_enter). */
+typedef void (*sim_coll_done_fn)(void *ctx, int rank, int64_t t_ns);
+
+typedef struct sim_ring sim_ring_t;
+
+/* Message-level ring allreduce over the star endpoints 0..p-1 (rank i = endpoint i,
+ * topo->p >= p).  An iteration is 2(p-1) steps, reduce-scatter then allgather; in step s
+ * rank i sends one chunk (as in the analytic form) to rank (i+1) % p over the star route.
+ * Rank i sends its step-s message as soon as it has entered the iteration and, for s > 0,
+ * has received its step s-1 message; sends are reserved on the network at that moment, so
+ * a rank's messages queue on its uplink.  When rank i has received its 2(p-1)-th message,
+ * done(ctx, i, t) is called.  With p == 1 there are no messages and done is called from an
+ * event at the entry time.
+ *
+ * Registers one event type with the engine for message arrivals (entity = receiving rank,
+ * arg = the message's index in that rank's stream). */
+sim_ring_t *sim_ring_create(sim_engine_t *e, sim_net_t *n, const sim_star_t *topo, int p,
+                            uint64_t nelems, uint32_t elem_bytes, sim_coll_done_fn done,
+                            void *ctx);
+
+/* Rank's contribution is ready at t_ns (>= the engine's now): it enters its next iteration.
+ * A rank may enter iteration k+1 once done was called for its iteration k, even while other
+ * ranks are still finishing iteration k (their messages are kept apart by order: every
+ * link carries a rank's messages first in, first out). */
+void sim_ring_enter(sim_ring_t *r, int rank, int64_t t_ns);
+
+/* Messages and bytes sent so far, over all iterations. */
+uint64_t sim_ring_messages(const sim_ring_t *r);
+uint64_t sim_ring_bytes(const sim_ring_t *r);
+
+/* Bytes of one message (one padded chunk). */
+uint64_t sim_ring_chunk_bytes(const sim_ring_t *r);
+
+void sim_ring_destroy(sim_ring_t *r);
+
+#endif
