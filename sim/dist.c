@@ -73,12 +73,13 @@ int sim_dist_parse(const sgd_jobj_t *parent, const char *key, double default_con
     }
     double value = default_constant;
     if (v) {
-        char path[SGD_JPATH_MAX], desc[96];
-        sgd_jpath_join(path, sizeof path, parent->path, key);
-        sgd_json_describe(v, desc, sizeof desc);
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0)
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0) {
+            char path[SGD_JPATH_MAX], desc[96];
+            sgd_jpath_join(path, sizeof path, parent->path, key);
+            sgd_json_describe(v, desc, sizeof desc);
             return sgd_errf(err, "%s: expected a number >= 0 or a distribution object, got %s",
                             path, desc);
+        }
         value = v->valuedouble;
     }
     /* Absent or a bare number: record the constant in its object form, so that every stored
