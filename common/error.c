@@ -21,7 +21,8 @@ int sgd_err_prefix(sgd_err_t *err, const char *prefix)
 {
     if (!err) return -1;
     char tmp[SGD_ERR_MAX];
-    snprintf(tmp, sizeof tmp, "%s: %s", prefix, err->msg);
+    if (snprintf(tmp, sizeof tmp, "%s: %s", prefix, err->msg) >= (int)sizeof tmp)
+        memcpy(tmp + sizeof tmp - 4, "...", 4); /* show that the message was cut */
     memcpy(err->msg, tmp, sizeof tmp);
     return -1;
 }

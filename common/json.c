@@ -7,10 +7,9 @@
 
 void sgd_jpath_join(char *buf, size_t size, const char *parent, const char *key)
 {
-    if (!parent || !parent[0])
-        snprintf(buf, size, "%s", key);
-    else
-        snprintf(buf, size, "%s.%s", parent, key);
+    int n = (!parent || !parent[0]) ? snprintf(buf, size, "%s", key)
+                                    : snprintf(buf, size, "%s.%s", parent, key);
+    if (n >= (int)size && size > 4) memcpy(buf + size - 4, "...", 4); /* show the cut */
 }
 
 void sgd_json_describe(const cJSON *v, char *buf, size_t size)
@@ -129,12 +128,13 @@ int sgd_jobj_check_keys(const sgd_jobj_t *o, const char *const *allowed, sgd_err
 static int read_int(const sgd_jobj_t *o, const char *key, const cJSON *v, int64_t min,
                     int64_t max, int64_t *out, sgd_err_t *err)
 {
+    /* Name the bound that was crossed: "expected integer >= 1, got 0". */
     char expected[128];
-    if (max == INT64_MAX)
-        snprintf(expected, sizeof expected, "integer >= %lld", (long long)min);
+    bool above = cJSON_IsNumber(v) && v->valuedouble > (double)max;
+    if (above)
+        snprintf(expected, sizeof expected, "integer <= %lld", (long long)max);
     else
-        snprintf(expected, sizeof expected, "integer in [%lld, %lld]", (long long)min,
-                 (long long)max);
+        snprintf(expected, sizeof expected, "integer >= %lld", (long long)min);
     if (!cJSON_IsNumber(v)) return type_error(o, key, expected, v, err);
     double d = v->valuedouble;
     /* 2^53: beyond it doubles no longer represent every integer, so reject rather than round. */
@@ -169,10 +169,11 @@ static int read_num(const sgd_jobj_t *o, const char *key, const cJSON *v, double
                     bool gt_min, double max, double *out, sgd_err_t *err)
 {
     char expected[128];
-    if (isinf(max))
-        snprintf(expected, sizeof expected, "number %s %g", gt_min ? ">" : ">=", min);
+    bool above = cJSON_IsNumber(v) && v->valuedouble > max;
+    if (above)
+        snprintf(expected, sizeof expected, "number <= %g", max);
     else
-        snprintf(expected, sizeof expected, "number in %s%g, %g]", gt_min ? "(" : "[", min, max);
+        snprintf(expected, sizeof expected, "number %s %g", gt_min ? ">" : ">=", min);
     if (!cJSON_IsNumber(v)) return type_error(o, key, expected, v, err);
     double d = v->valuedouble;
     if (!isfinite(d) || (gt_min ? !(d > min) : !(d >= min)) || d > max)

@@ -1,0 +1,99 @@
+/* Algorithms: the only layer that joins virtual time (sim/) and numerics (models/).
+ *
+ * An algorithm is a const table of callbacks (alg_ops_t) in a NULL-terminated registry
+ * (registry.c).  The runner (runner.c) owns everything an algorithm shares with others — the
+ * engine, the datasets, the model, the parameters, metric recording, evaluation, divergence
+ * detection, the stop rule and the run digest — and hands it over in an alg_ctx_t.  An
+ * algorithm schedules events and, whenever it applies an update, calls alg_update_done().
+ * Adding an algorithm = one new file + one registry line (+ its name in config/scenario.c). */
+#ifndef SGDSIM_ALGORITHMS_ALG_H
+#define SGDSIM_ALGORITHMS_ALG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "config/scenario.h"
+#include "models/dataset.h"
+#include "models/model.h"
+#include "sim/engine.h"
+
+/* Where metric and traffic rows go (the CLI writes them to the results database; tests may
+ * collect them in memory).  Callbacks return 0, or -1 with err filled to abort the run. */
+typedef struct alg_sink {
+    void *ctx;
+    /* Optional: called once when setup succeeded (data loaded, model built), just before
+     * the first event; the CLI creates the database row here, so bad input leaves none. */
+    int (*begin)(void *ctx, size_t nparams, sgd_err_t *err);
+    int (*metric)(void *ctx, int64_t update, int64_t vtime_ns, const char *name, double value,
+                  sgd_err_t *err);
+    int (*traffic)(void *ctx, const char *kind, uint64_t sent_msgs, uint64_t sent_bytes,
+                   uint64_t skipped_msgs, uint64_t skipped_bytes, sgd_err_t *err);
+    /* Optional, called after every update; for progress display only. */
+    void (*progress)(void *ctx, int64_t update, int64_t vtime_ns, double train_loss,
+                     uint64_t events);
+} alg_sink_t;
+
+typedef enum { ALG_RUNNING, ALG_COMPLETE, ALG_DIVERGED, ALG_FAILED } alg_status_t;
+
+/* Shared run state, owned by the runner; algorithms read it and call the functions below. */
+typedef struct alg_ctx {
+    const scn_t *scn;
+    sim_engine_t *engine;
+    model_t *model;
+    const sgd_dataset_t *train; /* training rows */
+    const sgd_dataset_t *val;   /* validation rows */
+    float *params;              /* nparams, the (single, shared) current parameters */
+    size_t nparams;
+    int64_t updates;            /* updates applied so far */
+    alg_status_t status;
+    char detail[SGD_ERR_MAX];           /* why the run stopped early (diverged / failed) */
+    sgd_err_t err;              /* sink error when status == ALG_FAILED */
+    struct alg_runner *runner;  /* private to runner.c */
+} alg_ctx_t;
+
+typedef struct alg_ops {
+    const char *name;
+    /* Builds the algorithm's state; bad combinations of options are input errors (-1). */
+    void *(*create)(alg_ctx_t *ctx, sgd_err_t *err);
+    /* Schedules the first events. */
+    void (*start)(void *state);
+    /* Reports traffic counters at the end of the run (may be NULL). */
+    int (*report)(void *state, const alg_sink_t *sink, sgd_err_t *err);
+    void (*destroy)(void *state);
+} alg_ops_t;
+
+extern const alg_ops_t *const alg_registry[]; /* NULL-terminated */
+const alg_ops_t *alg_find(const char *name);
+
+/* Called by an algorithm right after it applied update number ctx->updates + 1 (whose
+ * mean minibatch loss was train_loss) at virtual time vtime_ns: records metrics, evaluates
+ * when due, checks for NaN/Inf, and stops the engine when the run is over.  Returns false
+ * when the run must not continue. */
+bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr);
+
+/* True when any of the n values is NaN or infinite. */
+bool alg_any_nonfinite(const float *v, size_t n);
+
+/* ---- running a scenario ------------------------------------------------------------ */
+
+typedef struct alg_outcome {
+    alg_status_t status;
+    char detail[SGD_ERR_MAX];
+    int64_t updates;
+    int64_t vtime_ns;
+    uint64_t events;
+    double wall_s;
+    double events_per_s;
+    char digest[65];       /* SHA-256 over metric rows and final parameters */
+    float *final_params;   /* nparams, owned by the caller (free()) */
+    size_t nparams;
+} alg_outcome_t;
+
+/* Runs scenario `scn` to its stop condition.  Returns -1 for input/environment errors found
+ * while setting up (missing dataset, bad combination): err names the file or path.  Returns 0
+ * when the run happened, whatever its outcome (complete, diverged, failed: out->status). */
+int alg_run(const scn_t *scn, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_t *err);
+
+#endif

@@ -1,0 +1,15 @@
+/* The algorithm registry: one line per algorithm. */
+#include <string.h>
+
+#include "algorithms/alg.h"
+
+extern const alg_ops_t alg_csgd;
+
+const alg_ops_t *const alg_registry[] = {&alg_csgd, NULL};
+
+const alg_ops_t *alg_find(const char *name)
+{
+    for (const alg_ops_t *const *a = alg_registry; *a; a++)
+        if (strcmp((*a)->name, name) == 0) return *a;
+    return NULL;
+}

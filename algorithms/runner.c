@@ -1,0 +1,247 @@
+/* The run driver: builds what every algorithm shares (data, model, parameters, engine),
+ * runs the engine to the stop condition, and keeps the books — metric rows, evaluation,
+ * divergence, the run digest.  Virtual time comes only from the engine; the wall clock is
+ * read for the counters and nothing else. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+#include <gsl/gsl_rng.h>
+
+#include "algorithms/alg.h"
+#include "common/sha256.h"
+#include "sim/rng.h"
+
+struct alg_runner {
+    const alg_sink_t *sink;
+    sgd_sha256_t digest;     /* over every metric row, then the final parameters */
+    int64_t last_eval_update; /* -1 before the first evaluation */
+    int64_t last_vtime_ns;    /* virtual time of the latest update */
+    double last_train_loss;
+};
+
+/* One metric row: hashed (so the digest covers exactly what is stored) and passed on. */
+static int emit(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name, double v)
+{
+    struct alg_runner *r = ctx->runner;
+    sgd_sha256_update(&r->digest, &update, sizeof update);
+    sgd_sha256_update(&r->digest, &vtime_ns, sizeof vtime_ns);
+    sgd_sha256_update(&r->digest, name, strlen(name) + 1);
+    sgd_sha256_update(&r->digest, &v, sizeof v);
+    if (r->sink && r->sink->metric &&
+        r->sink->metric(r->sink->ctx, update, vtime_ns, name, v, &ctx->err)) {
+        ctx->status = ALG_FAILED;
+        snprintf(ctx->detail, sizeof ctx->detail, "%s", ctx->err.msg);
+        sim_engine_stop(ctx->engine);
+        return -1;
+    }
+    return 0;
+}
+
+static int evaluate(alg_ctx_t *ctx, int64_t vtime_ns)
+{
+    double loss, error;
+    model_evaluate(ctx->model, ctx->params, ctx->val, &loss, &error);
+    ctx->runner->last_eval_update = ctx->updates;
+    if (emit(ctx, ctx->updates, vtime_ns, "val_loss", loss) ||
+        emit(ctx, ctx->updates, vtime_ns, "val_error", error))
+        return -1;
+    return 0;
+}
+
+bool alg_any_nonfinite(const float *v, size_t n)
+{
+    /* Summing x*0 turns any NaN/Inf into NaN without a branch per element. */
+    float acc = 0.0f;
+    for (size_t i = 0; i < n; i++) acc += v[i] * 0.0f;
+    return acc != acc;
+}
+
+static void diverge(alg_ctx_t *ctx, const char *what)
+{
+    ctx->status = ALG_DIVERGED;
+    snprintf(ctx->detail, sizeof ctx->detail, "%s became NaN/Inf at update %lld", what,
+             (long long)ctx->updates);
+    sim_engine_stop(ctx->engine);
+}
+
+bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr)
+{
+    struct alg_runner *r = ctx->runner;
+    const scn_t *s = ctx->scn;
+    if (ctx->status != ALG_RUNNING) return false;
+    ctx->updates++;
+    r->last_vtime_ns = vtime_ns;
+    r->last_train_loss = train_loss;
+    if (ctx->updates % s->train_loss_every == 0 || !isfinite(train_loss)) {
+        if (emit(ctx, ctx->updates, vtime_ns, "train_loss", train_loss) ||
+            emit(ctx, ctx->updates, vtime_ns, "lr", lr))
+            return false;
+    }
+    if (!isfinite(train_loss)) {
+        diverge(ctx, "training loss");
+        return false;
+    }
+    if (alg_any_nonfinite(ctx->params, ctx->nparams)) {
+        diverge(ctx, "a parameter");
+        return false;
+    }
+    if (s->eval_every > 0 && ctx->updates % s->eval_every == 0 && evaluate(ctx, vtime_ns))
+        return false;
+    if (r->sink && r->sink->progress)
+        r->sink->progress(r->sink->ctx, ctx->updates, vtime_ns, train_loss,
+                          sim_engine_counters(ctx->engine).events_processed);
+    if (ctx->updates >= s->stop_updates) {
+        ctx->status = ALG_COMPLETE;
+        sim_engine_stop(ctx->engine);
+        return false;
+    }
+    return true;
+}
+
+/* ---- data ---------------------------------------------------------------------------- */
+
+static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *test_all,
+                     sgd_dataset_t *train, sgd_dataset_t *val, sgd_err_t *err)
+{
+    const scn_data_t *d = &s->data;
+    if (d->source == SCN_DATA_SYNTHETIC) {
+        gsl_rng *r = sim_rng_create(s->seed, SIM_STREAM_SYNTH_DATA, 0);
+        dataset_synthetic(d->synth_train + d->synth_val, d->synth_dim, d->synth_classes,
+                          d->synth_separation, r, train_all);
+        gsl_rng_free(r);
+        dataset_view(train_all, 0, d->synth_train, train);
+        dataset_view(train_all, d->synth_train, d->synth_val, val);
+        return 0;
+    }
+    if (dataset_load_idx(d->train_images, d->train_labels, train_all, err))
+        return sgd_err_prefix(err, "data.train_images");
+    int64_t avail = train_all->n;
+    if (d->val_from == SCN_VAL_TRAIN_TAIL) {
+        if (d->val_size >= avail)
+            return sgd_errf(err, "data.validation_size: %lld rows requested from a training "
+                                 "file of %lld rows", (long long)d->val_size, (long long)avail);
+        avail -= d->val_size;
+        dataset_view(train_all, avail, d->val_size, val);
+    } else {
+        if (dataset_load_idx(d->test_images, d->test_labels, test_all, err))
+            return sgd_err_prefix(err, "data.test_images");
+        if (test_all->dim != train_all->dim)
+            return sgd_errf(err, "data.test_images: %d values per sample, training data has %d",
+                            test_all->dim, train_all->dim);
+        int64_t nv = d->val_size ? d->val_size : test_all->n;
+        if (nv > test_all->n)
+            return sgd_errf(err, "data.validation_size: %lld rows requested, test file has %lld",
+                            (long long)nv, (long long)test_all->n);
+        dataset_view(test_all, 0, nv, val);
+    }
+    int64_t nt = d->train_size ? d->train_size : avail;
+    if (nt > avail)
+        return sgd_errf(err, "data.train_size: %lld rows requested, %lld available",
+                        (long long)nt, (long long)avail);
+    dataset_view(train_all, 0, nt, train);
+    return 0;
+}
+
+/* ---- the run --------------------------------------------------------------------------- */
+
+int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    const alg_ops_t *ops = alg_find(s->algorithm);
+    if (!ops) return sgd_errf(err, "algorithm.name: unknown algorithm \"%s\"", s->algorithm);
+
+    /* One BLAS thread per run, set here rather than trusted from OPENBLAS_NUM_THREADS: sgemm
+     * results differ in the last bit between thread counts (docs/architecture.md). */
+    openblas_set_num_threads(1);
+
+    sgd_dataset_t train_all = {0}, test_all = {0}, train = {0}, val = {0};
+    int rc = -1;
+    model_t *model = NULL;
+    sim_engine_t *engine = NULL;
+    void *state = NULL;
+    float *params = NULL;
+    struct alg_runner runner = {.sink = sink, .last_eval_update = -1};
+    alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner};
+    sgd_sha256_init(&runner.digest);
+
+    if (load_data(s, &train_all, &test_all, &train, &val, err)) goto done;
+
+    model_spec_t spec = s->model;
+    spec.ninputs = train.dim;
+    spec.nclasses = train.classes > val.classes ? train.classes : val.classes;
+    if (val.dim != train.dim) {
+        sgd_errf(err, "data: validation samples have %d values, training samples %d", val.dim,
+                 train.dim);
+        goto done;
+    }
+    int64_t global_batch = s->workers * s->batch_per_worker;
+    if (global_batch > train.n) {
+        sgd_errf(err, "batch.per_worker: %lld workers x %lld = %lld samples per update exceeds "
+                      "the %lld training rows", (long long)s->workers,
+                 (long long)s->batch_per_worker, (long long)global_batch, (long long)train.n);
+        goto done;
+    }
+    if (global_batch > INT32_MAX / 2) {
+        sgd_errf(err, "batch.per_worker: global batch %lld is too large", (long long)global_batch);
+        goto done;
+    }
+    model = model_create(&spec, (int)global_batch);
+    ctx.nparams = model_nparams(model);
+    params = sgd_xmalloc(ctx.nparams * sizeof *params);
+    gsl_rng *init_rng = sim_rng_create(s->seed, SIM_STREAM_INIT, 0);
+    model_init_params(model, params, s->init, init_rng);
+    gsl_rng_free(init_rng);
+
+    engine = sim_engine_create();
+    ctx.engine = engine;
+    ctx.model = model;
+    ctx.train = &train;
+    ctx.val = &val;
+    ctx.params = params;
+
+    state = ops->create(&ctx, err);
+    if (!state) goto done;
+    if (sink && sink->begin && sink->begin(sink->ctx, ctx.nparams, err)) goto done;
+
+    if (s->eval_every > 0 && evaluate(&ctx, 0)) goto finished;
+    ops->start(state);
+    sim_run_limits_t lim = {.until_ns = s->stop_vtime_ns ? s->stop_vtime_ns : INT64_MAX,
+                            .max_events = 0};
+    sim_engine_run(engine, &lim);
+    if (ctx.status == ALG_RUNNING) ctx.status = ALG_COMPLETE; /* virtual-time limit reached */
+    if (ctx.status == ALG_COMPLETE && runner.last_eval_update != ctx.updates &&
+        evaluate(&ctx, runner.last_vtime_ns))
+        goto finished;
+    if (ctx.status != ALG_FAILED && ops->report && ops->report(state, sink, &ctx.err)) {
+        ctx.status = ALG_FAILED;
+        snprintf(ctx.detail, sizeof ctx.detail, "%s", ctx.err.msg);
+    }
+
+finished:;
+    sim_counters_t c = sim_engine_counters(engine);
+    sgd_sha256_update(&runner.digest, params, ctx.nparams * sizeof *params);
+    sgd_sha256_final_hex(&runner.digest, out->digest);
+    out->status = ctx.status;
+    snprintf(out->detail, sizeof out->detail, "%s", ctx.detail);
+    out->updates = ctx.updates;
+    out->vtime_ns = runner.last_vtime_ns;
+    out->events = c.events_processed;
+    out->wall_s = c.wall_s;
+    out->events_per_s = c.events_per_s;
+    out->final_params = params;
+    out->nparams = ctx.nparams;
+    params = NULL;
+    rc = 0;
+
+done:
+    if (state) ops->destroy(state);
+    if (engine) sim_engine_destroy(engine);
+    if (model) model_destroy(model);
+    free(params);
+    dataset_free(&test_all);
+    dataset_free(&train_all);
+    return rc;
+}

@@ -1,0 +1,226 @@
+/* `sgdsim run SCENARIO`: load the scenario, open the results database, run the simulation
+ * with a sink that writes every metric row to the database, and print a summary.
+ *
+ * The database row for the run is created only after setup succeeded (so bad input leaves
+ * no trace) and marked complete together with its last rows in one transaction. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cblas.h>
+
+#include "algorithms/alg.h"
+#include "cli/cli.h"
+#include "config/scenario.h"
+#include "results/rdb.h"
+
+#define CLI_DEFAULT_DB "sgdsim.db"
+
+typedef struct run_sink {
+    rdb_t *db;
+    const scn_t *scn;
+    const char *db_path;
+    int64_t run_id;
+    char host[256];
+    /* progress display */
+    bool progress;
+    struct timespec t0, last_print;
+    double final_val_error, final_val_loss, final_train_loss;
+    bool have_val;
+} run_sink_t;
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+static int sink_begin(void *arg, size_t nparams, sgd_err_t *err)
+{
+    run_sink_t *r = arg;
+    (void)nparams;
+    rdb_run_info_t info = {
+        .run_key = r->scn->config_hash,
+        .scenario_name = r->scn->name,
+        .scenario_path = r->scn->path,
+        .algorithm = r->scn->algorithm,
+        .workers = r->scn->workers,
+        .seed = r->scn->seed,
+        .backend = r->scn->backend,
+        .config_json = r->scn->resolved_json,
+        .config_hash = r->scn->config_hash,
+        .sgdsim_version = cli_version(),
+        .git_rev = cli_git_rev(),
+        .build_options = cli_build_options(),
+        .blas_core = openblas_get_corename(),
+        .host = r->host,
+    };
+    return rdb_run_begin(r->db, &info, &r->run_id, err);
+}
+
+static int sink_metric(void *arg, int64_t update, int64_t vtime_ns, const char *name,
+                       double value, sgd_err_t *err)
+{
+    run_sink_t *r = arg;
+    if (strcmp(name, "val_error") == 0) r->final_val_error = value, r->have_val = true;
+    else if (strcmp(name, "val_loss") == 0) r->final_val_loss = value;
+    else if (strcmp(name, "train_loss") == 0) r->final_train_loss = value;
+    return rdb_metric(r->db, r->run_id, update, vtime_ns, name, value, err);
+}
+
+static int sink_traffic(void *arg, const char *kind, uint64_t sent_msgs, uint64_t sent_bytes,
+                        uint64_t skipped_msgs, uint64_t skipped_bytes, sgd_err_t *err)
+{
+    run_sink_t *r = arg;
+    return rdb_traffic(r->db, r->run_id, kind, sent_msgs, sent_bytes, skipped_msgs,
+                       skipped_bytes, err);
+}
+
+/* Progress on stderr when it is a terminal: wall-clock is used here for display only. */
+static void sink_progress(void *arg, int64_t update, int64_t vtime_ns, double loss,
+                          uint64_t events)
+{
+    run_sink_t *r = arg;
+    if (!r->progress) return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (seconds_between(&r->last_print, &now) < 0.2 && update < r->scn->stop_updates) return;
+    r->last_print = now;
+    double wall = seconds_between(&r->t0, &now);
+    double eta = update > 0 ? wall / (double)update * (double)(r->scn->stop_updates - update) : 0;
+    fprintf(stderr, "\r  update %lld/%lld  vtime %.3f s  loss %.4f  %.3g events/s  ETA %.0f s   ",
+            (long long)update, (long long)r->scn->stop_updates, (double)vtime_ns * 1e-9, loss,
+            wall > 0 ? (double)events / wall : 0.0, eta);
+    fflush(stderr);
+}
+
+static const char *status_name(alg_status_t s)
+{
+    switch (s) {
+    case ALG_COMPLETE: return "complete";
+    case ALG_DIVERGED: return "diverged";
+    case ALG_FAILED: return "failed";
+    case ALG_RUNNING: break;
+    }
+    return "failed";
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: sgdsim run SCENARIO [--db PATH] [--seed N] [--set key.path=value ...] "
+            "[--quiet]\n\n"
+            "Runs SCENARIO and appends the run to a results database.\n"
+            "  --db PATH             results database (default ./" CLI_DEFAULT_DB ")\n"
+            "  --seed N              master seed, overrides the scenario's \"seed\"\n"
+            "  --set key.path=value  override any scenario field (repeatable), validated like "
+            "the file\n"
+            "  --quiet               no progress line and no summary\n\n"
+            "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf)\n");
+}
+
+int cli_run_main(int argc, char **argv)
+{
+    const char *path = NULL, *db_path = CLI_DEFAULT_DB;
+    bool quiet = false, have_seed = false;
+    uint64_t seed = 0;
+    scn_override_t *sets = calloc((size_t)argc + 1, sizeof *sets);
+    int nsets = 0, rc = SGD_EXIT_OK;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            goto out;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = true;
+        } else if (strcmp(a, "--db") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--set") == 0) {
+            if (i + 1 >= argc) { rc = cli_bad_input("%s: missing value", a); goto out; }
+            const char *v = argv[++i];
+            if (strcmp(a, "--db") == 0) db_path = v;
+            else if (strcmp(a, "--set") == 0) sets[nsets++].assignment = v;
+            else if (!cli_parse_u64(v, &seed)) {
+                rc = cli_bad_input("--seed %s: expected a non-negative integer", v);
+                goto out;
+            } else have_seed = true;
+        } else if (a[0] == '-' && a[1]) {
+            rc = cli_bad_input("run: unknown option %s (see sgdsim run --help)", a);
+            goto out;
+        } else if (path) {
+            rc = cli_bad_input("run: only one SCENARIO expected, got %s and %s", path, a);
+            goto out;
+        } else {
+            path = a;
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        rc = SGD_EXIT_BAD_INPUT;
+        goto out;
+    }
+
+    scn_t s;
+    sgd_err_t err = {{0}};
+    if (scn_load(path, sets, nsets, have_seed ? &seed : NULL, &s, &err)) {
+        rc = cli_bad_input("%s", err.msg);
+        goto out;
+    }
+    run_sink_t r = {.scn = &s, .db_path = db_path, .progress = !quiet && isatty(2)};
+    if (gethostname(r.host, sizeof r.host) != 0) snprintf(r.host, sizeof r.host, "unknown");
+    r.host[sizeof r.host - 1] = '\0';
+    if (rdb_open(db_path, &r.db, &err)) {
+        rc = cli_bad_input("%s", err.msg);
+        scn_free(&s);
+        goto out;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &r.t0);
+    r.last_print = r.t0;
+    alg_sink_t sink = {.ctx = &r, .begin = sink_begin, .metric = sink_metric,
+                       .traffic = sink_traffic, .progress = sink_progress};
+    alg_outcome_t o;
+    if (alg_run(&s, &sink, &o, &err)) {
+        rc = cli_bad_input("%s: %s", s.path, err.msg);
+        rdb_close(r.db);
+        scn_free(&s);
+        goto out;
+    }
+    if (r.progress) fputc('\n', stderr);
+    rdb_run_end_t end = {
+        .status = status_name(o.status),
+        .status_detail = o.detail[0] ? o.detail : NULL,
+        .vtime_ns = o.vtime_ns,
+        .updates = o.updates,
+        .events = (int64_t)o.events,
+        .wall_s = o.wall_s,
+        .events_per_s = o.events_per_s,
+        .digest = o.digest,
+    };
+    if (rdb_run_end(r.db, r.run_id, &end, &err)) {
+        fprintf(stderr, "sgdsim: %s\n", err.msg);
+        rc = SGD_EXIT_FAILURE;
+    } else {
+        rc = o.status == ALG_COMPLETE ? SGD_EXIT_OK
+             : o.status == ALG_DIVERGED ? SGD_EXIT_DIVERGED : SGD_EXIT_FAILURE;
+    }
+    if (o.status != ALG_COMPLETE) fprintf(stderr, "sgdsim: run %s: %s\n", end.status, o.detail);
+    if (!quiet) {
+        printf("run %lld: %s, %s, %lld workers, %lld updates, %.3f s virtual time, %llu events "
+               "(%.3g events/s)\n",
+               (long long)r.run_id, end.status, s.algorithm, (long long)s.workers,
+               (long long)o.updates, (double)o.vtime_ns * 1e-9, (unsigned long long)o.events,
+               o.events_per_s);
+        if (r.have_val)
+            printf("final: train_loss %.4f  val_loss %.4f  val_error %.4f\n", r.final_train_loss,
+                   r.final_val_loss, r.final_val_error);
+        printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"SELECT * FROM "
+               "run_summary\")\n",
+               o.digest, db_path, (long long)r.run_id, db_path);
+    }
+    free(o.final_params);
+    rdb_close(r.db);
+    scn_free(&s);
+out:
+    free(sets);
+    return rc;
+}

@@ -1,0 +1,527 @@
+/* Scenario loader: JSON text -> validated scn_t + resolved canonical JSON + hash.
+ *
+ * The order in which fields are read below is the order of keys in the resolved JSON, so it
+ * is part of the config hash: append new fields, do not reorder existing ones. */
+#include "config/scenario.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cJSON.h>
+
+#include "common/json.h"
+#include "common/sha256.h"
+
+const char *const scn_algorithm_names[] = {"csgd", NULL};
+
+/* A scenario is a few kilobytes; anything past this is a mistake (or an attack on the
+ * loader), refused before reading it into memory. */
+#define SCN_MAX_FILE_BYTES (16L * 1024 * 1024)
+
+static char *resolve_path(const char *base_dir, const char *p)
+{
+    if (p[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0)
+        return sgd_xstrdup(p);
+    size_t n = strlen(base_dir) + strlen(p) + 2;
+    char *out = sgd_xmalloc(n);
+    snprintf(out, n, "%s/%s", base_dir, p);
+    return out;
+}
+
+/* ---- --set overrides --------------------------------------------------------------- */
+
+/* Splits "a.b.c=value" and writes value into the tree, creating intermediate objects.
+ * Returns -1 with a message naming the argument for malformed assignments. */
+static int apply_override(cJSON *root, const char *assignment, char *key_out, size_t key_size,
+                          sgd_err_t *err)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment)
+        return sgd_errf(err, "--set %s: expected key.path=value", assignment);
+    size_t klen = (size_t)(eq - assignment);
+    if (klen >= key_size) return sgd_errf(err, "--set %s: key path too long", assignment);
+    memcpy(key_out, assignment, klen);
+    key_out[klen] = '\0';
+
+    char key[SGD_JPATH_MAX];
+    memcpy(key, key_out, klen + 1);
+    cJSON *obj = root;
+    char *save = NULL;
+    char *part = strtok_r(key, ".", &save);
+    while (part) {
+        char *next = strtok_r(NULL, ".", &save);
+        if (!part[0]) return sgd_errf(err, "--set %s: empty component in key path", assignment);
+        if (!next) {
+            const char *text = eq + 1;
+            cJSON *v = cJSON_Parse(text);
+            if (!v) v = cJSON_CreateString(text);
+            if (cJSON_GetObjectItemCaseSensitive(obj, part))
+                cJSON_ReplaceItemInObjectCaseSensitive(obj, part, v);
+            else
+                cJSON_AddItemToObject(obj, part, v);
+            return 0;
+        }
+        cJSON *child = cJSON_GetObjectItemCaseSensitive(obj, part);
+        if (!child) {
+            child = cJSON_CreateObject();
+            cJSON_AddItemToObject(obj, part, child);
+        } else if (!cJSON_IsObject(child)) {
+            return sgd_errf(err, "--set %s: %s is not an object in the scenario", assignment,
+                            part);
+        }
+        obj = child;
+        part = next;
+    }
+    return sgd_errf(err, "--set %s: empty key path", assignment);
+}
+
+/* ---- field-by-field validation ------------------------------------------------------ */
+
+static const char *const top_keys[] = {"schema_version", "name", "description", "seed",
+                                       "algorithm", "backend", "cluster", "data", "model",
+                                       "batch", "optimizer", "compute", "io", "network",
+                                       "stop", "eval", NULL};
+
+static int parse_algorithm(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t a;
+    static const char *const keys[] = {"name", NULL};
+    int idx;
+    if (sgd_jobj_child(root, "algorithm", &a, err) || sgd_jobj_check_keys(&a, keys, err) ||
+        sgd_jobj_enum(&a, "name", scn_algorithm_names, 0, &idx, err))
+        return -1;
+    s->algorithm = sgd_xstrdup(scn_algorithm_names[idx]);
+    return 0;
+}
+
+static int parse_cluster(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t c;
+    static const char *const keys[] = {"workers", "time_factor", NULL};
+    /* 2^20 workers is far beyond any synchronous study; the limit keeps the per-worker
+     * state (a few hundred bytes each) from being an accidental memory bomb. */
+    if (sgd_jobj_child(root, "cluster", &c, err) || sgd_jobj_check_keys(&c, keys, err) ||
+        sgd_jobj_int(&c, "workers", 4, 1, 1 << 20, &s->workers, err) ||
+        sim_dist_parse(&c, "time_factor", 1.0, &s->time_factor, err))
+        return -1;
+    return 0;
+}
+
+static int parse_data(const sgd_jobj_t *root, const char *base_dir, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t d;
+    static const char *const keys[] = {"source", "train_images", "train_labels",
+                                       "test_images", "test_labels", "train_size",
+                                       "validation", "validation_size", "n_train",
+                                       "n_validation", "dim", "classes", "separation", NULL};
+    static const char *const sources[] = {"idx", "synthetic", NULL};
+    static const char *const val_from[] = {"test", "train_tail", NULL};
+    int src, vf;
+    if (sgd_jobj_child(root, "data", &d, err) || sgd_jobj_check_keys(&d, keys, err) ||
+        sgd_jobj_enum(&d, "source", sources, SCN_DATA_SYNTHETIC, &src, err))
+        return -1;
+    s->data.source = (scn_data_source_t)src;
+    if (s->data.source == SCN_DATA_IDX) {
+        const char *ti, *tl, *vi, *vl;
+        if (sgd_jobj_str(&d, "train_images", NULL, &ti, err) ||
+            sgd_jobj_str(&d, "train_labels", NULL, &tl, err) ||
+            sgd_jobj_str(&d, "test_images", "", &vi, err) ||
+            sgd_jobj_str(&d, "test_labels", "", &vl, err) ||
+            sgd_jobj_int(&d, "train_size", 0, 0, INT32_MAX, &s->data.train_size, err) ||
+            sgd_jobj_enum(&d, "validation", val_from, SCN_VAL_TEST, &vf, err) ||
+            sgd_jobj_int(&d, "validation_size", 0, 0, INT32_MAX, &s->data.val_size, err))
+            return -1;
+        s->data.val_from = (scn_val_from_t)vf;
+        if (s->data.val_from == SCN_VAL_TEST && (!vi[0] || !vl[0]))
+            return sgd_errf(err, "%s: validation \"test\" needs test_images and test_labels",
+                            d.path);
+        if (s->data.val_from == SCN_VAL_TRAIN_TAIL && s->data.val_size == 0)
+            return sgd_errf(err, "%s.validation_size: must be >= 1 with validation "
+                                 "\"train_tail\"", d.path);
+        s->data.train_images = resolve_path(base_dir, ti);
+        s->data.train_labels = resolve_path(base_dir, tl);
+        if (vi[0]) s->data.test_images = resolve_path(base_dir, vi);
+        if (vl[0]) s->data.test_labels = resolve_path(base_dir, vl);
+        for (const char *const *k = (const char *const[]){"n_train", "n_validation", "dim",
+                                                         "classes", "separation", NULL};
+             *k; k++)
+            if (sgd_jobj_has(&d, *k))
+                return sgd_errf(err, "%s.%s: only valid with source \"synthetic\"", d.path, *k);
+    } else {
+        int64_t dim, classes;
+        if (sgd_jobj_int(&d, "n_train", 4096, 1, INT32_MAX, &s->data.synth_train, err) ||
+            sgd_jobj_int(&d, "n_validation", 1024, 1, INT32_MAX, &s->data.synth_val, err) ||
+            sgd_jobj_int(&d, "dim", 32, 1, 1 << 20, &dim, err) ||
+            sgd_jobj_int(&d, "classes", 10, 2, 1 << 16, &classes, err) ||
+            sgd_jobj_num(&d, "separation", 1.0, 0.0, false, 1e6, &s->data.synth_separation,
+                         err))
+            return -1;
+        s->data.synth_dim = (int)dim;
+        s->data.synth_classes = (int)classes;
+        for (const char *const *k = (const char *const[]){"train_images", "train_labels",
+                                                         "test_images", "test_labels",
+                                                         "train_size", "validation",
+                                                         "validation_size", NULL};
+             *k; k++)
+            if (sgd_jobj_has(&d, *k))
+                return sgd_errf(err, "%s.%s: only valid with source \"idx\"", d.path, *k);
+    }
+    return 0;
+}
+
+static int parse_model(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t m;
+    static const char *const keys[] = {"kind", "hidden", "init", NULL};
+    static const char *const kinds[] = {"softmax", "mlp", NULL};
+    static const char *const inits[] = {"normal01", "he", "glorot", NULL};
+    int kind, init;
+    if (sgd_jobj_child(root, "model", &m, err) || sgd_jobj_check_keys(&m, keys, err) ||
+        sgd_jobj_enum(&m, "kind", kinds, 1, &kind, err) ||
+        sgd_jobj_enum(&m, "init", inits, 1, &init, err))
+        return -1;
+    s->model.kind = kind == 0 ? MODEL_SOFTMAX : MODEL_MLP;
+    s->init = init == 0 ? MODEL_INIT_NORMAL01 : init == 1 ? MODEL_INIT_HE : MODEL_INIT_GLOROT;
+
+    char path[SGD_JPATH_MAX];
+    sgd_jpath_join(path, sizeof path, m.path, "hidden");
+    const cJSON *h = m.in ? cJSON_GetObjectItemCaseSensitive(m.in, "hidden") : NULL;
+    cJSON *resolved = cJSON_CreateArray();
+    s->model.nhidden = 0;
+    if (s->model.kind == MODEL_SOFTMAX) {
+        if (h && !(cJSON_IsArray(h) && cJSON_GetArraySize(h) == 0)) {
+            cJSON_Delete(resolved);
+            return sgd_errf(err, "%s: softmax regression has no hidden layers", path);
+        }
+    } else {
+        if (!h) {
+            s->model.hidden[0] = 200; /* the FASGD experiments' 784-200-10 MLP */
+            s->model.nhidden = 1;
+        } else if (!cJSON_IsArray(h) || cJSON_GetArraySize(h) < 1 ||
+                   cJSON_GetArraySize(h) > MODEL_MAX_LAYERS) {
+            char desc[96];
+            sgd_json_describe(h, desc, sizeof desc);
+            cJSON_Delete(resolved);
+            return sgd_errf(err, "%s: expected an array of 1..%d layer widths, got %s", path,
+                            MODEL_MAX_LAYERS, desc);
+        } else {
+            int i = 0;
+            for (const cJSON *e = h->child; e; e = e->next, i++) {
+                if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+                    e->valuedouble < 1 || e->valuedouble > 1 << 16) {
+                    char desc[96];
+                    sgd_json_describe(e, desc, sizeof desc);
+                    cJSON_Delete(resolved);
+                    return sgd_errf(err, "%s[%d]: expected integer in [1, 65536], got %s", path,
+                                    i, desc);
+                }
+                s->model.hidden[i] = (int)e->valuedouble;
+            }
+            s->model.nhidden = i;
+        }
+    }
+    for (int i = 0; i < s->model.nhidden; i++)
+        cJSON_AddItemToArray(resolved, cJSON_CreateNumber(s->model.hidden[i]));
+    if (m.out) cJSON_AddItemToObject(m.out, "hidden", resolved);
+    else cJSON_Delete(resolved);
+    return 0;
+}
+
+static int parse_batch(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t b;
+    static const char *const keys[] = {"per_worker", "sampling", NULL};
+    static const char *const samplings[] = {"shuffle", "sequential", NULL};
+    int sampling;
+    if (sgd_jobj_child(root, "batch", &b, err) || sgd_jobj_check_keys(&b, keys, err) ||
+        sgd_jobj_int(&b, "per_worker", 32, 1, 1 << 20, &s->batch_per_worker, err) ||
+        sgd_jobj_enum(&b, "sampling", samplings, 0, &sampling, err))
+        return -1;
+    s->sampling = (scn_sampling_t)sampling;
+    return 0;
+}
+
+static int parse_optimizer(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t o, sch;
+    static const char *const keys[] = {"lr", "momentum", "weight_decay", "nesterov",
+                                       "schedule", NULL};
+    static const char *const sch_keys[] = {"scaling", "ref_batch", "warmup_updates",
+                                           "warmup_start_factor", "milestones", "gamma", NULL};
+    static const char *const scalings[] = {"none", "linear", NULL};
+    int scaling;
+    lr_schedule_t *lr = &s->lr;
+    if (sgd_jobj_child(root, "optimizer", &o, err) || sgd_jobj_check_keys(&o, keys, err) ||
+        sgd_jobj_num(&o, "lr", 0.1, 0.0, true, HUGE_VAL, &lr->base_lr, err) ||
+        sgd_jobj_num(&o, "momentum", 0.0, 0.0, false, 0.999999, &s->sgd.momentum, err) ||
+        sgd_jobj_num(&o, "weight_decay", 0.0, 0.0, false, 1e3, &s->sgd.weight_decay, err) ||
+        sgd_jobj_bool(&o, "nesterov", false, &s->sgd.nesterov, err) ||
+        sgd_jobj_child(&o, "schedule", &sch, err) || sgd_jobj_check_keys(&sch, sch_keys, err) ||
+        sgd_jobj_enum(&sch, "scaling", scalings, 0, &scaling, err) ||
+        sgd_jobj_int(&sch, "ref_batch", 256, 1, INT32_MAX, &lr->ref_batch, err) ||
+        sgd_jobj_int(&sch, "warmup_updates", 0, 0, INT64_MAX, &lr->warmup_updates, err) ||
+        sgd_jobj_num(&sch, "warmup_start_factor", 0.0, 0.0, false, 1.0,
+                     &lr->warmup_start_lr_factor, err) ||
+        sgd_jobj_num(&sch, "gamma", 0.1, 0.0, true, 1.0, &lr->gamma, err))
+        return -1;
+    lr->scale_kind = scaling == 0 ? LR_SCALE_NONE : LR_SCALE_LINEAR;
+    if (s->sgd.nesterov && s->sgd.momentum == 0.0)
+        return sgd_errf(err, "%s.nesterov: needs momentum > 0", o.path);
+
+    char path[SGD_JPATH_MAX];
+    sgd_jpath_join(path, sizeof path, sch.path, "milestones");
+    const cJSON *ms = sch.in ? cJSON_GetObjectItemCaseSensitive(sch.in, "milestones") : NULL;
+    lr->nmilestones = 0;
+    if (ms) {
+        if (!cJSON_IsArray(ms) || cJSON_GetArraySize(ms) > 16) {
+            char desc[96];
+            sgd_json_describe(ms, desc, sizeof desc);
+            return sgd_errf(err, "%s: expected an array of at most 16 update indices, got %s",
+                            path, desc);
+        }
+        int i = 0;
+        for (const cJSON *e = ms->child; e; e = e->next, i++) {
+            char desc[96];
+            sgd_json_describe(e, desc, sizeof desc);
+            if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+                e->valuedouble < 1 || e->valuedouble > 9007199254740992.0)
+                return sgd_errf(err, "%s[%d]: expected integer >= 1, got %s", path, i, desc);
+            lr->milestones[i] = (int64_t)e->valuedouble;
+            if (i > 0 && lr->milestones[i] <= lr->milestones[i - 1])
+                return sgd_errf(err, "%s[%d]: milestones must increase, got %s after %lld",
+                                path, i, desc, (long long)lr->milestones[i - 1]);
+        }
+        lr->nmilestones = i;
+    }
+    if (sch.out) {
+        cJSON *arr = cJSON_CreateArray();
+        for (int i = 0; i < lr->nmilestones; i++)
+            cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)lr->milestones[i]));
+        cJSON_AddItemToObject(sch.out, "milestones", arr);
+    }
+    return 0;
+}
+
+static int parse_timing(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t c, io, n;
+    static const char *const ckeys[] = {"kind", "time_s", "device_gflops", "update_time_s",
+                                        NULL};
+    static const char *const kinds[] = {"time", "flops", NULL};
+    static const char *const iokeys[] = {"time_s", NULL};
+    static const char *const nkeys[] = {"bandwidth_gbps", "latency_us", "fidelity", NULL};
+    static const char *const fidelities[] = {"message", "analytic", NULL};
+    int kind, fid;
+    double gbps, lat_us;
+    if (sgd_jobj_child(root, "compute", &c, err) || sgd_jobj_check_keys(&c, ckeys, err) ||
+        sgd_jobj_enum(&c, "kind", kinds, 0, &kind, err))
+        return -1;
+    s->compute_kind = (scn_compute_kind_t)kind;
+    if (s->compute_kind == SCN_COMPUTE_TIME) {
+        if (sgd_jobj_has(&c, "device_gflops"))
+            return sgd_errf(err, "%s.device_gflops: only valid with kind \"flops\"", c.path);
+        if (sim_dist_parse(&c, "time_s", 0.01, &s->compute_time_s, err)) return -1;
+    } else {
+        if (sgd_jobj_has(&c, "time_s"))
+            return sgd_errf(err, "%s.time_s: only valid with kind \"time\"", c.path);
+        if (sgd_jobj_num_req(&c, "device_gflops", 0.0, true, 1e9, &s->device_gflops, err))
+            return -1;
+    }
+    if (sim_dist_parse(&c, "update_time_s", 0.0, &s->update_time_s, err)) return -1;
+
+    if (sgd_jobj_child(root, "io", &io, err) || sgd_jobj_check_keys(&io, iokeys, err) ||
+        sim_dist_parse(&io, "time_s", 0.0, &s->io_time_s, err))
+        return -1;
+
+    if (sgd_jobj_child(root, "network", &n, err) || sgd_jobj_check_keys(&n, nkeys, err) ||
+        sgd_jobj_num(&n, "bandwidth_gbps", 10.0, 0.0, true, 1e9, &gbps, err) ||
+        sgd_jobj_num(&n, "latency_us", 5.0, 0.0, false, 1e9, &lat_us, err) ||
+        sgd_jobj_enum(&n, "fidelity", fidelities, 0, &fid, err))
+        return -1;
+    s->bandwidth_Bps = gbps * 1e9 / 8.0;
+    s->latency_ns = llround(lat_us * 1e3);
+    s->fidelity = (scn_fidelity_t)fid;
+    return 0;
+}
+
+static int parse_run_control(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t st, ev;
+    static const char *const skeys[] = {"updates", "vtime_s", NULL};
+    static const char *const ekeys[] = {"every", "train_loss_every", NULL};
+    double vtime_s;
+    if (sgd_jobj_child(root, "stop", &st, err) || sgd_jobj_check_keys(&st, skeys, err) ||
+        sgd_jobj_int(&st, "updates", 100, 1, INT64_MAX / 2, &s->stop_updates, err) ||
+        sgd_jobj_num(&st, "vtime_s", 0.0, 0.0, false, 9.2e9, &vtime_s, err))
+        return -1;
+    s->stop_vtime_ns = sim_seconds_to_ns(vtime_s);
+    if (sgd_jobj_child(root, "eval", &ev, err) || sgd_jobj_check_keys(&ev, ekeys, err) ||
+        sgd_jobj_int(&ev, "every", 50, 0, INT64_MAX, &s->eval_every, err) ||
+        sgd_jobj_int(&ev, "train_loss_every", 1, 1, INT64_MAX, &s->train_loss_every, err))
+        return -1;
+    return 0;
+}
+
+static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
+                      const char *base_dir, const uint64_t *seed_override, scn_t *s,
+                      sgd_err_t *err)
+{
+    sgd_jobj_t root;
+    int64_t version, seed;
+    const char *name, *description;
+    static const char *const backends[] = {"cpu", NULL};
+    int backend;
+    if (sgd_jobj_root(in, out, &root, err) || sgd_jobj_check_keys(&root, top_keys, err) ||
+        sgd_jobj_int_req(&root, "schema_version", 1, INT32_MAX, &version, err))
+        return -1;
+    if (version != SCN_SCHEMA_VERSION)
+        return sgd_errf(err, "schema_version: this sgdsim reads version %d, got %lld",
+                        SCN_SCHEMA_VERSION, (long long)version);
+    if (sgd_jobj_str(&root, "name", default_name, &name, err) ||
+        sgd_jobj_str(&root, "description", "", &description, err))
+        return -1;
+    s->name = sgd_xstrdup(name);
+    /* Seeds are stored as JSON numbers, exact up to 2^53. */
+    if (seed_override) {
+        if (*seed_override > (1ULL << 53))
+            return sgd_errf(err, "--seed: must be <= 2^53 (9007199254740992)");
+        cJSON_DeleteItemFromObjectCaseSensitive((cJSON *)in, "seed");
+        cJSON_AddItemToObject((cJSON *)in, "seed", cJSON_CreateNumber((double)*seed_override));
+    }
+    if (sgd_jobj_int(&root, "seed", 1, 0, 1LL << 53, &seed, err)) return -1;
+    s->seed = (uint64_t)seed;
+    if (parse_algorithm(&root, s, err)) return -1;
+    if (sgd_jobj_enum(&root, "backend", backends, 0, &backend, err)) return -1;
+    s->backend = sgd_xstrdup(backends[backend]);
+    if (parse_cluster(&root, s, err) || parse_data(&root, base_dir, s, err) ||
+        parse_model(&root, s, err) || parse_batch(&root, s, err) ||
+        parse_optimizer(&root, s, err) || parse_timing(&root, s, err) ||
+        parse_run_control(&root, s, err))
+        return -1;
+    return 0;
+}
+
+/* Where an error is about a key the user set on the command line, blame the argument. */
+static void blame(sgd_err_t *err, const char *display_name, char keys[][SGD_JPATH_MAX],
+                  const scn_override_t *sets, int nsets)
+{
+    for (int i = 0; i < nsets; i++) {
+        size_t k = strlen(keys[i]);
+        if (k && strncmp(err->msg, keys[i], k) == 0 &&
+            (err->msg[k] == ':' || err->msg[k] == '.' || err->msg[k] == '[')) {
+            char prefix[SGD_JPATH_MAX + 16];
+            snprintf(prefix, sizeof prefix, "--set %s", sets[i].assignment);
+            sgd_err_prefix(err, prefix);
+            return;
+        }
+    }
+    sgd_err_prefix(err, display_name);
+}
+
+int scn_load_text(const char *text, const char *display_name, const char *base_dir,
+                  const scn_override_t *sets, int nsets, const uint64_t *seed_override,
+                  scn_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t len = strlen(text);
+    size_t ws = strspn(text, " \t\r\n");
+    if (ws == len) return sgd_errf(err, "%s: empty file (expected a JSON object)", display_name);
+
+    const char *end = NULL;
+    cJSON *in = cJSON_ParseWithOpts(text, &end, true);
+    if (!in) {
+        size_t off = end ? (size_t)(end - text) : 0;
+        int line = 1, col = 1;
+        for (size_t i = 0; i < off && i < len; i++) {
+            if (text[i] == '\n') line++, col = 1;
+            else col++;
+        }
+        return sgd_errf(err, "%s:%d:%d: malformed JSON near \"%.20s\"", display_name, line,
+                        col, end && *end ? end : "end of file");
+    }
+
+    char (*keys)[SGD_JPATH_MAX] = nsets ? sgd_xcalloc((size_t)nsets, SGD_JPATH_MAX) : NULL;
+    cJSON *resolved = cJSON_CreateObject();
+    char base_name[256];
+    {
+        const char *slash = strrchr(display_name, '/');
+        snprintf(base_name, sizeof base_name, "%s", slash ? slash + 1 : display_name);
+        char *dot = strstr(base_name, ".json");
+        if (dot && dot[5] == '\0') *dot = '\0';
+    }
+    int rc = 0;
+    if (cJSON_IsObject(in)) {
+        for (int i = 0; i < nsets && rc == 0; i++)
+            rc = apply_override(in, sets[i].assignment, keys[i], SGD_JPATH_MAX, err);
+        if (rc == 0) {
+            rc = parse_root(in, resolved, base_name, base_dir, seed_override, out, err);
+            if (rc) blame(err, display_name, keys, sets, nsets);
+        }
+    } else {
+        sgd_jobj_t dummy;
+        rc = sgd_jobj_root(in, NULL, &dummy, err);
+        sgd_err_prefix(err, display_name);
+    }
+    if (rc == 0) {
+        out->path = sgd_xstrdup(display_name);
+        out->resolved_json = cJSON_PrintUnformatted(resolved);
+        SGD_ASSERT(out->resolved_json);
+        sgd_sha256_hex(out->resolved_json, strlen(out->resolved_json), out->config_hash);
+    } else {
+        scn_free(out);
+    }
+    free(keys);
+    cJSON_Delete(resolved);
+    cJSON_Delete(in);
+    return rc;
+}
+
+int scn_load(const char *path, const scn_override_t *sets, int nsets,
+             const uint64_t *seed_override, scn_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return sgd_errf(err, "%s: not a regular file", path);
+    }
+    if (st.st_size > SCN_MAX_FILE_BYTES) {
+        fclose(f);
+        return sgd_errf(err, "%s: file is %lld bytes; scenario files are limited to %ld bytes",
+                        path, (long long)st.st_size, SCN_MAX_FILE_BYTES);
+    }
+    char *text = sgd_xmalloc((size_t)st.st_size + 1);
+    size_t n = fread(text, 1, (size_t)st.st_size, f);
+    fclose(f);
+    text[n] = '\0';
+    if (memchr(text, '\0', n)) {
+        free(text);
+        return sgd_errf(err, "%s: contains a NUL byte; not a JSON text file", path);
+    }
+    char *dir_copy = sgd_xstrdup(path);
+    int rc = scn_load_text(text, path, dirname(dir_copy), sets, nsets, seed_override, out, err);
+    free(dir_copy);
+    free(text);
+    return rc;
+}
+
+void scn_free(scn_t *s)
+{
+    free(s->path);
+    free(s->name);
+    free(s->algorithm);
+    free(s->backend);
+    free(s->data.train_images);
+    free(s->data.train_labels);
+    free(s->data.test_images);
+    free(s->data.test_labels);
+    free(s->resolved_json);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,106 @@
+/* Scenario files: load, validate, fill defaults, hash.
+ *
+ * A scenario is a JSON file (docs/scenario.md documents every field).  scn_load() reads it,
+ * applies command-line overrides (--set key.path=value, --seed), checks every field's type
+ * and range, rejects unknown keys, and produces
+ *   - a typed scn_t the rest of the program reads, and
+ *   - the resolved configuration (every default filled in) as canonical JSON plus its
+ *     SHA-256, stored with each run so a result can always be traced to its exact inputs.
+ * Errors name the file and the JSON path: "quickstart.json: cluster.workers: expected
+ * integer >= 1, got \"four\"". */
+#ifndef SGDSIM_CONFIG_SCENARIO_H
+#define SGDSIM_CONFIG_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "models/model.h"
+#include "models/optim.h"
+#include "sim/dist.h"
+
+#define SCN_SCHEMA_VERSION 1
+
+typedef enum { SCN_DATA_IDX, SCN_DATA_SYNTHETIC } scn_data_source_t;
+typedef enum { SCN_VAL_TEST, SCN_VAL_TRAIN_TAIL } scn_val_from_t;
+typedef enum { SCN_SAMPLING_SHUFFLE, SCN_SAMPLING_SEQUENTIAL } scn_sampling_t;
+typedef enum { SCN_COMPUTE_TIME, SCN_COMPUTE_FLOPS } scn_compute_kind_t;
+typedef enum { SCN_FIDELITY_MESSAGE, SCN_FIDELITY_ANALYTIC } scn_fidelity_t;
+
+typedef struct scn_data {
+    scn_data_source_t source;
+    /* IDX files, resolved relative to the scenario file's directory (owned) */
+    char *train_images, *train_labels, *test_images, *test_labels;
+    int64_t train_size;      /* training rows used, 0 = all that remain */
+    scn_val_from_t val_from; /* validation rows come from the test files or the train tail */
+    int64_t val_size;        /* validation rows, 0 = all test rows (val_from = test) */
+    /* synthetic */
+    int64_t synth_train, synth_val; /* rows */
+    int synth_dim, synth_classes;
+    double synth_separation; /* scale of the class means relative to unit noise */
+} scn_data_t;
+
+typedef struct scn {
+    char *path;      /* scenario file as given (owned) */
+    char *name;      /* "name" or the file's base name without .json (owned) */
+    uint64_t seed;   /* master seed */
+    char *algorithm; /* algorithm.name (owned) */
+    char *backend;   /* "cpu" (owned) */
+
+    int64_t workers;         /* cluster.workers: P, or lambda for asynchronous algorithms */
+    sim_dist_t time_factor;  /* cluster.time_factor: per-worker compute-time multiplier, drawn once */
+
+    scn_data_t data;
+
+    model_spec_t model;
+    model_init_t init;
+
+    int64_t batch_per_worker;
+    scn_sampling_t sampling;
+
+    optim_sgd_t sgd;
+    lr_schedule_t lr;
+
+    scn_compute_kind_t compute_kind;
+    sim_dist_t compute_time_s;   /* compute.time_s, seconds per minibatch (kind "time") */
+    double device_gflops;        /* compute.device_gflops (kind "flops") */
+    sim_dist_t update_time_s;    /* compute.update_time_s: optimizer step, seconds */
+    sim_dist_t io_time_s;        /* io.time_s: storage load per minibatch, seconds */
+
+    double bandwidth_Bps;        /* network.bandwidth_gbps converted to bytes/s */
+    int64_t latency_ns;          /* network.latency_us converted to ns */
+    scn_fidelity_t fidelity;     /* network.fidelity */
+
+    int64_t stop_updates;        /* stop.updates */
+    int64_t stop_vtime_ns;       /* stop.vtime_s in ns, 0 = no limit */
+
+    int64_t eval_every;          /* evaluate on the validation set every N updates (0 = only at end) */
+    int64_t train_loss_every;    /* record train_loss every N updates */
+
+    char *resolved_json;         /* canonical resolved configuration (owned) */
+    char config_hash[65];        /* SHA-256 of resolved_json, hex */
+} scn_t;
+
+/* One --set override: "key.path=value"; value is parsed as JSON when it is valid JSON
+ * (numbers, true/false, arrays, objects, quoted strings), else taken as a plain string. */
+typedef struct scn_override {
+    const char *assignment;
+} scn_override_t;
+
+/* Loads and validates `path`.  seed_override may be NULL.  On error returns -1 with a message
+ * starting with the file name (or the --set argument at fault); *out is then left zeroed.
+ * On success the caller frees with scn_free(). */
+int scn_load(const char *path, const scn_override_t *sets, int nsets,
+             const uint64_t *seed_override, scn_t *out, sgd_err_t *err);
+
+/* Same, from JSON text already in memory (tests; `display_name` plays the file's role). */
+int scn_load_text(const char *text, const char *display_name, const char *base_dir,
+                  const scn_override_t *sets, int nsets, const uint64_t *seed_override,
+                  scn_t *out, sgd_err_t *err);
+
+void scn_free(scn_t *s);
+
+/* Names of the algorithms the loader accepts, NULL-terminated (set by algorithms/). */
+extern const char *const scn_algorithm_names[];
+
+#endif

@@ -1,0 +1,47 @@
+# Shared helpers for the CLI tests: a scratch directory, a small synthetic scenario, and
+# assertions that print what they saw.
+set -u
+SGDSIM="$1"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILS=0
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+
+# expect_exit CODE NEEDLE -- command...: runs the command, checks its exit code and that
+# its stderr contains NEEDLE.
+expect_exit() {
+  local code="$1" needle="$2"; shift 3
+  local out rc
+  out=$("$@" 2>&1 >/dev/null); rc=$?
+  if [ "$rc" != "$code" ]; then fail "exit $rc (wanted $code) from: $* :: $out"; return; fi
+  case "$out" in *"$needle"*) ;; *) fail "stderr of '$*' lacks '$needle': $out" ;; esac
+}
+
+finish() {
+  if [ "$FAILS" -gt 0 ]; then echo "$FAILS check(s) failed" >&2; exit 1; fi
+  echo "all checks passed"
+  exit 0
+}
+
+# A small synthetic CSGD scenario that runs in well under a second.
+small_scenario() {
+  cat > "$1" <<'JSON'
+{
+  "schema_version": 1,
+  "name": "small",
+  "seed": 5,
+  "algorithm": { "name": "csgd" },
+  "cluster": { "workers": 3, "time_factor": { "dist": "uniform", "min": 1.0, "max": 1.5 } },
+  "data": { "source": "synthetic", "n_train": 600, "n_validation": 200, "dim": 20, "classes": 5 },
+  "model": { "kind": "mlp", "hidden": [32], "init": "he" },
+  "batch": { "per_worker": 16 },
+  "optimizer": { "lr": 0.05, "momentum": 0.9 },
+  "compute": { "kind": "time", "time_s": { "dist": "gamma", "mean": 0.004, "cv": 0.2 } },
+  "io": { "time_s": { "dist": "exponential", "mean": 0.001 } },
+  "network": { "bandwidth_gbps": 1, "latency_us": 20, "fidelity": "message" },
+  "stop": { "updates": 60 },
+  "eval": { "every": 20 }
+}
+JSON
+}

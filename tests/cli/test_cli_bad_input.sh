@@ -1,0 +1,44 @@
+# Every bad input gets a clear message naming the file, path or argument, and exit code 2.
+. "$(dirname "$0")/lib.sh"
+S="$TMP/s.json"; small_scenario "$S"
+DB="$TMP/r.db"
+
+printf '{"schema_version": 1,,}' > "$TMP/malformed.json"
+expect_exit 2 "malformed.json:1:" -- "$SGDSIM" run "$TMP/malformed.json" --db "$DB"
+: > "$TMP/empty.json"
+expect_exit 2 "empty.json: empty file" -- "$SGDSIM" run "$TMP/empty.json" --db "$DB"
+echo '[1,2]' > "$TMP/array.json"
+expect_exit 2 "array.json: top level: expected a JSON object" -- "$SGDSIM" validate "$TMP/array.json"
+echo '{"schema_version": 1, "wokers": 3}' > "$TMP/unknown.json"
+expect_exit 2 "unknown.json: wokers: unknown key" -- "$SGDSIM" run "$TMP/unknown.json" --db "$DB"
+echo '{"schema_version": 1, "cluster": {"workers": "four"}}' > "$TMP/quickstart.json"
+expect_exit 2 'quickstart.json: cluster.workers: expected integer >= 1, got "four"' -- "$SGDSIM" run "$TMP/quickstart.json" --db "$DB"
+expect_exit 2 "network.bandwidth_gbps: expected number > 0, got -5" -- "$SGDSIM" run "$S" --db "$DB" --set network.bandwidth_gbps=-5
+expect_exit 2 "network.bandwidth_gbps: expected number > 0, got 0" -- "$SGDSIM" validate "$S" --set network.bandwidth_gbps=0
+expect_exit 2 "cluster.workers: expected integer >= 1, got 0" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=0
+expect_exit 2 "--set cluster.wrkers=2: cluster.wrkers: unknown key" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.wrkers=2
+expect_exit 2 "--set cluster.workers: expected key.path=value" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers
+expect_exit 2 "--seed abc: expected a non-negative integer" -- "$SGDSIM" run "$S" --db "$DB" --seed abc
+expect_exit 2 "unknown option --frobnicate" -- "$SGDSIM" run "$S" --frobnicate
+expect_exit 2 "cannot open" -- "$SGDSIM" run "$TMP/does-not-exist.json"
+expect_exit 2 'unknown command "fly"' -- "$SGDSIM" fly
+
+# dataset files: missing, wrong magic, truncated
+idx_data() { # images labels
+  echo "data={\"source\":\"idx\",\"validation\":\"train_tail\",\"validation_size\":10,\"train_images\":\"$1\",\"train_labels\":\"$2\"}"
+}
+expect_exit 2 "missing-images.gz: cannot open" -- "$SGDSIM" run "$S" --db "$DB" \
+  --set "$(idx_data missing-images.gz missing-labels.gz)"
+printf '\x00\x00\x08\x07\x00\x00\x00\x01' > "$TMP/badmagic.idx"
+expect_exit 2 "badmagic.idx" -- "$SGDSIM" run "$S" --db "$DB" --set "$(idx_data badmagic.idx badmagic.idx)"
+expect_exit 2 "magic" -- "$SGDSIM" run "$S" --db "$DB" --set "$(idx_data badmagic.idx badmagic.idx)"
+printf '\x00\x00\x08\x03\x00\x00\x00\x64\x00\x00\x00\x1c\x00\x00\x00\x1c\x01\x02\x03' > "$TMP/trunc.idx"
+expect_exit 2 "truncated" -- "$SGDSIM" run "$S" --db "$DB" --set "$(idx_data trunc.idx trunc.idx)"
+
+# results database: not SQLite, unwritable path; neither may leave a run row behind
+echo "this is not a database" > "$TMP/notdb.db"
+expect_exit 2 "notdb.db" -- "$SGDSIM" run "$S" --db "$TMP/notdb.db"
+grep -q "this is not a database" "$TMP/notdb.db" || fail "the non-database file was modified"
+expect_exit 2 "/etc/passwd/x.db" -- "$SGDSIM" run "$S" --db /etc/passwd/x.db
+[ ! -e "$DB" ] || [ "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" = 0 ] || fail "bad input left a run row"
+finish

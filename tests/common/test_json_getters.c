@@ -1,0 +1,67 @@
+/* The strict JSON getters: types, ranges, defaults written to the resolved object, unknown
+ * and duplicate keys, and the exact "path: expected ..., got ..." messages users see. */
+#include "common/json.h"
+#include "tests/check.h"
+
+#include <stdlib.h>
+
+int main(void)
+{
+    cJSON *in = cJSON_Parse("{\"cluster\": {\"workers\": \"four\", \"x\": 1.5},"
+                            " \"n\": 3, \"big\": 1e300, \"name\": \"q\", \"flag\": true,"
+                            " \"dup\": 1, \"dup\": 2}");
+    cJSON *out = cJSON_CreateObject();
+    sgd_jobj_t root, cluster;
+    sgd_err_t err = {{0}};
+    CHECK(sgd_jobj_root(in, out, &root, &err) == 0);
+    CHECK(sgd_jobj_child(&root, "cluster", &cluster, &err) == 0);
+
+    int64_t v;
+    CHECK(sgd_jobj_int(&cluster, "workers", 4, 1, INT64_MAX, &v, &err) == -1);
+    CHECK(strcmp(err.msg, "cluster.workers: expected integer >= 1, got \"four\"") == 0);
+    CHECK(sgd_jobj_int(&cluster, "x", 4, 1, INT64_MAX, &v, &err) == -1);
+    CHECK_STR_CONTAINS(err.msg, "cluster.x: expected integer >= 1, got 1.5");
+    CHECK(sgd_jobj_int(&root, "n", 1, 0, 10, &v, &err) == 0);
+    CHECK_INT_EQ(v, 3);
+    CHECK(sgd_jobj_int(&root, "big", 1, 0, INT64_MAX, &v, &err) == -1);
+    CHECK(sgd_jobj_int(&root, "absent", 7, 0, 10, &v, &err) == 0);
+    CHECK_INT_EQ(v, 7);
+
+    double d;
+    CHECK(sgd_jobj_num(&root, "n", 0, 3.0, true, 1e9, &d, &err) == -1);
+    CHECK_STR_CONTAINS(err.msg, "n: expected number > 3, got 3");
+    CHECK(sgd_jobj_num(&root, "n", 0, 3.0, false, 1e9, &d, &err) == 0);
+    CHECK_NEAR(d, 3.0, 0);
+
+    static const char *const names[] = {"p", "q", NULL};
+    int idx;
+    CHECK(sgd_jobj_enum(&root, "name", names, -1, &idx, &err) == 0);
+    CHECK_INT_EQ(idx, 1);
+    CHECK(sgd_jobj_enum(&root, "missing", names, -1, &idx, &err) == -1);
+    CHECK_STR_CONTAINS(err.msg, "missing: required field is missing");
+    bool b;
+    CHECK(sgd_jobj_bool(&root, "flag", false, &b, &err) == 0 && b);
+    CHECK(sgd_jobj_bool(&root, "n", false, &b, &err) == -1);
+
+    static const char *const allowed[] = {"cluster", "n", "big", "name", "flag", NULL};
+    CHECK(sgd_jobj_check_keys(&root, allowed, &err) == -1);
+    CHECK_STR_CONTAINS(err.msg, "dup: unknown key");
+    static const char *const allowed2[] = {"cluster", "n", "big", "name", "flag", "dup", NULL};
+    CHECK(sgd_jobj_check_keys(&root, allowed2, &err) == -1);
+    CHECK_STR_CONTAINS(err.msg, "dup: key appears more than once");
+
+    /* defaults and given values both land in the resolved object */
+    char *text = cJSON_PrintUnformatted(out);
+    CHECK_STR_CONTAINS(text, "\"absent\":7");
+    CHECK_STR_CONTAINS(text, "\"n\":3");
+    CHECK_STR_CONTAINS(text, "\"flag\":true");
+    free(text);
+
+    cJSON *arr = cJSON_Parse("[1,2]");
+    CHECK(sgd_jobj_root(arr, NULL, &root, &err) == -1);
+    CHECK_STR_CONTAINS(err.msg, "top level: expected a JSON object, got an array");
+    cJSON_Delete(arr);
+    cJSON_Delete(in);
+    cJSON_Delete(out);
+    return check_exit();
+}
