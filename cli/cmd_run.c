@@ -41,6 +41,8 @@ static int sink_begin(void *arg, size_t nparams, sgd_err_t *err)
 {
     run_sink_t *r = arg;
     (void)nparams;
+    clock_gettime(CLOCK_MONOTONIC, &r->t0); /* progress ETA: count from here, after data loading */
+    r->last_print = r->t0;
     rdb_run_info_t info = {
         .run_key = r->scn->config_hash,
         .scenario_name = r->scn->name,
@@ -174,8 +176,6 @@ int cli_run_main(int argc, char **argv)
         scn_free(&s);
         goto out;
     }
-    clock_gettime(CLOCK_MONOTONIC, &r.t0);
-    r.last_print = r.t0;
     alg_sink_t sink = {.ctx = &r, .begin = sink_begin, .metric = sink_metric,
                        .traffic = sink_traffic, .progress = sink_progress};
     alg_outcome_t o;
