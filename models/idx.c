@@ -1,0 +1,150 @@
+/* IDX reader (see idx.h): header parsing and validation, then one bulk read of the data. */
+#include "models/idx.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#define IDX_TYPE_U8 0x08
+
+int64_t idx_array_size(const idx_array_t *a)
+{
+    int64_t n = 1;
+    for (int i = 0; i < a->ndims; i++) n *= a->dims[i];
+    return a->ndims > 0 ? n : 0;
+}
+
+void idx_array_free(idx_array_t *a)
+{
+    free(a->data);
+    memset(a, 0, sizeof *a);
+}
+
+/* Reads up to len bytes, looping because gzread takes an unsigned int length.  Returns the
+ * number of bytes read, or -1 on a zlib error (message left in the gzFile). */
+static int64_t read_all(gzFile f, uint8_t *buf, int64_t len)
+{
+    int64_t got = 0;
+    while (got < len) {
+        int64_t want = len - got;
+        if (want > (INT64_C(1) << 30)) want = INT64_C(1) << 30;
+        int r = gzread(f, buf + got, (unsigned)want);
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += r;
+    }
+    return got;
+}
+
+/* After a failed or short read, distinguishes damaged compressed data from a file that simply
+ * ends early.  zlib reports a gzip stream cut short as Z_BUF_ERROR, which is truncation too. */
+static int gz_failure(gzFile f, const char *path, sgd_err_t *err)
+{
+    int code = Z_OK;
+    const char *msg = gzerror(f, &code);
+    if (code == Z_ERRNO) return sgd_errf(err, "%s: read error: %s", path, strerror(errno));
+    if (code != Z_OK && code != Z_BUF_ERROR)
+        return sgd_errf(err, "%s: corrupt gzip data: %s", path, msg ? msg : "unknown zlib error");
+    return 0;
+}
+
+int idx_read_u8(const char *path, idx_array_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    gzFile f = gzopen(path, "rb");
+    if (!f) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+
+    int rc = -1;
+    uint8_t *data = NULL;
+    uint8_t magic[4];
+    int64_t got = read_all(f, magic, 4);
+    if (got < 0) {
+        gz_failure(f, path, err);
+        goto fail;
+    }
+    if (got < 4) {
+        if (gz_failure(f, path, err) == 0)
+            sgd_errf(err, "%s: truncated: expected a 4-byte IDX header, got %lld bytes", path,
+                     (long long)got);
+        goto fail;
+    }
+    if (magic[0] != 0 || magic[1] != 0 || magic[2] != IDX_TYPE_U8 || magic[3] < 1 ||
+        magic[3] > IDX_MAX_DIMS) {
+        sgd_errf(err,
+                 "%s: bad IDX magic 0x%02x%02x%02x%02x: expected 0x000008NN (unsigned bytes, "
+                 "NN = 01..%02d dimensions)",
+                 path, magic[0], magic[1], magic[2], magic[3], IDX_MAX_DIMS);
+        goto fail;
+    }
+    int ndims = magic[3];
+
+    uint8_t dimbuf[4 * IDX_MAX_DIMS];
+    got = read_all(f, dimbuf, 4 * ndims);
+    if (got != 4 * ndims) {
+        if (got >= 0 && gz_failure(f, path, err) == 0)
+            sgd_errf(err, "%s: truncated: expected %d header bytes for %d dimensions, got %lld",
+                     path, 4 * ndims, ndims, (long long)got);
+        else if (got < 0)
+            gz_failure(f, path, err);
+        goto fail;
+    }
+    int64_t total = 1;
+    for (int i = 0; i < ndims; i++) {
+        const uint8_t *b = dimbuf + 4 * i;
+        int64_t d = ((int64_t)b[0] << 24) | ((int64_t)b[1] << 16) | ((int64_t)b[2] << 8) | b[3];
+        if (d <= 0) {
+            sgd_errf(err, "%s: dimension %d is %lld: every dimension must be > 0", path, i,
+                     (long long)d);
+            goto fail;
+        }
+        out->dims[i] = d;
+        /* Each d < 2^32 and total <= 2^31 before the multiply, so this cannot overflow. */
+        total *= d;
+        if (total > IDX_MAX_ELEMENTS) {
+            sgd_errf(err, "%s: header claims more than %lld elements: refusing to allocate", path,
+                     (long long)IDX_MAX_ELEMENTS);
+            goto fail;
+        }
+    }
+
+    data = sgd_xmalloc((size_t)total);
+    got = read_all(f, data, total);
+    if (got < 0) {
+        gz_failure(f, path, err);
+        goto fail;
+    }
+    if (got < total) {
+        if (gz_failure(f, path, err) == 0)
+            sgd_errf(err, "%s: truncated: expected %lld data bytes, got %lld", path,
+                     (long long)total, (long long)got);
+        goto fail;
+    }
+    /* One more read must hit end of file: trailing bytes mean the header does not describe the
+     * file, for instance images and labels concatenated or a wrong dimension. */
+    uint8_t extra[256];
+    int64_t more = read_all(f, extra, sizeof extra);
+    if (more < 0) {
+        gz_failure(f, path, err);
+        goto fail;
+    }
+    if (more > 0) {
+        sgd_errf(err, "%s: %s%lld trailing bytes after the %lld data bytes the header describes",
+                 path, more == (int64_t)sizeof extra ? "at least " : "", (long long)more,
+                 (long long)total);
+        goto fail;
+    }
+    if (gz_failure(f, path, err) != 0) goto fail;
+
+    out->ndims = ndims;
+    out->data = data;
+    data = NULL;
+    rc = 0;
+fail:
+    free(data);
+    gzclose(f);
+    if (rc != 0) memset(out, 0, sizeof *out);
+    return rc;
+}
