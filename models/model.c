@@ -1,0 +1,258 @@
+/* Softmax regression and MLPs on the CPU (see model.h).  Every matrix product goes through
+ * cblas_sgemm (row-major); the small per-element loops around them have fixed orders.
+ * Initialisation lives in model_init.c (see there why). */
+#include "models/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+struct model {
+    model_spec_t spec;
+    int nlayers;                         /* weight layers */
+    int width[MODEL_MAX_LAYERS + 1];     /* width[0] = ninputs ... width[nlayers] = nclasses */
+    size_t woff[MODEL_MAX_LAYERS];       /* offset of W_l in the parameter array */
+    size_t boff[MODEL_MAX_LAYERS];       /* offset of b_l */
+    size_t nparams;
+    int max_batch;
+    int max_width;                       /* largest of width[1..nlayers] */
+    /* Workspace, one allocation: act[l] (l = 1..nlayers) is max_batch x width[l], the output
+     * of layer l-1 after ReLU (for l = nlayers: the logits); act[0] is the caller's input. */
+    float *act[MODEL_MAX_LAYERS + 1];
+    float *delta[2];                     /* max_batch x max_width each, ping-pong in backward */
+    double *colsum;                      /* max_width, bias-gradient accumulator */
+    void *block;
+};
+
+int model_spec_check(const model_spec_t *spec, sgd_err_t *err)
+{
+    if (spec->kind != MODEL_SOFTMAX && spec->kind != MODEL_MLP)
+        return sgd_errf(err, "kind: unknown model kind %d", (int)spec->kind);
+    if (spec->ninputs < 1) return sgd_errf(err, "ninputs: must be >= 1, got %d", spec->ninputs);
+    if (spec->nclasses < 2)
+        return sgd_errf(err, "nclasses: must be >= 2, got %d", spec->nclasses);
+    if (spec->kind == MODEL_SOFTMAX && spec->nhidden != 0)
+        return sgd_errf(err, "nhidden: a softmax model has no hidden layers, got %d",
+                        spec->nhidden);
+    if (spec->kind == MODEL_MLP && (spec->nhidden < 1 || spec->nhidden > MODEL_MAX_LAYERS - 1))
+        return sgd_errf(err, "nhidden: an MLP needs 1 to %d hidden layers, got %d",
+                        MODEL_MAX_LAYERS - 1, spec->nhidden);
+    /* Parameter counts are size_t, but BLAS dimensions are int: keep every layer's weight
+     * matrix below 2^31 elements. */
+    int64_t prev = spec->ninputs;
+    for (int i = 0; i <= spec->nhidden; i++) {
+        int64_t w = i < spec->nhidden ? spec->hidden[i] : spec->nclasses;
+        if (i < spec->nhidden && w < 1)
+            return sgd_errf(err, "hidden[%d]: must be >= 1, got %lld", i, (long long)w);
+        if (prev * w > INT32_MAX)
+            return sgd_errf(err, "layer %d: %lld x %lld weights is too many", i, (long long)prev,
+                            (long long)w);
+        prev = w;
+    }
+    return 0;
+}
+
+model_t *model_create(const model_spec_t *spec, int max_batch)
+{
+    sgd_err_t err = {{0}};
+    if (model_spec_check(spec, &err) != 0) sgd_die(__FILE__, __LINE__, "model_create: %s", err.msg);
+    SGD_ASSERT(max_batch >= 1);
+
+    model_t *m = sgd_xcalloc(1, sizeof *m);
+    m->spec = *spec;
+    m->nlayers = spec->nhidden + 1;
+    m->max_batch = max_batch;
+    m->width[0] = spec->ninputs;
+    for (int i = 0; i < spec->nhidden; i++) m->width[i + 1] = spec->hidden[i];
+    m->width[m->nlayers] = spec->nclasses;
+
+    size_t off = 0, acts = 0;
+    m->max_width = 0;
+    for (int l = 0; l < m->nlayers; l++) {
+        size_t in = (size_t)m->width[l], out = (size_t)m->width[l + 1];
+        m->woff[l] = off;
+        off += in * out;
+        m->boff[l] = off;
+        off += out;
+        acts += (size_t)max_batch * out;
+        if (m->width[l + 1] > m->max_width) m->max_width = m->width[l + 1];
+    }
+    m->nparams = off;
+
+    size_t mb = (size_t)max_batch, mw = (size_t)m->max_width;
+    /* Doubles first so they stay aligned; then the float buffers. */
+    m->block = sgd_xmalloc(mw * sizeof(double) + (acts + 2 * mb * mw) * sizeof(float));
+    m->colsum = m->block;
+    float *f = (float *)(m->colsum + mw);
+    m->act[0] = NULL;
+    for (int l = 1; l <= m->nlayers; l++) {
+        m->act[l] = f;
+        f += mb * (size_t)m->width[l];
+    }
+    m->delta[0] = f;
+    m->delta[1] = f + mb * mw;
+    return m;
+}
+
+void model_destroy(model_t *m)
+{
+    if (!m) return;
+    free(m->block);
+    free(m);
+}
+
+const model_spec_t *model_spec(const model_t *m) { return &m->spec; }
+int model_max_batch(const model_t *m) { return m->max_batch; }
+size_t model_nparams(const model_t *m) { return m->nparams; }
+int model_nlayers(const model_t *m) { return m->nlayers; }
+
+size_t model_layer_offset(const model_t *m, int l, bool bias)
+{
+    SGD_ASSERT(l >= 0 && l < m->nlayers);
+    return bias ? m->boff[l] : m->woff[l];
+}
+
+int model_layer_fan_in(const model_t *m, int l)
+{
+    SGD_ASSERT(l >= 0 && l < m->nlayers);
+    return m->width[l];
+}
+
+int model_layer_fan_out(const model_t *m, int l)
+{
+    SGD_ASSERT(l >= 0 && l < m->nlayers);
+    return m->width[l + 1];
+}
+
+/* Forward pass: act[nlayers] receives the logits of the batch. */
+static void forward(model_t *m, const float *params, const float *x, int batch)
+{
+    const float *in = x;
+    for (int l = 0; l < m->nlayers; l++) {
+        int nin = m->width[l], nout = m->width[l + 1];
+        float *out = m->act[l + 1];
+        const float *b = params + m->boff[l];
+        /* Start from the bias and let sgemm accumulate onto it (beta = 1). */
+        for (int i = 0; i < batch; i++) memcpy(out + (size_t)i * nout, b, (size_t)nout * sizeof(float));
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, nout, nin, 1.0f, in, nin,
+                    params + m->woff[l], nout, 1.0f, out, nout);
+        if (l + 1 < m->nlayers) {
+            size_t n = (size_t)batch * (size_t)nout;
+            for (size_t k = 0; k < n; k++)
+                if (!(out[k] > 0.0f)) out[k] = 0.0f;
+        }
+        in = out;
+    }
+}
+
+/* log(sum_j exp(z_j)) in double, shifted by the row maximum so nothing overflows and the
+ * largest term is exactly 1.  A NaN anywhere makes the result NaN. */
+static double log_sum_exp(const float *z, int n)
+{
+    float mx = z[0];
+    for (int j = 1; j < n; j++)
+        if (z[j] > mx) mx = z[j];
+    double s = 0.0;
+    for (int j = 0; j < n; j++) s += exp((double)z[j] - (double)mx);
+    return (double)mx + log(s);
+}
+
+double model_loss_grad(model_t *m, const float *params, const float *x, const int32_t *y,
+                       int batch, float *grad)
+{
+    SGD_ASSERT(batch >= 1 && batch <= m->max_batch);
+    const int L = m->nlayers, C = m->spec.nclasses;
+    forward(m, params, x, batch);
+
+    /* Output layer: loss_i = lse(z_i) - z_i[y_i]; dLoss/dz_i = (softmax(z_i) - onehot(y_i)) / B
+     * because the loss is the batch mean. */
+    const float *logits = m->act[L];
+    float *delta = m->delta[0];
+    double loss = 0.0;
+    const double inv_b = 1.0 / batch;
+    for (int i = 0; i < batch; i++) {
+        SGD_ASSERT(y[i] >= 0 && y[i] < C);
+        const float *z = logits + (size_t)i * C;
+        float *d = delta + (size_t)i * C;
+        double lse = log_sum_exp(z, C);
+        loss += lse - (double)z[y[i]];
+        for (int j = 0; j < C; j++) {
+            double p = exp((double)z[j] - lse);
+            d[j] = (float)((p - (j == y[i] ? 1.0 : 0.0)) * inv_b);
+        }
+    }
+
+    int cur = 0;
+    for (int l = L - 1; l >= 0; l--) {
+        int nin = m->width[l], nout = m->width[l + 1];
+        const float *a_in = l == 0 ? x : m->act[l];
+        const float *dl = m->delta[cur];
+        /* dW_l = a_in^T (nin x B) * delta (B x nout). */
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nin, nout, batch, 1.0f, a_in, nin,
+                    dl, nout, 0.0f, grad + m->woff[l], nout);
+        /* db_l = column sums of delta, rows added in order. */
+        double *cs = m->colsum;
+        for (int j = 0; j < nout; j++) cs[j] = 0.0;
+        for (int i = 0; i < batch; i++) {
+            const float *row = dl + (size_t)i * nout;
+            for (int j = 0; j < nout; j++) cs[j] += row[j];
+        }
+        float *gb = grad + m->boff[l];
+        for (int j = 0; j < nout; j++) gb[j] = (float)cs[j];
+
+        if (l > 0) {
+            /* delta_prev = (delta W_l^T) masked by ReLU'(pre-activation of layer l-1); the
+             * post-ReLU activation is > 0 exactly where the pre-activation is. */
+            float *dp = m->delta[1 - cur];
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, nin, nout, 1.0f, dl, nout,
+                        params + m->woff[l], nout, 0.0f, dp, nin);
+            const float *a = m->act[l];
+            size_t n = (size_t)batch * (size_t)nin;
+            for (size_t k = 0; k < n; k++)
+                if (!(a[k] > 0.0f)) dp[k] = 0.0f;
+            cur = 1 - cur;
+        }
+    }
+    return loss * inv_b;
+}
+
+void model_evaluate(model_t *m, const float *params, const sgd_dataset_t *d, double *mean_loss,
+                    double *error_rate)
+{
+    SGD_ASSERT(d->n >= 1 && d->dim == m->spec.ninputs);
+    const int C = m->spec.nclasses;
+    double loss = 0.0;
+    int64_t errors = 0;
+    for (int64_t first = 0; first < d->n; first += m->max_batch) {
+        int64_t left = d->n - first;
+        int b = left < m->max_batch ? (int)left : m->max_batch;
+        forward(m, params, d->x + (size_t)first * (size_t)d->dim, b);
+        const float *logits = m->act[m->nlayers];
+        for (int i = 0; i < b; i++) {
+            const float *z = logits + (size_t)i * C;
+            int32_t label = d->y[first + i];
+            SGD_ASSERT(label >= 0 && label < C);
+            loss += log_sum_exp(z, C) - (double)z[label];
+            int best = 0;
+            for (int j = 1; j < C; j++)
+                if (z[j] > z[best]) best = j;
+            if (best != label) errors++;
+        }
+    }
+    *mean_loss = loss / (double)d->n;
+    *error_rate = (double)errors / (double)d->n;
+}
+
+double model_flops_per_sample(const model_t *m)
+{
+    double f = 0.0;
+    for (int l = 0; l < m->nlayers; l++) {
+        double mac = (double)m->width[l] * (double)m->width[l + 1];
+        f += 2.0 * mac;           /* forward */
+        f += 2.0 * mac;           /* weight gradient */
+        if (l > 0) f += 2.0 * mac; /* gradient w.r.t. the layer's input */
+    }
+    return f;
+}

@@ -1,0 +1,102 @@
+/* Real numerics for the simulator: softmax regression and multilayer perceptrons (ReLU hidden
+ * layers, softmax output, mean negative log-likelihood loss) on the CPU through OpenBLAS.
+ *
+ * Parameters live in ONE flat float array owned by the caller, so that algorithms can keep
+ * versioned snapshots, sum gradients and apply updates with single loops.  Layer l (0-based,
+ * l = 0 .. nlayers-1) maps n_l inputs to n_{l+1} outputs (n_0 = ninputs, then the hidden sizes,
+ * then nclasses) and occupies, in order:
+ *     W_l: n_l x n_{l+1} floats, row-major, so a batch X (b x n_l) times W_l is (b x n_{l+1});
+ *     b_l: n_{l+1} floats.
+ * model_layer_offset gives the exact positions.
+ *
+ * Determinism: every loop has a fixed order, reductions that matter are done in double, and the
+ * module never starts threads (the caller pins OpenBLAS's thread count).  The gradient for a
+ * batch of B samples depends only on those B samples in that order and on the parameters, not
+ * on max_batch or on earlier calls: the simulator relies on this to stack several workers'
+ * minibatches into one call.
+ *
+ * A model_t is opaque: it holds the layer sizes and a scratch workspace for batches of up to
+ * max_batch samples.  Because of that workspace one model_t must not be used by two threads at
+ * once; create one per thread. */
+#ifndef SGDSIM_MODELS_MODEL_H
+#define SGDSIM_MODELS_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "common/error.h"
+#include "models/dataset.h"
+
+#define MODEL_MAX_LAYERS 16 /* weight layers, hidden + output */
+
+typedef enum { MODEL_SOFTMAX, MODEL_MLP } model_kind_t;
+
+/* Weight initialisation; biases are always zero.
+ *   MODEL_INIT_NORMAL01: W ~ N(0, 1), as in the FASGD authors' code (needed to reproduce it);
+ *   MODEL_INIT_HE:       W ~ N(0, 2 / fan_in);
+ *   MODEL_INIT_GLOROT:   W ~ N(0, 2 / (fan_in + fan_out)) (Glorot/Xavier normal). */
+typedef enum { MODEL_INIT_NORMAL01, MODEL_INIT_HE, MODEL_INIT_GLOROT } model_init_t;
+
+typedef struct model_spec {
+    model_kind_t kind;
+    int ninputs;                  /* features per sample, >= 1 */
+    int nclasses;                 /* outputs, >= 2 */
+    int nhidden;                  /* softmax: 0; MLP: 1 .. MODEL_MAX_LAYERS-1 */
+    int hidden[MODEL_MAX_LAYERS]; /* hidden[0 .. nhidden-1]: widths, each >= 1 */
+} model_spec_t;
+
+typedef struct model model_t;
+
+/* Checks a spec that came from user input.  Returns 0, or -1 with a message such as
+ * "hidden[1]: must be >= 1, got 0".  model_create asserts the same conditions. */
+int model_spec_check(const model_spec_t *spec, sgd_err_t *err);
+
+/* Creates a model for `spec` (copied) with workspace for batches of up to max_batch >= 1
+ * samples.  The caller owns the result and releases it with model_destroy.  An invalid spec is
+ * a programming error (validate input with model_spec_check first) and aborts. */
+model_t *model_create(const model_spec_t *spec, int max_batch);
+void model_destroy(model_t *m);
+
+const model_spec_t *model_spec(const model_t *m);
+int model_max_batch(const model_t *m);
+size_t model_nparams(const model_t *m);
+
+/* Number of weight layers (nhidden + 1), and the offset in the parameter array of layer l's
+ * weights (bias = false) or biases (bias = true). */
+int model_nlayers(const model_t *m);
+size_t model_layer_offset(const model_t *m, int l, bool bias);
+/* Inputs n_l and outputs n_{l+1} of layer l. */
+int model_layer_fan_in(const model_t *m, int l);
+int model_layer_fan_out(const model_t *m, int l);
+
+/* Fills params (model_nparams floats) layer by layer, weights in row-major order, drawing
+ * one gsl_ran_gaussian per weight from r in that order; biases are set to zero. */
+void model_init_params(const model_t *m, float *params, model_init_t scheme, gsl_rng *r);
+
+/* Forward and backward pass over `batch` samples (1 <= batch <= max_batch, asserted): x is
+ * batch x ninputs row-major, y holds batch labels in [0, nclasses) (asserted).  Returns the
+ * mean negative log-likelihood over the batch, and overwrites grad (model_nparams floats) with
+ * the gradient of that mean.  The loss uses the log-sum-exp form, so it stays finite when a
+ * predicted probability underflows; NaN or Inf parameters give a NaN/Inf loss, returned as is
+ * (the caller decides what divergence means). */
+double model_loss_grad(model_t *m, const float *params, const float *x, const int32_t *y,
+                       int batch, float *grad);
+
+/* Mean loss and error rate (fraction of samples whose highest logit -- the first one on ties --
+ * is not the label) of params over all of d, processed in chunks of max_batch rows in order
+ * and accumulated in double, so the result does not depend on anything but d and params.
+ * d->dim must equal ninputs and d->n >= 1 (asserted). */
+void model_evaluate(model_t *m, const float *params, const sgd_dataset_t *d, double *mean_loss,
+                    double *error_rate);
+
+/* FLOPs of one sample's forward + backward pass, counting a multiply-add as 2, for the matrix
+ * products only: forward 2*n_l*n_{l+1} per layer, weight gradient the same, and the gradient
+ * with respect to the layer's input for every layer but the first (the data needs none).
+ * Bias, ReLU and softmax work is linear in the layer widths and left out (under 1% for the
+ * MLPs we run); leaving it out makes the count comparable with a pure-sgemm baseline. */
+double model_flops_per_sample(const model_t *m);
+
+#endif
