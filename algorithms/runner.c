@@ -4,6 +4,7 @@
  * read for the counters and nothing else. */
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,35 @@ bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double
     return true;
 }
 
+/* ---- memory guard ------------------------------------------------------------------------ */
+
+/* Refuses a run whose main allocations would not fit in physical memory, before making them,
+ * with the estimate in the message: a typo such as "hidden": [200000, 200000] should be an
+ * input error, not an out-of-memory abort minutes later. */
+static int check_memory(const char *what, double bytes, sgd_err_t *err)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double phys = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    if (phys > 0 && bytes > phys)
+        return sgd_errf(err, "%s: needs about %.3g GiB, more than this machine's %.3g GiB of "
+                             "memory", what, bytes / 1073741824.0, phys / 1073741824.0);
+    return 0;
+}
+
+/* Parameters, gradient, velocity and the stacked batch, plus activations of the widest layer. */
+static double model_bytes(const model_spec_t *spec, int64_t global_batch)
+{
+    double nparams = 0, widest = spec->nclasses, prev = spec->ninputs;
+    for (int i = 0; i <= spec->nhidden; i++) {
+        double w = i < spec->nhidden ? spec->hidden[i] : spec->nclasses;
+        nparams += prev * w + w;
+        if (w > widest) widest = w;
+        prev = w;
+    }
+    return 4.0 * (4.0 * nparams + (double)global_batch * (spec->ninputs + 4.0 * widest *
+                                                          (spec->nhidden + 1)));
+}
+
 /* ---- data ---------------------------------------------------------------------------- */
 
 static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *test_all,
@@ -108,6 +138,9 @@ static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *te
 {
     const scn_data_t *d = &s->data;
     if (d->source == SCN_DATA_SYNTHETIC) {
+        if (check_memory("data", 4.0 * (double)(d->synth_train + d->synth_val) *
+                                     (d->synth_dim + 1.0), err))
+            return -1;
         gsl_rng *r = sim_rng_create(s->seed, SIM_STREAM_SYNTH_DATA, 0);
         dataset_synthetic(d->synth_train + d->synth_val, d->synth_dim, d->synth_classes,
                           d->synth_separation, r, train_all);
@@ -188,6 +221,11 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
         sgd_errf(err, "batch.per_worker: global batch %lld is too large", (long long)global_batch);
         goto done;
     }
+    if (model_spec_check(&spec, err)) {
+        sgd_err_prefix(err, "model");
+        goto done;
+    }
+    if (check_memory("model", model_bytes(&spec, global_batch), err)) goto done;
     model = model_create(&spec, (int)global_batch);
     ctx.nparams = model_nparams(model);
     params = sgd_xmalloc(ctx.nparams * sizeof *params);

@@ -203,12 +203,12 @@ static int parse_model(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
             s->model.hidden[0] = 200; /* the FASGD experiments' 784-200-10 MLP */
             s->model.nhidden = 1;
         } else if (!cJSON_IsArray(h) || cJSON_GetArraySize(h) < 1 ||
-                   cJSON_GetArraySize(h) > MODEL_MAX_LAYERS) {
+                   cJSON_GetArraySize(h) > MODEL_MAX_LAYERS - 1) {
             char desc[96];
             sgd_json_describe(h, desc, sizeof desc);
             cJSON_Delete(resolved);
             return sgd_errf(err, "%s: expected an array of 1..%d layer widths, got %s", path,
-                            MODEL_MAX_LAYERS, desc);
+                            MODEL_MAX_LAYERS - 1, desc);
         } else {
             int i = 0;
             for (const cJSON *e = h->child; e; e = e->next, i++) {

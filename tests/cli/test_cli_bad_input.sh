@@ -23,6 +23,10 @@ expect_exit 2 "unknown option --frobnicate" -- "$SGDSIM" run "$S" --frobnicate
 expect_exit 2 "cannot open" -- "$SGDSIM" run "$TMP/does-not-exist.json"
 expect_exit 2 'unknown command "fly"' -- "$SGDSIM" fly
 
+# absurd sizes are refused before allocating, with the estimate
+expect_exit 2 "model: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set 'model.hidden=[30000,30000,30000]'
+expect_exit 2 "data: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set data.n_train=2000000000 --set data.dim=100000
+
 # dataset files: missing, wrong magic, truncated
 idx_data() { # images labels
   echo "data={\"source\":\"idx\",\"validation\":\"train_tail\",\"validation_size\":10,\"train_images\":\"$1\",\"train_labels\":\"$2\"}"
