@@ -1,0 +1,92 @@
+/* Helpers shared by the results-database tests: a private temporary directory per test
+ * (never the source tree, which is the tests' working directory), removal of a database
+ * with its WAL side files, and one-value queries through a plain SQLite connection. */
+#ifndef SGDSIM_TESTS_RDB_TEST_UTIL_H
+#define SGDSIM_TESTS_RDB_TEST_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+/* Creates $TMPDIR/sgdsim-rdb-XXXXXX (or under /tmp) into dir[256]; exits on failure. */
+static inline void rdbt_tmpdir(char dir[256])
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(dir, 256, "%s/sgdsim-rdb-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+}
+
+/* path = dir/name, in a buffer of 512 bytes. */
+static inline void rdbt_path(char path[512], const char *dir, const char *name)
+{
+    snprintf(path, 512, "%s/%s", dir, name);
+}
+
+/* Removes PATH, PATH-wal, PATH-shm and PATH-journal if present. */
+static inline void rdbt_remove_db(const char *path)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    char p[600];
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        snprintf(p, sizeof p, "%s%s", path, suffix[i]);
+        unlink(p);
+    }
+}
+
+/* First column of the first row of sql as an integer; -999 if the query fails or is empty,
+ * so a failing query shows up as a wrong value in the printed assertion. */
+static inline int64_t rdbt_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = -999;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
+        return v;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    else fprintf(stderr, "query returned no row: %s: %s\n", sql, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* First column of the first row as text, copied into out[256] ("(null)" for SQL NULL,
+ * "(error)" when the query fails). */
+static inline const char *rdbt_text(sqlite3 *db, const char *sql, char out[256])
+{
+    sqlite3_stmt *st = NULL;
+    snprintf(out, 256, "(error)");
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
+        return out;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        snprintf(out, 256, "%s", t ? (const char *)t : "(null)");
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* Monotonic seconds, for polling timeouts. */
+static inline double rdbt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline void rdbt_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+#endif
