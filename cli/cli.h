@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config/scenario.h"
+
 typedef struct cli_command {
     const char *name;
     const char *summary; /* one line for `sgdsim --help` */
@@ -17,6 +19,25 @@ extern const cli_command_t *const cli_commands[];
 
 int cli_run_main(int argc, char **argv);
 int cli_validate_main(int argc, char **argv);
+
+/* Options shared by the subcommands that take one SCENARIO.  `accepted` says which optional
+ * flags a subcommand takes (CLI_OPT_*); --set and --help are always accepted. */
+enum { CLI_OPT_DB = 1, CLI_OPT_SEED = 2, CLI_OPT_QUIET = 4, CLI_OPT_PRINT = 8 };
+
+typedef struct cli_opts {
+    const char *scenario;    /* the one positional argument */
+    scn_override_t *sets;    /* --set assignments, in order (owned; cli_opts_free) */
+    int nsets;
+    const char *db;          /* --db, NULL when not given */
+    bool have_seed;          /* --seed given */
+    uint64_t seed;
+    bool quiet, print, help;
+} cli_opts_t;
+
+/* Parses argv of subcommand `cmd`.  Returns 0, or an exit code after printing the problem
+ * (SGD_EXIT_BAD_INPUT); with --help, o->help is set and parsing stops. */
+int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cli_opts_t *o);
+void cli_opts_free(cli_opts_t *o);
 
 /* Prints "sgdsim: <msg>" to stderr and returns SGD_EXIT_BAD_INPUT. */
 int cli_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -125,46 +125,16 @@ static void usage(FILE *f)
 
 int cli_run_main(int argc, char **argv)
 {
-    const char *path = NULL, *db_path = CLI_DEFAULT_DB;
-    bool quiet = false, have_seed = false;
-    uint64_t seed = 0;
-    scn_override_t *sets = calloc((size_t)argc + 1, sizeof *sets);
-    int nsets = 0, rc = SGD_EXIT_OK;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            goto out;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            quiet = true;
-        } else if (strcmp(a, "--db") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--set") == 0) {
-            if (i + 1 >= argc) { rc = cli_bad_input("%s: missing value", a); goto out; }
-            const char *v = argv[++i];
-            if (strcmp(a, "--db") == 0) db_path = v;
-            else if (strcmp(a, "--set") == 0) sets[nsets++].assignment = v;
-            else if (!cli_parse_u64(v, &seed)) {
-                rc = cli_bad_input("--seed %s: expected a non-negative integer", v);
-                goto out;
-            } else have_seed = true;
-        } else if (a[0] == '-' && a[1]) {
-            rc = cli_bad_input("run: unknown option %s (see sgdsim run --help)", a);
-            goto out;
-        } else if (path) {
-            rc = cli_bad_input("run: only one SCENARIO expected, got %s and %s", path, a);
-            goto out;
-        } else {
-            path = a;
-        }
-    }
-    if (!path) {
-        usage(stderr);
-        rc = SGD_EXIT_BAD_INPUT;
-        goto out;
-    }
+    cli_opts_t opts;
+    int rc = cli_parse_opts("run", argc, argv, CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET, &opts);
+    if (rc == 0 && opts.help) usage(stdout);
+    if (rc != 0 || opts.help) goto out;
+    const char *path = opts.scenario, *db_path = opts.db ? opts.db : CLI_DEFAULT_DB;
+    bool quiet = opts.quiet;
 
     scn_t s;
     sgd_err_t err = {{0}};
-    if (scn_load(path, sets, nsets, have_seed ? &seed : NULL, &s, &err)) {
+    if (scn_load(path, opts.sets, opts.nsets, opts.have_seed ? &opts.seed : NULL, &s, &err)) {
         rc = cli_bad_input("%s", err.msg);
         goto out;
     }
@@ -221,6 +191,6 @@ int cli_run_main(int argc, char **argv)
     rdb_close(r.db);
     scn_free(&s);
 out:
-    free(sets);
+    cli_opts_free(&opts);
     return rc;
 }

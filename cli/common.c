@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "common/error.h"
@@ -28,6 +29,58 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     if (errno || *end) return false;
     *out = v;
     return true;
+}
+
+static bool is(const char *a, const char *long_name, const char *short_name)
+{
+    return strcmp(a, long_name) == 0 || (short_name && strcmp(a, short_name) == 0);
+}
+
+int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cli_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+    if (!o->sets) return cli_bad_input("out of memory");
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool takes_value = is(a, "--set", NULL) || ((accepted & CLI_OPT_DB) && is(a, "--db", NULL)) ||
+                           ((accepted & CLI_OPT_SEED) && is(a, "--seed", NULL));
+        if (is(a, "--help", "-h")) {
+            o->help = true;
+            return 0;
+        } else if (takes_value) {
+            if (i + 1 >= argc) return cli_bad_input("%s: missing value", a);
+            const char *v = argv[++i];
+            if (is(a, "--set", NULL)) {
+                o->sets[o->nsets++].assignment = v;
+            } else if (is(a, "--db", NULL)) {
+                o->db = v;
+            } else {
+                if (!cli_parse_u64(v, &o->seed))
+                    return cli_bad_input("--seed %s: expected a non-negative integer", v);
+                o->have_seed = true;
+            }
+        } else if ((accepted & CLI_OPT_QUIET) && is(a, "--quiet", "-q")) {
+            o->quiet = true;
+        } else if ((accepted & CLI_OPT_PRINT) && is(a, "--print", NULL)) {
+            o->print = true;
+        } else if (a[0] == '-' && a[1]) {
+            return cli_bad_input("%s: unknown option %s (see sgdsim %s --help)", cmd, a, cmd);
+        } else if (o->scenario) {
+            return cli_bad_input("%s: only one SCENARIO expected, got %s and %s", cmd,
+                                 o->scenario, a);
+        } else {
+            o->scenario = a;
+        }
+    }
+    if (!o->scenario) return cli_bad_input("%s: missing SCENARIO (see sgdsim %s --help)", cmd, cmd);
+    return 0;
+}
+
+void cli_opts_free(cli_opts_t *o)
+{
+    free(o->sets);
+    memset(o, 0, sizeof *o);
 }
 
 const char *cli_version(void) { return SGD_VERSION; }
