@@ -73,6 +73,10 @@ const alg_ops_t *alg_find(const char *name);
  * when the run must not continue. */
 bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr);
 
+/* Asks the running simulation to stop after the current update, recording the run as failed
+ * ("interrupted"); async-signal-safe, for SIGINT/SIGTERM handlers. */
+void alg_request_interrupt(void);
+
 /* True when any of the n values is NaN or infinite. */
 bool alg_any_nonfinite(const float *v, size_t n);
 

@@ -3,6 +3,7 @@
  * divergence, the run digest.  Virtual time comes only from the engine; the wall clock is
  * read for the counters and nothing else. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -52,6 +53,10 @@ static int evaluate(alg_ctx_t *ctx, int64_t vtime_ns)
     return 0;
 }
 
+static volatile sig_atomic_t interrupt_requested;
+
+void alg_request_interrupt(void) { interrupt_requested = 1; }
+
 bool alg_any_nonfinite(const float *v, size_t n)
 {
     /* Summing x*0 turns any NaN/Inf into NaN without a branch per element. */
@@ -94,6 +99,13 @@ bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double
     if (r->sink && r->sink->progress)
         r->sink->progress(r->sink->ctx, ctx->updates, vtime_ns, train_loss,
                           sim_engine_counters(ctx->engine).events_processed);
+    if (interrupt_requested) {
+        ctx->status = ALG_FAILED;
+        snprintf(ctx->detail, sizeof ctx->detail, "interrupted by a signal after update %lld",
+                 (long long)ctx->updates);
+        sim_engine_stop(ctx->engine);
+        return false;
+    }
     if (ctx->updates >= s->stop_updates) {
         ctx->status = ALG_COMPLETE;
         sim_engine_stop(ctx->engine);

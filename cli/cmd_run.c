@@ -4,6 +4,7 @@
  * The database row for the run is created only after setup succeeded (so bad input leaves
  * no trace) and marked complete together with its last rows in one transaction. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,14 @@ static void sink_progress(void *arg, int64_t update, int64_t vtime_ns, double lo
     fflush(stderr);
 }
 
+/* Ctrl-C or a polite kill: finish the current update and store the run as failed, with
+ * its rows, instead of leaving it "running".  A second signal kills at once. */
+static void on_signal(int sig)
+{
+    alg_request_interrupt();
+    signal(sig, SIG_DFL);
+}
+
 static const char *status_name(alg_status_t s)
 {
     switch (s) {
@@ -148,6 +157,8 @@ int cli_run_main(int argc, char **argv)
     }
     alg_sink_t sink = {.ctx = &r, .begin = sink_begin, .metric = sink_metric,
                        .traffic = sink_traffic, .progress = sink_progress};
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
     alg_outcome_t o;
     if (alg_run(&s, &sink, &o, &err)) {
         rc = cli_bad_input("%s: %s", s.path, err.msg);

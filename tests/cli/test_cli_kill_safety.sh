@@ -16,6 +16,19 @@ for delay in 0.3 0.8 1.5; do
   last=$(sqlite3 "$DB" "SELECT max(id) FROM runs")
   [ "$(sqlite3 "$DB" "SELECT status FROM runs WHERE id=$last")" = running ] || fail "killed run $last is marked $(sqlite3 "$DB" "SELECT status FROM runs WHERE id=$last")"
 done
+# SIGTERM (or Ctrl-C) is polite: the run stops after its current update and is stored as
+# failed, "interrupted", with exit code 1.
+"$SGDSIM" run "$S" --db "$DB" --quiet --set stop.updates=100000000 --set eval.every=0 &
+pid=$!
+sleep 0.5
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+[ "$rc" = 1 ] || fail "SIGTERM: exit code $rc, wanted 1"
+last=$(sqlite3 "$DB" "SELECT max(id) FROM runs")
+[ "$(sqlite3 "$DB" "SELECT status FROM runs WHERE id=$last")" = failed ] || fail "SIGTERM: run not marked failed"
+sqlite3 "$DB" "SELECT status_detail FROM runs WHERE id=$last" | grep -q "interrupted" || fail "SIGTERM: detail"
+[ "$(sqlite3 "$DB" "PRAGMA integrity_check")" = ok ] || fail "integrity_check after SIGTERM"
+
 [ "$(sqlite3 "$DB" "SELECT status FROM runs WHERE id=1")" = complete ] || fail "run 1 lost its status"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM metrics WHERE run_id=1")" = "$rows_before" ] || fail "run 1 lost rows"
 finish
