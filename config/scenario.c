@@ -368,8 +368,7 @@ static int parse_run_control(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
 }
 
 static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
-                      const char *base_dir, const uint64_t *seed_override, scn_t *s,
-                      sgd_err_t *err)
+                      const char *base_dir, scn_t *s, sgd_err_t *err)
 {
     sgd_jobj_t root;
     int64_t version, seed;
@@ -386,13 +385,6 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
         sgd_jobj_str(&root, "description", "", &description, err))
         return -1;
     s->name = sgd_xstrdup(name);
-    /* Seeds are stored as JSON numbers, exact up to 2^53. */
-    if (seed_override) {
-        if (*seed_override > (1ULL << 53))
-            return sgd_errf(err, "--seed: must be <= 2^53 (9007199254740992)");
-        cJSON_DeleteItemFromObjectCaseSensitive((cJSON *)in, "seed");
-        cJSON_AddItemToObject((cJSON *)in, "seed", cJSON_CreateNumber((double)*seed_override));
-    }
     if (sgd_jobj_int(&root, "seed", 1, 0, 1LL << 53, &seed, err)) return -1;
     s->seed = (uint64_t)seed;
     if (parse_algorithm(&root, s, err)) return -1;
@@ -458,8 +450,16 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
     if (cJSON_IsObject(in)) {
         for (int i = 0; i < nsets && rc == 0; i++)
             rc = apply_override(in, sets[i].assignment, keys[i], SGD_JPATH_MAX, err);
+        /* Seeds are JSON numbers in the resolved configuration, exact up to 2^53. */
+        if (rc == 0 && seed_override && *seed_override > (1ULL << 53))
+            rc = sgd_errf(err, "--seed %llu: must be <= 2^53 (9007199254740992)",
+                          (unsigned long long)*seed_override);
+        else if (rc == 0 && seed_override) {
+            cJSON_DeleteItemFromObjectCaseSensitive(in, "seed");
+            cJSON_AddItemToObject(in, "seed", cJSON_CreateNumber((double)*seed_override));
+        }
         if (rc == 0) {
-            rc = parse_root(in, resolved, base_name, base_dir, seed_override, out, err);
+            rc = parse_root(in, resolved, base_name, base_dir, out, err);
             if (rc) blame(err, display_name, keys, sets, nsets);
         }
     } else {
