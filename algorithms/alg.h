@@ -5,7 +5,7 @@
  * engine, the datasets, the model, the parameters, metric recording, evaluation, divergence
  * detection, the stop rule and the run digest — and hands it over in an alg_ctx_t.  An
  * algorithm schedules events and, whenever it applies an update, calls alg_update_done().
- * Adding an algorithm = one new file + one registry line (+ its name in config/scenario.c). */
+ * Adding an algorithm = one new file + one line in each table of registry.c. */
 #ifndef SGDSIM_ALGORITHMS_ALG_H
 #define SGDSIM_ALGORITHMS_ALG_H
 
@@ -30,6 +30,8 @@ typedef struct alg_sink {
                   sgd_err_t *err);
     int (*traffic)(void *ctx, const char *kind, uint64_t sent_msgs, uint64_t sent_bytes,
                    uint64_t skipped_msgs, uint64_t skipped_bytes, sgd_err_t *err);
+    /* One staleness-histogram bin (count gradients applied with staleness tau); may be NULL. */
+    int (*staleness)(void *ctx, int64_t tau, int64_t count, sgd_err_t *err);
     /* Optional, called after every update; for progress display only. */
     void (*progress)(void *ctx, int64_t update, int64_t vtime_ns, double train_loss,
                      uint64_t events);
@@ -54,7 +56,7 @@ typedef struct alg_ctx {
 } alg_ctx_t;
 
 typedef struct alg_ops {
-    const char *name;
+    scn_algorithm_t scenario; /* name and option parser, for the scenario loader */
     /* Builds the algorithm's state; bad combinations of options are input errors (-1). */
     void *(*create)(alg_ctx_t *ctx, sgd_err_t *err);
     /* Schedules the first events. */
@@ -65,6 +67,8 @@ typedef struct alg_ops {
 } alg_ops_t;
 
 extern const alg_ops_t *const alg_registry[]; /* NULL-terminated */
+/* The same algorithms as the scenario loader's table (pass it to scn_load). */
+extern const scn_algorithm_t *const alg_scenario_table[];
 const alg_ops_t *alg_find(const char *name);
 
 /* Called by an algorithm right after it applied update number ctx->updates + 1 (whose

@@ -258,7 +258,7 @@ static void csgd_destroy(void *state)
 }
 
 const alg_ops_t alg_csgd = {
-    .name = "csgd",
+    .scenario = {.name = "csgd"},
     .create = csgd_create,
     .start = csgd_start,
     .report = csgd_report,

@@ -6,10 +6,11 @@
 extern const alg_ops_t alg_csgd;
 
 const alg_ops_t *const alg_registry[] = {&alg_csgd, NULL};
+const scn_algorithm_t *const alg_scenario_table[] = {&alg_csgd.scenario, NULL};
 
 const alg_ops_t *alg_find(const char *name)
 {
     for (const alg_ops_t *const *a = alg_registry; *a; a++)
-        if (strcmp((*a)->name, name) == 0) return *a;
+        if (strcmp((*a)->scenario.name, name) == 0) return *a;
     return NULL;
 }

@@ -81,6 +81,12 @@ static int sink_traffic(void *arg, const char *kind, uint64_t sent_msgs, uint64_
                        skipped_bytes, err);
 }
 
+static int sink_staleness(void *arg, int64_t tau, int64_t count, sgd_err_t *err)
+{
+    run_sink_t *r = arg;
+    return rdb_staleness(r->db, r->run_id, tau, count, err);
+}
+
 /* Progress on stderr when it is a terminal: wall-clock is used here for display only. */
 static void sink_progress(void *arg, int64_t update, int64_t vtime_ns, double loss,
                           uint64_t events)
@@ -143,7 +149,8 @@ int cli_run_main(int argc, char **argv)
 
     scn_t s;
     sgd_err_t err = {{0}};
-    if (scn_load(path, opts.sets, opts.nsets, opts.have_seed ? &opts.seed : NULL, &s, &err)) {
+    if (scn_load(path, opts.sets, opts.nsets, opts.have_seed ? &opts.seed : NULL,
+                 alg_scenario_table, &s, &err)) {
         rc = cli_bad_input("%s", err.msg);
         goto out;
     }
@@ -156,7 +163,8 @@ int cli_run_main(int argc, char **argv)
         goto out;
     }
     alg_sink_t sink = {.ctx = &r, .begin = sink_begin, .metric = sink_metric,
-                       .traffic = sink_traffic, .progress = sink_progress};
+                       .traffic = sink_traffic, .staleness = sink_staleness,
+                       .progress = sink_progress};
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     alg_outcome_t o;

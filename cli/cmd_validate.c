@@ -2,6 +2,7 @@
  * running it; --print shows the resolved configuration with every default filled in. */
 #include <stdio.h>
 
+#include "algorithms/alg.h"
 #include "cli/cli.h"
 #include "config/scenario.h"
 
@@ -21,7 +22,7 @@ int cli_validate_main(int argc, char **argv)
     if (rc != 0 || o.help) goto out;
     scn_t s;
     sgd_err_t err = {{0}};
-    if (scn_load(o.scenario, o.sets, o.nsets, NULL, &s, &err)) {
+    if (scn_load(o.scenario, o.sets, o.nsets, NULL, alg_scenario_table, &s, &err)) {
         rc = cli_bad_input("%s", err.msg);
         goto out;
     }

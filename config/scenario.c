@@ -17,8 +17,6 @@
 #include "common/json.h"
 #include "common/sha256.h"
 
-const char *const scn_algorithm_names[] = {"csgd", NULL};
-
 /* A scenario is a few kilobytes; anything past this is a mistake (or an attack on the
  * loader), refused before reading it into memory. */
 #define SCN_MAX_FILE_BYTES (16L * 1024 * 1024)
@@ -87,16 +85,30 @@ static const char *const top_keys[] = {"schema_version", "name", "description", 
                                        "batch", "optimizer", "compute", "io", "network",
                                        "stop", "eval", NULL};
 
-static int parse_algorithm(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+/* algorithm.name now; the algorithm's own keys once everything else is known. */
+static int parse_algorithm_name(const sgd_jobj_t *root, const scn_algorithm_t *const *algs,
+                                const scn_algorithm_t **alg, sgd_err_t *err)
+{
+    sgd_jobj_t a;
+    const char *names[64];
+    int n = 0, idx;
+    for (; algs[n] && n < 63; n++) names[n] = algs[n]->name;
+    names[n] = NULL;
+    if (sgd_jobj_child(root, "algorithm", &a, err) ||
+        sgd_jobj_enum(&a, "name", names, 0, &idx, err))
+        return -1;
+    *alg = algs[idx];
+    return 0;
+}
+
+static int parse_algorithm_options(const sgd_jobj_t *root, const scn_algorithm_t *alg,
+                                   scn_t *s, sgd_err_t *err)
 {
     sgd_jobj_t a;
     static const char *const keys[] = {"name", NULL};
-    int idx;
-    if (sgd_jobj_child(root, "algorithm", &a, err) || sgd_jobj_check_keys(&a, keys, err) ||
-        sgd_jobj_enum(&a, "name", scn_algorithm_names, 0, &idx, err))
-        return -1;
-    s->algorithm = sgd_xstrdup(scn_algorithm_names[idx]);
-    return 0;
+    if (sgd_jobj_child(root, "algorithm", &a, err)) return -1;
+    if (!alg->parse_options) return sgd_jobj_check_keys(&a, keys, err);
+    return alg->parse_options(&a, s, err);
 }
 
 static int parse_cluster(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
@@ -368,7 +380,8 @@ static int parse_run_control(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
 }
 
 static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
-                      const char *base_dir, scn_t *s, sgd_err_t *err)
+                      const char *base_dir, const scn_algorithm_t *const *algs, scn_t *s,
+                      sgd_err_t *err)
 {
     sgd_jobj_t root;
     int64_t version, seed;
@@ -387,13 +400,15 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
     s->name = sgd_xstrdup(name);
     if (sgd_jobj_int(&root, "seed", 1, 0, 1LL << 53, &seed, err)) return -1;
     s->seed = (uint64_t)seed;
-    if (parse_algorithm(&root, s, err)) return -1;
+    const scn_algorithm_t *alg;
+    if (parse_algorithm_name(&root, algs, &alg, err)) return -1;
+    s->algorithm = sgd_xstrdup(alg->name);
     if (sgd_jobj_enum(&root, "backend", backends, 0, &backend, err)) return -1;
     s->backend = sgd_xstrdup(backends[backend]);
     if (parse_cluster(&root, s, err) || parse_data(&root, base_dir, s, err) ||
         parse_model(&root, s, err) || parse_batch(&root, s, err) ||
         parse_optimizer(&root, s, err) || parse_timing(&root, s, err) ||
-        parse_run_control(&root, s, err))
+        parse_run_control(&root, s, err) || parse_algorithm_options(&root, alg, s, err))
         return -1;
     return 0;
 }
@@ -417,8 +432,9 @@ static void blame(sgd_err_t *err, const char *display_name, char keys[][SGD_JPAT
 
 int scn_load_text(const char *text, const char *display_name, const char *base_dir,
                   const scn_override_t *sets, int nsets, const uint64_t *seed_override,
-                  scn_t *out, sgd_err_t *err)
+                  const scn_algorithm_t *const *algorithms, scn_t *out, sgd_err_t *err)
 {
+    SGD_ASSERT(algorithms && algorithms[0]);
     memset(out, 0, sizeof *out);
     size_t len = strlen(text);
     size_t ws = strspn(text, " \t\r\n");
@@ -459,7 +475,7 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
             cJSON_AddItemToObject(in, "seed", cJSON_CreateNumber((double)*seed_override));
         }
         if (rc == 0) {
-            rc = parse_root(in, resolved, base_name, base_dir, out, err);
+            rc = parse_root(in, resolved, base_name, base_dir, algorithms, out, err);
             if (rc) blame(err, display_name, keys, sets, nsets);
         }
     } else {
@@ -482,7 +498,8 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
 }
 
 int scn_load(const char *path, const scn_override_t *sets, int nsets,
-             const uint64_t *seed_override, scn_t *out, sgd_err_t *err)
+             const uint64_t *seed_override, const scn_algorithm_t *const *algorithms,
+             scn_t *out, sgd_err_t *err)
 {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
@@ -506,7 +523,8 @@ int scn_load(const char *path, const scn_override_t *sets, int nsets,
         return sgd_errf(err, "%s: contains a NUL byte; not a JSON text file", path);
     }
     char *dir_copy = sgd_xstrdup(path);
-    int rc = scn_load_text(text, path, dirname(dir_copy), sets, nsets, seed_override, out, err);
+    int rc = scn_load_text(text, path, dirname(dir_copy), sets, nsets, seed_override,
+                           algorithms, out, err);
     free(dir_copy);
     free(text);
     return rc;
@@ -523,5 +541,6 @@ void scn_free(scn_t *s)
     free(s->data.test_images);
     free(s->data.test_labels);
     free(s->resolved_json);
+    if (s->alg_opts_free) s->alg_opts_free(s->alg_opts);
     memset(s, 0, sizeof *s);
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/json.h"
 #include "models/model.h"
 #include "models/optim.h"
 #include "sim/dist.h"
@@ -77,9 +78,24 @@ typedef struct scn {
     int64_t eval_every;          /* evaluate on the validation set every N updates (0 = only at end) */
     int64_t train_loss_every;    /* record train_loss every N updates */
 
+    void *alg_opts;              /* the algorithm's own options (owned), or NULL */
+    void (*alg_opts_free)(void *opts);
+
     char *resolved_json;         /* canonical resolved configuration (owned) */
     char config_hash[65];        /* SHA-256 of resolved_json, hex */
 } scn_t;
+
+/* How the loader learns which algorithms exist and reads each one's own options.  The
+ * algorithms layer provides the table (alg_scenario_table in algorithms/alg.h) and the caller
+ * passes it in, so this layer stays below the algorithms. */
+typedef struct scn_algorithm {
+    const char *name; /* value of algorithm.name */
+    /* Optional.  Reads the algorithm's own keys of the "algorithm" object `alg` (whose "name"
+     * is already read), after every other section, so options may be checked against them.
+     * Must reject unknown keys (sgd_jobj_check_keys, listing "name" too).  Owned options go to
+     * s->alg_opts with s->alg_opts_free.  NULL: the algorithm takes no options. */
+    int (*parse_options)(const sgd_jobj_t *alg, struct scn *s, sgd_err_t *err);
+} scn_algorithm_t;
 
 /* One --set override: "key.path=value"; value is parsed as JSON when it is valid JSON
  * (numbers, true/false, arrays, objects, quoted strings), else taken as a plain string. */
@@ -87,20 +103,19 @@ typedef struct scn_override {
     const char *assignment;
 } scn_override_t;
 
-/* Loads and validates `path`.  seed_override may be NULL.  On error returns -1 with a message
+/* Loads and validates `path`.  seed_override may be NULL; `algorithms` is the NULL-terminated
+ * table of algorithms that algorithm.name may select.  On error returns -1 with a message
  * starting with the file name (or the --set argument at fault); *out is then left zeroed.
  * On success the caller frees with scn_free(). */
 int scn_load(const char *path, const scn_override_t *sets, int nsets,
-             const uint64_t *seed_override, scn_t *out, sgd_err_t *err);
+             const uint64_t *seed_override, const scn_algorithm_t *const *algorithms,
+             scn_t *out, sgd_err_t *err);
 
 /* Same, from JSON text already in memory (tests; `display_name` plays the file's role). */
 int scn_load_text(const char *text, const char *display_name, const char *base_dir,
                   const scn_override_t *sets, int nsets, const uint64_t *seed_override,
-                  scn_t *out, sgd_err_t *err);
+                  const scn_algorithm_t *const *algorithms, scn_t *out, sgd_err_t *err);
 
 void scn_free(scn_t *s);
-
-/* Names of the algorithms the loader accepts, NULL-terminated (set by algorithms/). */
-extern const char *const scn_algorithm_names[];
 
 #endif

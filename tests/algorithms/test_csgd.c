@@ -29,7 +29,7 @@ static alg_outcome_t run(const char *text, const char *const *sets, int nsets)
     sgd_err_t err = {{0}};
     alg_outcome_t o;
     memset(&o, 0, sizeof o);
-    if (scn_load_text(text, "csgd.json", ".", ov, nsets, NULL, &s, &err)) {
+    if (scn_load_text(text, "csgd.json", ".", ov, nsets, NULL, alg_scenario_table, &s, &err)) {
         fprintf(stderr, "load: %s\n", err.msg);
         check_failures++;
         return o;

@@ -7,13 +7,17 @@
 
 static const char *minimal = "{\"schema_version\": 1}";
 
+/* A stand-in algorithm table: this layer is tested without the algorithms layer. */
+static const scn_algorithm_t csgd = {.name = "csgd"};
+static const scn_algorithm_t *const algs[] = {&csgd, NULL};
+
 /* Loads text and returns the error message ("" on success). */
 static const char *load_err(const char *text, const scn_override_t *sets, int nsets)
 {
     static sgd_err_t err;
     scn_t s;
     memset(&err, 0, sizeof err);
-    if (scn_load_text(text, "t.json", ".", sets, nsets, NULL, &s, &err) == 0) {
+    if (scn_load_text(text, "t.json", ".", sets, nsets, NULL, algs, &s, &err) == 0) {
         scn_free(&s);
         return "";
     }
@@ -24,7 +28,7 @@ static void defaults_are_filled_in_and_hashed(void)
 {
     scn_t a, b;
     sgd_err_t err = {{0}};
-    CHECK(scn_load_text(minimal, "t.json", ".", NULL, 0, NULL, &a, &err) == 0);
+    CHECK(scn_load_text(minimal, "t.json", ".", NULL, 0, NULL, algs, &a, &err) == 0);
     CHECK_INT_EQ(a.workers, 4);
     CHECK_INT_EQ(a.seed, 1);
     CHECK(strcmp(a.algorithm, "csgd") == 0);
@@ -38,12 +42,12 @@ static void defaults_are_filled_in_and_hashed(void)
     CHECK_INT_EQ(strlen(a.config_hash), 64);
     /* Spelling out a default gives the same resolved configuration and hash. */
     CHECK(scn_load_text("{\"schema_version\": 1, \"cluster\": {\"workers\": 4}}", "t.json", ".",
-                        NULL, 0, NULL, &b, &err) == 0);
+                        NULL, 0, NULL, algs, &b, &err) == 0);
     CHECK(strcmp(a.config_hash, b.config_hash) == 0);
     scn_free(&b);
     /* A different value changes the hash. */
     uint64_t seed = 7;
-    CHECK(scn_load_text(minimal, "t.json", ".", NULL, 0, &seed, &b, &err) == 0);
+    CHECK(scn_load_text(minimal, "t.json", ".", NULL, 0, &seed, algs, &b, &err) == 0);
     CHECK_INT_EQ(b.seed, 7);
     CHECK(strcmp(a.config_hash, b.config_hash) != 0);
     scn_free(&b);
@@ -56,7 +60,7 @@ static void set_overrides_apply_and_are_validated(void)
     sgd_err_t err = {{0}};
     scn_override_t sets[] = {{"cluster.workers=8"}, {"network.fidelity=analytic"},
                              {"model.hidden=[16,8]"}};
-    CHECK(scn_load_text(minimal, "t.json", ".", sets, 3, NULL, &s, &err) == 0);
+    CHECK(scn_load_text(minimal, "t.json", ".", sets, 3, NULL, algs, &s, &err) == 0);
     CHECK_INT_EQ(s.workers, 8);
     CHECK_INT_EQ(s.fidelity, SCN_FIDELITY_ANALYTIC);
     CHECK_INT_EQ(s.model.nhidden, 2);
@@ -120,9 +124,9 @@ static void missing_file_is_reported(void)
 {
     scn_t s;
     sgd_err_t err = {{0}};
-    CHECK(scn_load("/nonexistent/x.json", NULL, 0, NULL, &s, &err) == -1);
+    CHECK(scn_load("/nonexistent/x.json", NULL, 0, NULL, algs, &s, &err) == -1);
     CHECK_STR_CONTAINS(err.msg, "/nonexistent/x.json: cannot open");
-    CHECK(scn_load("/", NULL, 0, NULL, &s, &err) == -1);
+    CHECK(scn_load("/", NULL, 0, NULL, algs, &s, &err) == -1);
     CHECK_STR_CONTAINS(err.msg, "/: not a regular file");
 }
 
