@@ -124,8 +124,8 @@ static int check_memory(const char *what, double bytes, sgd_err_t *err)
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double phys = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
     if (phys > 0 && bytes > phys)
-        return sgd_errf(err, "%s: needs about %.3g GiB, more than this machine's %.3g GiB of "
-                             "memory", what, bytes / 1073741824.0, phys / 1073741824.0);
+        return sgd_errf(err, "%s: needs about %.3g GiB of memory, more than this machine's "
+                             "%.3g GiB", what, bytes / 1073741824.0, phys / 1073741824.0);
     return 0;
 }
 
@@ -212,6 +212,8 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
     alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner};
     sgd_sha256_init(&runner.digest);
 
+    /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous. */
+    if (check_memory("cluster.workers", 512.0 * (double)s->workers, err)) goto done;
     if (load_data(s, &train_all, &test_all, &train, &val, err)) goto done;
 
     model_spec_t spec = s->model;
@@ -233,11 +235,11 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
         sgd_errf(err, "batch.per_worker: global batch %lld is too large", (long long)global_batch);
         goto done;
     }
+    if (check_memory("model", model_bytes(&spec, global_batch), err)) goto done;
     if (model_spec_check(&spec, err)) {
         sgd_err_prefix(err, "model");
         goto done;
     }
-    if (check_memory("model", model_bytes(&spec, global_batch), err)) goto done;
     model = model_create(&spec, (int)global_batch);
     ctx.nparams = model_nparams(model);
     params = sgd_xmalloc(ctx.nparams * sizeof *params);
