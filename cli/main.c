@@ -11,6 +11,8 @@ const cli_command_t *const cli_commands[] = {
     &(const cli_command_t){"run", "run a scenario and store the results", cli_run_main},
     &(const cli_command_t){"validate", "check a scenario file without running it",
                            cli_validate_main},
+    &(const cli_command_t){"sweep", "run every point of a parameter sweep (resumable, -j N)", cli_sweep_main},
+    &(const cli_command_t){"merge", "merge results databases (shards, MPI ranks)", cli_merge_main},
     NULL,
 };
 
