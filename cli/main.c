@@ -13,6 +13,9 @@ const cli_command_t *const cli_commands[] = {
                            cli_validate_main},
     &(const cli_command_t){"sweep", "run every point of a parameter sweep (resumable, -j N)", cli_sweep_main},
     &(const cli_command_t){"merge", "merge results databases (shards, MPI ranks)", cli_merge_main},
+    &(const cli_command_t){"query", "run read-only SQL on a results database", cli_query_main},
+    &(const cli_command_t){"report", "summarise runs and sweeps (pivot tables)", cli_report_main},
+    &(const cli_command_t){"export", "write every table to CSV files", cli_export_main},
     NULL,
 };
 
