@@ -16,6 +16,8 @@ const cli_command_t *const cli_commands[] = {
     &(const cli_command_t){"query", "run read-only SQL on a results database", cli_query_main},
     &(const cli_command_t){"report", "summarise runs and sweeps (pivot tables)", cli_report_main},
     &(const cli_command_t){"export", "write every table to CSV files", cli_export_main},
+    &(const cli_command_t){"plot", "draw a metric's curves with gnuplot (PNG/SVG/PDF)", cli_plot_main},
+    &(const cli_command_t){"compare", "compare two databases run by run (regression test)", cli_compare_main},
     NULL,
 };
 
