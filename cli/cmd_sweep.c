@@ -370,7 +370,9 @@ int cli_sweep_main(int argc, char **argv)
     int nmine = 0;
     for (int p = 0; p < plan.npoints; p++)
         if (p % shard_n == shard_i) mine[nmine++] = p;
-    if (!opts.quiet) {
+    /* Under mpirun every rank plans; only rank 0 tells. */
+    const char *mpi_rank = getenv("OMPI_COMM_WORLD_RANK");
+    if (!opts.quiet && !(cli_sweep_under_mpi() && mpi_rank && strcmp(mpi_rank, "0") != 0)) {
         fprintf(stderr, "sweep: %s: %d point%s", opts.scenario, plan.npoints,
                 plan.npoints == 1 ? "" : "s");
         if (plan.nproduct != plan.npoints)
