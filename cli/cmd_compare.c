@@ -305,7 +305,8 @@ int cli_compare_main(int argc, char **argv)
             series_load(hb, bid, name, &a);
             series_load(hc, cid, name, &b);
             v = b.n == 0 ? V_MISSING : compare_series(&a, &b, rtol, detail, sizeof detail);
-            if (v == V_MISSING) snprintf(detail, sizeof detail, "no %s rows in the candidate", name);
+            if (v == V_MISSING)
+                snprintf(detail, sizeof detail, "no %s rows in the candidate", name);
             r = cli_table_row(&t);
             cli_table_text(&t, r, 0, short_key);
             cli_table_text(&t, r, 1, scenario);

@@ -162,8 +162,10 @@ int cli_plot_main(int argc, char **argv)
         for (char *k = strtok_r(copy, ",", &save); k && rc == SGD_EXIT_OK;
              k = strtok_r(NULL, ",", &save)) {
             char expr[512];
-            bool ok = strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") ==
-                      strlen(k);
+            /* Only names made of these characters reach the SQL text. */
+            static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "0123456789_.";
+            bool ok = strspn(k, word) == strlen(k);
             if (ok && is_runs_column(h, k)) {
                 snprintf(expr, sizeof expr, "r.\"%s\"", k);
             } else if (ok && strchr(k, '.')) {
@@ -271,7 +273,8 @@ int cli_plot_main(int argc, char **argv)
     if (rc == SGD_EXIT_OK) {
         fputs("plot ", f);
         for (int i = 0; i < nlines; i++) {
-            fprintf(f, "%s$g%d using 1:2 with linespoints pointsize 0.5 title ", i ? ", \\\n     " : "", i);
+            fprintf(f, "%s$g%d using 1:2 with linespoints pointsize 0.5 title ",
+                    i ? ", \\\n     " : "", i);
             gp_string(f, labels[i]);
         }
         fputc('\n', f);

@@ -226,7 +226,8 @@ static double efficiency(srun_t *runs, int n, const char **keys, const char **va
     int cnt;
     double m = cell_mean(runs, n, keys, vals, nk, Q_EFFICIENCY, &cnt);
     if (!cnt) return NAN;
-    const char **k2 = sgd_xcalloc((size_t)nk + 2, sizeof *k2), **v2 = sgd_xcalloc((size_t)nk + 2, sizeof *v2);
+    const char **k2 = sgd_xcalloc((size_t)nk + 2, sizeof *k2);
+    const char **v2 = sgd_xcalloc((size_t)nk + 2, sizeof *v2);
     int n2 = 0;
     for (int i = 0; i < nk; i++)
         if (strcmp(keys[i], "cluster.workers") != 0) k2[n2] = keys[i], v2[n2++] = vals[i];
@@ -333,7 +334,8 @@ static void report_group(srun_t *runs, int n)
     }
     /* Enumerate combinations of the extra axes. */
     char ***ev = sgd_xcalloc((size_t)nextra + 1, sizeof *ev);
-    int *nev = sgd_xcalloc((size_t)nextra + 1, sizeof *nev), *digit = sgd_xcalloc((size_t)nextra + 1, sizeof *digit);
+    int *nev = sgd_xcalloc((size_t)nextra + 1, sizeof *nev);
+    int *digit = sgd_xcalloc((size_t)nextra + 1, sizeof *digit);
     for (int e = 0; e < nextra; e++) ev[e] = distinct_values(runs, n, extra[e], &nev[e]);
     bool workers_axis = false;
     for (int a = 0; a < naxes; a++) workers_axis |= strcmp(axes[a], "cluster.workers") == 0;
@@ -346,7 +348,8 @@ static void report_group(srun_t *runs, int n)
         for (int qi = 0; qi < 3; qi++) {
             if (qs[qi].q == Q_EFFICIENCY && !workers_axis) continue;
             printf("\n%s%s", qs[qi].title, seeds ? " (mean over seeds)" : "");
-            for (int e = 0; e < nextra; e++) printf("%s %s=%s", e ? "," : " with", extra[e], fvals[e]);
+            for (int e = 0; e < nextra; e++)
+                printf("%s %s=%s", e ? "," : " with", extra[e], fvals[e]);
             printf("\n");
             pivot(runs, n, row, col, extra, fvals, nextra, qs[qi].q);
         }
@@ -388,7 +391,8 @@ static int report_sweeps(sqlite3 *h, const char *path)
         r->vtime_s = sqlite3_column_double(st, 2);
         int64_t updates = sqlite3_column_int64(st, 3);
         r->workers = sqlite3_column_int64(st, 4);
-        r->val_error = sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
+        r->val_error =
+            sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
         double b = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
         r->per_worker_rate = r->vtime_s > 0 ? (double)updates * b / r->vtime_s : NAN;
     }

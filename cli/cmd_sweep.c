@@ -32,7 +32,8 @@ static int point_is_done(sqlite3 *db, const char *path, const char *run_key, int
     int rc = sqlite3_step(st);
     *done = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
     sqlite3_finalize(st);
-    if (rc != SQLITE_ROW) return sgd_errf(err, "%s: cannot read runs: %s", path, sqlite3_errmsg(db));
+    if (rc != SQLITE_ROW)
+        return sgd_errf(err, "%s: cannot read runs: %s", path, sqlite3_errmsg(db));
     return 0;
 }
 

@@ -184,7 +184,8 @@ void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f)
         }
     /* Numbers right-aligned, everything else left-aligned, two spaces between columns. */
     for (int c = 0; c < t->ncols; c++)
-        fprintf(f, "%s%s%*s", c ? "  " : "", t->head[c], c + 1 < t->ncols ? w[c] - width(t->head[c]) : 0, "");
+        fprintf(f, "%s%s%*s", c ? "  " : "", t->head[c],
+                c + 1 < t->ncols ? w[c] - width(t->head[c]) : 0, "");
     fputc('\n', f);
     for (int c = 0; c < t->ncols; c++) {
         if (c) fputs("  ", f);
@@ -198,8 +199,10 @@ void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f)
             int pad = w[c] - width(s);
             bool last = c + 1 == t->ncols;
             if (c) fputs("  ", f);
-            if (x->kind == CLI_CELL_INT || x->kind == CLI_CELL_REAL) fprintf(f, "%*s%s", pad, "", s);
-            else fprintf(f, "%s%*s", s, last ? 0 : pad, "");
+            if (x->kind == CLI_CELL_INT || x->kind == CLI_CELL_REAL)
+                fprintf(f, "%*s%s", pad, "", s);
+            else
+                fprintf(f, "%s%*s", s, last ? 0 : pad, "");
         }
         fputc('\n', f);
     }

@@ -5,8 +5,9 @@
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
-# 6 points of about 0.2 s each: long enough to kill a sweep in the middle.
-AXES=(--set cluster.workers=2,3 --set seed=1,2,3 --set stop.updates=2500 --set eval.every=500)
+# 6 points of about 0.1 s each (seconds under sanitizers): long enough to kill a sweep in
+# the middle.
+AXES=(--set cluster.workers=2,3 --set seed=1,2,3 --set stop.updates=800 --set eval.every=200)
 
 dump() { # every reproducible column, keyed by run_key (ids depend on start order)
   sqlite3 "$1" "SELECT run_key, scenario, algorithm, workers, seed, config_hash, status, status_detail, vtime_ns, updates, events, digest FROM runs ORDER BY run_key;
@@ -24,7 +25,7 @@ dump "$TMP/ref.db" > "$TMP/ref.txt"; dump "$TMP/j2.db" > "$TMP/j2.txt"
 cmp -s "$TMP/ref.txt" "$TMP/j2.txt" || { fail "-j1 and -j2 differ"; diff "$TMP/ref.txt" "$TMP/j2.txt" | head >&2; }
 
 # Same point as a plain run: the run key is the configuration hash.
-"$SGDSIM" run "$S" --db "$TMP/one.db" --quiet --set cluster.workers=3 --set seed=2 --set stop.updates=2500 --set eval.every=500
+"$SGDSIM" run "$S" --db "$TMP/one.db" --quiet --set cluster.workers=3 --set seed=2 --set stop.updates=800 --set eval.every=200
 key=$(sqlite3 "$TMP/one.db" "SELECT run_key FROM runs")
 [ "$(sqlite3 "$TMP/ref.db" "SELECT count(*) FROM runs WHERE run_key = '$key'")" = 1 ] || fail "plain run's key $key not among the sweep's"
 
@@ -34,17 +35,23 @@ case "$out" in *"6 already done"*"0 to run"*) ;; *) fail "rerun did not skip: $o
 [ "$(sqlite3 "$TMP/ref.db" "SELECT count(*) FROM runs")" = 6 ] || fail "rerun added runs"
 dump "$TMP/ref.db" | cmp -s - "$TMP/ref.txt" || fail "rerun changed the database"
 
-# SIGKILL in the middle, then resume.  Kill times are tried until one lands mid-sweep.
+# SIGKILL in the middle — once a point is complete and others are running — then resume.
 killed_mid=0
-for delay in 0.45 0.3 0.7 0.2 1.0; do
+for attempt in 1 2 3; do
   rm -f "$TMP"/k.db*
   "$SGDSIM" sweep "$S" "${AXES[@]}" -j2 --db "$TMP/k.db" --quiet &
   pid=$!
-  sleep "$delay"
+  done_n=0
+  for _ in $(seq 600); do # poll for up to 60 s (sanitizer builds are slow)
+    sleep 0.1
+    [ -s "$TMP/k.db" ] || continue
+    done_n=$(sqlite3 "$TMP/k.db" "SELECT count(*) FROM runs WHERE status = 'complete'" 2>/dev/null || echo 0)
+    [ "$done_n" -ge 1 ] && break
+  done
   kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   sleep 0.2 # the children die with the sweep (PR_SET_PDEATHSIG); let them go
-  [ "$(sqlite3 "$TMP/k.db" "PRAGMA integrity_check")" = ok ] || fail "integrity_check after kill at $delay s"
+  [ "$(sqlite3 "$TMP/k.db" "PRAGMA integrity_check")" = ok ] || fail "integrity_check after kill (attempt $attempt)"
   done_n=$(sqlite3 "$TMP/k.db" "SELECT count(*) FROM runs WHERE status = 'complete'")
   running_n=$(sqlite3 "$TMP/k.db" "SELECT count(*) FROM runs WHERE status = 'running'")
   if [ "$done_n" -ge 1 ] && [ "$done_n" -lt 6 ] && [ "$running_n" -ge 1 ]; then killed_mid=1; break; fi

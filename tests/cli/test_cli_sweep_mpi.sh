@@ -13,11 +13,6 @@ if [ "$HAVE_MPI" != 1 ] || [ -z "$MPIEXEC" ]; then
   fi
   echo "sgdsim was built without MPI: skipping"; exit 77
 fi
-case "$SANITIZE" in ON|1|TRUE|true)
-  # Open MPI's own allocations are reported as leaks by LeakSanitizer and its progress
-  # threads trip ASan's stack checks; the MPI driver is tested in the normal build.
-  echo "sanitizer build: mpirun test skipped"; exit 77 ;;
-esac
 S="$TMP/s.json"; small_scenario "$S"
 AXES=(--set cluster.workers=1,2,3 --set seed=1,2 --set stop.updates=300)
 dump() {
@@ -27,6 +22,14 @@ dump() {
 }
 MPIRUN=("$MPIEXEC" -n 2 --oversubscribe)
 [ "$(id -u)" = 0 ] && MPIRUN+=(--allow-run-as-root)
+case "$SANITIZE" in ON|1|TRUE|true)
+  # Open MPI never frees what its dlopen'ed components allocate, which LeakSanitizer reports
+  # (thousands of "leaks" in <unknown module>) and turns into exit code 1.  Leak checking is
+  # off for this test only; ASan's memory-error checks stay on, and the sweep code the ranks
+  # run is leak-checked by test_cli_sweep.
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  MPIRUN+=(-x ASAN_OPTIONS) ;;
+esac
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
 
 "$SGDSIM" sweep "$S" "${AXES[@]}" -j1 --db "$TMP/ref.db" --quiet || fail "sweep -j1"

@@ -56,7 +56,8 @@ int main(void)
     CHECK_INT_EQ(n, 8);
     CHECK(cli_sweep_parse_shard("0/1", &i, &n, &err) == 0);
     CHECK(cli_sweep_parse_shard("8/8", &i, &n, &err) == -1);
-    CHECK_STR_CONTAINS(err.msg, "--shard 8/8: shard index 8 out of range: shards are numbered 0..7");
+    CHECK_STR_CONTAINS(err.msg,
+                       "--shard 8/8: shard index 8 out of range: shards are numbered 0..7");
     static const char *const bad[] = {"", "3", "/4", "3/", "a/4", "3/b", "-1/4", "1/-4",
                                       "1/4x", "+1/4", NULL};
     for (const char *const *b = bad; *b; b++) {

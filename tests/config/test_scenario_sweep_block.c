@@ -57,7 +57,8 @@ int main(void)
                        "sweep.a..b: expected a key path");
     CHECK_STR_CONTAINS(load_err("{\"schema_version\": 1, \"sweep\": {\"sweep.x\": [1]}}"),
                        "a sweep cannot sweep itself");
-    CHECK_STR_CONTAINS(load_err("{\"schema_version\": 1, \"sweep\": {\"seed\": [1], \"seed\": [2]}}"),
+    CHECK_STR_CONTAINS(load_err("{\"schema_version\": 1,"
+                                " \"sweep\": {\"seed\": [1], \"seed\": [2]}}"),
                        "sweep.seed: key appears more than once");
     CHECK(strcmp(load_err("{\"schema_version\": 1, \"sweep\": {}}"), "") == 0);
     return check_exit();
