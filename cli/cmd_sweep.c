@@ -242,6 +242,18 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
         const char *what = code == SGD_EXIT_OK ? "complete"
                            : code == SGD_EXIT_DIVERGED ? "diverged"
                            : code == SGD_EXIT_BAD_INPUT ? "bad input" : "failed";
+        if (code == SGD_EXIT_OK || code == SGD_EXIT_DIVERGED) {
+            /* The child loaded the scenario itself; its run must carry the planned key, or
+             * the next sweep would not recognise the point as done. */
+            int done = 0;
+            if (point_is_done(h, x->db, pt->run_key, &done, &err) || !done) {
+                fprintf(stderr, "sgdsim: sweep: %s finished but %s has no finished run with "
+                        "its key %.12s (was the scenario file changed during the sweep?)\n",
+                        pt->label, x->db, pt->run_key);
+                code = SGD_EXIT_FAILURE;
+                what = "failed";
+            }
+        }
         if (code == SGD_EXIT_DIVERGED) ndiverged++;
         if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) nfailed++;
         if (code == SGD_EXIT_BAD_INPUT) {

@@ -105,6 +105,12 @@ echo '{"schema_version": 1, "sweep": {"cluster.workers": []}}' > "$TMP/bad.json"
 expect_exit 2 "sweep.cluster.workers: expected an array of 1.." -- "$SGDSIM" sweep "$TMP/bad.json" --db "$TMP/x.db"
 echo '{"schema_version": 1, "sweep": [1]}' > "$TMP/bad.json"
 expect_exit 2 "sweep: expected an object" -- "$SGDSIM" validate "$TMP/bad.json"
+# A point that turns out to be bad input when it runs (a global batch larger than the data,
+# found only when the data is built) stops the sweep from starting further points.
+out=$("$SGDSIM" sweep "$S" --set batch.per_worker=1000 --set cluster.workers=2,3 --db "$TMP/bad.db" 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "run-time bad input: exit $rc"
+case "$out" in *"exceeds"*"1 point run"*"stopped early"*) ;; *) fail "run-time bad input did not stop the sweep: $out" ;; esac
+[ "$(sqlite3 "$TMP/bad.db" "SELECT count(*) FROM runs")" = 0 ] || fail "a bad-input point left a run"
 echo "not a database" > "$TMP/junk.db"
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" sweep "$S" --db "$TMP/junk.db"
 [ ! -e "$TMP/x.db" ] || fail "a refused sweep created its database"
