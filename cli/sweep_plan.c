@@ -151,6 +151,12 @@ int cli_sweep_plan(const char *path, const char *const *sets, int nsets, const u
         axes[j] = a;
     }
     for (int i = 0; i < naxes; i++) {
+        /* --seed is applied after every --set, so it would silently collapse a seed axis. */
+        if (seed && strcmp(axes[i].key, "seed") == 0) {
+            sgd_errf(err, "--seed %llu: the sweep also has a seed axis (%d values); give one "
+                     "or the other", (unsigned long long)*seed, axes[i].nvalues);
+            goto out;
+        }
         total *= axes[i].nvalues;
         if (total > CLI_SWEEP_MAX_POINTS) {
             sgd_errf(err, "%s: the sweep has more than %d points; split it into several sweeps",

@@ -100,6 +100,7 @@ expect_exit 2 "shard index 2 out of range" -- "$SGDSIM" sweep "$S" --shard 2/2 -
 expect_exit 2 "expected I/N" -- "$SGDSIM" sweep "$S" --shard 1 --db "$TMP/x.db"
 expect_exit 2 "expected I/N" -- "$SGDSIM" sweep "$S" --shard -1/2 --db "$TMP/x.db"
 expect_exit 2 "number of shards" -- "$SGDSIM" sweep "$S" --shard 0/0 --db "$TMP/x.db"
+expect_exit 2 "the sweep also has a seed axis" -- "$SGDSIM" sweep "$S" --seed 4 --set seed=1,2 --db "$TMP/x.db"
 expect_exit 2 "-j 0" -- "$SGDSIM" sweep "$S" -j 0 --db "$TMP/x.db"
 echo '{"schema_version": 1, "sweep": {"cluster.workers": []}}' > "$TMP/bad.json"
 expect_exit 2 "sweep.cluster.workers: expected an array of 1.." -- "$SGDSIM" sweep "$TMP/bad.json" --db "$TMP/x.db"
