@@ -25,7 +25,7 @@ static void usage(FILE *f)
         "                  [--title TEXT] -o FIG.png|FIG.svg|FIG.pdf\n\n"
         "Draws METRIC (e.g. val_error, train_loss) of the finished runs in DB against the\n"
         "update index (default) or virtual time in seconds, one line per group of runs.\n"
-        "  --by KEY,...  group by runs columns (algorithm, workers, seed, scenario, ...) or\n"
+        "  --by KEY,...  group by runs columns (algorithm, workers or lambda, seed, ...) or\n"
         "                configuration keys (cluster.workers, optimizer.lr, ...); runs of a\n"
         "                group are averaged per update.  Default: one line per run\n"
         "  --logx, --logy  logarithmic axes (points <= 0 are left out)\n"
@@ -166,7 +166,10 @@ int cli_plot_main(int argc, char **argv)
             static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                        "0123456789_.";
             bool ok = strspn(k, word) == strlen(k);
-            if (ok && is_runs_column(h, k)) {
+            if (ok && strcmp(k, "lambda") == 0) {
+                /* The papers' name for the number of clients; runs.workers holds it. */
+                snprintf(expr, sizeof expr, "r.workers");
+            } else if (ok && is_runs_column(h, k)) {
                 snprintf(expr, sizeof expr, "r.\"%s\"", k);
             } else if (ok && strchr(k, '.')) {
                 snprintf(expr, sizeof expr, "json_extract(r.config_json, '$.%s')", k);

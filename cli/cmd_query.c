@@ -67,7 +67,19 @@ int cli_query_main(int argc, char **argv)
     const char *sql = pos[1], *tail = NULL;
     int nstmt = 0;
     rc = SGD_EXIT_OK;
-    while (sql && *sql) {
+    /* Check every statement before running any, so "SELECT ...; DELETE ..." prints nothing
+     * and is refused as a whole. */
+    for (const char *p = sql; p && *p && rc == SGD_EXIT_OK; p = tail) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(h, p, -1, &st, &tail) != SQLITE_OK)
+            rc = cli_bad_input("query: %s: SQL error: %s", pos[0], sqlite3_errmsg(h));
+        else if (st && !sqlite3_stmt_readonly(st))
+            rc = cli_bad_input("query: %s: refusing a statement that writes (query opens the "
+                               "database read-only; use sqlite3 to change it): %.200s",
+                               pos[0], sqlite3_sql(st));
+        sqlite3_finalize(st);
+    }
+    while (rc == SGD_EXIT_OK && sql && *sql) {
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(h, sql, -1, &st, &tail) != SQLITE_OK) {
             rc = cli_bad_input("query: %s: SQL error: %s", pos[0], sqlite3_errmsg(h));

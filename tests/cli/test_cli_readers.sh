@@ -17,6 +17,7 @@ out=$("$SGDSIM" query "$DB" "SELECT workers, count(*) AS n FROM runs GROUP BY wo
 [ "$("$SGDSIM" query "$DB" "SELECT workers, NULL AS x FROM runs WHERE workers = 2 LIMIT 1" --json | tr -d ' \n')" = '[{"workers":2,"x":null}]' ] || fail "query --json"
 expect_exit 2 "refusing a statement that writes" -- "$SGDSIM" query "$DB" "DELETE FROM runs"
 expect_exit 2 "refusing a statement that writes" -- "$SGDSIM" query "$DB" "SELECT 1; DROP TABLE metrics"
+[ -z "$("$SGDSIM" query "$DB" "SELECT 1; DROP TABLE metrics" 2>/dev/null)" ] || fail "query ran the reading part of a refused batch"
 expect_exit 2 "refusing a statement that writes" -- "$SGDSIM" query "$DB" "PRAGMA user_version = 7"
 expect_exit 2 "no such table: nope" -- "$SGDSIM" query "$DB" "SELECT * FROM nope"
 expect_exit 2 "missing an argument" -- "$SGDSIM" query "$DB"
@@ -85,7 +86,7 @@ expect_exit 2 "--y nope: no such metric" -- "$SGDSIM" plot "$DB" --y nope -o "$T
 expect_exit 2 "must end in .png, .svg or .pdf" -- "$SGDSIM" plot "$DB" --y val_error -o "$TMP/f.gif"
 expect_exit 2 "neither a column of runs" -- "$SGDSIM" plot "$DB" --y val_error --by foo.bar -o "$TMP/f.png"
 if command -v gnuplot >/dev/null; then
-  out=$("$SGDSIM" plot "$DB" --y val_error --by algorithm,cluster.workers -o "$TMP/f.png") || fail "plot png"
+  out=$("$SGDSIM" plot "$DB" --y val_error --by algorithm,lambda -o "$TMP/f.png") || fail "plot png"
   case "$out" in *"3 lines"*) ;; *) fail "plot: wanted 3 lines: $out" ;; esac
   [ "$(head -c 4 "$TMP/f.png" | tail -c 3)" = PNG ] || fail "plot: not a PNG"
   "$SGDSIM" plot "$DB" --y train_loss --x vtime --logy -o "$TMP/f.svg" >/dev/null || fail "plot svg"
