@@ -59,6 +59,10 @@ done
 [ "$killed_mid" = 1 ] || fail "could not kill the sweep mid-way (complete $done_n, running $running_n)"
 sleep 0.3
 [ "$(sqlite3 "$TMP/k.db" "SELECT count(*) FROM runs WHERE status = 'running'")" = "$running_n" ] || fail "a point kept running after the sweep was killed"
+# Merging the killed sweep's database copies its finished runs only.
+out=$("$SGDSIM" merge "$TMP/part.db" "$TMP/k.db") || fail "merge of a killed sweep's database"
+case "$out" in *"$done_n run"*" copied"*", $running_n unfinished skipped"*) ;; *) fail "merge of a killed sweep: $out" ;; esac
+[ "$(sqlite3 "$TMP/part.db" "SELECT count(*) FROM runs WHERE status = 'complete'")" = "$done_n" ] || fail "merge copied unfinished runs"
 out=$("$SGDSIM" sweep "$S" "${AXES[@]}" -j2 --db "$TMP/k.db" 2>&1) || fail "resume failed: $out"
 case "$out" in *"redoing"*) ;; *) fail "resume did not redo the unfinished points: $out" ;; esac
 dump "$TMP/k.db" > "$TMP/k.txt"
