@@ -147,7 +147,8 @@ static void flatten(const cJSON *v, const char *prefix, kv_t **out, int *n)
     }
     *out = sgd_xrealloc(*out, (size_t)(*n + 1) * sizeof **out);
     (*out)[*n].key = sgd_xstrdup(prefix);
-    (*out)[*n].value = cJSON_PrintUnformatted(v);
+    /* Strings without their JSON quotes: table headers read csgd, not "csgd". */
+    (*out)[*n].value = cJSON_IsString(v) ? sgd_xstrdup(v->valuestring) : cJSON_PrintUnformatted(v);
     SGD_ASSERT((*out)[*n].value);
     (*n)++;
 }
