@@ -299,7 +299,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: sgdsim sweep SCENARIO [--set key.path=v1,v2,...]... [-j N] [--db PATH]\n"
-        "                    [--shard I/N] [--seed N] [--quiet]\n\n"
+        "                    [--shard I/N] [--seed N] [--quiet] [--list]\n\n"
         "Runs every point of the cartesian product of SCENARIO's \"sweep\" block and the\n"
         "--set lists, one run per point, into one results database.  Points that already\n"
         "have a complete (or diverged) run in the database are skipped; unfinished ones are\n"
@@ -314,6 +314,8 @@ static void usage(FILE *f)
         "                       combine them with sgdsim merge\n"
         "  --seed N             master seed for every point (or sweep it: --set seed=1,2,3)\n"
         "  --quiet              no progress lines\n"
+        "  --list               print the points (index, run key, overrides) of this shard\n"
+        "                       and exit without running anything\n"
         "Under mpirun (built with MPI) the points are dealt out over the ranks and rank 0\n"
         "merges the ranks' files into --db.\n\n"
         "exit codes: 0 every point complete or diverged, 1 a point failed or the sweep was\n"
@@ -325,6 +327,7 @@ int cli_sweep_main(int argc, char **argv)
     /* -j and --shard are the sweep's own; the rest is the shared option parser's. */
     char **rest = sgd_xcalloc((size_t)argc + 1, sizeof *rest);
     int nrest = 0, jobs = 1, shard_i = 0, shard_n = 1, rc;
+    bool list = false;
     sgd_err_t err = {{0}};
     cli_opts_t opts;
     memset(&opts, 0, sizeof opts);
@@ -348,6 +351,8 @@ int cli_sweep_main(int argc, char **argv)
                 rc = cli_bad_input("sweep: %s", err.msg);
                 goto out_rest;
             }
+        } else if (strcmp(a, "--list") == 0) {
+            list = true;
         } else if (strncmp(a, "-j", 2) == 0 && a[2] >= '0' && a[2] <= '9') {
             uint64_t j;
             if (!cli_parse_u64(a + 2, &j) || j < 1 || j > 4096) {
@@ -394,7 +399,14 @@ int cli_sweep_main(int argc, char **argv)
         if (shard_n > 1) fprintf(stderr, "; shard %d/%d has %d", shard_i, shard_n, nmine);
         fprintf(stderr, "\n");
     }
-    if (cli_sweep_under_mpi()) {
+    if (list) {
+        /* The plan only: how many points there are and what each one sets, e.g. to size a
+         * Slurm array.  Nothing is opened or run. */
+        for (int i = 0; i < nmine; i++)
+            printf("%d\t%.12s\t%s\n", mine[i], plan.points[mine[i]].run_key,
+                   plan.points[mine[i]].label);
+        rc = SGD_EXIT_OK;
+    } else if (cli_sweep_under_mpi()) {
 #ifdef SGDSIM_HAVE_MPI
         rc = cli_sweep_mpi(&x, &plan, mine, nmine);
 #else

@@ -93,6 +93,13 @@ out=$("$SGDSIM" sweep "$TMP/sw.json" --set cluster.workers=2,3,4 --db "$TMP/b.db
 out=$("$SGDSIM" sweep "$S" --set cluster.workers=3,3 --db "$TMP/d.db" 2>&1)
 case "$out" in *"1 point (2 combinations, 1 repeat"*) ;; *) fail "duplicate points not merged: $out" ;; esac
 
+# --list: the plan of a shard, nothing run.
+out=$("$SGDSIM" sweep "$S" "${AXES[@]}" --shard 1/2 --list --db "$TMP/list.db" --quiet)
+[ "$(echo "$out" | wc -l)" = 3 ] || fail "--list of shard 1/2: $out"
+[ "$(echo "$out" | cut -f1 | tr '\n' ' ')" = "1 3 5 " ] || fail "--list indices: $out"
+echo "$out" | grep -q "cluster.workers=2 seed=2 stop.updates=800" || fail "--list labels: $out"
+[ ! -e "$TMP/list.db" ] || fail "--list created the database"
+
 # Bad input: exit 2 and a message naming the argument.
 expect_exit 2 "empty value in the list" -- "$SGDSIM" sweep "$S" --set 'cluster.workers=2,,3' --db "$TMP/x.db"
 expect_exit 2 "empty value in the list" -- "$SGDSIM" sweep "$S" --set 'cluster.workers=2,' --db "$TMP/x.db"
