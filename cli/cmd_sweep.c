@@ -177,7 +177,7 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
     slot_t *slots = sgd_xcalloc((size_t)x->jobs, sizeof *slots);
     int nrunning = 0, next = 0, finished = 0, skipped = 0, nfailed = 0, ndiverged = 0;
     int rc = SGD_EXIT_OK;
-    bool stop_launching = false;
+    bool stop_launching = false, forwarded = false;
     double t_start = now_s();
     while (next < n || nrunning > 0) {
         while (!stop_launching && !stop_signal && nrunning < x->jobs && next < n) {
@@ -216,16 +216,22 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
             if (stop_launching || stop_signal) break;
             continue;
         }
+        /* Polled rather than blocking, so a stop signal that lands just before the wait is
+         * still passed on at once. */
+        if (stop_signal && !forwarded) {
+            /* A polite stop: each point ends after its current update and is stored as
+             * failed, which the next sweep redoes. */
+            for (int s = 0; s < x->jobs; s++)
+                if (slots[s].pid) kill(slots[s].pid, SIGTERM);
+            forwarded = true;
+        }
         int status;
-        pid_t pid = waitpid(-1, &status, 0);
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid == 0 || (pid < 0 && errno == EINTR)) {
+            nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+            continue;
+        }
         if (pid < 0) {
-            if (errno == EINTR) {
-                /* Pass a polite stop on: each point ends after its current update and is
-                 * stored as failed, which the next sweep redoes. */
-                for (int s = 0; s < x->jobs; s++)
-                    if (slots[s].pid) kill(slots[s].pid, SIGTERM);
-                continue;
-            }
             fprintf(stderr, "sgdsim: sweep: waitpid: %s\n", strerror(errno));
             rc = SGD_EXIT_FAILURE;
             break;

@@ -69,6 +69,24 @@ dump "$TMP/k.db" > "$TMP/k.txt"
 cmp -s "$TMP/ref.txt" "$TMP/k.txt" || { fail "resumed sweep differs from an uninterrupted one"; diff "$TMP/ref.txt" "$TMP/k.txt" | head >&2; }
 [ "$(sqlite3 "$TMP/k.db" "SELECT count(*) FROM runs")" = 6 ] || fail "resumed sweep left extra runs"
 
+# A failed run (e.g. interrupted) of a point is redone and replaced, like a killed one.
+sqlite3 "$TMP/k.db" "UPDATE runs SET status = 'failed', status_detail = 'interrupted' WHERE id = (SELECT max(id) FROM runs)"
+out=$("$SGDSIM" sweep "$S" "${AXES[@]}" -j2 --db "$TMP/k.db" 2>&1) || fail "redo of a failed point: $out"
+case "$out" in *"5 already done"*"1 to run"*"redoing"*) ;; *) fail "failed point not redone: $out" ;; esac
+dump "$TMP/k.db" | cmp -s - "$TMP/ref.txt" || fail "database after redoing a failed point differs"
+
+# SIGTERM: running points stop after their current update and are stored as failed; exit 1.
+"$SGDSIM" sweep "$S" --set cluster.workers=2,3 --set stop.updates=100000000 --set eval.every=0 -j2 --db "$TMP/t.db" --quiet 2>/dev/null &
+pid=$!
+for _ in $(seq 300); do
+  sleep 0.1
+  [ -s "$TMP/t.db" ] && [ "$(sqlite3 "$TMP/t.db" "SELECT count(*) FROM runs" 2>/dev/null)" = 2 ] && break
+done
+sleep 0.3
+kill -TERM "$pid"; wait "$pid"; rc=$?
+[ "$rc" = 1 ] || fail "SIGTERM: sweep exit $rc, wanted 1"
+[ "$(sqlite3 "$TMP/t.db" "SELECT group_concat(status) FROM runs")" = "failed,failed" ] || fail "SIGTERM: runs are $(sqlite3 "$TMP/t.db" "SELECT group_concat(status) FROM runs")"
+
 # Shards 0/2 and 1/2 into their own databases, merged: the whole sweep.  Twice: no change.
 "$SGDSIM" sweep "$S" "${AXES[@]}" --shard 0/2 --db "$TMP/s0.db" --quiet || fail "shard 0/2"
 "$SGDSIM" sweep "$S" "${AXES[@]}" --shard 1/2 --db "$TMP/s1.db" --quiet || fail "shard 1/2"
