@@ -18,6 +18,7 @@
 #include "models/dataset.h"
 #include "models/model.h"
 #include "sim/engine.h"
+#include "sim/trace.h"
 
 /* Where metric and traffic rows go (the CLI writes them to the results database; tests may
  * collect them in memory).  Callbacks return 0, or -1 with err filled to abort the run. */
@@ -35,6 +36,8 @@ typedef struct alg_sink {
     /* Optional, called after every update; for progress display only. */
     void (*progress)(void *ctx, int64_t update, int64_t vtime_ns, double train_loss,
                      uint64_t events);
+    /* Optional: the event timeline algorithms record into (sim/trace.h); NULL = none. */
+    sim_trace_t *trace;
 } alg_sink_t;
 
 typedef enum { ALG_RUNNING, ALG_COMPLETE, ALG_DIVERGED, ALG_FAILED } alg_status_t;
@@ -53,6 +56,8 @@ typedef struct alg_ctx {
     char detail[SGD_ERR_MAX];           /* why the run stopped early (diverged / failed) */
     sgd_err_t err;              /* sink error when status == ALG_FAILED */
     struct alg_runner *runner;  /* private to runner.c */
+    sim_trace_t *trace;         /* event timeline (sink->trace), NULL = none: record spans
+                                 * with sim_trace_span(ctx->trace, ...) */
 } alg_ctx_t;
 
 typedef struct alg_ops {

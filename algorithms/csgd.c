@@ -15,6 +15,7 @@
  * The allreduce is either simulated message by message over a star network (ring: 2(P-1)
  * steps of ceil(n/P) elements, each message serialised on the sender's uplink and the
  * receiver's downlink), or charged with the alpha-beta formula (network.fidelity). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ typedef struct csgd_worker {
     gsl_rng *compute_rng; /* compute- and update-time draws */
     gsl_rng *io_rng;      /* storage-load draws */
     double time_factor;   /* drawn once: this worker's compute-time multiplier */
+    int64_t t_reduce_ns;  /* when it entered the current allreduce (for the timeline) */
 } csgd_worker_t;
 
 typedef struct csgd {
@@ -100,15 +102,17 @@ static int64_t compute_ns(csgd_t *c, int i)
 
 static void start_iteration(csgd_t *c, int i, int64_t now)
 {
-    sim_engine_schedule(c->ctx->engine, now + draw_ns(&c->s->io_time_s, c->workers[i].io_rng, 1.0),
-                        c->ev_io_done, (uint32_t)i, 0, NULL);
+    int64_t done = now + draw_ns(&c->s->io_time_s, c->workers[i].io_rng, 1.0);
+    sim_trace_span(c->ctx->trace, SIM_TRACK_WORKER, (uint32_t)i, "io", now, done);
+    sim_engine_schedule(c->ctx->engine, done, c->ev_io_done, (uint32_t)i, 0, NULL);
 }
 
 static void on_io_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     csgd_t *c = arg;
-    sim_engine_schedule(e, ev->t_ns + compute_ns(c, (int)ev->entity), c->ev_compute_done,
-                        ev->entity, 0, NULL);
+    int64_t done = ev->t_ns + compute_ns(c, (int)ev->entity);
+    sim_trace_span(c->ctx->trace, SIM_TRACK_WORKER, ev->entity, "compute", ev->t_ns, done);
+    sim_engine_schedule(e, done, c->ev_compute_done, ev->entity, 0, NULL);
 }
 
 /* The mean gradient of this update, computed once over the stacked batch, and the step. */
@@ -126,6 +130,7 @@ static void apply_update(csgd_t *c)
 static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     csgd_t *c = arg;
+    c->workers[ev->entity].t_reduce_ns = ev->t_ns;
     if (++c->nready == c->p) {
         /* Every gradient of this update exists now; its numeric value does not depend on
          * when the allreduce delivers it, so the step is computed here, once. */
@@ -154,8 +159,12 @@ static void on_allreduce_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     csgd_t *c = arg;
     csgd_worker_t *w = &c->workers[ev->entity];
-    sim_engine_schedule(e, ev->t_ns + draw_ns(&c->s->update_time_s, w->compute_rng, 1.0),
-                        c->ev_step_done, ev->entity, 0, NULL);
+    int64_t done = ev->t_ns + draw_ns(&c->s->update_time_s, w->compute_rng, 1.0);
+    if (c->p > 1)
+        sim_trace_span(c->ctx->trace, SIM_TRACK_WORKER, ev->entity, "allreduce",
+                       w->t_reduce_ns, ev->t_ns);
+    sim_trace_span(c->ctx->trace, SIM_TRACK_WORKER, ev->entity, "update", ev->t_ns, done);
+    sim_engine_schedule(e, done, c->ev_step_done, ev->entity, 0, NULL);
 }
 
 static void on_step_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
@@ -196,6 +205,14 @@ static void *csgd_create(alg_ctx_t *ctx, sgd_err_t *err)
 
     c->net = sim_net_create();
     sim_star_init(&c->star, c->net, c->p, s->bandwidth_Bps, s->latency_ns);
+    sim_net_set_trace(c->net, ctx->trace);
+    for (int i = 0; i < c->p && ctx->trace; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "worker %d uplink", i);
+        sim_trace_name_track(ctx->trace, SIM_TRACK_LINK, (uint32_t)(c->star.uplink0 + i), name);
+        snprintf(name, sizeof name, "worker %d downlink", i);
+        sim_trace_name_track(ctx->trace, SIM_TRACK_LINK, (uint32_t)(c->star.downlink0 + i), name);
+    }
     if (s->fidelity == SCN_FIDELITY_MESSAGE && c->p > 1)
         c->ring = sim_ring_create(ctx->engine, c->net, &c->star, c->p, ctx->nparams,
                                   sizeof(float), on_ring_done, c);

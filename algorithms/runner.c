@@ -209,7 +209,8 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
     void *state = NULL;
     float *params = NULL;
     struct alg_runner runner = {.sink = sink, .last_eval_update = -1};
-    alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner};
+    alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner,
+                     .trace = sink ? sink->trace : NULL};
     sgd_sha256_init(&runner.digest);
 
     /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous. */

@@ -19,6 +19,13 @@ extern const cli_command_t *const cli_commands[];
 
 int cli_run_main(int argc, char **argv);
 int cli_validate_main(int argc, char **argv);
+int cli_sweep_main(int argc, char **argv);
+int cli_merge_main(int argc, char **argv);
+int cli_query_main(int argc, char **argv);
+int cli_export_main(int argc, char **argv);
+int cli_report_main(int argc, char **argv);
+int cli_compare_main(int argc, char **argv);
+int cli_plot_main(int argc, char **argv);
 
 /* Options shared by the subcommands that take one SCENARIO.  `accepted` says which optional
  * flags a subcommand takes (CLI_OPT_*); --set and --help are always accepted. */

@@ -134,14 +134,73 @@ static void usage(FILE *f)
             "  --seed N              master seed, overrides the scenario's \"seed\"\n"
             "  --set key.path=value  override any scenario field (repeatable), validated like "
             "the file\n"
-            "  --quiet               no progress line and no summary\n\n"
+            "  --quiet               no progress line and no summary\n"
+            "  --trace FILE          write the event timeline as Chrome trace-event JSON (open\n"
+            "                        it in ui.perfetto.dev or chrome://tracing)\n"
+            "  --trace-window T0:T1  keep only spans overlapping virtual seconds [T0, T1]\n"
+            "                        (either side may be empty: 2.5: or :10)\n"
+            "  --trace-max-events N  write at most N spans (default 1000000; 0 = no limit)\n\n"
             "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf)\n");
+}
+
+/* Parses "T0:T1" in seconds of virtual time into a trace window. */
+static int parse_window(const char *v, sim_trace_opts_t *o)
+{
+    const char *colon = strchr(v, ':');
+    if (!colon) return -1;
+    char *end;
+    double t0 = 0, t1 = INFINITY;
+    if (colon != v) {
+        t0 = strtod(v, &end);
+        if (end != colon) return -1;
+    }
+    if (colon[1]) {
+        t1 = strtod(colon + 1, &end);
+        if (*end) return -1;
+    }
+    if (!(t0 >= 0) || !(t1 >= t0) || t0 > 9.2e9) return -1;
+    o->t0_ns = sim_seconds_to_ns(t0);
+    o->t1_ns = t1 > 9.2e9 ? INT64_MAX : sim_seconds_to_ns(t1);
+    return 0;
 }
 
 int cli_run_main(int argc, char **argv)
 {
+    /* The --trace options are run's own; everything else goes to the shared parser. */
+    const char *trace_path = NULL;
+    sim_trace_opts_t trace_opts = {.t0_ns = 0, .t1_ns = INT64_MAX, .max_events = 1000000};
+    sim_trace_t *trace = NULL;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int nrest = 0;
+    for (int i = 0; rest && i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--trace") == 0 || strcmp(a, "--trace-window") == 0 ||
+            strcmp(a, "--trace-max-events") == 0) {
+            if (i + 1 >= argc) {
+                free(rest);
+                return cli_bad_input("run: %s: missing value", a);
+            }
+            const char *v = argv[++i];
+            uint64_t n;
+            if (strcmp(a, "--trace") == 0) {
+                trace_path = v;
+            } else if (strcmp(a, "--trace-window") == 0 ? parse_window(v, &trace_opts) != 0
+                                                       : !cli_parse_u64(v, &n)) {
+                free(rest);
+                return cli_bad_input("run: %s %s: expected %s", a, v,
+                                     a[8] == 'w' ? "T0:T1 in seconds of virtual time, 0 <= T0 "
+                                                   "<= T1 (e.g. 0.5:0.6)"
+                                                 : "a number of spans >= 0");
+            } else if (strcmp(a, "--trace-max-events") == 0) {
+                trace_opts.max_events = n;
+            }
+        } else {
+            rest[nrest++] = argv[i];
+        }
+    }
+    if (!rest) return cli_bad_input("out of memory");
     cli_opts_t opts;
-    int rc = cli_parse_opts("run", argc, argv, CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET, &opts);
+    int rc = cli_parse_opts("run", nrest, rest, CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET, &opts);
     if (rc == 0 && opts.help) usage(stdout);
     if (rc != 0 || opts.help) goto out;
     const char *path = opts.scenario, *db_path = opts.db ? opts.db : CLI_DEFAULT_DB;
@@ -162,9 +221,15 @@ int cli_run_main(int argc, char **argv)
         scn_free(&s);
         goto out;
     }
+    if (trace_path && sim_trace_open(trace_path, &trace_opts, &trace, &err)) {
+        rc = cli_bad_input("%s", err.msg);
+        rdb_close(r.db);
+        scn_free(&s);
+        goto out;
+    }
     alg_sink_t sink = {.ctx = &r, .begin = sink_begin, .metric = sink_metric,
                        .traffic = sink_traffic, .staleness = sink_staleness,
-                       .progress = sink_progress};
+                       .progress = sink_progress, .trace = trace};
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     alg_outcome_t o;
@@ -193,6 +258,17 @@ int cli_run_main(int argc, char **argv)
              : o.status == ALG_DIVERGED ? SGD_EXIT_DIVERGED : SGD_EXIT_FAILURE;
     }
     if (o.status != ALG_COMPLETE) fprintf(stderr, "sgdsim: run %s: %s\n", end.status, o.detail);
+    if (trace) {
+        uint64_t written = sim_trace_written(trace), dropped = sim_trace_dropped(trace);
+        if (sim_trace_close(trace, &err)) {
+            fprintf(stderr, "sgdsim: %s\n", err.msg);
+            if (rc == SGD_EXIT_OK) rc = SGD_EXIT_FAILURE;
+        } else if (!quiet) {
+            printf("trace: %s (%llu spans%s)\n", trace_path, (unsigned long long)written,
+                   dropped ? "; more spans than --trace-max-events were left out" : "");
+        }
+        trace = NULL;
+    }
     if (!quiet) {
         printf("run %lld: %s, %s, %lld workers, %lld updates, %.3f s virtual time, %llu events "
                "(%.3g events/s)\n",
@@ -210,6 +286,8 @@ int cli_run_main(int argc, char **argv)
     rdb_close(r.db);
     scn_free(&s);
 out:
+    sim_trace_close(trace, NULL);
     cli_opts_free(&opts);
+    free(rest);
     return rc;
 }

@@ -12,6 +12,16 @@ const cli_command_t *const cli_commands[] = {
     &(const cli_command_t){"run", "run a scenario and store the results", cli_run_main},
     &(const cli_command_t){"validate", "check a scenario file without running it",
                            cli_validate_main},
+    &(const cli_command_t){"sweep", "run every point of a parameter sweep (resumable, -j N)",
+                           cli_sweep_main},
+    &(const cli_command_t){"merge", "merge results databases (shards, MPI ranks)", cli_merge_main},
+    &(const cli_command_t){"query", "run read-only SQL on a results database", cli_query_main},
+    &(const cli_command_t){"report", "summarise runs and sweeps (pivot tables)", cli_report_main},
+    &(const cli_command_t){"export", "write every table to CSV files", cli_export_main},
+    &(const cli_command_t){"plot", "draw a metric's curves with gnuplot (PNG/SVG/PDF)",
+                           cli_plot_main},
+    &(const cli_command_t){"compare", "compare two databases run by run (regression test)",
+                           cli_compare_main},
     NULL,
 };
 

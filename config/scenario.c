@@ -83,7 +83,7 @@ static int apply_override(cJSON *root, const char *assignment, char *key_out, si
 static const char *const top_keys[] = {"schema_version", "name", "description", "seed",
                                        "algorithm", "backend", "cluster", "data", "model",
                                        "batch", "optimizer", "compute", "io", "network",
-                                       "stop", "eval", NULL};
+                                       "stop", "eval", "sweep", NULL};
 
 /* algorithm.name now; the algorithm's own keys once everything else is known. */
 static int parse_algorithm_name(const sgd_jobj_t *root, const scn_algorithm_t *const *algs,
@@ -413,6 +413,53 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
     return 0;
 }
 
+/* The "sweep" block: {"key.path": [value, ...], ...}.  Only its shape is checked here; each
+ * value is validated when a sweep applies it as an override (the key may name any field,
+ * including an algorithm's own options, which only that algorithm's parser knows). */
+#define SCN_SWEEP_MAX_VALUES 100000
+
+static int parse_sweep(const cJSON *in, scn_t *s, sgd_err_t *err)
+{
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(in, "sweep");
+    if (!sw) return 0;
+    char desc[96];
+    if (!cJSON_IsObject(sw)) {
+        sgd_json_describe(sw, desc, sizeof desc);
+        return sgd_errf(err, "sweep: expected an object {\"key.path\": [values...]}, got %s",
+                        desc);
+    }
+    int n = cJSON_GetArraySize(sw);
+    if (n == 0) return 0;
+    s->sweep = sgd_xcalloc((size_t)n, sizeof *s->sweep);
+    for (const cJSON *ax = sw->child; ax; ax = ax->next) {
+        const char *key = ax->string;
+        if (!key || !key[0] || key[0] == '.' || key[strlen(key) - 1] == '.' || strstr(key, "..") ||
+            strlen(key) >= SGD_JPATH_MAX)
+            return sgd_errf(err, "sweep.%s: expected a key path such as \"cluster.workers\"",
+                            key ? key : "");
+        if (strcmp(key, "sweep") == 0 || strncmp(key, "sweep.", 6) == 0)
+            return sgd_errf(err, "sweep.%s: a sweep cannot sweep itself", key);
+        for (int i = 0; i < s->nsweep; i++)
+            if (strcmp(s->sweep[i].key, key) == 0)
+                return sgd_errf(err, "sweep.%s: key appears more than once", key);
+        int nv = cJSON_GetArraySize(ax);
+        if (!cJSON_IsArray(ax) || nv < 1 || nv > SCN_SWEEP_MAX_VALUES) {
+            sgd_json_describe(ax, desc, sizeof desc);
+            return sgd_errf(err, "sweep.%s: expected an array of 1..%d values, got %s", key,
+                            SCN_SWEEP_MAX_VALUES, desc);
+        }
+        scn_sweep_axis_t *a = &s->sweep[s->nsweep++];
+        a->key = sgd_xstrdup(key);
+        a->values = sgd_xcalloc((size_t)nv, sizeof *a->values);
+        for (const cJSON *v = ax->child; v; v = v->next) {
+            a->values[a->nvalues] = cJSON_PrintUnformatted(v);
+            SGD_ASSERT(a->values[a->nvalues]);
+            a->nvalues++;
+        }
+    }
+    return 0;
+}
+
 /* Where an error is about a key the user set on the command line, blame the argument. */
 static void blame(sgd_err_t *err, const char *display_name, char keys[][SGD_JPATH_MAX],
                   const scn_override_t *sets, int nsets)
@@ -505,6 +552,7 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
             rc = parse_root(in, resolved, base_name, base_dir, algorithms, out, err);
             if (rc) blame(err, display_name, keys, sets, nsets);
         }
+        if (rc == 0 && (rc = parse_sweep(in, out, err)) != 0) sgd_err_prefix(err, display_name);
     } else {
         sgd_jobj_t dummy;
         rc = sgd_jobj_root(in, NULL, &dummy, err);
@@ -568,6 +616,12 @@ void scn_free(scn_t *s)
     free(s->data.test_images);
     free(s->data.test_labels);
     free(s->resolved_json);
+    for (int i = 0; i < s->nsweep; i++) {
+        for (int j = 0; j < s->sweep[i].nvalues; j++) free(s->sweep[i].values[j]);
+        free(s->sweep[i].values);
+        free(s->sweep[i].key);
+    }
+    free(s->sweep);
     if (s->alg_opts_free) s->alg_opts_free(s->alg_opts);
     memset(s, 0, sizeof *s);
 }

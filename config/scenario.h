@@ -41,6 +41,15 @@ typedef struct scn_data {
     double synth_separation; /* scale of the class means relative to unit noise */
 } scn_data_t;
 
+/* One axis of a scenario's "sweep" block: a key path of the scenario and the values it
+ * takes in a sweep (sgdsim sweep), each kept as JSON text so it can be applied exactly like a
+ * --set override. */
+typedef struct scn_sweep_axis {
+    char *key;     /* "cluster.workers" (owned) */
+    char **values; /* nvalues JSON texts, e.g. "250" or "\"csgd\"" (owned) */
+    int nvalues;   /* >= 1 */
+} scn_sweep_axis_t;
+
 typedef struct scn {
     char *path;      /* scenario file as given (owned) */
     char *name;      /* "name" or the file's base name without .json (owned) */
@@ -80,6 +89,12 @@ typedef struct scn {
 
     void *alg_opts;              /* the algorithm's own options (owned), or NULL */
     void (*alg_opts_free)(void *opts);
+
+    /* The "sweep" block, in file order (owned), or NULL / 0.  Deliberately not part of
+     * resolved_json: a run's configuration hash must not change when values are added to the
+     * sweep it belongs to, or resuming an extended sweep would redo every finished point. */
+    scn_sweep_axis_t *sweep;
+    int nsweep;
 
     char *resolved_json;         /* canonical resolved configuration (owned) */
     char config_hash[65];        /* SHA-256 of resolved_json, hex */

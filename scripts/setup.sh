@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config git libopenblas-dev libgsl-dev libcjson-dev
-          libsqlite3-dev zlib1g-dev sqlite3 dataset-fashion-mnist)
+          libsqlite3-dev zlib1g-dev sqlite3 dataset-fashion-mnist gnuplot-nox libopenmpi-dev
+          openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "common/error.h"
+#include "sim/trace.h"
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -52,7 +53,10 @@ int64_t sim_transfer_ns(uint64_t bytes, double bandwidth_Bps)
 struct sim_net {
     sim_link_t *links;
     int nlinks, cap;
+    sim_trace_t *trace; /* borrowed; NULL = no timeline */
 };
+
+void sim_net_set_trace(sim_net_t *n, sim_trace_t *t) { n->trace = t; }
 
 sim_net_t *sim_net_create(void) { return sgd_xcalloc(1, sizeof(sim_net_t)); }
 
@@ -105,6 +109,7 @@ int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t byt
         l->free_at_ns = end;
         l->messages++;
         l->bytes += bytes;
+        sim_trace_span(n->trace, SIM_TRACK_LINK, (uint32_t)route[i], "message", start, end);
     }
     return end + latency;
 }

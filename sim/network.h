@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "sim/engine.h"
+#include "sim/trace.h"
 
 typedef struct sim_link {
     double bandwidth_Bps; /* bytes per second, > 0 */
@@ -43,6 +44,10 @@ typedef struct sim_net sim_net_t;
 
 sim_net_t *sim_net_create(void);
 void sim_net_destroy(sim_net_t *n);
+
+/* Records every reserved message as a span on its links' tracks (SIM_TRACK_LINK, link id)
+ * of trace t (sim/trace.h; borrowed, NULL = off). */
+void sim_net_set_trace(sim_net_t *n, sim_trace_t *t);
 
 /* Adds an idle link; bandwidth_Bps must be finite and > 0, latency_ns >= 0 (the scenario
  * loader validates user values; here they are invariants).  Returns its id: 0, 1, 2, ... */

@@ -1,0 +1,54 @@
+/* Running a planned sweep (sweep_plan.h): the -j N process pool that `sgdsim sweep` uses on
+ * one machine and that each MPI rank uses for its share of the points.
+ *
+ * Each point runs as a child process `sgdsim run SCENARIO --db DB --quiet --set ...` (the
+ * same binary, exec'd), so a point is exactly what `sgdsim run` with those overrides
+ * computes, with one BLAS thread, and a crash in one point cannot take the sweep down.
+ * Children die with the sweep (PR_SET_PDEATHSIG): a sweep killed with SIGKILL leaves no
+ * orphan still writing into the database. */
+#ifndef SGDSIM_CLI_SWEEP_H
+#define SGDSIM_CLI_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/sweep_plan.h"
+#include "common/error.h"
+
+typedef struct cli_sweep_exec {
+    const char *scenario; /* scenario file, as given */
+    const char *db;       /* results database the points write to */
+    const uint64_t *seed; /* --seed, or NULL */
+    int jobs;             /* processes at once, >= 1 */
+    bool quiet;           /* no progress lines */
+    const char *who;      /* prefix of progress lines: "" or "rank 1: " */
+} cli_sweep_exec_t;
+
+/* Selects, from plan points idx[0..n), those without a finished run (status complete or
+ * diverged) in the database at db_path, in order, into out (n entries); *nout = how many.
+ * The database is created if missing (errors name the path). */
+int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const int *idx, int n,
+                      int *out, int *nout, sgd_err_t *err);
+
+/* Runs plan points idx[0..n) that are not finished in x->db yet; `ntotal` and `nalready` are
+ * only for the progress line (points of the whole sweep, points already done elsewhere).
+ * Before a point starts, its unfinished rows (status running or failed, from a killed or
+ * interrupted earlier attempt) are deleted.  Returns the exit code: 0 when every point ended
+ * complete or diverged, 1 when one failed or the sweep was interrupted (SIGINT/SIGTERM are
+ * passed on to the running points), 2 when a point reported bad input (no new points are
+ * started then) or the database could not be used. */
+int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
+                      int n, int ntotal, int nalready);
+
+/* True when this process was started by mpirun/srun with more than one rank. */
+bool cli_sweep_under_mpi(void);
+
+/* The MPI driver (sweep_mpi.c, built only when MPI was found): every rank plans the same
+ * sweep, rank 0 finds the unfinished points in x->db and deals them out round-robin, each
+ * rank runs its share into its own file (rank 0 into x->db, rank r into DB.mpi-rank<r>.db on
+ * the same, shared, filesystem), and rank 0 merges the rank files into x->db at the end.
+ * Returns the exit code, equal on every rank. */
+int cli_sweep_mpi(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
+                  int n);
+
+#endif

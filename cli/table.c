@@ -1,0 +1,210 @@
+/* Result tables (see table.h): collection and the three output formats. */
+#include "cli/table.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+void cli_table_init(cli_table_t *t, int ncols, const char *const *head)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = ncols;
+    t->head = sgd_xcalloc((size_t)ncols, sizeof *t->head);
+    for (int i = 0; i < ncols; i++) t->head[i] = sgd_xstrdup(head[i] ? head[i] : "");
+}
+
+void cli_table_free(cli_table_t *t)
+{
+    for (int i = 0; i < t->ncols; i++) free(t->head[i]);
+    for (int i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i].text);
+    free(t->head);
+    free(t->cells);
+    memset(t, 0, sizeof *t);
+}
+
+int cli_table_row(cli_table_t *t)
+{
+    if (t->nrows == t->caprows) {
+        t->caprows = t->caprows ? 2 * t->caprows : 16;
+        t->cells = sgd_xrealloc(t->cells, (size_t)t->caprows * (size_t)t->ncols * sizeof *t->cells);
+    }
+    memset(&t->cells[t->nrows * t->ncols], 0, (size_t)t->ncols * sizeof *t->cells);
+    return t->nrows++;
+}
+
+static cli_cell_t *cell(cli_table_t *t, int row, int col)
+{
+    SGD_ASSERT(row >= 0 && row < t->nrows && col >= 0 && col < t->ncols);
+    cli_cell_t *c = &t->cells[row * t->ncols + col];
+    free(c->text);
+    c->text = NULL;
+    c->kind = CLI_CELL_NULL;
+    return c;
+}
+
+void cli_table_text(cli_table_t *t, int row, int col, const char *s)
+{
+    cli_cell_t *c = cell(t, row, col);
+    if (!s) return;
+    c->kind = CLI_CELL_TEXT;
+    c->text = sgd_xstrdup(s);
+}
+
+void cli_table_int(cli_table_t *t, int row, int col, int64_t v)
+{
+    cli_cell_t *c = cell(t, row, col);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    c->kind = CLI_CELL_INT;
+    c->text = sgd_xstrdup(buf);
+}
+
+void cli_table_real(cli_table_t *t, int row, int col, double v)
+{
+    cli_cell_t *c = cell(t, row, col);
+    if (!isfinite(v)) return;
+    char buf[40];
+    /* Stored exactly; shortened only when printed as a text table. */
+    snprintf(buf, sizeof buf, "%.17g", v);
+    c->kind = CLI_CELL_REAL;
+    c->text = sgd_xstrdup(buf);
+}
+
+void cli_table_sql(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_NULL: cell(t, row, col); break;
+    case SQLITE_INTEGER: cli_table_int(t, row, col, sqlite3_column_int64(st, i)); break;
+    case SQLITE_FLOAT: cli_table_real(t, row, col, sqlite3_column_double(st, i)); break;
+    case SQLITE_BLOB: {
+        char buf[64];
+        snprintf(buf, sizeof buf, "<blob, %d bytes>", sqlite3_column_bytes(st, i));
+        cli_table_text(t, row, col, buf);
+        break;
+    }
+    default: cli_table_text(t, row, col, (const char *)sqlite3_column_text(st, i)); break;
+    }
+}
+
+/* Text form of a cell in an aligned table: reals shortened to 6 significant digits. */
+static const char *text_form(const cli_cell_t *c, char *buf, size_t size)
+{
+    if (c->kind == CLI_CELL_NULL) return "NULL";
+    if (c->kind == CLI_CELL_REAL) {
+        snprintf(buf, size, "%.6g", strtod(c->text, NULL));
+        return buf;
+    }
+    return c->text;
+}
+
+/* Display width in characters (UTF-8 continuation bytes do not count). */
+static int width(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80) w++;
+    return w;
+}
+
+static void print_csv_field(const char *s, FILE *f)
+{
+    if (!s) return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void print_json_string(const char *s, FILE *f)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch == '\n') fputs("\\n", f);
+        else if (ch == '\t') fputs("\\t", f);
+        else if (ch == '\r') fputs("\\r", f);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f)
+{
+    char buf[64];
+    if (fmt == CLI_FMT_CSV) {
+        for (int c = 0; c < t->ncols; c++) {
+            if (c) fputc(',', f);
+            print_csv_field(t->head[c], f);
+        }
+        fputc('\n', f);
+        for (int r = 0; r < t->nrows; r++) {
+            for (int c = 0; c < t->ncols; c++) {
+                if (c) fputc(',', f);
+                print_csv_field(t->cells[r * t->ncols + c].text, f);
+            }
+            fputc('\n', f);
+        }
+        return;
+    }
+    if (fmt == CLI_FMT_JSON) {
+        fputs("[", f);
+        for (int r = 0; r < t->nrows; r++) {
+            fputs(r ? ",\n {" : "\n {", f);
+            for (int c = 0; c < t->ncols; c++) {
+                const cli_cell_t *x = &t->cells[r * t->ncols + c];
+                if (c) fputs(", ", f);
+                print_json_string(t->head[c], f);
+                fputs(": ", f);
+                if (x->kind == CLI_CELL_NULL) fputs("null", f);
+                else if (x->kind == CLI_CELL_TEXT) print_json_string(x->text, f);
+                else fputs(x->text, f);
+            }
+            fputs("}", f);
+        }
+        fputs(t->nrows ? "\n]\n" : "]\n", f);
+        return;
+    }
+    int *w = sgd_xcalloc((size_t)t->ncols, sizeof *w);
+    for (int c = 0; c < t->ncols; c++) w[c] = width(t->head[c]);
+    for (int r = 0; r < t->nrows; r++)
+        for (int c = 0; c < t->ncols; c++) {
+            int n = width(text_form(&t->cells[r * t->ncols + c], buf, sizeof buf));
+            if (n > w[c]) w[c] = n;
+        }
+    /* Numbers right-aligned, everything else left-aligned, two spaces between columns. */
+    for (int c = 0; c < t->ncols; c++)
+        fprintf(f, "%s%s%*s", c ? "  " : "", t->head[c],
+                c + 1 < t->ncols ? w[c] - width(t->head[c]) : 0, "");
+    fputc('\n', f);
+    for (int c = 0; c < t->ncols; c++) {
+        if (c) fputs("  ", f);
+        for (int i = 0; i < w[c]; i++) fputc('-', f);
+    }
+    fputc('\n', f);
+    for (int r = 0; r < t->nrows; r++) {
+        for (int c = 0; c < t->ncols; c++) {
+            const cli_cell_t *x = &t->cells[r * t->ncols + c];
+            const char *s = text_form(x, buf, sizeof buf);
+            int pad = w[c] - width(s);
+            bool last = c + 1 == t->ncols;
+            if (c) fputs("  ", f);
+            if (x->kind == CLI_CELL_INT || x->kind == CLI_CELL_REAL)
+                fprintf(f, "%*s%s", pad, "", s);
+            else
+                fprintf(f, "%s%*s", s, last ? 0 : pad, "");
+        }
+        fputc('\n', f);
+    }
+    free(w);
+}

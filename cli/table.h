@@ -1,0 +1,51 @@
+/* Result tables for the reading subcommands (query, report, compare): rows of typed cells
+ * collected first, then printed as an aligned text table, CSV (RFC 4180) or JSON (an array
+ * of objects), so every command offers the same three formats with the same quoting.
+ *
+ * Ownership: cli_table_init/cli_table_free on a caller-allocated table; cells are copied. */
+#ifndef SGDSIM_CLI_TABLE_H
+#define SGDSIM_CLI_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+typedef enum { CLI_FMT_TEXT, CLI_FMT_CSV, CLI_FMT_JSON } cli_format_t;
+typedef enum { CLI_CELL_NULL, CLI_CELL_INT, CLI_CELL_REAL, CLI_CELL_TEXT } cli_cell_kind_t;
+
+typedef struct cli_cell {
+    cli_cell_kind_t kind;
+    char *text; /* printed form (owned); NULL for CLI_CELL_NULL */
+} cli_cell_t;
+
+typedef struct cli_table {
+    int ncols;
+    char **head;      /* ncols column names (owned) */
+    cli_cell_t *cells; /* nrows x ncols, row-major */
+    int nrows, caprows;
+} cli_table_t;
+
+void cli_table_init(cli_table_t *t, int ncols, const char *const *head);
+void cli_table_free(cli_table_t *t);
+
+/* Appends an empty row and returns its index; cells are then set with the setters. */
+int cli_table_row(cli_table_t *t);
+void cli_table_text(cli_table_t *t, int row, int col, const char *s); /* NULL -> null cell */
+void cli_table_int(cli_table_t *t, int row, int col, int64_t v);
+/* Reals print with %.6g in text tables and exactly (%.17g) in CSV and JSON; non-finite
+ * values become null cells. */
+void cli_table_real(cli_table_t *t, int row, int col, double v);
+/* Copies column i of the current row of st with its SQLite type. */
+void cli_table_sql(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i);
+
+void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f);
+
+/* Parses "POS1 [POS2 ...] [--csv|--json]" for the reading subcommands: exactly npos
+ * positional arguments into pos[], the format into *fmt, --help into *help.  Returns 0, or
+ * the exit code after printing the problem. */
+int cli_parse_reader_args(const char *cmd, int argc, char **argv, int npos, const char **pos,
+                          cli_format_t *fmt, bool *help);
+
+#endif

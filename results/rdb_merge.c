@@ -1,0 +1,152 @@
+/* Merging results databases (see rdb_merge.h).  IN is checked with rdb_open_readonly (which
+ * knows every way a file can fail to be our database), then ATTACHed to OUT's connection so
+ * rows move with INSERT ... SELECT inside one transaction. */
+#include "results/rdb_merge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int merge_sqlerr(sqlite3 *db, const char *in_path, const char *what, sgd_err_t *err)
+{
+    return sgd_errf(err, "%s: %s: %s", in_path, what, sqlite3_errmsg(db));
+}
+
+/* The column list of `runs` without `id`, from OUT's schema (equal to IN's: the versions
+ * were checked), so a later schema version's new columns are copied without a change here. */
+static int runs_columns(sqlite3 *db, char *buf, size_t size, const char *in_path,
+                        sgd_err_t *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('runs') ORDER BY cid", -1,
+                           &st, NULL) != SQLITE_OK)
+        return merge_sqlerr(db, in_path, "cannot read the schema", err);
+    size_t len = 0;
+    buf[0] = '\0';
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (!name || strcmp(name, "id") == 0) continue;
+        int n = snprintf(buf + len, size - len, "%s\"%s\"", len ? ", " : "", name);
+        SGD_ASSERT(n > 0 && (size_t)n < size - len);
+        len += (size_t)n;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t *err)
+{
+    memset(st, 0, sizeof *st);
+    rdb_t *in = NULL;
+    if (rdb_open_readonly(in_path, &in, err)) return -1;
+    rdb_close(in);
+
+    struct stat a, b;
+    if (stat(in_path, &a) == 0 && stat(rdb_path(out), &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+        return sgd_errf(err, "%s: is the output database itself; nothing to merge", in_path);
+
+    sqlite3 *db = rdb_handle(out);
+    char cols[2048];
+    if (runs_columns(db, cols, sizeof cols, in_path, err)) return -1;
+
+    sqlite3_stmt *att = NULL;
+    if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK)
+        return merge_sqlerr(db, in_path, "cannot attach", err);
+    sqlite3_bind_text(att, 1, in_path, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(att);
+    sqlite3_finalize(att);
+    if (rc != SQLITE_DONE) return merge_sqlerr(db, in_path, "cannot attach", err);
+
+    char sql[4096 + 2048];
+    sqlite3_stmt *list = NULL, *exists = NULL, *ins_run = NULL, *ins_rows[3] = {NULL};
+    int ret = -1;
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        merge_sqlerr(db, in_path, "cannot begin the merge", err);
+        goto out;
+    }
+    snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM src.runs WHERE id = ?1",
+             cols, cols);
+    static const char *const rows_sql[3] = {
+        "INSERT INTO main.metrics(run_id, update_idx, vtime_ns, name, value, nonfinite)"
+        " SELECT ?1, update_idx, vtime_ns, name, value, nonfinite FROM src.metrics"
+        " WHERE run_id = ?2",
+        "INSERT INTO main.traffic(run_id, kind, sent_msgs, sent_bytes, skipped_msgs,"
+        " skipped_bytes) SELECT ?1, kind, sent_msgs, sent_bytes, skipped_msgs, skipped_bytes"
+        " FROM src.traffic WHERE run_id = ?2",
+        "INSERT INTO main.staleness(run_id, tau, count) SELECT ?1, tau, count"
+        " FROM src.staleness WHERE run_id = ?2",
+    };
+    if (sqlite3_prepare_v2(db, "SELECT id, run_key, host, started_at, digest, status"
+                               " FROM src.runs ORDER BY id", -1, &list, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT 1 FROM main.runs WHERE run_key IS ?1 AND host IS ?2"
+                               " AND started_at IS ?3 AND digest IS ?4 LIMIT 1",
+                           -1, &exists, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, sql, -1, &ins_run, NULL) != SQLITE_OK) {
+        merge_sqlerr(db, in_path, "cannot prepare the merge", err);
+        goto out;
+    }
+    for (int i = 0; i < 3; i++)
+        if (sqlite3_prepare_v2(db, rows_sql[i], -1, &ins_rows[i], NULL) != SQLITE_OK) {
+            merge_sqlerr(db, in_path, "cannot prepare the merge", err);
+            goto out;
+        }
+    while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
+        int64_t old_id = sqlite3_column_int64(list, 0);
+        const char *status = (const char *)sqlite3_column_text(list, 5);
+        if (status && strcmp(status, "running") == 0) {
+            st->unfinished++;
+            continue;
+        }
+        for (int c = 1; c <= 4; c++) sqlite3_bind_value(exists, c, sqlite3_column_value(list, c));
+        int e = sqlite3_step(exists);
+        sqlite3_reset(exists);
+        if (e == SQLITE_ROW) {
+            st->present++;
+            continue;
+        }
+        if (e != SQLITE_DONE) {
+            merge_sqlerr(db, in_path, "cannot read runs", err);
+            goto out;
+        }
+        sqlite3_bind_int64(ins_run, 1, old_id);
+        if (sqlite3_step(ins_run) != SQLITE_DONE) {
+            merge_sqlerr(db, in_path, "cannot copy a run", err);
+            goto out;
+        }
+        sqlite3_reset(ins_run);
+        int64_t new_id = sqlite3_last_insert_rowid(db);
+        for (int i = 0; i < 3; i++) {
+            sqlite3_bind_int64(ins_rows[i], 1, new_id);
+            sqlite3_bind_int64(ins_rows[i], 2, old_id);
+            if (sqlite3_step(ins_rows[i]) != SQLITE_DONE) {
+                merge_sqlerr(db, in_path, "cannot copy rows", err);
+                goto out;
+            }
+            st->rows += sqlite3_changes(db);
+            sqlite3_reset(ins_rows[i]);
+        }
+        st->copied++;
+    }
+    if (rc != SQLITE_DONE) {
+        merge_sqlerr(db, in_path, "cannot read runs", err);
+        goto out;
+    }
+    sqlite3_finalize(list);
+    list = NULL;
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        merge_sqlerr(db, in_path, "cannot commit the merge", err);
+        goto out;
+    }
+    ret = 0;
+out:
+    sqlite3_finalize(list);
+    sqlite3_finalize(exists);
+    sqlite3_finalize(ins_run);
+    for (int i = 0; i < 3; i++) sqlite3_finalize(ins_rows[i]);
+    if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
+    if (ret) memset(st, 0, sizeof *st);
+    return ret;
+}
