@@ -30,6 +30,7 @@ struct sim_sched {
     int *op_off; /* ops of rank r: ops[op_off[r] .. op_off[r+1]) */
     sched_op_t *ops;
     int nslots;  /* (receiver, sender) pairs that ever carry a message */
+    int32_t *slot_src; /* nslots: the sender of each slot */
 };
 
 static sim_sched_t *sched_new(int nranks)
@@ -98,6 +99,9 @@ static sim_sched_t *sched_finish(sim_sched_t *s)
     slot_base[0] = 0;
     for (int r = 0; r < n; r++) slot_base[r + 1] = slot_base[r] + nslot[r];
     s->nslots = slot_base[n];
+    s->slot_src = sgd_xmalloc(((size_t)s->nslots + 1) * sizeof *s->slot_src);
+    for (int m = 0; m < s->nmsgs; m++)
+        s->slot_src[slot_base[s->msgs[m].dst] + msg_slot[m]] = s->msgs[m].src;
 
     for (int st = 0; st < s->nsteps; st++) {
         for (int m = s->step_off[st]; m < s->step_off[st + 1]; m++) {
@@ -229,6 +233,7 @@ void sim_sched_destroy(sim_sched_t *s)
     free(s->msgs);
     free(s->op_off);
     free(s->ops);
+    free(s->slot_src);
     free(s);
 }
 
@@ -318,9 +323,11 @@ int64_t sim_sched_analytic_ns(const sim_sched_t *s, const sim_topo_t *t, const s
 typedef struct coll_rank {
     int call;            /* call of the current round */
     int op;              /* next operation of the current call */
+    int posted_upto;     /* rendezvous: receive ops before this index of the call are posted */
+    int pending_sends;   /* rendezvous: sends of this call waiting for their receiver */
     bool active;         /* entered and not yet done */
     bool waking;         /* a wake-up event for the end-of-call wait is pending */
-    int64_t sends_until; /* arrival time of this call's last send so far */
+    int64_t sends_until; /* when this call's sends so far have left this rank, ns */
 } coll_rank_t;
 
 struct sim_coll {
@@ -336,9 +343,46 @@ struct sim_coll {
     void *ctx;
     uint32_t ev_enter, ev_arrive, ev_wake;
     uint64_t *arrived, *consumed; /* per slot, over the whole run */
+    bool rendezvous;
+    uint64_t *posted, *started;   /* rendezvous, per slot: receives posted, sends started */
+    /* rendezvous, per slot: sizes of sends waiting for their receive (at most one per slot
+     * in the schedules above, room for a few) */
+    uint64_t (*pending)[4];
+    uint8_t *npending;
     coll_rank_t *ranks;
     uint64_t messages, bytes;
 };
+
+/* Puts a message of `bytes` on the wire from the sender of `slot` to its receiver now, and
+ * returns when the sender's copy is locally complete (the last byte has left: arrival minus
+ * the route's propagation latency). */
+static int64_t transmit(sim_coll_t *c, int src, int dst, int32_t slot, uint64_t bytes,
+                        int64_t now)
+{
+    int route[SIM_ROUTE_MAX];
+    int len = sim_topo_route(c->topo, c->endpoints[src], c->endpoints[dst], route);
+    int64_t arrive = sim_net_reserve(c->net, route, len, bytes, now);
+    sim_engine_schedule(c->engine, arrive, c->ev_arrive, (uint32_t)dst, (uint64_t)slot, NULL);
+    double bw;
+    int64_t lat;
+    route_params(c->net, route, len, &bw, &lat);
+    c->messages++;
+    c->bytes += bytes;
+    return arrive - lat;
+}
+
+static void note_sent(sim_coll_t *c, int r, int64_t done_at, int64_t now)
+{
+    coll_rank_t *rk = &c->ranks[r];
+    if (done_at > rk->sends_until) rk->sends_until = done_at;
+    /* A sender already waiting at the end of its call is woken once its sends are done. */
+    int nops = c->sched->op_off[r + 1] - c->sched->op_off[r];
+    if (rk->active && rk->op == nops && rk->pending_sends == 0 && !rk->waking) {
+        rk->waking = true;
+        sim_engine_schedule(c->engine, rk->sends_until > now ? rk->sends_until : now, c->ev_wake,
+                            (uint32_t)r, 0, NULL);
+    }
+}
 
 /* Runs rank r's program from where it stands until it blocks or is done.  Everything happens
  * at the engine's current time, so sends are reserved on the network in time order. */
@@ -350,6 +394,7 @@ static void advance(sim_coll_t *c, int r)
     int nops = s->op_off[r + 1] - s->op_off[r];
     while (rk->active) {
         if (rk->op == nops) {
+            if (rk->pending_sends > 0) return; /* woken by note_sent */
             if (rk->sends_until > now) {
                 /* MPI_Waitall: the call ends when this rank's own sends have arrived. */
                 if (!rk->waking) {
@@ -360,6 +405,7 @@ static void advance(sim_coll_t *c, int r)
                 return;
             }
             rk->op = 0;
+            rk->posted_upto = 0;
             rk->sends_until = 0;
             if (++rk->call == c->ncalls) {
                 rk->active = false;
@@ -370,16 +416,38 @@ static void advance(sim_coll_t *c, int r)
         }
         const sched_op_t *op = &s->ops[s->op_off[r] + rk->op];
         if (op->is_send) {
-            int route[SIM_ROUTE_MAX];
-            int len = sim_topo_route(c->topo, c->endpoints[r], c->endpoints[op->peer], route);
             uint64_t bytes = msg_elems(op->mul, op->den, c->elems[rk->call]) * c->elem_bytes;
-            int64_t arrive = sim_net_reserve(c->net, route, len, bytes, now);
-            sim_engine_schedule(c->engine, arrive, c->ev_arrive, (uint32_t)op->peer,
-                                (uint64_t)op->slot, NULL);
-            if (arrive > rk->sends_until) rk->sends_until = arrive;
-            c->messages++;
-            c->bytes += bytes;
+            if (!c->rendezvous || c->posted[op->slot] > c->started[op->slot]) {
+                if (c->rendezvous) c->started[op->slot]++;
+                int64_t done_at = transmit(c, r, op->peer, op->slot, bytes, now);
+                if (done_at > rk->sends_until) rk->sends_until = done_at;
+            } else {
+                /* The receiver has not posted its receive: the data waits with the sender. */
+                SGD_ASSERT(c->npending[op->slot] < 4);
+                c->pending[op->slot][c->npending[op->slot]++] = bytes;
+                rk->pending_sends++;
+            }
         } else {
+            if (c->rendezvous && rk->op >= rk->posted_upto) {
+                /* Post every receive of this step at once (MPI_Irecv each, then wait), in
+                 * order; a sender waiting for one of them moves its data now. */
+                int j = rk->op;
+                for (; j < nops && !s->ops[s->op_off[r] + j].is_send; j++) {
+                    int32_t slot = s->ops[s->op_off[r] + j].slot;
+                    c->posted[slot]++;
+                    if (c->npending[slot] > 0) {
+                        uint64_t bytes = c->pending[slot][0];
+                        memmove(c->pending[slot], c->pending[slot] + 1,
+                                (size_t)(--c->npending[slot]) * sizeof(uint64_t));
+                        c->started[slot]++;
+                        int src = s->slot_src[slot];
+                        int64_t done_at = transmit(c, src, r, slot, bytes, now);
+                        c->ranks[src].pending_sends--;
+                        note_sent(c, src, done_at, now);
+                    }
+                }
+                rk->posted_upto = j;
+            }
             if (c->arrived[op->slot] == c->consumed[op->slot]) return; /* wait for it */
             c->consumed[op->slot]++;
         }
@@ -396,6 +464,7 @@ static void on_enter(sim_engine_t *e, const sim_event_t *ev, void *ctx)
     rk->call = 0;
     rk->op = 0;
     rk->sends_until = 0;
+    rk->posted_upto = 0;
     advance(c, (int)ev->entity);
 }
 
@@ -444,6 +513,10 @@ sim_coll_t *sim_coll_create(sim_engine_t *e, sim_net_t *n, const sim_topo_t *t,
     c->arrived = sgd_xcalloc((size_t)s->nslots + 1, sizeof *c->arrived);
     c->consumed = sgd_xcalloc((size_t)s->nslots + 1, sizeof *c->consumed);
     c->ranks = sgd_xcalloc((size_t)s->nranks, sizeof *c->ranks);
+    c->posted = sgd_xcalloc((size_t)s->nslots + 1, sizeof *c->posted);
+    c->started = sgd_xcalloc((size_t)s->nslots + 1, sizeof *c->started);
+    c->pending = sgd_xcalloc((size_t)s->nslots + 1, sizeof *c->pending);
+    c->npending = sgd_xcalloc((size_t)s->nslots + 1, sizeof *c->npending);
     char buf[128];
     snprintf(buf, sizeof buf, "%s.enter", name);
     c->ev_enter = sim_engine_register(e, buf, on_enter, c);
@@ -461,6 +534,12 @@ void sim_coll_enter(sim_coll_t *c, int rank, int64_t t_ns)
     sim_engine_schedule(c->engine, t_ns, c->ev_enter, (uint32_t)rank, 0, NULL);
 }
 
+void sim_coll_set_rendezvous(sim_coll_t *c, bool on)
+{
+    SGD_ASSERT(c->messages == 0);
+    c->rendezvous = on;
+}
+
 uint64_t sim_coll_messages(const sim_coll_t *c) { return c->messages; }
 uint64_t sim_coll_bytes(const sim_coll_t *c) { return c->bytes; }
 
@@ -472,5 +551,9 @@ void sim_coll_destroy(sim_coll_t *c)
     free(c->arrived);
     free(c->consumed);
     free(c->ranks);
+    free(c->posted);
+    free(c->started);
+    free(c->pending);
+    free(c->npending);
     free(c);
 }

