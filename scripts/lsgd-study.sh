@@ -14,6 +14,11 @@ cd "$(dirname "$0")/.."
 SGDSIM="${SGDSIM:-build/sgdsim}"
 DB="${1:-build/lsgd-study.db}"
 IMAGES=1281167
+command -v sqlite3 >/dev/null || { echo "lsgd-study: needs the sqlite3 CLI (apt-get install sqlite3)" >&2; exit 2; }
+if [ ! -x "$SGDSIM" ]; then # a fresh checkout: build first
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build -j"$(nproc)" --target sgdsim >/dev/null
+fi
 rm -f "$DB"
 
 run() { # algorithm workers label [--set ...]
