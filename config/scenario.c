@@ -452,6 +452,12 @@ static int parse_topology(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
         if (sgd_jobj_has(&n, *k))
             return sgd_errf(err, "%s.%s: not used with topology.kind \"cluster\" (set "
                                  "topology.intra and topology.nic)", n.path, *k);
+    /* The flat star's defaults were filled in before the topology was known: the resolved
+     * configuration lists only what the run uses. */
+    if (n.out) {
+        cJSON_DeleteItemFromObjectCaseSensitive(n.out, "bandwidth_gbps");
+        cJSON_DeleteItemFromObjectCaseSensitive(n.out, "latency_us");
+    }
     if (sgd_jobj_int(&t, "gpus_per_node", 4, 1, 1 << 16, &tp->gpus_per_node, err)) return -1;
     if (s->workers % tp->gpus_per_node != 0)
         return sgd_errf(err, "%s.gpus_per_node: %lld GPUs per node does not divide "
