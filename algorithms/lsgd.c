@@ -70,6 +70,7 @@ typedef struct lsgd {
     sim_sched_t *reduce, *bcast, *allreduce;
     /* message fidelity */
     sim_coll_t **node_reduce, **node_bcast; /* n each */
+    struct lsgd_node_ctx *node_ctx;          /* n: which node a collective's callback is for */
     sim_coll_t *inter;
     /* analytic fidelity */
     int64_t reduce_ns, allreduce_ns, bcast_ns;
@@ -165,6 +166,7 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
         sim_coll_enter(l->node_reduce[a], w % l->g + 1, ev->t_ns);
         return;
     }
+    /* Virtual time only grows, so the latest entry ever is this iteration's latest. */
     if (ev->t_ns > l->node_last_entry[a]) l->node_last_entry[a] = ev->t_ns;
     if (++l->node_entered[a] == l->g) {
         l->node_entered[a] = 0;
@@ -281,11 +283,6 @@ static void inter_done(void *arg, int rank, int64_t t)
     sim_coll_enter(l->node_bcast[rank], 0, t);
 }
 
-static lsgd_node_ctx_t *node_ctxs(lsgd_t *l)
-{
-    return (lsgd_node_ctx_t *)(void *)(l->node_bcast + l->n);
-}
-
 static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
 {
     (void)err;
@@ -326,11 +323,10 @@ static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
         l->node_has_result = sgd_xcalloc((size_t)l->n, sizeof *l->node_has_result);
         l->node_posted = sgd_xcalloc((size_t)l->n, sizeof *l->node_posted);
     } else {
-        /* 2n collective pointers, then n node contexts, in one block. */
-        l->node_reduce = sgd_xcalloc(1, 2 * (size_t)l->n * sizeof(sim_coll_t *) +
-                                            (size_t)l->n * sizeof(lsgd_node_ctx_t));
-        l->node_bcast = l->node_reduce + l->n;
-        lsgd_node_ctx_t *nc = node_ctxs(l);
+        l->node_reduce = sgd_xcalloc((size_t)l->n, sizeof *l->node_reduce);
+        l->node_bcast = sgd_xcalloc((size_t)l->n, sizeof *l->node_bcast);
+        l->node_ctx = sgd_xcalloc((size_t)l->n, sizeof *l->node_ctx);
+        lsgd_node_ctx_t *nc = l->node_ctx;
         for (int a = 0; a < l->n; a++) {
             nc[a] = (lsgd_node_ctx_t){l, a};
             node_eps[0] = hosts[a];
@@ -402,6 +398,8 @@ static void lsgd_destroy(void *state)
             sim_coll_destroy(l->node_bcast[a]);
         }
         free(l->node_reduce);
+        free(l->node_bcast);
+        free(l->node_ctx);
     }
     sim_coll_destroy(l->inter);
     sim_sched_destroy(l->reduce);

@@ -58,9 +58,11 @@ typedef struct alg_sync {
 void alg_sync_init(alg_sync_t *y, alg_ctx_t *ctx);
 void alg_sync_free(alg_sync_t *y);
 
-/* The numerics of the next update (number ctx->updates + pending): draws the global batch,
- * computes the mean gradient once over it, applies the optimizer step to ctx->params, and
- * leaves the batch's mean loss and the learning rate in y->loss, y->lr. */
+/* The numerics of update number update_index (0-based; the caller passes ctx->updates, the
+ * updates applied so far, since every gradient of this update exists only once the previous
+ * update was applied everywhere): draws the global batch, computes the mean gradient once
+ * over it, applies the optimizer step to ctx->params, and leaves the batch's mean loss and
+ * the learning rate in y->loss, y->lr.  Cost-only runs: only y->lr (y->loss = 0). */
 void alg_sync_update(alg_sync_t *y, int64_t update_index);
 
 /* Durations, ns, drawn from worker i's streams. */
