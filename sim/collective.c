@@ -139,6 +139,16 @@ static int log2_exact(int p)
     return k;
 }
 
+uint64_t sim_sched_allreduce_size(sim_allreduce_alg_t alg, int n)
+{
+    SGD_ASSERT(n >= 1);
+    if (n == 1) return 0;
+    uint64_t un = (uint64_t)n;
+    if (alg == SIM_AR_RING) return 2 * (un - 1) * un;
+    uint64_t pof2 = (uint64_t)floor_pow2(n), r = un - pof2, lg = (uint64_t)log2_exact((int)pof2);
+    return 2 * r + pof2 * lg * (alg == SIM_AR_RSAG ? 2 : 1);
+}
+
 sim_sched_t *sim_sched_allreduce(sim_allreduce_alg_t alg, int n)
 {
     sim_sched_t *s = sched_new(n);

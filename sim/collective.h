@@ -70,6 +70,10 @@ typedef struct sim_sched_msg {
 
 typedef struct sim_sched sim_sched_t;
 
+/* Messages the allreduce schedule of `nranks` ranks would hold, computed without building
+ * it (to refuse absurd sizes before allocating: a ring over P ranks has 2P(P-1)). */
+uint64_t sim_sched_allreduce_size(sim_allreduce_alg_t alg, int nranks);
+
 sim_sched_t *sim_sched_allreduce(sim_allreduce_alg_t alg, int nranks);
 sim_sched_t *sim_sched_reduce(sim_rooted_alg_t alg, int nranks);    /* root = rank 0 */
 sim_sched_t *sim_sched_broadcast(sim_rooted_alg_t alg, int nranks); /* root = rank 0 */

@@ -66,6 +66,11 @@ expect_exit 2 "model.preset: required field is missing" \
 expect_exit 2 "network.bucket_bytes: expected integer >= 1, got 0" \
   -- "$SGDSIM" run "$S" --db "$DB" --set network.bucket_bytes=0
 
+# a schedule too large to build is refused before allocating it
+expect_exit 2 'network.allreduce: a ring allreduce over 8192 ranks has 134201344 messages per call' \
+  -- "$SGDSIM" run "$S" --db "$DB" --set algorithm.name=csgd --set cluster.workers=8192 \
+     --set network.allreduce=ring --set batch.per_worker=1 --set data.n_train=9000
+
 # keys that do not fit the rest of the scenario
 expect_exit 2 'topology.kind: algorithm "lsgd" needs "cluster"' \
   -- "$SGDSIM" run "$S" --db "$DB" --set 'topology={"kind":"flat"}'

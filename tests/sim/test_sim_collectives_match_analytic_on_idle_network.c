@@ -101,6 +101,11 @@ int main(void)
     for (int n = 1; n <= 9; n++) {
         bool p2 = is_pow2(n);
         for (int alg = 0; alg < 3; alg++) {
+            sim_sched_t *sz = sim_sched_allreduce(alg, n);
+            uint64_t msgs, bytes;
+            sim_sched_traffic(sz, 100, 4, &msgs, &bytes);
+            CHECK_INT_EQ(sim_sched_allreduce_size(alg, n), msgs);
+            sim_sched_destroy(sz);
             int exact = alg == SIM_AR_RING || p2 ? 2 : 0;
             sim_topo_spec_t f = flat(n), c1 = cluster(n, 1);
             compare(sim_allreduce_names[alg], &f, sim_sched_allreduce(alg, n), eps, exact);
