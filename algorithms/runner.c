@@ -132,8 +132,8 @@ static int check_memory(const char *what, double bytes, sgd_err_t *err)
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double phys = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
     if (phys > 0 && bytes > phys)
-        return sgd_errf(err, "%s: needs about %.3g GiB, more than this machine's %.3g GiB of "
-                             "memory", what, bytes / 1073741824.0, phys / 1073741824.0);
+        return sgd_errf(err, "%s: needs about %.3g GiB of memory, more than this machine's "
+                             "%.3g GiB", what, bytes / 1073741824.0, phys / 1073741824.0);
     return 0;
 }
 
@@ -249,6 +249,9 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
     model_preset_t preset = {0};
     uint64_t *real_tensors = NULL;
     sgd_sha256_init(&runner.digest);
+    /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous.
+     * Checked before the cost-only branch: a cost-only run has workers too. */
+    if (check_memory("cluster.workers", 512.0 * (double)s->workers, err)) goto done;
     if (s->cost_preset >= 0) {
         model_preset_build((model_preset_id_t)s->cost_preset, &preset);
         ctx.tensor_elems = preset.tensor_elems;
@@ -285,11 +288,11 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
         sgd_errf(err, "batch.per_worker: global batch %lld is too large", (long long)global_batch);
         goto done;
     }
+    if (check_memory("model", model_bytes(&spec, global_batch), err)) goto done;
     if (model_spec_check(&spec, err)) {
         sgd_err_prefix(err, "model");
         goto done;
     }
-    if (check_memory("model", model_bytes(&spec, global_batch), err)) goto done;
     model = model_create(&spec, (int)global_batch);
     ctx.nparams = model_nparams(model);
     params = sgd_xmalloc(ctx.nparams * sizeof *params);

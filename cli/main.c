@@ -1,4 +1,5 @@
 /* sgdsim entry point: dispatches to the subcommands in cli_commands[]. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,9 @@ static void version(void)
 
 int main(int argc, char **argv)
 {
+    /* A file-size limit (ulimit -f) must turn into a failed write that the results writer
+     * reports and survives, not a signal that kills the process mid-transaction. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return SGD_EXIT_BAD_INPUT;

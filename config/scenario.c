@@ -117,10 +117,10 @@ static int parse_cluster(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
 {
     sgd_jobj_t c;
     static const char *const keys[] = {"workers", "time_factor", NULL};
-    /* 2^20 workers is far beyond any synchronous study; the limit keeps the per-worker
-     * state (a few hundred bytes each) from being an accidental memory bomb. */
+    /* Any int32 is accepted here; whether that many workers fit in memory is checked, with
+     * an estimate, before the run allocates them (algorithms/runner.c). */
     if (sgd_jobj_child(root, "cluster", &c, err) || sgd_jobj_check_keys(&c, keys, err) ||
-        sgd_jobj_int(&c, "workers", 4, 1, 1 << 20, &s->workers, err) ||
+        sgd_jobj_int(&c, "workers", 4, 1, INT32_MAX, &s->workers, err) ||
         sim_dist_parse(&c, "time_factor", 1.0, &s->time_factor, err))
         return -1;
     return 0;
@@ -247,12 +247,12 @@ static int parse_model(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
             int i = 0;
             for (const cJSON *e = h->child; e; e = e->next, i++) {
                 if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
-                    e->valuedouble < 1 || e->valuedouble > 1 << 16) {
+                    e->valuedouble < 1 || e->valuedouble > INT32_MAX) {
                     char desc[96];
                     sgd_json_describe(e, desc, sizeof desc);
                     cJSON_Delete(resolved);
-                    return sgd_errf(err, "%s[%d]: expected integer in [1, 65536], got %s", path,
-                                    i, desc);
+                    return sgd_errf(err, "%s[%d]: expected integer >= 1, got %s", path, i,
+                                    desc);
                 }
                 s->model.hidden[i] = (int)e->valuedouble;
             }
@@ -464,7 +464,7 @@ static int parse_topology(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
                              "cluster.workers = %lld", t.path, (long long)tp->gpus_per_node,
                         (long long)s->workers);
     int64_t nodes = s->workers / tp->gpus_per_node;
-    if (sgd_jobj_int(&t, "nodes", nodes, 1, 1 << 20, &tp->nodes, err)) return -1;
+    if (sgd_jobj_int(&t, "nodes", nodes, 1, INT32_MAX, &tp->nodes, err)) return -1;
     if (tp->nodes != nodes)
         return sgd_errf(err, "%s.nodes: %lld nodes x %lld GPUs per node = %lld workers, but "
                              "cluster.workers = %lld", t.path, (long long)tp->nodes,
@@ -531,6 +531,32 @@ static void blame(sgd_err_t *err, const char *display_name, char keys[][SGD_JPAT
     sgd_err_prefix(err, display_name);
 }
 
+/* Scenario files nest four or five levels deep.  Deeper input is refused before parsing,
+ * with its position, so a pathological file cannot drive the parser's recursion. */
+#define SCN_MAX_DEPTH 32
+
+static int check_depth(const char *text, const char *display_name, sgd_err_t *err)
+{
+    int depth = 0, line = 1;
+    bool in_string = false;
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n') line++;
+        if (in_string) {
+            if (*p == '\\' && p[1]) p++;
+            else if (*p == '"') in_string = false;
+        } else if (*p == '"') {
+            in_string = true;
+        } else if (*p == '{' || *p == '[') {
+            if (++depth > SCN_MAX_DEPTH)
+                return sgd_errf(err, "%s:%d: JSON nested deeper than %d levels", display_name,
+                                line, SCN_MAX_DEPTH);
+        } else if (*p == '}' || *p == ']') {
+            depth--;
+        }
+    }
+    return 0;
+}
+
 int scn_load_text(const char *text, const char *display_name, const char *base_dir,
                   const scn_override_t *sets, int nsets, const uint64_t *seed_override,
                   const scn_algorithm_t *const *algorithms, scn_t *out, sgd_err_t *err)
@@ -541,6 +567,7 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
     size_t ws = strspn(text, " \t\r\n");
     if (ws == len) return sgd_errf(err, "%s: empty file (expected a JSON object)", display_name);
 
+    if (check_depth(text, display_name, err)) return -1;
     const char *end = NULL;
     cJSON *in = cJSON_ParseWithOpts(text, &end, true);
     if (!in) {

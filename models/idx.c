@@ -110,11 +110,21 @@ int idx_read_u8(const char *path, idx_array_t *out, sgd_err_t *err)
         }
     }
 
-    data = sgd_xmalloc((size_t)total);
-    got = read_all(f, data, total);
-    if (got < 0) {
-        gz_failure(f, path, err);
-        goto fail;
+    /* Grow the buffer as data actually arrives (doubling from 1 MiB) instead of trusting the
+     * header: a 20-byte file claiming 2^31 elements must not cost a 2 GiB allocation. */
+    int64_t cap = total < (INT64_C(1) << 20) ? total : (INT64_C(1) << 20);
+    data = sgd_xmalloc((size_t)cap);
+    got = 0;
+    for (;;) {
+        int64_t n = read_all(f, data + got, cap - got);
+        if (n < 0) {
+            gz_failure(f, path, err);
+            goto fail;
+        }
+        got += n;
+        if (got < cap || cap == total) break;
+        cap = cap * 2 < total ? cap * 2 : total;
+        data = sgd_xrealloc(data, (size_t)cap);
     }
     if (got < total) {
         if (gz_failure(f, path, err) == 0)

@@ -26,6 +26,13 @@ expect_exit 2 'unknown command "fly"' -- "$SGDSIM" fly
 # absurd sizes are refused before allocating, with the estimate
 expect_exit 2 "model: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set 'model.hidden=[30000,30000,30000]'
 expect_exit 2 "data: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set data.n_train=2000000000 --set data.dim=100000
+expect_exit 2 "cluster.workers: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=1000000000
+expect_exit 2 "model: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set 'model.hidden=[1000000,1000000]'
+truncate -s 100M "$TMP/huge.json"
+expect_exit 2 "huge.json: file is 104857600 bytes; scenario files are limited to" -- "$SGDSIM" run "$TMP/huge.json" --db "$DB"
+python3 -c 'print("{\"schema_version\": 1, \"x\": " + "[" * 100000 + "]" * 100000 + "}")' > "$TMP/deep.json" 2>/dev/null ||
+  printf '{"schema_version": 1, "x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}' > "$TMP/deep.json"
+expect_exit 2 "deep.json:1: JSON nested deeper than 32 levels" -- "$SGDSIM" validate "$TMP/deep.json"
 
 # dataset files: missing, wrong magic, truncated
 idx_data() { # images labels
