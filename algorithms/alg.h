@@ -49,8 +49,19 @@ typedef struct alg_ctx {
     model_t *model;
     const sgd_dataset_t *train; /* training rows */
     const sgd_dataset_t *val;   /* validation rows */
-    float *params;              /* nparams, the (single, shared) current parameters */
-    size_t nparams;
+    float *params;              /* nparams, the (single, shared) current parameters; NULL
+                                   in a cost-only run (no numerics) */
+    size_t nparams;             /* parameters of the model whose costs are charged */
+    /* What communication and compute cost: the real model's, or a preset's (model.preset
+     * for a cost-only run, model.cost_preset for a hybrid one).  Owned by the runner. */
+    bool numerics;              /* false: cost-only run, model/train/val/params are NULL */
+    const uint64_t *tensor_elems; /* ntensors parameter tensors (framework order) */
+    int ntensors;
+    uint64_t cost_nparams;      /* sum of tensor_elems */
+    double flops_per_sample;    /* forward + backward, multiply-add = 2 */
+    /* Set by a synchronous algorithm at create: samples per update (P x b); the runner then
+     * records images_per_s at the end of the run.  0 = not applicable. */
+    int64_t samples_per_update;
     int64_t updates;            /* updates applied so far */
     alg_status_t status;
     char detail[SGD_ERR_MAX];           /* why the run stopped early (diverged / failed) */

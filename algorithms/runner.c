@@ -14,6 +14,7 @@
 
 #include "algorithms/alg.h"
 #include "common/sha256.h"
+#include "models/preset.h"
 #include "sim/rng.h"
 
 struct alg_runner {
@@ -21,6 +22,7 @@ struct alg_runner {
     sgd_sha256_t digest;     /* over every metric row, then the final parameters */
     int64_t last_eval_update; /* -1 before the first evaluation */
     int64_t last_vtime_ns;    /* virtual time of the latest update */
+    int64_t first_vtime_ns;   /* virtual time of update 1 */
     double last_train_loss;
 };
 
@@ -80,21 +82,27 @@ bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double
     if (ctx->status != ALG_RUNNING) return false;
     ctx->updates++;
     r->last_vtime_ns = vtime_ns;
+    if (ctx->updates == 1) r->first_vtime_ns = vtime_ns;
     r->last_train_loss = train_loss;
-    if (ctx->updates % s->train_loss_every == 0 || !isfinite(train_loss)) {
+    if (!ctx->numerics) {
+        /* Cost-only: no loss, no parameters to check or evaluate. */
+        if (ctx->updates % s->train_loss_every == 0 && emit(ctx, ctx->updates, vtime_ns, "lr", lr))
+            return false;
+    } else if (ctx->updates % s->train_loss_every == 0 || !isfinite(train_loss)) {
         if (emit(ctx, ctx->updates, vtime_ns, "train_loss", train_loss) ||
             emit(ctx, ctx->updates, vtime_ns, "lr", lr))
             return false;
     }
-    if (!isfinite(train_loss)) {
+    if (ctx->numerics && !isfinite(train_loss)) {
         diverge(ctx, "training loss");
         return false;
     }
-    if (alg_any_nonfinite(ctx->params, ctx->nparams)) {
+    if (ctx->numerics && alg_any_nonfinite(ctx->params, ctx->nparams)) {
         diverge(ctx, "a parameter");
         return false;
     }
-    if (s->eval_every > 0 && ctx->updates % s->eval_every == 0 && evaluate(ctx, vtime_ns))
+    if (ctx->numerics && s->eval_every > 0 && ctx->updates % s->eval_every == 0 &&
+        evaluate(ctx, vtime_ns))
         return false;
     if (r->sink && r->sink->progress)
         r->sink->progress(r->sink->ctx, ctx->updates, vtime_ns, train_loss,
@@ -192,6 +200,34 @@ static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *te
 
 /* ---- the run --------------------------------------------------------------------------- */
 
+/* Throughput in samples per second of virtual time, measured in steady state: from update 1
+ * to the last update, so the first iteration's start-up (no overlap yet, nothing to apply)
+ * does not count.  With a single update, over the whole run. */
+static double images_per_s(const alg_ctx_t *ctx)
+{
+    const struct alg_runner *r = ctx->runner;
+    if (ctx->updates > 1 && r->last_vtime_ns > r->first_vtime_ns)
+        return (double)(ctx->updates - 1) * (double)ctx->samples_per_update /
+               ((double)(r->last_vtime_ns - r->first_vtime_ns) * 1e-9);
+    if (ctx->updates == 1 && r->last_vtime_ns > 0)
+        return (double)ctx->samples_per_update / ((double)r->last_vtime_ns * 1e-9);
+    return 0.0;
+}
+
+/* The parameter tensors of a real model, in parameter-array order: W_l then b_l. */
+static uint64_t *model_tensors(const model_t *m, int *ntensors)
+{
+    int nl = model_nlayers(m);
+    uint64_t *t = sgd_xmalloc(2 * (size_t)nl * sizeof *t);
+    for (int l = 0; l < nl; l++) {
+        uint64_t in = (uint64_t)model_layer_fan_in(m, l), out = (uint64_t)model_layer_fan_out(m, l);
+        t[2 * l] = in * out;
+        t[2 * l + 1] = out;
+    }
+    *ntensors = 2 * nl;
+    return t;
+}
+
 int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_t *err)
 {
     memset(out, 0, sizeof *out);
@@ -209,12 +245,29 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
     void *state = NULL;
     float *params = NULL;
     struct alg_runner runner = {.sink = sink, .last_eval_update = -1};
-    alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner,
+    alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner, .numerics = !s->cost_only,
                      .trace = sink ? sink->trace : NULL};
+    model_preset_t preset = {0};
+    uint64_t *real_tensors = NULL;
     sgd_sha256_init(&runner.digest);
-
-    /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous. */
+    /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous.
+     * Checked before the cost-only branch: a cost-only run has workers too. */
     if (check_memory("cluster.workers", 512.0 * (double)s->workers, err)) goto done;
+    if (s->cost_preset >= 0) {
+        model_preset_build((model_preset_id_t)s->cost_preset, &preset);
+        ctx.tensor_elems = preset.tensor_elems;
+        ctx.ntensors = preset.ntensors;
+        ctx.cost_nparams = preset.nparams;
+        ctx.flops_per_sample = preset.train_flops_per_sample;
+    }
+    if (s->cost_only) {
+        /* No data, no model, no parameters: only the preset's costs are simulated. */
+        ctx.nparams = preset.nparams;
+        engine = sim_engine_create();
+        ctx.engine = engine;
+        goto build_algorithm;
+    }
+
     if (load_data(s, &train_all, &test_all, &train, &val, err)) goto done;
 
     model_spec_t spec = s->model;
@@ -254,19 +307,29 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
     ctx.train = &train;
     ctx.val = &val;
     ctx.params = params;
+    if (s->cost_preset < 0) {
+        real_tensors = model_tensors(model, &ctx.ntensors);
+        ctx.tensor_elems = real_tensors;
+        ctx.cost_nparams = ctx.nparams;
+        ctx.flops_per_sample = model_flops_per_sample(model);
+    }
 
+build_algorithm:
     state = ops->create(&ctx, err);
     if (!state) goto done;
     if (sink && sink->begin && sink->begin(sink->ctx, ctx.nparams, err)) goto done;
 
-    if (s->eval_every > 0 && evaluate(&ctx, 0)) goto finished;
+    if (ctx.numerics && s->eval_every > 0 && evaluate(&ctx, 0)) goto finished;
     ops->start(state);
     sim_run_limits_t lim = {.until_ns = s->stop_vtime_ns ? s->stop_vtime_ns : INT64_MAX,
                             .max_events = 0};
     sim_engine_run(engine, &lim);
     if (ctx.status == ALG_RUNNING) ctx.status = ALG_COMPLETE; /* virtual-time limit reached */
-    if (ctx.status == ALG_COMPLETE && runner.last_eval_update != ctx.updates &&
+    if (ctx.numerics && ctx.status == ALG_COMPLETE && runner.last_eval_update != ctx.updates &&
         evaluate(&ctx, runner.last_vtime_ns))
+        goto finished;
+    if (ctx.status == ALG_COMPLETE && ctx.samples_per_update > 0 && ctx.updates > 0 &&
+        emit(&ctx, ctx.updates, runner.last_vtime_ns, "images_per_s", images_per_s(&ctx)))
         goto finished;
     if (ctx.status != ALG_FAILED && ops->report && ops->report(state, sink, &ctx.err)) {
         ctx.status = ALG_FAILED;
@@ -275,7 +338,7 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
 
 finished:;
     sim_counters_t c = sim_engine_counters(engine);
-    sgd_sha256_update(&runner.digest, params, ctx.nparams * sizeof *params);
+    if (params) sgd_sha256_update(&runner.digest, params, ctx.nparams * sizeof *params);
     sgd_sha256_final_hex(&runner.digest, out->digest);
     out->status = ctx.status;
     snprintf(out->detail, sizeof out->detail, "%s", ctx.detail);
@@ -285,7 +348,7 @@ finished:;
     out->wall_s = c.wall_s;
     out->events_per_s = c.events_per_s;
     out->final_params = params;
-    out->nparams = ctx.nparams;
+    out->nparams = params ? ctx.nparams : 0;
     params = NULL;
     rc = 0;
 
@@ -294,6 +357,8 @@ done:
     if (engine) sim_engine_destroy(engine);
     if (model) model_destroy(model);
     free(params);
+    free(real_tensors);
+    model_preset_free(&preset);
     dataset_free(&test_all);
     dataset_free(&train_all);
     return rc;

@@ -16,6 +16,8 @@
 
 #include "common/json.h"
 #include "common/sha256.h"
+#include "models/preset.h"
+#include "sim/collective.h"
 
 /* A scenario is a few kilobytes; anything past this is a mistake (or an attack on the
  * loader), refused before reading it into memory. */
@@ -83,7 +85,7 @@ static int apply_override(cJSON *root, const char *assignment, char *key_out, si
 static const char *const top_keys[] = {"schema_version", "name", "description", "seed",
                                        "algorithm", "backend", "cluster", "data", "model",
                                        "batch", "optimizer", "compute", "io", "network",
-                                       "stop", "eval", "sweep", NULL};
+                                       "stop", "eval", "topology", "sweep", NULL};
 
 /* algorithm.name now; the algorithm's own keys once everything else is known. */
 static int parse_algorithm_name(const sgd_jobj_t *root, const scn_algorithm_t *const *algs,
@@ -189,16 +191,36 @@ static int parse_data(const sgd_jobj_t *root, const char *base_dir, scn_t *s, sg
 static int parse_model(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
 {
     sgd_jobj_t m;
-    static const char *const keys[] = {"kind", "hidden", "init", NULL};
-    static const char *const kinds[] = {"softmax", "mlp", NULL};
+    static const char *const keys[] = {"kind", "hidden", "init", "preset", "cost_preset", NULL};
+    static const char *const kinds[] = {"softmax", "mlp", "preset", NULL};
     static const char *const inits[] = {"normal01", "he", "glorot", NULL};
     int kind, init;
     if (sgd_jobj_child(root, "model", &m, err) || sgd_jobj_check_keys(&m, keys, err) ||
-        sgd_jobj_enum(&m, "kind", kinds, 1, &kind, err) ||
-        sgd_jobj_enum(&m, "init", inits, 1, &init, err))
+        sgd_jobj_enum(&m, "kind", kinds, 1, &kind, err))
         return -1;
+    s->cost_preset = -1;
+    if (kind == 2) {
+        /* Cost-only: no numerics, so nothing of a real model applies. */
+        static const char *const real_only[] = {"hidden", "init", "cost_preset", NULL};
+        for (const char *const *k = real_only; *k; k++)
+            if (sgd_jobj_has(&m, *k))
+                return sgd_errf(err, "%s.%s: not valid with kind \"preset\" (a cost-only "
+                                     "model has no numerics)", m.path, *k);
+        if (sgd_jobj_enum(&m, "preset", model_preset_names, -1, &s->cost_preset, err))
+            return -1;
+        s->cost_only = true;
+        s->model.kind = MODEL_MLP;
+        return 0;
+    }
+    if (sgd_jobj_has(&m, "preset"))
+        return sgd_errf(err, "%s.preset: only valid with kind \"preset\" (for a real model "
+                             "timed as a preset, use cost_preset)", m.path);
+    if (sgd_jobj_enum(&m, "init", inits, 1, &init, err)) return -1;
     s->model.kind = kind == 0 ? MODEL_SOFTMAX : MODEL_MLP;
     s->init = init == 0 ? MODEL_INIT_NORMAL01 : init == 1 ? MODEL_INIT_HE : MODEL_INIT_GLOROT;
+    if (sgd_jobj_has(&m, "cost_preset") &&
+        sgd_jobj_enum(&m, "cost_preset", model_preset_names, -1, &s->cost_preset, err))
+        return -1;
 
     char path[SGD_JPATH_MAX];
     sgd_jpath_join(path, sizeof path, m.path, "hidden");
@@ -326,9 +348,11 @@ static int parse_timing(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
                                         NULL};
     static const char *const kinds[] = {"time", "flops", NULL};
     static const char *const iokeys[] = {"time_s", NULL};
-    static const char *const nkeys[] = {"bandwidth_gbps", "latency_us", "fidelity", NULL};
+    static const char *const nkeys[] = {"bandwidth_gbps", "latency_us", "fidelity",
+                                        "allreduce", "granularity", "bucket_bytes", NULL};
     static const char *const fidelities[] = {"message", "analytic", NULL};
-    int kind, fid;
+    static const char *const grans[] = {"fused", "per_tensor", NULL};
+    int kind, fid, gran;
     double gbps, lat_us;
     if (sgd_jobj_child(root, "compute", &c, err) || sgd_jobj_check_keys(&c, ckeys, err) ||
         sgd_jobj_enum(&c, "kind", kinds, 0, &kind, err))
@@ -353,8 +377,13 @@ static int parse_timing(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
     if (sgd_jobj_child(root, "network", &n, err) || sgd_jobj_check_keys(&n, nkeys, err) ||
         sgd_jobj_num(&n, "bandwidth_gbps", 10.0, 0.0, true, 1e9, &gbps, err) ||
         sgd_jobj_num(&n, "latency_us", 5.0, 0.0, false, 1e9, &lat_us, err) ||
-        sgd_jobj_enum(&n, "fidelity", fidelities, 0, &fid, err))
+        sgd_jobj_enum(&n, "fidelity", fidelities, 0, &fid, err) ||
+        sgd_jobj_enum(&n, "allreduce", sim_allreduce_names, SIM_AR_RING, &s->allreduce_alg,
+                      err) ||
+        sgd_jobj_enum(&n, "granularity", grans, SCN_GRAN_FUSED, &gran, err) ||
+        sgd_jobj_int(&n, "bucket_bytes", 25 << 20, 1, INT64_MAX / 2, &s->bucket_bytes, err))
         return -1;
+    s->granularity = (scn_granularity_t)gran;
     s->bandwidth_Bps = gbps * 1e9 / 8.0;
     s->latency_ns = llround(lat_us * 1e3);
     s->fidelity = (scn_fidelity_t)fid;
@@ -375,6 +404,77 @@ static int parse_run_control(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
     if (sgd_jobj_child(root, "eval", &ev, err) || sgd_jobj_check_keys(&ev, ekeys, err) ||
         sgd_jobj_int(&ev, "every", 50, 0, INT64_MAX, &s->eval_every, err) ||
         sgd_jobj_int(&ev, "train_loss_every", 1, 1, INT64_MAX, &s->train_loss_every, err))
+        return -1;
+    return 0;
+}
+
+/* A link class of the cluster topology: {"bandwidth_gbps": > 0, "latency_us": >= 0}. */
+static int parse_link(const sgd_jobj_t *t, const char *key, double def_gbps, double def_us,
+                      double *Bps, int64_t *latency_ns, sgd_err_t *err)
+{
+    sgd_jobj_t l;
+    static const char *const keys[] = {"bandwidth_gbps", "latency_us", NULL};
+    double gbps, us;
+    if (sgd_jobj_child(t, key, &l, err) || sgd_jobj_check_keys(&l, keys, err) ||
+        sgd_jobj_num(&l, "bandwidth_gbps", def_gbps, 0.0, true, 1e9, &gbps, err) ||
+        sgd_jobj_num(&l, "latency_us", def_us, 0.0, false, 1e9, &us, err))
+        return -1;
+    *Bps = gbps * 1e9 / 8.0;
+    *latency_ns = llround(us * 1e3);
+    return 0;
+}
+
+/* After cluster and network: G must divide the workers, and each kind takes only its keys. */
+static int parse_topology(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t t, n;
+    static const char *const keys[] = {"kind", "gpus_per_node", "nodes", "intra", "nic",
+                                       "oversubscription", NULL};
+    static const char *const kinds[] = {"flat", "cluster", NULL};
+    int kind;
+    scn_topology_t *tp = &s->topo;
+    if (sgd_jobj_child(root, "topology", &t, err) || sgd_jobj_check_keys(&t, keys, err) ||
+        sgd_jobj_enum(&t, "kind", kinds, SCN_TOPO_FLAT, &kind, err))
+        return -1;
+    tp->kind = (scn_topo_kind_t)kind;
+    if (tp->kind == SCN_TOPO_FLAT) {
+        for (const char *const *k = keys + 1; *k; k++)
+            if (sgd_jobj_has(&t, *k))
+                return sgd_errf(err, "%s.%s: only valid with kind \"cluster\" (a flat "
+                                     "topology is the network section's star)", t.path, *k);
+        tp->gpus_per_node = 1;
+        tp->nodes = s->workers;
+        return 0;
+    }
+    if (sgd_jobj_child(root, "network", &n, err)) return -1;
+    for (const char *const *k = (const char *const[]){"bandwidth_gbps", "latency_us", NULL};
+         *k; k++)
+        if (sgd_jobj_has(&n, *k))
+            return sgd_errf(err, "%s.%s: not used with topology.kind \"cluster\" (set "
+                                 "topology.intra and topology.nic)", n.path, *k);
+    /* The flat star's defaults were filled in before the topology was known: the resolved
+     * configuration lists only what the run uses. */
+    if (n.out) {
+        cJSON_DeleteItemFromObjectCaseSensitive(n.out, "bandwidth_gbps");
+        cJSON_DeleteItemFromObjectCaseSensitive(n.out, "latency_us");
+    }
+    if (sgd_jobj_int(&t, "gpus_per_node", 4, 1, 1 << 16, &tp->gpus_per_node, err)) return -1;
+    if (s->workers % tp->gpus_per_node != 0)
+        return sgd_errf(err, "%s.gpus_per_node: %lld GPUs per node does not divide "
+                             "cluster.workers = %lld", t.path, (long long)tp->gpus_per_node,
+                        (long long)s->workers);
+    int64_t nodes = s->workers / tp->gpus_per_node;
+    if (sgd_jobj_int(&t, "nodes", nodes, 1, INT32_MAX, &tp->nodes, err)) return -1;
+    if (tp->nodes != nodes)
+        return sgd_errf(err, "%s.nodes: %lld nodes x %lld GPUs per node = %lld workers, but "
+                             "cluster.workers = %lld", t.path, (long long)tp->nodes,
+                        (long long)tp->gpus_per_node,
+                        (long long)(tp->nodes * tp->gpus_per_node), (long long)s->workers);
+    /* Defaults: PCIe 3.0 x16 (~12 GB/s per direction in practice) and a 25 GbE NIC. */
+    if (parse_link(&t, "intra", 96.0, 1.0, &tp->intra_Bps, &tp->intra_latency_ns, err) ||
+        parse_link(&t, "nic", 25.0, 2.5, &tp->nic_Bps, &tp->nic_latency_ns, err) ||
+        sgd_jobj_num(&t, "oversubscription", 1.0, 1.0, false, 1e6, &tp->oversubscription,
+                     err))
         return -1;
     return 0;
 }
@@ -408,7 +508,8 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
     if (parse_cluster(&root, s, err) || parse_data(&root, base_dir, s, err) ||
         parse_model(&root, s, err) || parse_batch(&root, s, err) ||
         parse_optimizer(&root, s, err) || parse_timing(&root, s, err) ||
-        parse_run_control(&root, s, err) || parse_algorithm_options(&root, alg, s, err))
+        parse_run_control(&root, s, err) || parse_topology(&root, s, err) ||
+        parse_algorithm_options(&root, alg, s, err))
         return -1;
     return 0;
 }

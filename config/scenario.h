@@ -27,6 +27,21 @@ typedef enum { SCN_VAL_TEST, SCN_VAL_TRAIN_TAIL } scn_val_from_t;
 typedef enum { SCN_SAMPLING_SHUFFLE, SCN_SAMPLING_SEQUENTIAL } scn_sampling_t;
 typedef enum { SCN_COMPUTE_TIME, SCN_COMPUTE_FLOPS } scn_compute_kind_t;
 typedef enum { SCN_FIDELITY_MESSAGE, SCN_FIDELITY_ANALYTIC } scn_fidelity_t;
+typedef enum { SCN_TOPO_FLAT, SCN_TOPO_CLUSTER } scn_topo_kind_t;
+typedef enum { SCN_GRAN_FUSED, SCN_GRAN_PER_TENSOR } scn_granularity_t;
+
+/* topology: the cluster's shape and links (docs/scenario.md).  Flat: the network section's
+ * star.  Cluster: N = workers / G nodes of G GPUs. */
+typedef struct scn_topology {
+    scn_topo_kind_t kind;
+    int64_t gpus_per_node;    /* G (cluster), 1 for flat */
+    int64_t nodes;            /* N = workers / G (cluster), workers for flat */
+    double intra_Bps;         /* topology.intra.bandwidth_gbps in bytes/s */
+    int64_t intra_latency_ns; /* topology.intra.latency_us in ns */
+    double nic_Bps;           /* topology.nic.bandwidth_gbps in bytes/s */
+    int64_t nic_latency_ns;   /* topology.nic.latency_us in ns */
+    double oversubscription;  /* >= 1 */
+} scn_topology_t;
 
 typedef struct scn_data {
     scn_data_source_t source;
@@ -64,6 +79,9 @@ typedef struct scn {
 
     model_spec_t model;
     model_init_t init;
+    bool cost_only;              /* model.kind "preset": no numerics, only the preset's costs */
+    int cost_preset;             /* model_preset_id_t charged for time (model.preset, or
+                                    model.cost_preset for a hybrid run); -1 = the real model */
 
     int64_t batch_per_worker;
     scn_sampling_t sampling;
@@ -80,6 +98,11 @@ typedef struct scn {
     double bandwidth_Bps;        /* network.bandwidth_gbps converted to bytes/s */
     int64_t latency_ns;          /* network.latency_us converted to ns */
     scn_fidelity_t fidelity;     /* network.fidelity */
+    int allreduce_alg;           /* network.allreduce: sim_allreduce_alg_t */
+    scn_granularity_t granularity; /* network.granularity */
+    int64_t bucket_bytes;        /* network.bucket_bytes (fused) */
+
+    scn_topology_t topo;         /* topology */
 
     int64_t stop_updates;        /* stop.updates */
     int64_t stop_vtime_ns;       /* stop.vtime_s in ns, 0 = no limit */

@@ -1,0 +1,239 @@
+/* The shared synchronous machinery declared in sync.h. */
+#include "algorithms/sync.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "models/optim.h"
+#include "sim/rng.h"
+
+/* The collective calls of one gradient exchange.  Per tensor: one call per parameter tensor,
+ * in framework order (as the LSGD authors' code loops over model.parameters()).  Fused:
+ * tensors taken in reverse order (the order backward produces gradients, as PyTorch's DDP
+ * buckets them) are appended to a bucket until it holds at least bucket_bytes, which is then
+ * one call. */
+static void build_plan(alg_sync_t *y)
+{
+    const alg_ctx_t *ctx = y->ctx;
+    y->call_elems = sgd_xmalloc((size_t)ctx->ntensors * sizeof *y->call_elems);
+    if (y->s->granularity == SCN_GRAN_PER_TENSOR) {
+        memcpy(y->call_elems, ctx->tensor_elems, (size_t)ctx->ntensors * sizeof *y->call_elems);
+        y->ncalls = ctx->ntensors;
+        return;
+    }
+    uint64_t cur = 0;
+    for (int i = ctx->ntensors - 1; i >= 0; i--) {
+        cur += ctx->tensor_elems[i];
+        if (cur * sizeof(float) >= (uint64_t)y->s->bucket_bytes || i == 0) {
+            y->call_elems[y->ncalls++] = cur;
+            cur = 0;
+        }
+    }
+}
+
+/* Timeline: messages are drawn on one track per link (sim_net_set_trace); name the tracks
+ * after what the links are, so a trace viewer shows "worker 2 uplink", "node 0 NIC tx". */
+static void name_link_tracks(alg_sync_t *y)
+{
+    sim_trace_t *tr = y->ctx->trace;
+    const sim_topo_t *t = &y->topo;
+    sim_net_set_trace(y->net, tr);
+    if (!tr) return;
+    char name[64];
+    for (int i = 0; i < t->workers; i++) {
+        bool flat = t->spec.kind == SIM_TOPO_FLAT;
+        snprintf(name, sizeof name, "worker %d uplink", i);
+        sim_trace_name_track(tr, SIM_TRACK_LINK, (uint32_t)(flat ? t->star.uplink0 + i : t->up0 + i), name);
+        snprintf(name, sizeof name, "worker %d downlink", i);
+        sim_trace_name_track(tr, SIM_TRACK_LINK, (uint32_t)(flat ? t->star.downlink0 + i : t->down0 + i), name);
+    }
+    if (t->spec.kind != SIM_TOPO_CLUSTER) return;
+    for (int a = 0; a < t->nodes; a++) {
+        snprintf(name, sizeof name, "node %d NIC tx", a);
+        sim_trace_name_track(tr, SIM_TRACK_LINK, (uint32_t)(t->tx0 + a), name);
+        snprintf(name, sizeof name, "node %d NIC rx", a);
+        sim_trace_name_track(tr, SIM_TRACK_LINK, (uint32_t)(t->rx0 + a), name);
+        if (t->core0 >= 0) {
+            snprintf(name, sizeof name, "node %d core share", a);
+            sim_trace_name_track(tr, SIM_TRACK_LINK, (uint32_t)(t->core0 + a), name);
+        }
+    }
+}
+
+static void build_network(alg_sync_t *y)
+{
+    const scn_t *s = y->s;
+    sim_topo_spec_t spec = {.workers = y->p};
+    if (s->topo.kind == SCN_TOPO_FLAT) {
+        spec.kind = SIM_TOPO_FLAT;
+        spec.link_Bps = s->bandwidth_Bps;
+        spec.link_latency_ns = s->latency_ns;
+    } else {
+        spec.kind = SIM_TOPO_CLUSTER;
+        spec.nodes = (int)s->topo.nodes;
+        spec.gpus_per_node = (int)s->topo.gpus_per_node;
+        spec.intra_Bps = s->topo.intra_Bps;
+        spec.intra_latency_ns = s->topo.intra_latency_ns;
+        spec.nic_Bps = s->topo.nic_Bps;
+        spec.nic_latency_ns = s->topo.nic_latency_ns;
+        spec.oversubscription = s->topo.oversubscription;
+    }
+    y->net = sim_net_create();
+    sim_topo_init(&y->topo, y->net, &spec);
+    name_link_tracks(y);
+}
+
+void alg_sync_init(alg_sync_t *y, alg_ctx_t *ctx)
+{
+    const scn_t *s = ctx->scn;
+    memset(y, 0, sizeof *y);
+    y->ctx = ctx;
+    y->s = s;
+    y->p = (int)s->workers;
+    y->b = (int)s->batch_per_worker;
+    y->workers = sgd_xcalloc((size_t)y->p, sizeof *y->workers);
+    for (int i = 0; i < y->p; i++) {
+        alg_sync_worker_t *w = &y->workers[i];
+        w->compute_rng = sim_rng_create(s->seed, SIM_STREAM_COMPUTE, (uint64_t)i);
+        w->io_rng = sim_rng_create(s->seed, SIM_STREAM_IO, (uint64_t)i);
+        gsl_rng *speed = sim_rng_create(s->seed, SIM_STREAM_SPEED, (uint64_t)i);
+        w->time_factor = sim_dist_sample(&s->time_factor, speed);
+        gsl_rng_free(speed);
+    }
+    build_network(y);
+    build_plan(y);
+    ctx->samples_per_update = (int64_t)y->p * y->b;
+    if (!ctx->numerics) return;
+
+    size_t B = (size_t)y->p * (size_t)y->b;
+    y->grad = sgd_xmalloc(ctx->nparams * sizeof(float));
+    y->velocity = sgd_xcalloc(ctx->nparams, sizeof(float));
+    y->batch_x = sgd_xmalloc(B * (size_t)ctx->train->dim * sizeof(float));
+    y->batch_y = sgd_xmalloc(B * sizeof(int32_t));
+    y->order = sgd_xmalloc((size_t)ctx->train->n * sizeof(uint32_t));
+    for (int64_t r = 0; r < ctx->train->n; r++) y->order[r] = (uint32_t)r;
+    y->order_rng = sim_rng_create(s->seed, SIM_STREAM_DATA_ORDER, 0);
+    /* Start with a fresh permutation for the first epoch. */
+    y->order_pos = s->sampling == SCN_SAMPLING_SHUFFLE ? ctx->train->n : 0;
+}
+
+void alg_sync_free(alg_sync_t *y)
+{
+    for (int i = 0; i < y->p; i++) {
+        gsl_rng_free(y->workers[i].compute_rng);
+        gsl_rng_free(y->workers[i].io_rng);
+    }
+    free(y->workers);
+    sim_net_destroy(y->net);
+    free(y->call_elems);
+    if (y->order_rng) gsl_rng_free(y->order_rng);
+    free(y->grad);
+    free(y->velocity);
+    free(y->batch_x);
+    free(y->batch_y);
+    free(y->order);
+    memset(y, 0, sizeof *y);
+}
+
+/* Fills the stacked global batch of the next update (P*b rows in worker order). */
+static void draw_global_batch(alg_sync_t *y)
+{
+    const sgd_dataset_t *d = y->ctx->train;
+    int64_t n = d->n, B = (int64_t)y->p * y->b;
+    bool shuffle = y->s->sampling == SCN_SAMPLING_SHUFFLE;
+    if (shuffle && y->order_pos + B > n) {
+        /* New epoch; the incomplete tail of the old permutation is dropped (drop_last). */
+        gsl_ran_shuffle(y->order_rng, y->order, (size_t)n, sizeof *y->order);
+        y->order_pos = 0;
+    }
+    for (int64_t k = 0; k < B; k++) {
+        int64_t row = shuffle ? y->order[y->order_pos + k] : (y->order_pos + k) % n;
+        memcpy(y->batch_x + k * d->dim, d->x + row * d->dim, (size_t)d->dim * sizeof(float));
+        y->batch_y[k] = d->y[row];
+    }
+    y->order_pos = shuffle ? y->order_pos + B : (y->order_pos + B) % n;
+}
+
+void alg_sync_update(alg_sync_t *y, int64_t update_index)
+{
+    alg_ctx_t *ctx = y->ctx;
+    y->lr = lr_at(&y->s->lr, update_index, (int64_t)y->p * y->b);
+    if (!ctx->numerics) {
+        y->loss = 0.0;
+        return;
+    }
+    draw_global_batch(y);
+    y->loss = model_loss_grad(ctx->model, ctx->params, y->batch_x, y->batch_y, y->p * y->b,
+                              y->grad);
+    optim_sgd_step(&y->s->sgd, ctx->params, y->velocity, y->grad, ctx->nparams, (float)y->lr);
+}
+
+static int64_t draw_ns(const sim_dist_t *dist, gsl_rng *r, double factor)
+{
+    return sim_seconds_to_ns(sim_dist_sample(dist, r) * factor);
+}
+
+int64_t alg_sync_io_ns(alg_sync_t *y, int i)
+{
+    return draw_ns(&y->s->io_time_s, y->workers[i].io_rng, 1.0);
+}
+
+int64_t alg_sync_compute_ns(alg_sync_t *y, int i)
+{
+    alg_sync_worker_t *w = &y->workers[i];
+    if (y->s->compute_kind == SCN_COMPUTE_FLOPS) {
+        double flops = y->ctx->flops_per_sample * y->b;
+        return sim_seconds_to_ns(flops / (y->s->device_gflops * 1e9) * w->time_factor);
+    }
+    return draw_ns(&y->s->compute_time_s, w->compute_rng, w->time_factor);
+}
+
+int64_t alg_sync_step_ns(alg_sync_t *y, int i)
+{
+    return draw_ns(&y->s->update_time_s, y->workers[i].compute_rng, 1.0);
+}
+
+int alg_sync_check_allreduce(const scn_t *s, int nranks, sgd_err_t *err)
+{
+    uint64_t m = sim_sched_allreduce_size((sim_allreduce_alg_t)s->allreduce_alg, nranks);
+    if (m > (1u << 24))
+        return sgd_errf(err, "network.allreduce: a %s allreduce over %d ranks has %llu messages "
+                             "per call, too many to simulate (limit %u); use \"rsag\" or "
+                             "\"recursive_doubling\"",
+                        sim_allreduce_names[s->allreduce_alg], nranks, (unsigned long long)m,
+                        1u << 24);
+    return 0;
+}
+
+int64_t alg_sync_analytic_ns(const alg_sync_t *y, const sim_sched_t *s, const int *endpoints)
+{
+    /* Many tensors share a size (ResNet-50: 161 tensors, few distinct sizes): cost each
+     * distinct size once. */
+    int64_t total = 0;
+    int64_t *cost = sgd_xmalloc((size_t)y->ncalls * sizeof *cost);
+    for (int c = 0; c < y->ncalls; c++) {
+        int prev = 0;
+        while (prev < c && y->call_elems[prev] != y->call_elems[c]) prev++;
+        cost[c] = prev < c ? cost[prev]
+                           : sim_sched_analytic_ns(s, &y->topo, y->net, endpoints,
+                                                   y->call_elems[c], sizeof(float));
+        total += cost[c];
+    }
+    free(cost);
+    return total;
+}
+
+void alg_sync_traffic(const alg_sync_t *y, const sim_sched_t *s, uint64_t *messages,
+                      uint64_t *bytes)
+{
+    *messages = *bytes = 0;
+    for (int c = 0; c < y->ncalls; c++) {
+        uint64_t m, b;
+        sim_sched_traffic(s, y->call_elems[c], sizeof(float), &m, &b);
+        *messages += m;
+        *bytes += b;
+    }
+}
