@@ -54,6 +54,7 @@ typedef struct lsgd_worker {
     bool have_update; /* the broadcast of the previous update has arrived */
     bool stepping;   /* the optimizer step is under way */
     int64_t iter;    /* iteration t it is in */
+    int64_t t_reduce_ns, t_bcast_ns; /* timeline: when it entered the reduce / the broadcast */
 } lsgd_worker_t;
 
 typedef struct lsgd {
@@ -80,6 +81,7 @@ typedef struct lsgd {
     bool *node_has_result;   /* node a's communicator holds the global mean, not yet sent */
     int *node_posted;        /* workers of node a ready to receive the broadcast */
     uint64_t exchanges;      /* analytic: completed iterations of the communicators */
+    int64_t *comm_t0_ns;     /* timeline: when communicator a entered the allreduce */
 
     int ncomputed;           /* gradients of the current step computed */
     int nstepped;            /* workers that applied the current update */
@@ -87,16 +89,24 @@ typedef struct lsgd {
 
 static int node_of(const lsgd_t *l, int w) { return w / l->g; }
 
+static void span(lsgd_t *l, sim_track_kind_t kind, int id, const char *name, int64_t t0,
+                 int64_t t1)
+{
+    sim_trace_span(l->ctx->trace, kind, (uint32_t)id, name, t0, t1);
+}
+
 static void start_load(lsgd_t *l, int w, int64_t now)
 {
-    sim_engine_schedule(l->ctx->engine, now + alg_sync_io_ns(&l->y, w), l->ev_io_done,
-                        (uint32_t)w, 0, NULL);
+    int64_t done = now + alg_sync_io_ns(&l->y, w);
+    span(l, SIM_TRACK_WORKER, w, "io", now, done);
+    sim_engine_schedule(l->ctx->engine, done, l->ev_io_done, (uint32_t)w, 0, NULL);
 }
 
 static void start_compute(lsgd_t *l, int w, int64_t now)
 {
-    sim_engine_schedule(l->ctx->engine, now + alg_sync_compute_ns(&l->y, w),
-                        l->ev_compute_done, (uint32_t)w, 0, NULL);
+    int64_t done = now + alg_sync_compute_ns(&l->y, w);
+    span(l, SIM_TRACK_WORKER, w, "compute", now, done);
+    sim_engine_schedule(l->ctx->engine, done, l->ev_compute_done, (uint32_t)w, 0, NULL);
 }
 
 /* Closed form: node a's broadcast starts once its communicator holds the result and every
@@ -117,6 +127,7 @@ static void analytic_try_bcast(lsgd_t *l, int a, int64_t now)
 static void post_bcast(lsgd_t *l, int w, int64_t now)
 {
     int a = node_of(l, w);
+    l->w[w].t_bcast_ns = now;
     if (!l->analytic) {
         sim_coll_enter(l->node_bcast[a], w % l->g + 1, now);
         return;
@@ -132,8 +143,9 @@ static void try_step(lsgd_t *l, int w, int64_t now)
     lsgd_worker_t *k = &l->w[w];
     if (!k->have_update || k->stepping || (l->o.overlap && !k->loaded)) return;
     k->stepping = true;
-    sim_engine_schedule(l->ctx->engine, now + alg_sync_step_ns(&l->y, w), l->ev_step_done,
-                        (uint32_t)w, 0, NULL);
+    int64_t done = now + alg_sync_step_ns(&l->y, w);
+    span(l, SIM_TRACK_WORKER, w, "update", now, done);
+    sim_engine_schedule(l->ctx->engine, done, l->ev_step_done, (uint32_t)w, 0, NULL);
 }
 
 static void on_io_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
@@ -157,6 +169,7 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     lsgd_t *l = arg;
     int w = (int)ev->entity, a = node_of(l, w);
+    l->w[w].t_reduce_ns = ev->t_ns;
     if (++l->ncomputed == l->p) {
         /* Every gradient of this step exists: compute the update once (sync.h). */
         l->ncomputed = 0;
@@ -180,6 +193,7 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 static void worker_reduced(lsgd_t *l, int w, int64_t now)
 {
     lsgd_worker_t *k = &l->w[w];
+    span(l, SIM_TRACK_WORKER, w, "reduce", k->t_reduce_ns, now);
     k->iter++;
     k->loaded = false;
     if (l->o.overlap) start_load(l, w, now);
@@ -195,6 +209,7 @@ static void on_worker_reduced(sim_engine_t *e, const sim_event_t *ev, void *arg)
 /* The communicator of node a holds its node's sum: on to the inter-node allreduce. */
 static void comm_reduced(lsgd_t *l, int a, int64_t now)
 {
+    l->comm_t0_ns[a] = now;
     if (!l->analytic) {
         sim_coll_enter(l->inter, a, now);
         return;
@@ -221,6 +236,7 @@ static void on_allreduced(sim_engine_t *e, const sim_event_t *ev, void *arg)
     lsgd_t *l = arg;
     (void)e;
     for (int a = 0; a < l->n; a++) {
+        span(l, SIM_TRACK_COMMUNICATOR, a, "allreduce", l->comm_t0_ns[a], ev->t_ns);
         l->node_has_result[a] = true;
         analytic_try_bcast(l, a, ev->t_ns);
     }
@@ -228,6 +244,7 @@ static void on_allreduced(sim_engine_t *e, const sim_event_t *ev, void *arg)
 
 static void update_arrived(lsgd_t *l, int w, int64_t now)
 {
+    span(l, SIM_TRACK_WORKER, w, "broadcast", l->w[w].t_bcast_ns, now);
     l->w[w].have_update = true;
     try_step(l, w, now);
 }
@@ -265,7 +282,7 @@ static void node_reduce_done(void *arg, int rank, int64_t t)
 {
     lsgd_node_ctx_t *nc = arg;
     lsgd_t *l = nc->l;
-    if (rank == 0) sim_coll_enter(l->inter, nc->node, t);
+    if (rank == 0) comm_reduced(l, nc->node, t);
     else worker_reduced(l, nc->node * l->g + rank - 1, t);
 }
 
@@ -280,6 +297,7 @@ static void node_bcast_done(void *arg, int rank, int64_t t)
 static void inter_done(void *arg, int rank, int64_t t)
 {
     lsgd_t *l = arg;
+    span(l, SIM_TRACK_COMMUNICATOR, rank, "allreduce", l->comm_t0_ns[rank], t);
     sim_coll_enter(l->node_bcast[rank], 0, t);
 }
 
@@ -296,6 +314,12 @@ static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
     l->n = (int)s->topo.nodes;
     l->analytic = s->fidelity == SCN_FIDELITY_ANALYTIC;
     l->w = sgd_xcalloc((size_t)l->p, sizeof *l->w);
+    l->comm_t0_ns = sgd_xcalloc((size_t)l->n, sizeof *l->comm_t0_ns);
+    for (int a = 0; a < l->n && ctx->trace; a++) {
+        char name[48];
+        snprintf(name, sizeof name, "node %d communicator", a);
+        sim_trace_name_track(ctx->trace, SIM_TRACK_COMMUNICATOR, (uint32_t)a, name);
+    }
     sim_engine_t *e = ctx->engine;
     l->ev_io_done = sim_engine_register(e, "lsgd.io_done", on_io_done, l);
     l->ev_compute_done = sim_engine_register(e, "lsgd.compute_done", on_compute_done, l);
@@ -410,6 +434,7 @@ static void lsgd_destroy(void *state)
     free(l->node_has_result);
     free(l->node_posted);
     free(l->w);
+    free(l->comm_t0_ns);
     alg_sync_free(&l->y);
     free(l);
 }

@@ -30,6 +30,7 @@ static const char *kind_name(sim_track_kind_t k)
     case SIM_TRACK_WORKER: return "worker";
     case SIM_TRACK_SERVER: return "server";
     case SIM_TRACK_LINK: return "link";
+    case SIM_TRACK_COMMUNICATOR: return "communicator";
     }
     return "track";
 }
@@ -40,6 +41,7 @@ static const char *kind_process(sim_track_kind_t k)
     case SIM_TRACK_WORKER: return "workers / clients";
     case SIM_TRACK_SERVER: return "parameter servers";
     case SIM_TRACK_LINK: return "network links";
+    case SIM_TRACK_COMMUNICATOR: return "communicators";
     }
     return "tracks";
 }

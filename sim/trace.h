@@ -29,6 +29,7 @@ typedef enum {
     SIM_TRACK_WORKER = 1, /* workers of synchronous algorithms, clients of asynchronous ones */
     SIM_TRACK_SERVER = 2, /* parameter servers */
     SIM_TRACK_LINK = 3,   /* network links: one span per message occupying the link */
+    SIM_TRACK_COMMUNICATOR = 4, /* LSGD's per-node communicators */
 } sim_track_kind_t;
 
 typedef struct sim_trace_opts {
