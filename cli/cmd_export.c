@@ -26,17 +26,8 @@ static int export_one(sqlite3 *h, const char *db_path, const char *name, const c
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
         return cli_bad_input("export: %s: %s: %s", db_path, name, sqlite3_errmsg(h));
-    int ncols = sqlite3_column_count(st);
-    const char **head = sgd_xcalloc((size_t)ncols + 1, sizeof *head);
-    for (int c = 0; c < ncols; c++) head[c] = sqlite3_column_name(st, c);
     cli_table_t t;
-    cli_table_init(&t, ncols, head);
-    free(head);
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        int r = cli_table_row(&t);
-        for (int c = 0; c < ncols; c++) cli_table_sql(&t, r, c, st, c);
-    }
+    int s = cli_table_from_stmt(&t, st);
     int rc = SGD_EXIT_OK;
     if (s != SQLITE_DONE) {
         rc = cli_bad_input("export: %s: %s: %s", db_path, name, sqlite3_errmsg(h));

@@ -94,17 +94,9 @@ int cli_query_main(int argc, char **argv)
             sqlite3_finalize(st);
             break;
         }
-        int ncols = sqlite3_column_count(st);
-        const char **head = sgd_xcalloc((size_t)ncols + 1, sizeof *head);
-        for (int c = 0; c < ncols; c++) head[c] = sqlite3_column_name(st, c);
         cli_table_t t;
-        cli_table_init(&t, ncols, head);
-        free(head);
-        int s;
-        while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-            int r = cli_table_row(&t);
-            for (int c = 0; c < ncols; c++) cli_table_sql(&t, r, c, st, c);
-        }
+        int s = cli_table_from_stmt(&t, st);
+        int ncols = sqlite3_column_count(st);
         if (s != SQLITE_DONE) {
             rc = cli_bad_input("query: %s: SQL error: %s", pos[0], sqlite3_errmsg(h));
         } else if (ncols > 0) {

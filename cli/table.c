@@ -208,3 +208,18 @@ void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f)
     }
     free(w);
 }
+
+int cli_table_from_stmt(cli_table_t *t, sqlite3_stmt *st)
+{
+    int ncols = sqlite3_column_count(st);
+    const char **head = sgd_xcalloc((size_t)ncols + 1, sizeof *head);
+    for (int c = 0; c < ncols; c++) head[c] = sqlite3_column_name(st, c);
+    cli_table_init(t, ncols, head);
+    free(head);
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = cli_table_row(t);
+        for (int c = 0; c < ncols; c++) cli_table_sql(t, r, c, st, c);
+    }
+    return s;
+}

@@ -40,6 +40,10 @@ void cli_table_real(cli_table_t *t, int row, int col, double v);
 /* Copies column i of the current row of st with its SQLite type. */
 void cli_table_sql(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i);
 
+/* Initialises t with st's column names and fills it with every row st yields.  Returns the
+ * last sqlite3_step() code: SQLITE_DONE on success.  The caller frees t and finalizes st. */
+int cli_table_from_stmt(cli_table_t *t, sqlite3_stmt *st);
+
 void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f);
 
 /* Parses "POS1 [POS2 ...] [--csv|--json]" for the reading subcommands: exactly npos
