@@ -144,6 +144,22 @@ static bool in_list(const char *list, const char *name)
     return false;
 }
 
+
+/* One line of the report: which run (key, scenario, label), what was compared, the verdict
+ * and its detail. */
+static void verdict_row(cli_table_t *t, const char *key, const char *scenario,
+                        const char *label, const char *what, const char *verdict,
+                        const char *detail)
+{
+    int r = cli_table_row(t);
+    cli_table_text(t, r, 0, key);
+    cli_table_text(t, r, 1, scenario);
+    cli_table_text(t, r, 2, label);
+    cli_table_text(t, r, 3, what);
+    cli_table_text(t, r, 4, verdict);
+    cli_table_text(t, r, 5, detail);
+}
+
 static bool has_metric(sqlite3 *h, const char *name)
 {
     sqlite3_stmt *st = NULL;
@@ -247,16 +263,10 @@ int cli_compare_main(int argc, char **argv)
         const char *scenario = (const char *)sqlite3_column_text(lb, 2);
         nruns++;
         sqlite3_bind_text(find, 1, key, -1, SQLITE_TRANSIENT);
-        int r;
         if (sqlite3_step(find) != SQLITE_ROW) {
             sqlite3_reset(find);
-            r = cli_table_row(&t);
-            cli_table_text(&t, r, 0, short_key);
-            cli_table_text(&t, r, 1, scenario);
-            cli_table_text(&t, r, 2, label);
-            cli_table_text(&t, r, 3, "(run)");
-            cli_table_text(&t, r, 4, verdict_name[V_MISSING]);
-            cli_table_text(&t, r, 5, "no finished run with this key in the candidate");
+            verdict_row(&t, short_key, scenario, label, "(run)", verdict_name[V_MISSING],
+                        "no finished run with this key in the candidate");
             count[V_MISSING]++;
             nmissing_runs++;
             continue;
@@ -270,13 +280,8 @@ int cli_compare_main(int argc, char **argv)
         const char *cs = (const char *)sqlite3_column_text(find, 1);
         verdict_t v = strcmp(bs, cs) == 0 ? V_IDENTICAL : V_REGRESSED;
         snprintf(detail, sizeof detail, "%s -> %s", bs, cs);
-        r = cli_table_row(&t);
-        cli_table_text(&t, r, 0, short_key);
-        cli_table_text(&t, r, 1, scenario);
-        cli_table_text(&t, r, 2, label);
-        cli_table_text(&t, r, 3, "status");
-        cli_table_text(&t, r, 4, verdict_name[v]);
-        cli_table_text(&t, r, 5, v == V_IDENTICAL ? bs : detail);
+        verdict_row(&t, short_key, scenario, label, "status", verdict_name[v],
+                    v == V_IDENTICAL ? bs : detail);
         count[v]++;
         /* final virtual time */
         series_t a = {0}, b = {0};
@@ -289,13 +294,8 @@ int cli_compare_main(int argc, char **argv)
         v = compare_series(&a, &b, rtol, detail, sizeof detail);
         if (v != V_IDENTICAL) snprintf(detail, sizeof detail, "%.9g s -> %.9g s", bvd, cvd);
         sqlite3_reset(find);
-        r = cli_table_row(&t);
-        cli_table_text(&t, r, 0, short_key);
-        cli_table_text(&t, r, 1, scenario);
-        cli_table_text(&t, r, 2, label);
-        cli_table_text(&t, r, 3, "vtime_s");
-        cli_table_text(&t, r, 4, verdict_name[v]);
-        cli_table_text(&t, r, 5, detail);
+        verdict_row(&t, short_key, scenario, label, "vtime_s", verdict_name[v],
+                    detail);
         count[v]++;
         /* metric series */
         sqlite3_bind_int64(names, 1, bid);
@@ -307,13 +307,8 @@ int cli_compare_main(int argc, char **argv)
             v = b.n == 0 ? V_MISSING : compare_series(&a, &b, rtol, detail, sizeof detail);
             if (v == V_MISSING)
                 snprintf(detail, sizeof detail, "no %s rows in the candidate", name);
-            r = cli_table_row(&t);
-            cli_table_text(&t, r, 0, short_key);
-            cli_table_text(&t, r, 1, scenario);
-            cli_table_text(&t, r, 2, label);
-            cli_table_text(&t, r, 3, name);
-            cli_table_text(&t, r, 4, verdict_name[v]);
-            cli_table_text(&t, r, 5, detail);
+            verdict_row(&t, short_key, scenario, label, name, verdict_name[v],
+                        detail);
             count[v]++;
             series_free(&a);
             series_free(&b);
