@@ -1,0 +1,135 @@
+/* The backend registry and the "cpu" backend (see backend.h).
+ *
+ * The CPU backend is a thin wrapper over models/model.c and models/optim.c that makes exactly
+ * the calls the algorithms made before backends existed, in the same order, so every digest
+ * of a CPU run is unchanged (tests/cli/golden.txt, tests/models/test_backend_cpu.c). */
+#include "models/backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/backend_cuda.h"
+
+const char *const sgd_backend_names[] = {"cpu", "cuda", NULL};
+
+int sgd_backend_have_cuda(void)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+typedef struct cpu_backend {
+    model_t *model;
+    /* resident synchronous training */
+    const sgd_dataset_t *train;
+    optim_sgd_t opt;
+    float *grad, *velocity; /* nparams each */
+    float *batch_x;         /* max_batch x dim, the gathered stacked batch */
+    int32_t *batch_y;
+} cpu_backend_t;
+
+static double cpu_loss_grad(void *ctx, const float *params, const float *x, const int32_t *y,
+                            int batch, float *grad)
+{
+    cpu_backend_t *c = ctx;
+    return model_loss_grad(c->model, params, x, y, batch, grad);
+}
+
+static void cpu_loss_grad_batched(void *ctx, int k, const float *const *params,
+                                  const float *const *x, const int32_t *const *y, int batch,
+                                  float *const *grad, double *loss)
+{
+    cpu_backend_t *c = ctx;
+    SGD_ASSERT(k >= 1);
+    /* In request order; each result depends only on its own inputs (model.h). */
+    for (int i = 0; i < k; i++) loss[i] = model_loss_grad(c->model, params[i], x[i], y[i], batch, grad[i]);
+}
+
+static void cpu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
+                         double *mean_loss, double *error_rate)
+{
+    cpu_backend_t *c = ctx;
+    model_evaluate(c->model, params, d, mean_loss, error_rate);
+}
+
+static void cpu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
+                           const float *params)
+{
+    cpu_backend_t *c = ctx;
+    (void)params; /* the caller's array is the state: sync_step updates it in place */
+    SGD_ASSERT(train->dim == model_spec(c->model)->ninputs && !c->train);
+    size_t np = model_nparams(c->model), mb = (size_t)model_max_batch(c->model);
+    c->train = train;
+    c->opt = *opt;
+    c->grad = sgd_xmalloc(np * sizeof *c->grad);
+    c->velocity = sgd_xcalloc(np, sizeof *c->velocity);
+    c->batch_x = sgd_xmalloc(mb * (size_t)train->dim * sizeof *c->batch_x);
+    c->batch_y = sgd_xmalloc(mb * sizeof *c->batch_y);
+}
+
+static double cpu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, float *params)
+{
+    cpu_backend_t *c = ctx;
+    const sgd_dataset_t *d = c->train;
+    SGD_ASSERT(d && nrows >= 1 && nrows <= model_max_batch(c->model));
+    for (int k = 0; k < nrows; k++) {
+        SGD_ASSERT(rows[k] >= 0 && rows[k] < d->n);
+        memcpy(c->batch_x + (size_t)k * (size_t)d->dim, d->x + rows[k] * d->dim,
+               (size_t)d->dim * sizeof(float));
+        c->batch_y[k] = d->y[rows[k]];
+    }
+    double loss = model_loss_grad(c->model, params, c->batch_x, c->batch_y, nrows, c->grad);
+    optim_sgd_step(&c->opt, params, c->velocity, c->grad, model_nparams(c->model), lr);
+    return loss;
+}
+
+static void cpu_destroy(void *ctx)
+{
+    cpu_backend_t *c = ctx;
+    free(c->grad);
+    free(c->velocity);
+    free(c->batch_x);
+    free(c->batch_y);
+    free(c);
+}
+
+static const sgd_backend_iface_t cpu_iface = {
+    .name = "cpu",
+    .loss_grad = cpu_loss_grad,
+    .loss_grad_batched = cpu_loss_grad_batched,
+    .evaluate = cpu_evaluate,
+    .sync_begin = cpu_sync_begin,
+    .sync_step = cpu_sync_step,
+    .destroy = cpu_destroy,
+};
+
+int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    if (strcmp(name, "cpu") == 0) {
+        cpu_backend_t *c = sgd_xcalloc(1, sizeof *c);
+        c->model = model;
+        out->iface = &cpu_iface;
+        out->ctx = c;
+        return 0;
+    }
+    if (strcmp(name, "cuda") == 0) {
+#ifdef SGDSIM_HAVE_CUDA
+        return sgd_cuda_backend_create(model, out, err);
+#else
+        return sgd_errf(err, "backend: \"cuda\" is not available: this sgdsim was built without "
+                             "CUDA (sgdsim --version shows cuda_backend=0; rebuild with nvcc "
+                             "installed, or -DSGDSIM_CUDA=ON)");
+#endif
+    }
+    return sgd_errf(err, "backend: unknown backend \"%s\" (known: cpu, cuda)", name);
+}
+
+void sgd_backend_destroy(sgd_backend_t *b)
+{
+    if (b->iface) b->iface->destroy(b->ctx);
+    memset(b, 0, sizeof *b);
+}
