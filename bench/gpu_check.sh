@@ -69,7 +69,7 @@ cat > "$TMP/csgd.json" <<'JSON'
   "seed": 1,
   "algorithm": { "name": "csgd" },
   "cluster": { "workers": 256 },
-  "data": { "source": "synthetic", "n_train": 65536, "n_validation": 2048, "dim": 784, "classes": 10 },
+  "data": { "source": "synthetic", "n_train": 65536, "n_validation": 2048, "dim": 784, "classes": 10, "separation": 0.05 },
   "model": { "kind": "mlp", "hidden": [256], "init": "he" },
   "batch": { "per_worker": 32 },
   "optimizer": { "lr": 0.05, "momentum": 0.9 },

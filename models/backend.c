@@ -5,8 +5,14 @@
  * of a CPU run is unchanged (tests/cli/golden.txt, tests/models/test_backend_cpu.c). */
 #include "models/backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef SGDSIM_HAVE_CUDA
+#include <dlfcn.h>
+#include <pthread.h>
+#endif
 
 #include "models/backend_cuda.h"
 
@@ -20,6 +26,108 @@ int sgd_backend_have_cuda(void)
     return 0;
 #endif
 }
+
+/* ---- the CUDA plugin --------------------------------------------------------------------- */
+
+#ifdef SGDSIM_HAVE_CUDA
+/* libsgd_cuda.so's entry points, resolved once per process and never unloaded (backends'
+ * iface tables live in it). */
+static struct {
+    pthread_once_t once;
+    char error[512]; /* why loading failed; empty when it worked */
+    int (*device_count)(void);
+    void (*device_name)(char *, size_t);
+    int (*create)(const sgd_cuda_layout_t *, sgd_backend_t *, sgd_err_t *);
+    int (*bench)(const sgd_cuda_layout_t *, int, int, int, double *, double *, sgd_err_t *);
+} plugin = {.once = PTHREAD_ONCE_INIT};
+
+static void load_plugin(void)
+{
+    /* The build tree's copy first (its absolute path is compiled in), then the loader's
+     * search path (LD_LIBRARY_PATH) for a relocated installation. */
+    void *h = dlopen(SGDSIM_CUDA_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    if (!h) h = dlopen("libsgd_cuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(plugin.error, sizeof plugin.error, "cannot load the CUDA plugin %s: %s",
+                 SGDSIM_CUDA_PLUGIN, e ? e : "unknown error");
+        return;
+    }
+    int (*version)(void) = (int (*)(void))dlsym(h, "sgd_cuda_plugin_version");
+    plugin.device_count = (int (*)(void))dlsym(h, "sgd_cuda_device_count");
+    plugin.device_name = (void (*)(char *, size_t))dlsym(h, "sgd_cuda_device_name");
+    plugin.create = (int (*)(const sgd_cuda_layout_t *, sgd_backend_t *, sgd_err_t *))dlsym(
+        h, "sgd_cuda_backend_create");
+    plugin.bench = (int (*)(const sgd_cuda_layout_t *, int, int, int, double *, double *,
+                            sgd_err_t *))dlsym(h, "sgd_cuda_bench_grad");
+    if (!version || !plugin.device_count || !plugin.device_name || !plugin.create ||
+        !plugin.bench || version() != SGD_CUDA_PLUGIN_VERSION) {
+        snprintf(plugin.error, sizeof plugin.error,
+                 "the CUDA plugin %s is not the one this sgdsim was built with (rebuild)",
+                 SGDSIM_CUDA_PLUGIN);
+        plugin.device_count = NULL;
+    }
+}
+
+/* 0 when the plugin is usable, else -1 with err. */
+static int need_plugin(sgd_err_t *err)
+{
+    pthread_once(&plugin.once, load_plugin);
+    if (plugin.error[0]) return sgd_errf(err, "backend: \"cuda\": %s", plugin.error);
+    return 0;
+}
+
+static void layout_of(const model_t *m, sgd_cuda_layout_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->nlayers = model_nlayers(m);
+    out->width[0] = model_layer_fan_in(m, 0);
+    for (int l = 0; l < out->nlayers; l++) {
+        out->width[l + 1] = model_layer_fan_out(m, l);
+        out->woff[l] = model_layer_offset(m, l, false);
+        out->boff[l] = model_layer_offset(m, l, true);
+    }
+    out->nparams = model_nparams(m);
+    out->max_batch = model_max_batch(m);
+}
+#endif
+
+int sgd_backend_cuda_devices(void)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    if (need_plugin(NULL)) return 0;
+    return plugin.device_count();
+#else
+    return 0;
+#endif
+}
+
+void sgd_backend_cuda_device_name(char *buf, size_t size)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    if (!need_plugin(NULL)) {
+        plugin.device_name(buf, size);
+        return;
+    }
+#endif
+    snprintf(buf, size, "none");
+}
+
+int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, double *grad_s,
+                                double *sgemm_s, sgd_err_t *err)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    if (need_plugin(err)) return -1;
+    sgd_cuda_layout_t layout;
+    layout_of(model, &layout);
+    return plugin.bench(&layout, k, batch, reps, grad_s, sgemm_s, err);
+#else
+    (void)model, (void)k, (void)batch, (void)reps, (void)grad_s, (void)sgemm_s;
+    return sgd_errf(err, "this sgdsim was built without CUDA");
+#endif
+}
+
+/* ---- the CPU backend ---------------------------------------------------------------------- */
 
 typedef struct cpu_backend {
     model_t *model;
@@ -118,7 +226,10 @@ int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd
     }
     if (strcmp(name, "cuda") == 0) {
 #ifdef SGDSIM_HAVE_CUDA
-        return sgd_cuda_backend_create(model, out, err);
+        if (need_plugin(err)) return -1;
+        sgd_cuda_layout_t layout;
+        layout_of(model, &layout);
+        return plugin.create(&layout, out, err);
 #else
         return sgd_errf(err, "backend: \"cuda\" is not available: this sgdsim was built without "
                              "CUDA (sgdsim --version shows cuda_backend=0; rebuild with nvcc "

@@ -64,7 +64,9 @@ typedef struct sgd_backend_iface {
     void (*evaluate)(void *ctx, const float *params, const sgd_dataset_t *d, double *mean_loss,
                      double *error_rate);
     /* Starts resident synchronous training: train (borrowed, must outlive the backend),
-     * the optimizer (copied) and the initial parameters (copied; velocity starts at zero). */
+     * the optimizer (copied) and the initial parameters (copied; velocity starts at zero).
+     * params must stay allocated until the backend is destroyed (the CUDA backend page-locks
+     * it for the per-update download; pass the same array to sync_step). */
     void (*sync_begin)(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
                        const float *params);
     /* One update over the nrows training rows `rows` (1 <= nrows <= model_max_batch, the
@@ -93,6 +95,22 @@ int sgd_backend_have_cuda(void);
  * a build without CUDA, no CUDA device): input/environment errors, exit 2 at the CLI. */
 int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err);
 void sgd_backend_destroy(sgd_backend_t *b);
+
+/* The CUDA side (libsgd_cuda.so, loaded on first use; backend_cuda.h):
+ *   sgd_backend_cuda_devices      devices the "cuda" backend can use: 0 in a build without
+ *                                 CUDA, when the plugin or the driver cannot be loaded, or
+ *                                 without a device (GPU tests exit 77 then);
+ *   sgd_backend_cuda_device_name  "NVIDIA H200 (sm_90, 132 SMs)", or "none";
+ *   sgd_backend_cuda_bench_grad   for bench/bench_cuda_grad.c: k independent gradients of
+ *                                 `batch` rows, everything already on the device; *grad_s =
+ *                                 seconds per forward + backward (every kernel), *sgemm_s =
+ *                                 seconds per replay of only its cuBLAS calls (same shapes,
+ *                                 order), each the best of `reps` timings with CUDA events.
+ *                                 Returns -1 with err when "cuda" cannot run. */
+int sgd_backend_cuda_devices(void);
+void sgd_backend_cuda_device_name(char *buf, size_t size);
+int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, double *grad_s,
+                                double *sgemm_s, sgd_err_t *err);
 
 /* Shorthands for the callbacks. */
 static inline double sgd_backend_loss_grad(sgd_backend_t *b, const float *params, const float *x,

@@ -27,7 +27,10 @@
  *
  * Errors: cudaCheck/cublasCheck abort with file:line (a failing CUDA call mid-run is a broken
  * invariant or out-of-memory, STYLE.md §4); only "no usable device" at creation is an
- * environment error returned to the caller. */
+ * environment error returned to the caller.
+ *
+ * Built as the shared library libsgd_cuda.so, loaded by backend.c on first use (see
+ * backend_cuda.h for why); it calls nothing in the executable. */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -36,7 +39,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* common/error.h is C17 (_Noreturn); give C++ the same meaning. */
+#include <stdarg.h>
+#include <stdlib.h>
+
+/* common/error.h is C17 (_Noreturn); give C++ the same meaning.  Only types and macros of
+ * these headers are used: the plugin calls nothing in the executable (backend_cuda.h). */
 #define _Noreturn __attribute__((noreturn))
 extern "C" {
 #include "models/backend.h"
@@ -46,15 +53,33 @@ extern "C" {
 
 /* ---- error checking ---------------------------------------------------------------------- */
 
+/* The plugin's own copy of common/error.h's abort tier: file:line and the message. */
+__attribute__((noreturn, format(printf, 3, 4))) static void cu_die(const char *file, int line,
+                                                                   const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}
+
+#define CU_ASSERT(cond)                                                                   \
+    do {                                                                                  \
+        if (!(cond)) cu_die(__FILE__, __LINE__, "assertion failed: %s", #cond);           \
+    } while (0)
+
 static void cuda_check(cudaError_t e, const char *what, const char *file, int line)
 {
-    if (e != cudaSuccess) sgd_die(file, line, "CUDA error: %s: %s", what, cudaGetErrorString(e));
+    if (e != cudaSuccess) cu_die(file, line, "CUDA error: %s: %s", what, cudaGetErrorString(e));
 }
 
 static void cublas_check(cublasStatus_t s, const char *what, const char *file, int line)
 {
     if (s != CUBLAS_STATUS_SUCCESS)
-        sgd_die(file, line, "cuBLAS error: %s: %s", what, cublasGetStatusString(s));
+        cu_die(file, line, "cuBLAS error: %s: %s", what, cublasGetStatusString(s));
 }
 
 #define cudaCheck(call) cuda_check((call), #call, __FILE__, __LINE__)
@@ -66,7 +91,7 @@ static void cublas_check(cublasStatus_t s, const char *what, const char *file, i
 static unsigned blocks_for(size_t n, unsigned threads)
 {
     size_t b = (n + threads - 1) / threads;
-    SGD_ASSERT(b <= 0x7fffffffu);
+    CU_ASSERT(b <= 0x7fffffffu);
     return (unsigned)b;
 }
 
@@ -256,7 +281,6 @@ typedef struct resident {
 #define NRESIDENT 2
 
 typedef struct cuda_backend {
-    model_t *model;
     int L, C, max_batch, max_width;
     int width[MODEL_MAX_LAYERS + 1];
     size_t woff[MODEL_MAX_LAYERS], boff[MODEL_MAX_LAYERS], nparams;
@@ -287,6 +311,7 @@ typedef struct cuda_backend {
     const sgd_dataset_t *train;
     float *s_params, *s_velocity; /* nparams each, device */
     optim_sgd_t opt;
+    void *pinned;                 /* the caller's params, page-locked for faster downloads */
 } cuda_backend_t;
 
 static void free_workspace(cuda_backend_t *c)
@@ -425,7 +450,7 @@ static void loss_grad_device(cuda_backend_t *c, int k, int batch, const float *P
 
 static void check_labels(const int32_t *y, size_t n, int C)
 {
-    for (size_t i = 0; i < n; i++) SGD_ASSERT(y[i] >= 0 && y[i] < C);
+    for (size_t i = 0; i < n; i++) CU_ASSERT(y[i] >= 0 && y[i] < C);
 }
 
 static void cu_loss_grad_batched(void *ctx, int k, const float *const *params,
@@ -433,8 +458,8 @@ static void cu_loss_grad_batched(void *ctx, int k, const float *const *params,
                                  float *const *grad, double *loss)
 {
     cuda_backend_t *c = (cuda_backend_t *)ctx;
-    SGD_ASSERT(k >= 1 && batch >= 1 && batch <= c->max_batch);
-    SGD_ASSERT((int64_t)k * batch <= INT32_MAX);
+    CU_ASSERT(k >= 1 && batch >= 1 && batch <= c->max_batch);
+    CU_ASSERT((int64_t)k * batch <= INT32_MAX);
     ensure(c, k, k * batch);
     const size_t np = c->nparams, xs = (size_t)batch * (size_t)c->width[0];
     for (int i = 0; i < k; i++) {
@@ -496,7 +521,7 @@ static void cu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
                         double *mean_loss, double *error_rate)
 {
     cuda_backend_t *c = (cuda_backend_t *)ctx;
-    SGD_ASSERT(d->n >= 1 && d->dim == c->width[0]);
+    CU_ASSERT(d->n >= 1 && d->dim == c->width[0]);
     /* Never evict the training set of the synchronous path. */
     const resident_t *r = &c->res[resident_slot(c, d, c->sync_on ? 1 - c->train_slot : 0)];
     ensure(c, 1, c->max_batch);
@@ -531,7 +556,7 @@ static void cu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sgd
                           const float *params)
 {
     cuda_backend_t *c = (cuda_backend_t *)ctx;
-    SGD_ASSERT(!c->sync_on && train->dim == c->width[0]);
+    CU_ASSERT(!c->sync_on && train->dim == c->width[0]);
     c->sync_on = 1;
     c->train = train;
     c->opt = *opt;
@@ -542,14 +567,22 @@ static void cu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sgd
                               cudaMemcpyHostToDevice, c->stream));
     cudaCheck(cudaMemsetAsync(c->s_velocity, 0, c->nparams * sizeof(float), c->stream));
     cudaCheck(cudaStreamSynchronize(c->stream)); /* params may change once we return */
+    /* sync_step downloads the parameters into this array after every update: page-locking
+     * it roughly doubles that copy's bandwidth.  Optional: on failure (e.g. a locked-memory
+     * limit) the copies just stay pageable. */
+    if (cudaHostRegister((void *)params, c->nparams * sizeof(float), cudaHostRegisterDefault) ==
+        cudaSuccess)
+        c->pinned = (void *)params;
+    else
+        (void)cudaGetLastError();
 }
 
 static double cu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, float *params)
 {
     cuda_backend_t *c = (cuda_backend_t *)ctx;
-    SGD_ASSERT(c->sync_on && nrows >= 1 && nrows <= c->max_batch);
+    CU_ASSERT(c->sync_on && nrows >= 1 && nrows <= c->max_batch);
     const resident_t *r = &c->res[c->train_slot];
-    for (int i = 0; i < nrows; i++) SGD_ASSERT(rows[i] >= 0 && rows[i] < r->n);
+    for (int i = 0; i < nrows; i++) CU_ASSERT(rows[i] >= 0 && rows[i] < r->n);
     ensure(c, 1, nrows);
     cudaCheck(cudaMemcpyAsync(c->rows, rows, (size_t)nrows * sizeof(int64_t),
                               cudaMemcpyHostToDevice, c->stream));
@@ -581,6 +614,7 @@ static void cu_destroy(void *ctx)
     }
     cudaCheck(cudaFree(c->s_params));
     cudaCheck(cudaFree(c->s_velocity));
+    if (c->pinned) cudaCheck(cudaHostUnregister(c->pinned));
     cublasCheck(cublasDestroy(c->blas));
     cudaCheck(cudaStreamDestroy(c->stream));
     free(c);
@@ -620,29 +654,32 @@ extern "C" void sgd_cuda_device_name(char *buf, size_t size)
              prop.multiProcessorCount);
 }
 
-static cuda_backend_t *create_ctx(model_t *model, sgd_err_t *err)
+static cuda_backend_t *create_ctx(const sgd_cuda_layout_t *m, sgd_err_t *err)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n < 1) {
         const char *why = e != cudaSuccess ? cudaGetErrorString(e) : "no device found";
         (void)cudaGetLastError();
-        sgd_errf(err, "backend: \"cuda\" needs a CUDA GPU, but none is usable here (%s); use "
-                      "\"backend\": \"cpu\"", why);
+        if (err)
+            snprintf(err->msg, sizeof err->msg,
+                     "backend: \"cuda\" needs a CUDA GPU, but none is usable here (%s); use "
+                     "\"backend\": \"cpu\"", why);
         return NULL;
     }
-    cuda_backend_t *c = (cuda_backend_t *)sgd_xcalloc(1, sizeof *c);
-    c->model = model;
-    c->L = model_nlayers(model);
-    c->C = model_spec(model)->nclasses;
-    c->max_batch = model_max_batch(model);
-    c->nparams = model_nparams(model);
-    c->width[0] = model_layer_fan_in(model, 0);
+    cuda_backend_t *c = (cuda_backend_t *)calloc(1, sizeof *c);
+    if (!c) cu_die(__FILE__, __LINE__, "out of memory");
+    CU_ASSERT(m->nlayers >= 1 && m->nlayers <= MODEL_MAX_LAYERS && m->max_batch >= 1);
+    c->L = m->nlayers;
+    c->C = m->width[m->nlayers];
+    c->max_batch = m->max_batch;
+    c->nparams = m->nparams;
+    c->width[0] = m->width[0];
     c->max_width = 0;
     for (int l = 0; l < c->L; l++) {
-        c->width[l + 1] = model_layer_fan_out(model, l);
-        c->woff[l] = model_layer_offset(model, l, false);
-        c->boff[l] = model_layer_offset(model, l, true);
+        c->width[l + 1] = m->width[l + 1];
+        c->woff[l] = m->woff[l];
+        c->boff[l] = m->boff[l];
         if (c->width[l + 1] > c->max_width) c->max_width = c->width[l + 1];
     }
     cudaCheck(cudaSetDevice(0));
@@ -655,9 +692,12 @@ static cuda_backend_t *create_ctx(model_t *model, sgd_err_t *err)
     return c;
 }
 
-extern "C" int sgd_cuda_backend_create(model_t *model, sgd_backend_t *out, sgd_err_t *err)
+extern "C" int sgd_cuda_plugin_version(void) { return SGD_CUDA_PLUGIN_VERSION; }
+
+extern "C" int sgd_cuda_backend_create(const sgd_cuda_layout_t *layout, sgd_backend_t *out,
+                                       sgd_err_t *err)
 {
-    cuda_backend_t *c = create_ctx(model, err);
+    cuda_backend_t *c = create_ctx(layout, err);
     if (!c) return -1;
     out->iface = &cuda_iface;
     out->ctx = c;
@@ -724,12 +764,12 @@ template <typename F> static double best_time(cuda_backend_t *c, F f, int reps)
     return best;
 }
 
-extern "C" int sgd_cuda_bench_grad(model_t *model, int k, int batch, int reps, double *grad_s,
-                                   double *sgemm_s, sgd_err_t *err)
+extern "C" int sgd_cuda_bench_grad(const sgd_cuda_layout_t *layout, int k, int batch, int reps,
+                                   double *grad_s, double *sgemm_s, sgd_err_t *err)
 {
-    cuda_backend_t *c = create_ctx(model, err);
+    cuda_backend_t *c = create_ctx(layout, err);
     if (!c) return -1;
-    SGD_ASSERT(k >= 1 && batch >= 1 && reps >= 1 && (int64_t)k * batch <= INT32_MAX);
+    CU_ASSERT(k >= 1 && batch >= 1 && reps >= 1 && (int64_t)k * batch <= INT32_MAX);
     ensure(c, k, k * batch);
     const size_t np = (size_t)k * c->nparams, nx = (size_t)k * batch * (size_t)c->width[0];
     k_fill_hash<<<blocks_for(np, 256), 256, 0, c->stream>>>(c->params, np, 1u, -0.05f, 0.05f);

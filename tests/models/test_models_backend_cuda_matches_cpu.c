@@ -21,7 +21,6 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/backend.h"
-#include "models/backend_cuda.h"
 #include "tests/check.h"
 
 #define TOL_GRAD 1e-4
@@ -188,16 +187,16 @@ static void test_training(gsl_rng *r)
 
 int main(void)
 {
-#ifndef SGDSIM_HAVE_CUDA
-    printf("built without CUDA: skipping\n");
-    return 77;
-#else
-    if (sgd_cuda_device_count() == 0) {
-        printf("no CUDA device: skipping\n");
+    if (!sgd_backend_have_cuda()) {
+        printf("built without CUDA: skipping\n");
+        return 77;
+    }
+    if (sgd_backend_cuda_devices() == 0) {
+        printf("no usable CUDA device: skipping\n");
         return 77;
     }
     char dev[256];
-    sgd_cuda_device_name(dev, sizeof dev);
+    sgd_backend_cuda_device_name(dev, sizeof dev);
     printf("device: %s\n", dev);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 11);
@@ -212,5 +211,4 @@ int main(void)
     test_training(r);
     gsl_rng_free(r);
     return check_exit();
-#endif
 }
