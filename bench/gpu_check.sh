@@ -79,6 +79,8 @@ cat > "$TMP/csgd.json" <<'JSON'
   "eval": { "every": 0 }
 }
 JSON
+# q DB SQL: the rows of one statement, CSV without header (sgdsim query: no sqlite3 CLI needed).
+q() { "$SGDSIM" query "$1" "$2" --csv | tail -n +2; }
 # speedup NAME SCENARIO [--set ...]: runs both backends, prints wall times and the ratio.
 speedup() {
   local name="$1" scn="$2"; shift 2
@@ -87,11 +89,11 @@ speedup() {
     { fail "$name on cpu: $(tail -2 "$TMP/$name.cpu.log")"; return; }
   "$SGDSIM" run "$scn" --db "$db" --quiet --backend cuda "$@" > "$TMP/$name.cuda.log" 2>&1 ||
     { fail "$name on cuda: $(tail -2 "$TMP/$name.cuda.log")"; return; }
-  wc=$(sqlite3 "$db" "SELECT wall_s FROM runs WHERE backend='cpu'")
-  wg=$(sqlite3 "$db" "SELECT wall_s FROM runs WHERE backend='cuda'")
+  wc=$(q "$db" "SELECT wall_s FROM runs WHERE backend='cpu'")
+  wg=$(q "$db" "SELECT wall_s FROM runs WHERE backend='cuda'")
   local fc fg
-  fc=$(sqlite3 "$db" "SELECT printf('%.4f', value) FROM metrics m JOIN runs r ON r.id = m.run_id WHERE r.backend='cpu' AND name='val_loss' ORDER BY update_idx DESC LIMIT 1")
-  fg=$(sqlite3 "$db" "SELECT printf('%.4f', value) FROM metrics m JOIN runs r ON r.id = m.run_id WHERE r.backend='cuda' AND name='val_loss' ORDER BY update_idx DESC LIMIT 1")
+  fc=$(q "$db" "SELECT printf('%.4f', value) FROM metrics m JOIN runs r ON r.id = m.run_id WHERE r.backend='cpu' AND name='val_loss' ORDER BY update_idx DESC LIMIT 1")
+  fg=$(q "$db" "SELECT printf('%.4f', value) FROM metrics m JOIN runs r ON r.id = m.run_id WHERE r.backend='cuda' AND name='val_loss' ORDER BY update_idx DESC LIMIT 1")
   awk -v n="$name" -v c="$wc" -v g="$wg" -v fc="$fc" -v fg="$fg" 'BEGIN {
     printf "| %s | %.3f | %.3f | %.1fx | %s / %s |\n", n, c, g, c / g, fc, fg }' | tee -a "$TMP/speedup.md"
 }
