@@ -1,8 +1,9 @@
-/* The backend registry and the "cpu" backend (see backend.h).
+/* The backend registry, the loader of the CUDA plugin and the "cpu" backend (see backend.h).
  *
  * The CPU backend is a thin wrapper over models/model.c and models/optim.c that makes exactly
  * the calls the algorithms made before backends existed, in the same order, so every digest
- * of a CPU run is unchanged (tests/cli/golden.txt, tests/models/test_backend_cpu.c). */
+ * of a CPU run is unchanged (tests/cli/golden.txt,
+ * tests/models/test_models_backend_cpu_matches_model_calls.c). */
 #include "models/backend.h"
 
 #include <stdio.h>

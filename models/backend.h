@@ -2,9 +2,10 @@
  *
  * A backend is a const table of callbacks (sgd_backend_iface_t) plus a context pointer, as in
  * ggml: the "cpu" backend wraps models/model.c (OpenBLAS) and is the reference; the "cuda"
- * backend (backend_cuda.cu, built when CUDA is found) computes the same mathematics with
- * cuBLAS and a few deterministic kernels.  Algorithms ask a backend for gradients and never
- * learn which one they got.
+ * backend (backend_cuda.cu, built when CUDA is found into the plugin libsgd_cuda.so, which
+ * backend.c loads on first use; backend_cuda.h) computes the same mathematics with cuBLAS and
+ * a few deterministic kernels.  Algorithms ask a backend for gradients and never learn which
+ * one they got.
  *
  * Three ways to ask, from the simplest to the most resident:
  *   loss_grad          one gradient, host pointers in and out (model_loss_grad's contract);
