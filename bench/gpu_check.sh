@@ -95,7 +95,7 @@ speedup() {
   fc=$(q "$db" "SELECT printf('%.4f', value) FROM metrics m JOIN runs r ON r.id = m.run_id WHERE r.backend='cpu' AND name='val_loss' ORDER BY update_idx DESC LIMIT 1")
   fg=$(q "$db" "SELECT printf('%.4f', value) FROM metrics m JOIN runs r ON r.id = m.run_id WHERE r.backend='cuda' AND name='val_loss' ORDER BY update_idx DESC LIMIT 1")
   awk -v n="$name" -v c="$wc" -v g="$wg" -v fc="$fc" -v fg="$fg" 'BEGIN {
-    printf "| %s | %.3f | %.3f | %.1fx | %s / %s |\n", n, c, g, c / g, fc, fg }' | tee -a "$TMP/speedup.md"
+    printf "| %s | %.3f | %.4f | %.2fx | %s / %s |\n", n, c, g, c / g, fc, fg }' | tee -a "$TMP/speedup.md"
 }
 echo "== speed-up, GPU backend over CPU backend"
 : > "$TMP/speedup.md"
