@@ -104,7 +104,7 @@ speedup "CSGD 256x32, MLP 784-1024-1024-10, 10 updates" "$TMP/csgd.json" \
   --set 'model.hidden=[1024,1024]' --set stop.updates=10
 
 FASGD_NOTE=""
-if "$SGDSIM" validate "$TMP/csgd.json" --set algorithm.name=fasgd > /dev/null 2>&1; then
+if why=$("$SGDSIM" validate "$TMP/csgd.json" --set algorithm.name=fasgd 2>&1); then
   if grep -lq "backend" algorithms/ps*.c 2>/dev/null; then
     speedup "FASGD lambda=10000 x 16, MLP 784-256-10, 5000 updates" "$TMP/csgd.json" \
       --set algorithm.name=fasgd --set cluster.workers=10000 --set batch.per_worker=16 \
@@ -113,7 +113,7 @@ if "$SGDSIM" validate "$TMP/csgd.json" --set algorithm.name=fasgd > /dev/null 2>
     FASGD_NOTE="FASGD lambda=10000: NOT MEASURED -- the parameter-server family is present but algorithms/ps*.c still call model_loss_grad directly, so a \"cuda\" run would compute on the CPU; switch them to ctx->backend (loss_grad_batched) first."
   fi
 else
-  FASGD_NOTE="FASGD lambda=10000: NOT MEASURED -- this tree has no algorithm \"fasgd\" (sgdsim validate refuses algorithm.name=fasgd)."
+  FASGD_NOTE="FASGD lambda=10000: NOT MEASURED -- sgdsim validate refuses algorithm.name=fasgd here (the parameter-server family is not merged, or the scenario needs adapting): $why"
 fi
 [ -n "$FASGD_NOTE" ] && echo "$FASGD_NOTE"
 
