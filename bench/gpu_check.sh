@@ -2,6 +2,8 @@
 # bench/gpu_check.sh -- everything GPU-related in one go, for a machine with an NVIDIA GPU.
 # Run it once from anywhere (a few minutes on 16 cores):
 #     bench/gpu_check.sh                 # CUDA_ARCH=90 by default (H100/H200); e.g. CUDA_ARCH=80
+#     GPU_CHECK_OUT=$OUT/gpu_check_results.md bench/gpu_check.sh   # where the block is copied
+#                                        # (default ./gpu_check_results.md)
 # It
 #   1. builds with CUDA (build-gpu/, -DSGDSIM_CUDA=ON) and runs the whole test suite, insisting
 #      that the GPU tests ran rather than skipped:
