@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "config/scenario.h"
+#include "models/backend.h"
 #include "models/dataset.h"
 #include "models/model.h"
 #include "sim/engine.h"
@@ -47,6 +48,10 @@ typedef struct alg_ctx {
     const scn_t *scn;
     sim_engine_t *engine;
     model_t *model;
+    sgd_backend_t *backend;     /* where gradients are computed (scenario "backend"); NULL in
+                                   a cost-only run.  Synchronous algorithms use its resident
+                                   sync_begin/sync_step; asynchronous ones should batch their
+                                   clients' requests through loss_grad_batched (backend.h) */
     const sgd_dataset_t *train; /* training rows */
     const sgd_dataset_t *val;   /* validation rows */
     float *params;              /* nparams, the (single, shared) current parameters; NULL

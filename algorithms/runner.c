@@ -47,7 +47,7 @@ static int emit(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *na
 static int evaluate(alg_ctx_t *ctx, int64_t vtime_ns)
 {
     double loss, error;
-    model_evaluate(ctx->model, ctx->params, ctx->val, &loss, &error);
+    sgd_backend_evaluate(ctx->backend, ctx->params, ctx->val, &loss, &error);
     ctx->runner->last_eval_update = ctx->updates;
     if (emit(ctx, ctx->updates, vtime_ns, "val_loss", loss) ||
         emit(ctx, ctx->updates, vtime_ns, "val_error", error))
@@ -241,6 +241,7 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
     sgd_dataset_t train_all = {0}, test_all = {0}, train = {0}, val = {0};
     int rc = -1;
     model_t *model = NULL;
+    sgd_backend_t backend = {0};
     sim_engine_t *engine = NULL;
     void *state = NULL;
     float *params = NULL;
@@ -295,6 +296,8 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
         goto done;
     }
     model = model_create(&spec, (int)global_batch);
+    /* "cuda" without a GPU (or in a build without CUDA) is an environment error: exit 2. */
+    if (sgd_backend_create(s->backend, model, &backend, err)) goto done;
     ctx.nparams = model_nparams(model);
     params = sgd_xmalloc(ctx.nparams * sizeof *params);
     gsl_rng *init_rng = sim_rng_create(s->seed, SIM_STREAM_INIT, 0);
@@ -304,6 +307,7 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
     engine = sim_engine_create();
     ctx.engine = engine;
     ctx.model = model;
+    ctx.backend = &backend;
     ctx.train = &train;
     ctx.val = &val;
     ctx.params = params;
@@ -355,6 +359,7 @@ finished:;
 done:
     if (state) ops->destroy(state);
     if (engine) sim_engine_destroy(engine);
+    sgd_backend_destroy(&backend);
     if (model) model_destroy(model);
     free(params);
     free(real_tensors);

@@ -109,10 +109,8 @@ void alg_sync_init(alg_sync_t *y, alg_ctx_t *ctx)
     if (!ctx->numerics) return;
 
     size_t B = (size_t)y->p * (size_t)y->b;
-    y->grad = sgd_xmalloc(ctx->nparams * sizeof(float));
-    y->velocity = sgd_xcalloc(ctx->nparams, sizeof(float));
-    y->batch_x = sgd_xmalloc(B * (size_t)ctx->train->dim * sizeof(float));
-    y->batch_y = sgd_xmalloc(B * sizeof(int32_t));
+    y->rows = sgd_xmalloc(B * sizeof *y->rows);
+    ctx->backend->iface->sync_begin(ctx->backend->ctx, ctx->train, &s->sgd, ctx->params);
     y->order = sgd_xmalloc((size_t)ctx->train->n * sizeof(uint32_t));
     for (int64_t r = 0; r < ctx->train->n; r++) y->order[r] = (uint32_t)r;
     y->order_rng = sim_rng_create(s->seed, SIM_STREAM_DATA_ORDER, 0);
@@ -130,15 +128,12 @@ void alg_sync_free(alg_sync_t *y)
     sim_net_destroy(y->net);
     free(y->call_elems);
     if (y->order_rng) gsl_rng_free(y->order_rng);
-    free(y->grad);
-    free(y->velocity);
-    free(y->batch_x);
-    free(y->batch_y);
+    free(y->rows);
     free(y->order);
     memset(y, 0, sizeof *y);
 }
 
-/* Fills the stacked global batch of the next update (P*b rows in worker order). */
+/* Picks the stacked global batch of the next update (P*b row indices in worker order). */
 static void draw_global_batch(alg_sync_t *y)
 {
     const sgd_dataset_t *d = y->ctx->train;
@@ -149,11 +144,8 @@ static void draw_global_batch(alg_sync_t *y)
         gsl_ran_shuffle(y->order_rng, y->order, (size_t)n, sizeof *y->order);
         y->order_pos = 0;
     }
-    for (int64_t k = 0; k < B; k++) {
-        int64_t row = shuffle ? y->order[y->order_pos + k] : (y->order_pos + k) % n;
-        memcpy(y->batch_x + k * d->dim, d->x + row * d->dim, (size_t)d->dim * sizeof(float));
-        y->batch_y[k] = d->y[row];
-    }
+    for (int64_t k = 0; k < B; k++)
+        y->rows[k] = shuffle ? y->order[y->order_pos + k] : (y->order_pos + k) % n;
     y->order_pos = shuffle ? y->order_pos + B : (y->order_pos + B) % n;
 }
 
@@ -166,9 +158,9 @@ void alg_sync_update(alg_sync_t *y, int64_t update_index)
         return;
     }
     draw_global_batch(y);
-    y->loss = model_loss_grad(ctx->model, ctx->params, y->batch_x, y->batch_y, y->p * y->b,
-                              y->grad);
-    optim_sgd_step(&y->s->sgd, ctx->params, y->velocity, y->grad, ctx->nparams, (float)y->lr);
+    /* One stacked pass over every worker's minibatch, then the step (backend.h). */
+    y->loss = ctx->backend->iface->sync_step(ctx->backend->ctx, y->rows, y->p * y->b,
+                                             (float)y->lr, ctx->params);
 }
 
 static int64_t draw_ns(const sim_dist_t *dist, gsl_rng *r, double factor)

@@ -46,10 +46,10 @@ typedef struct alg_sync {
     /* results of the latest alg_sync_update */
     double loss, lr;
 
-    /* numerics (NULL in a cost-only run) */
-    float *grad, *velocity;     /* nparams each */
-    float *batch_x;             /* P*b x dim, stacked worker minibatches */
-    int32_t *batch_y;
+    /* numerics (NULL in a cost-only run).  Gradient, velocity and the gathered batch live in
+     * the backend (ctx->backend's sync_begin/sync_step, models/backend.h): resident on the
+     * device for "cuda"; here only the row indices of the stacked global batch. */
+    int64_t *rows;              /* P*b training rows, worker i's at [i*b, (i+1)*b) */
     uint32_t *order;            /* sampler: permutation of training rows */
     int64_t order_pos;
     gsl_rng *order_rng;
@@ -60,8 +60,9 @@ void alg_sync_free(alg_sync_t *y);
 
 /* The numerics of update number update_index (0-based; the caller passes ctx->updates, the
  * updates applied so far, since every gradient of this update exists only once the previous
- * update was applied everywhere): draws the global batch, computes the mean gradient once
- * over it, applies the optimizer step to ctx->params, and leaves the batch's mean loss and
+ * update was applied everywhere): draws the global batch, has the backend compute the mean
+ * gradient once over it and apply the optimizer step (ctx->params then holds the new
+ * parameters), and leaves the batch's mean loss and
  * the learning rate in y->loss, y->lr.  Cost-only runs: only y->lr (y->loss = 0). */
 void alg_sync_update(alg_sync_t *y, int64_t update_index);
 

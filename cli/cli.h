@@ -29,7 +29,7 @@ int cli_plot_main(int argc, char **argv);
 
 /* Options shared by the subcommands that take one SCENARIO.  `accepted` says which optional
  * flags a subcommand takes (CLI_OPT_*); --set and --help are always accepted. */
-enum { CLI_OPT_DB = 1, CLI_OPT_SEED = 2, CLI_OPT_QUIET = 4, CLI_OPT_PRINT = 8 };
+enum { CLI_OPT_DB = 1, CLI_OPT_SEED = 2, CLI_OPT_QUIET = 4, CLI_OPT_PRINT = 8, CLI_OPT_BACKEND = 16 };
 
 typedef struct cli_opts {
     const char *scenario;    /* the one positional argument */
@@ -39,6 +39,9 @@ typedef struct cli_opts {
     bool have_seed;          /* --seed given */
     uint64_t seed;
     bool quiet, print, help;
+    /* --backend NAME, checked against models/backend.h's names and applied as the last
+     * override "backend=NAME" (so it wins over a --set backend=...). */
+    char backend_set[64];
 } cli_opts_t;
 
 /* Parses argv of subcommand `cmd`.  Returns 0, or an exit code after printing the problem

@@ -127,11 +127,13 @@ static const char *status_name(alg_status_t s)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: sgdsim run SCENARIO [--db PATH] [--seed N] [--set key.path=value ...] "
-            "[--quiet]\n\n"
+            "usage: sgdsim run SCENARIO [--db PATH] [--seed N] [--backend cpu|cuda] "
+            "[--set key.path=value ...] [--quiet]\n\n"
             "Runs SCENARIO and appends the run to a results database.\n"
             "  --db PATH             results database (default ./" CLI_DEFAULT_DB ")\n"
             "  --seed N              master seed, overrides the scenario's \"seed\"\n"
+            "  --backend NAME        numerics backend, overrides the scenario's \"backend\":\n"
+            "                        cpu (OpenBLAS) or cuda (cuBLAS; exit 2 without a GPU)\n"
             "  --set key.path=value  override any scenario field (repeatable), validated like "
             "the file\n"
             "  --quiet               no progress line and no summary\n"
@@ -200,7 +202,8 @@ int cli_run_main(int argc, char **argv)
     }
     if (!rest) return cli_bad_input("out of memory");
     cli_opts_t opts;
-    int rc = cli_parse_opts("run", nrest, rest, CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET, &opts);
+    int rc = cli_parse_opts("run", nrest, rest,
+                            CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND, &opts);
     if (rc == 0 && opts.help) usage(stdout);
     if (rc != 0 || opts.help) goto out;
     const char *path = opts.scenario, *db_path = opts.db ? opts.db : CLI_DEFAULT_DB;

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "common/error.h"
+#include "models/backend.h"
 #include "sgd_build_info.h"
 
 int cli_bad_input(const char *fmt, ...)
@@ -44,7 +45,8 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cl
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         bool takes_value = is(a, "--set", NULL) || ((accepted & CLI_OPT_DB) && is(a, "--db", NULL)) ||
-                           ((accepted & CLI_OPT_SEED) && is(a, "--seed", NULL));
+                           ((accepted & CLI_OPT_SEED) && is(a, "--seed", NULL)) ||
+                           ((accepted & CLI_OPT_BACKEND) && is(a, "--backend", NULL));
         if (is(a, "--help", "-h")) {
             o->help = true;
             return 0;
@@ -55,6 +57,11 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cl
                 o->sets[o->nsets++].assignment = v;
             } else if (is(a, "--db", NULL)) {
                 o->db = v;
+            } else if (is(a, "--backend", NULL)) {
+                bool known = false;
+                for (int k = 0; sgd_backend_names[k]; k++) known |= strcmp(v, sgd_backend_names[k]) == 0;
+                if (!known) return cli_bad_input("--backend %s: unknown backend (known: cpu, cuda)", v);
+                snprintf(o->backend_set, sizeof o->backend_set, "backend=%s", v);
             } else {
                 if (!cli_parse_u64(v, &o->seed))
                     return cli_bad_input("--seed %s: expected a non-negative integer", v);
@@ -74,6 +81,8 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cl
         }
     }
     if (!o->scenario) return cli_bad_input("%s: missing SCENARIO (see sgdsim %s --help)", cmd, cmd);
+    /* --backend NAME consumed two arguments, so sets (argc + 1 entries) has room. */
+    if (o->backend_set[0]) o->sets[o->nsets++].assignment = o->backend_set;
     return 0;
 }
 

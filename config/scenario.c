@@ -16,6 +16,7 @@
 
 #include "common/json.h"
 #include "common/sha256.h"
+#include "models/backend.h"
 #include "models/preset.h"
 #include "sim/collective.h"
 
@@ -486,7 +487,6 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
     sgd_jobj_t root;
     int64_t version, seed;
     const char *name, *description;
-    static const char *const backends[] = {"cpu", NULL};
     int backend;
     if (sgd_jobj_root(in, out, &root, err) || sgd_jobj_check_keys(&root, top_keys, err) ||
         sgd_jobj_int_req(&root, "schema_version", 1, INT32_MAX, &version, err))
@@ -503,8 +503,10 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
     const scn_algorithm_t *alg;
     if (parse_algorithm_name(&root, algs, &alg, err)) return -1;
     s->algorithm = sgd_xstrdup(alg->name);
-    if (sgd_jobj_enum(&root, "backend", backends, 0, &backend, err)) return -1;
-    s->backend = sgd_xstrdup(backends[backend]);
+    /* Any known backend is a valid scenario; whether this machine can run "cuda" is only
+     * known when the run creates it (exit 2 there, naming the reason). */
+    if (sgd_jobj_enum(&root, "backend", sgd_backend_names, 0, &backend, err)) return -1;
+    s->backend = sgd_xstrdup(sgd_backend_names[backend]);
     if (parse_cluster(&root, s, err) || parse_data(&root, base_dir, s, err) ||
         parse_model(&root, s, err) || parse_batch(&root, s, err) ||
         parse_optimizer(&root, s, err) || parse_timing(&root, s, err) ||

@@ -70,7 +70,7 @@ typedef struct scn {
     char *name;      /* "name" or the file's base name without .json (owned) */
     uint64_t seed;   /* master seed */
     char *algorithm; /* algorithm.name (owned) */
-    char *backend;   /* "cpu" (owned) */
+    char *backend;   /* "cpu" or "cuda" (owned; models/backend.h) */
 
     int64_t workers;         /* cluster.workers: P, or lambda for asynchronous algorithms */
     sim_dist_t time_factor;  /* cluster.time_factor: per-worker compute-time multiplier, drawn once */

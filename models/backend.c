@@ -1,0 +1,247 @@
+/* The backend registry, the loader of the CUDA plugin and the "cpu" backend (see backend.h).
+ *
+ * The CPU backend is a thin wrapper over models/model.c and models/optim.c that makes exactly
+ * the calls the algorithms made before backends existed, in the same order, so every digest
+ * of a CPU run is unchanged (tests/cli/golden.txt,
+ * tests/models/test_models_backend_cpu_matches_model_calls.c). */
+#include "models/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef SGDSIM_HAVE_CUDA
+#include <dlfcn.h>
+#include <pthread.h>
+#endif
+
+#include "models/backend_cuda.h"
+
+const char *const sgd_backend_names[] = {"cpu", "cuda", NULL};
+
+int sgd_backend_have_cuda(void)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* ---- the CUDA plugin --------------------------------------------------------------------- */
+
+#ifdef SGDSIM_HAVE_CUDA
+/* libsgd_cuda.so's entry points, resolved once per process and never unloaded (backends'
+ * iface tables live in it). */
+static struct {
+    pthread_once_t once;
+    char error[512]; /* why loading failed; empty when it worked */
+    int (*device_count)(void);
+    void (*device_name)(char *, size_t);
+    int (*create)(const sgd_cuda_layout_t *, sgd_backend_t *, sgd_err_t *);
+    int (*bench)(const sgd_cuda_layout_t *, int, int, int, double *, double *, sgd_err_t *);
+} plugin = {.once = PTHREAD_ONCE_INIT};
+
+static void load_plugin(void)
+{
+    /* The build tree's copy first (its absolute path is compiled in), then the loader's
+     * search path (LD_LIBRARY_PATH) for a relocated installation. */
+    void *h = dlopen(SGDSIM_CUDA_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    if (!h) h = dlopen("libsgd_cuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(plugin.error, sizeof plugin.error, "cannot load the CUDA plugin %s: %s",
+                 SGDSIM_CUDA_PLUGIN, e ? e : "unknown error");
+        return;
+    }
+    int (*version)(void) = (int (*)(void))dlsym(h, "sgd_cuda_plugin_version");
+    plugin.device_count = (int (*)(void))dlsym(h, "sgd_cuda_device_count");
+    plugin.device_name = (void (*)(char *, size_t))dlsym(h, "sgd_cuda_device_name");
+    plugin.create = (int (*)(const sgd_cuda_layout_t *, sgd_backend_t *, sgd_err_t *))dlsym(
+        h, "sgd_cuda_backend_create");
+    plugin.bench = (int (*)(const sgd_cuda_layout_t *, int, int, int, double *, double *,
+                            sgd_err_t *))dlsym(h, "sgd_cuda_bench_grad");
+    if (!version || !plugin.device_count || !plugin.device_name || !plugin.create ||
+        !plugin.bench || version() != SGD_CUDA_PLUGIN_VERSION) {
+        snprintf(plugin.error, sizeof plugin.error,
+                 "the CUDA plugin %s is not the one this sgdsim was built with (rebuild)",
+                 SGDSIM_CUDA_PLUGIN);
+        plugin.device_count = NULL;
+    }
+}
+
+/* 0 when the plugin is usable, else -1 with err. */
+static int need_plugin(sgd_err_t *err)
+{
+    pthread_once(&plugin.once, load_plugin);
+    if (plugin.error[0]) return sgd_errf(err, "backend: \"cuda\": %s", plugin.error);
+    return 0;
+}
+
+static void layout_of(const model_t *m, sgd_cuda_layout_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->nlayers = model_nlayers(m);
+    out->width[0] = model_layer_fan_in(m, 0);
+    for (int l = 0; l < out->nlayers; l++) {
+        out->width[l + 1] = model_layer_fan_out(m, l);
+        out->woff[l] = model_layer_offset(m, l, false);
+        out->boff[l] = model_layer_offset(m, l, true);
+    }
+    out->nparams = model_nparams(m);
+    out->max_batch = model_max_batch(m);
+}
+#endif
+
+int sgd_backend_cuda_devices(void)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    if (need_plugin(NULL)) return 0;
+    return plugin.device_count();
+#else
+    return 0;
+#endif
+}
+
+void sgd_backend_cuda_device_name(char *buf, size_t size)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    if (!need_plugin(NULL)) {
+        plugin.device_name(buf, size);
+        return;
+    }
+#endif
+    snprintf(buf, size, "none");
+}
+
+int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, double *grad_s,
+                                double *sgemm_s, sgd_err_t *err)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    if (need_plugin(err)) return -1;
+    sgd_cuda_layout_t layout;
+    layout_of(model, &layout);
+    return plugin.bench(&layout, k, batch, reps, grad_s, sgemm_s, err);
+#else
+    (void)model, (void)k, (void)batch, (void)reps, (void)grad_s, (void)sgemm_s;
+    return sgd_errf(err, "this sgdsim was built without CUDA");
+#endif
+}
+
+/* ---- the CPU backend ---------------------------------------------------------------------- */
+
+typedef struct cpu_backend {
+    model_t *model;
+    /* resident synchronous training */
+    const sgd_dataset_t *train;
+    optim_sgd_t opt;
+    float *grad, *velocity; /* nparams each */
+    float *batch_x;         /* max_batch x dim, the gathered stacked batch */
+    int32_t *batch_y;
+} cpu_backend_t;
+
+static double cpu_loss_grad(void *ctx, const float *params, const float *x, const int32_t *y,
+                            int batch, float *grad)
+{
+    cpu_backend_t *c = ctx;
+    return model_loss_grad(c->model, params, x, y, batch, grad);
+}
+
+static void cpu_loss_grad_batched(void *ctx, int k, const float *const *params,
+                                  const float *const *x, const int32_t *const *y, int batch,
+                                  float *const *grad, double *loss)
+{
+    cpu_backend_t *c = ctx;
+    SGD_ASSERT(k >= 1);
+    /* In request order; each result depends only on its own inputs (model.h). */
+    for (int i = 0; i < k; i++) loss[i] = model_loss_grad(c->model, params[i], x[i], y[i], batch, grad[i]);
+}
+
+static void cpu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
+                         double *mean_loss, double *error_rate)
+{
+    cpu_backend_t *c = ctx;
+    model_evaluate(c->model, params, d, mean_loss, error_rate);
+}
+
+static void cpu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
+                           const float *params)
+{
+    cpu_backend_t *c = ctx;
+    (void)params; /* the caller's array is the state: sync_step updates it in place */
+    SGD_ASSERT(train->dim == model_spec(c->model)->ninputs && !c->train);
+    size_t np = model_nparams(c->model), mb = (size_t)model_max_batch(c->model);
+    c->train = train;
+    c->opt = *opt;
+    c->grad = sgd_xmalloc(np * sizeof *c->grad);
+    c->velocity = sgd_xcalloc(np, sizeof *c->velocity);
+    c->batch_x = sgd_xmalloc(mb * (size_t)train->dim * sizeof *c->batch_x);
+    c->batch_y = sgd_xmalloc(mb * sizeof *c->batch_y);
+}
+
+static double cpu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, float *params)
+{
+    cpu_backend_t *c = ctx;
+    const sgd_dataset_t *d = c->train;
+    SGD_ASSERT(d && nrows >= 1 && nrows <= model_max_batch(c->model));
+    for (int k = 0; k < nrows; k++) {
+        SGD_ASSERT(rows[k] >= 0 && rows[k] < d->n);
+        memcpy(c->batch_x + (size_t)k * (size_t)d->dim, d->x + rows[k] * d->dim,
+               (size_t)d->dim * sizeof(float));
+        c->batch_y[k] = d->y[rows[k]];
+    }
+    double loss = model_loss_grad(c->model, params, c->batch_x, c->batch_y, nrows, c->grad);
+    optim_sgd_step(&c->opt, params, c->velocity, c->grad, model_nparams(c->model), lr);
+    return loss;
+}
+
+static void cpu_destroy(void *ctx)
+{
+    cpu_backend_t *c = ctx;
+    free(c->grad);
+    free(c->velocity);
+    free(c->batch_x);
+    free(c->batch_y);
+    free(c);
+}
+
+static const sgd_backend_iface_t cpu_iface = {
+    .name = "cpu",
+    .loss_grad = cpu_loss_grad,
+    .loss_grad_batched = cpu_loss_grad_batched,
+    .evaluate = cpu_evaluate,
+    .sync_begin = cpu_sync_begin,
+    .sync_step = cpu_sync_step,
+    .destroy = cpu_destroy,
+};
+
+int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    if (strcmp(name, "cpu") == 0) {
+        cpu_backend_t *c = sgd_xcalloc(1, sizeof *c);
+        c->model = model;
+        out->iface = &cpu_iface;
+        out->ctx = c;
+        return 0;
+    }
+    if (strcmp(name, "cuda") == 0) {
+#ifdef SGDSIM_HAVE_CUDA
+        if (need_plugin(err)) return -1;
+        sgd_cuda_layout_t layout;
+        layout_of(model, &layout);
+        return plugin.create(&layout, out, err);
+#else
+        return sgd_errf(err, "backend: \"cuda\" is not available: this sgdsim was built without "
+                             "CUDA (sgdsim --version shows cuda_backend=0; rebuild with nvcc "
+                             "installed, or -DSGDSIM_CUDA=ON)");
+#endif
+    }
+    return sgd_errf(err, "backend: unknown backend \"%s\" (known: cpu, cuda)", name);
+}
+
+void sgd_backend_destroy(sgd_backend_t *b)
+{
+    if (b->iface) b->iface->destroy(b->ctx);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,130 @@
+/* Numerics backends: where the gradients of the simulator are computed.
+ *
+ * A backend is a const table of callbacks (sgd_backend_iface_t) plus a context pointer, as in
+ * ggml: the "cpu" backend wraps models/model.c (OpenBLAS) and is the reference; the "cuda"
+ * backend (backend_cuda.cu, built when CUDA is found into the plugin libsgd_cuda.so, which
+ * backend.c loads on first use; backend_cuda.h) computes the same mathematics with cuBLAS and
+ * a few deterministic kernels.  Algorithms ask a backend for gradients and never learn which
+ * one they got.
+ *
+ * Three ways to ask, from the simplest to the most resident:
+ *   loss_grad          one gradient, host pointers in and out (model_loss_grad's contract);
+ *   loss_grad_batched  k independent gradients of the same model at the same batch size,
+ *                      each with its own parameters, minibatch and output: the CPU backend
+ *                      loops over them in order; the CUDA backend runs every layer's GEMMs
+ *                      for all k at once (cublasSgemmStridedBatched).  This is how an
+ *                      asynchronous algorithm batches its clients: collect the pending
+ *                      gradient requests whose parameter versions are already fixed (with
+ *                      staleness tau ~ lambda that is most of them), make ONE call with those
+ *                      k, and hand each client its gradient when its push event fires.  The
+ *                      result of request i depends only on (params[i], x[i], y[i]), never on
+ *                      which other requests shared the call -- on the CPU bit for bit; on the
+ *                      GPU cuBLAS may pick another kernel for another k, so grouping must be
+ *                      decided by the (deterministic) schedule, never by wall-clock timing;
+ *   sync_begin/step    synchronous training with everything resident: sync_begin binds the
+ *                      training set, the initial parameters and the optimizer; each sync_step
+ *                      receives only the row indices of the stacked global batch and the
+ *                      learning rate, computes the mean gradient over those rows in ONE
+ *                      stacked pass, applies the optimizer step and returns the batch loss.
+ *                      The CUDA backend keeps parameters, gradient, velocity and the training
+ *                      set on the device: per update it uploads the row indices and
+ *                      downloads the loss and the new parameters (the runner's divergence
+ *                      check, evaluation and digest read the host copy; see
+ *                      docs/performance.md for what that costs).
+ *
+ * Determinism: every backend gives the same bits for the same inputs on the same machine
+ * (the CPU backend on the same OpenBLAS core and thread count; the CUDA backend on the same
+ * GPU model, driver and cuBLAS: one stream per context, no atomics, no TF32).  CPU and CUDA
+ * agree within a tolerance, not bitwise: tests/models/test_backend_cuda.c states it.
+ *
+ * Ownership: sgd_backend_create fills a caller-allocated sgd_backend_t that borrows `model`
+ * (which must outlive it); sgd_backend_destroy releases what create allocated.  A backend,
+ * like a model_t, is used by one thread at a time. */
+#ifndef SGDSIM_MODELS_BACKEND_H
+#define SGDSIM_MODELS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "models/dataset.h"
+#include "models/model.h"
+#include "models/optim.h"
+
+typedef struct sgd_backend_iface {
+    const char *name;
+    /* model_loss_grad's contract: 1 <= batch <= model_max_batch. */
+    double (*loss_grad)(void *ctx, const float *params, const float *x, const int32_t *y,
+                        int batch, float *grad);
+    /* k >= 1 independent gradients: for i < k, loss[i] and grad[i] (nparams floats) are what
+     * loss_grad(params[i], x[i], y[i], batch) gives.  1 <= batch <= model_max_batch. */
+    void (*loss_grad_batched)(void *ctx, int k, const float *const *params,
+                              const float *const *x, const int32_t *const *y, int batch,
+                              float *const *grad, double *loss);
+    /* model_evaluate's contract. */
+    void (*evaluate)(void *ctx, const float *params, const sgd_dataset_t *d, double *mean_loss,
+                     double *error_rate);
+    /* Starts resident synchronous training: train (borrowed, must outlive the backend),
+     * the optimizer (copied) and the initial parameters (copied; velocity starts at zero).
+     * params must stay allocated until the backend is destroyed (the CUDA backend page-locks
+     * it for the per-update download; pass the same array to sync_step). */
+    void (*sync_begin)(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
+                       const float *params);
+    /* One update over the nrows training rows `rows` (1 <= nrows <= model_max_batch, the
+     * stacked batch in canonical worker order): mean gradient, optimizer step with rate lr.
+     * Returns the batch's mean loss and leaves the new parameters in params (nparams).
+     * The CPU backend updates params in place (it IS its state); the CUDA backend overwrites
+     * it from the device, so between sync_begin and the end of the run params is a mirror
+     * the caller must not modify. */
+    double (*sync_step)(void *ctx, const int64_t *rows, int nrows, float lr, float *params);
+    void (*destroy)(void *ctx);
+} sgd_backend_iface_t;
+
+typedef struct sgd_backend {
+    const sgd_backend_iface_t *iface;
+    void *ctx;
+} sgd_backend_t;
+
+/* Backend names the scenario loader and the CLI accept, NULL-terminated: "cpu", "cuda".
+ * Whether "cuda" can run is only known at sgd_backend_create. */
+extern const char *const sgd_backend_names[];
+
+/* 1 when this build contains the CUDA backend. */
+int sgd_backend_have_cuda(void);
+
+/* Creates backend `name` for `model`.  Returns 0, or -1 with err saying why (unknown name,
+ * a build without CUDA, no CUDA device): input/environment errors, exit 2 at the CLI. */
+int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err);
+void sgd_backend_destroy(sgd_backend_t *b);
+
+/* The CUDA side (libsgd_cuda.so, loaded on first use; backend_cuda.h):
+ *   sgd_backend_cuda_devices      devices the "cuda" backend can use: 0 in a build without
+ *                                 CUDA, when the plugin or the driver cannot be loaded, or
+ *                                 without a device (GPU tests exit 77 then);
+ *   sgd_backend_cuda_device_name  "NVIDIA H200 (sm_90, 132 SMs)", or "none";
+ *   sgd_backend_cuda_bench_grad   for bench/bench_cuda_grad.c: k independent gradients of
+ *                                 `batch` rows, everything already on the device; *grad_s =
+ *                                 seconds per forward + backward (every kernel), *sgemm_s =
+ *                                 seconds per replay of only its cuBLAS calls (same shapes,
+ *                                 order), each the best of `reps` timings with CUDA events.
+ *                                 Returns -1 with err when "cuda" cannot run. */
+int sgd_backend_cuda_devices(void);
+void sgd_backend_cuda_device_name(char *buf, size_t size);
+int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, double *grad_s,
+                                double *sgemm_s, sgd_err_t *err);
+
+/* Shorthands for the callbacks. */
+static inline double sgd_backend_loss_grad(sgd_backend_t *b, const float *params, const float *x,
+                                           const int32_t *y, int batch, float *grad)
+{
+    return b->iface->loss_grad(b->ctx, params, x, y, batch, grad);
+}
+
+static inline void sgd_backend_evaluate(sgd_backend_t *b, const float *params,
+                                        const sgd_dataset_t *d, double *mean_loss,
+                                        double *error_rate)
+{
+    b->iface->evaluate(b->ctx, params, d, mean_loss, error_rate);
+}
+
+#endif

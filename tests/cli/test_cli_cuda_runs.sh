@@ -1,0 +1,41 @@
+# The CUDA backend end to end (needs a GPU; exits 77, skipped, without one):
+#   determinism -- the same scenario twice on the same GPU gives identical digests and rows;
+#   agreement   -- CPU and GPU runs of the same scenario agree within the stated tolerance:
+#                  every train_loss and val_loss within 1e-3 relative (docs/performance.md),
+#                  val_error within 0.02 (a near-tie may flip a prediction);
+#   provenance  -- runs.backend is "cuda".
+# Reads the database with `sgdsim query`, so it needs no sqlite3 CLI on the GPU machine.
+. "$(dirname "$0")/lib.sh"
+S="$TMP/s.json"; small_scenario "$S"
+DB="$TMP/g.db"
+q() { "$SGDSIM" query "$DB" "$1" --csv | tail -n +2; } # rows of one statement, no header
+out=$("$SGDSIM" run "$S" --db "$DB" --quiet --backend cuda 2>&1); rc=$?
+case "$out" in
+  *'needs a CUDA GPU'*|*'built without CUDA'*|*'cannot load the CUDA plugin'*)
+    echo "no usable CUDA backend: skipping ($out)"; exit 77 ;;
+esac
+[ "$rc" = 0 ] || { fail "cuda run: exit $rc: $out"; finish; }
+"$SGDSIM" run "$S" --db "$DB" --quiet --backend cuda || fail "second cuda run failed"
+"$SGDSIM" run "$S" --db "$DB" --quiet --backend cpu || fail "cpu run failed"
+[ "$(q "SELECT group_concat(backend, ' ') FROM (SELECT backend FROM runs ORDER BY id)")" = "cuda cuda cpu" ] ||
+  fail "runs.backend: $(q "SELECT group_concat(backend, ' ') FROM runs")"
+
+dump() { # every reproducible column of run $1
+  q "SELECT run_key, config_hash, status, vtime_ns, updates, events, digest FROM runs WHERE id=$1"
+  q "SELECT update_idx, vtime_ns, name, quote(value) FROM metrics WHERE run_id=$1 ORDER BY name, update_idx"
+}
+dump 1 > "$TMP/1.txt"; dump 2 > "$TMP/2.txt"
+[ "$(wc -l < "$TMP/1.txt")" -gt 60 ] || fail "too few rows to compare: $(wc -l < "$TMP/1.txt")"
+cmp -s "$TMP/1.txt" "$TMP/2.txt" || { fail "two cuda runs differ"; diff "$TMP/1.txt" "$TMP/2.txt" | head >&2; }
+[ "$(q "SELECT count(DISTINCT digest) FROM runs WHERE backend = 'cuda'")" = 1 ] || fail "cuda digests differ"
+
+q "SELECT g.name, g.update_idx, g.value, c.value FROM metrics g JOIN metrics c
+     ON c.run_id = 3 AND c.name = g.name AND c.update_idx = g.update_idx
+   WHERE g.run_id = 1 AND g.name IN ('train_loss', 'val_loss', 'val_error')" > "$TMP/pairs.txt"
+[ "$(wc -l < "$TMP/pairs.txt")" -ge 60 ] || fail "too few metric pairs: $(wc -l < "$TMP/pairs.txt")"
+bad=$(awk -F, '{ d = $3 - $4; if (d < 0) d = -d; a = $4 < 0 ? -$4 : $4; if (a < 1) a = 1;
+                 tol = ($1 == "val_error") ? 0.02 : 1e-3 * a; if (d > tol) print }' "$TMP/pairs.txt")
+[ -z "$bad" ] || fail "cpu and cuda disagree beyond tolerance (name,update,cuda,cpu): $(echo "$bad" | head -5)"
+awk -F, '$1 == "val_loss" { d = $3 - $4; if (d < 0) d = -d; if (d > m) m = d }
+         END { printf "largest |val_loss cuda - cpu|: %.3g\n", m }' "$TMP/pairs.txt"
+finish

@@ -1,0 +1,214 @@
+/* The CUDA backend against the CPU reference, and against itself.
+ *
+ * Tolerance (stated once, used everywhere below).  The normalised error of a vector a against
+ * the CPU's b is  max_i |a_i - b_i| / max_i |b_i|.  CPU and GPU do the same arithmetic in
+ * different orders (GEMM blockings, tree reductions), so they differ by float rounding only:
+ *   gradients:            normalised error <= 1e-4
+ *   losses, eval loss:    |a - b| <= 1e-5 * max(1, |b|)
+ *   error rate:           |a - b| <= 1% (a near-tie may flip a prediction)
+ *   parameters after 20 SGD updates (momentum, Nesterov, weight decay): normalised error
+ *                         <= 1e-3 (rounding differences compound a little per update)
+ * Determinism: the same inputs twice give the same bits (memcmp), for single and batched
+ * gradients and for 20 resident training steps on two fresh backends.
+ *
+ * Exits 77 (skipped) in a build without CUDA and where cudaGetDeviceCount finds no device. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "models/backend.h"
+#include "tests/check.h"
+
+#define TOL_GRAD 1e-4
+#define TOL_LOSS 1e-5
+#define TOL_ERR_RATE 0.01
+#define TOL_TRAIN 1e-3
+
+static double nerr(const float *a, const float *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]), m = fabs((double)b[i]);
+        if (!(d <= num)) num = d; /* NaN propagates */
+        if (m > den) den = m;
+    }
+    return den > 0 ? num / den : num;
+}
+
+#define CHECK_NERR(a, b, n, tol)                                                          \
+    do {                                                                                  \
+        double e_ = nerr((a), (b), (n));                                                  \
+        if (!(e_ <= (tol))) {                                                             \
+            fprintf(stderr, "%s:%d: normalised error %.3g > %.3g (%s vs %s)\n", __FILE__, \
+                    __LINE__, e_, (double)(tol), #a, #b);                                 \
+            check_failures++;                                                             \
+        }                                                                                 \
+    } while (0)
+
+#define CHECK_LOSS(a, b) CHECK_NEAR((a), (b), TOL_LOSS * fmax(1.0, fabs(b)))
+
+typedef struct {
+    const char *name;
+    model_spec_t spec;
+    int batch;
+} case_t;
+
+static void fill(float *a, size_t n, double sd, gsl_rng *r)
+{
+    for (size_t i = 0; i < n; i++) a[i] = (float)gsl_ran_gaussian(r, sd);
+}
+
+/* loss_grad, loss_grad_batched and evaluate against the CPU backend; each twice on the GPU. */
+static void test_case(const case_t *c, gsl_rng *r)
+{
+    enum { K = 4 };
+    const model_spec_t *s = &c->spec;
+    const int B = c->batch, D = s->ninputs, C = s->nclasses;
+    model_t *m = model_create(s, B);
+    sgd_backend_t cpu, gpu;
+    sgd_err_t err = {{0}};
+    CHECK_INT_EQ(sgd_backend_create("cpu", m, &cpu, &err), 0);
+    if (sgd_backend_create("cuda", m, &gpu, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        check_failures++;
+        return;
+    }
+    size_t np = model_nparams(m);
+    float *p = malloc(K * np * sizeof *p), *x = malloc((size_t)K * B * D * sizeof *x);
+    float *gc = malloc(K * np * sizeof *gc), *gg = malloc(K * np * sizeof *gg);
+    float *g2 = malloc(K * np * sizeof *g2);
+    int32_t *y = malloc((size_t)K * B * sizeof *y);
+    for (int k = 0; k < K; k++) model_init_params(m, p + k * np, MODEL_INIT_HE, r);
+    /* non-zero biases, so the bias broadcast is exercised */
+    for (int l = 0; l < model_nlayers(m); l++)
+        for (int k = 0; k < K; k++)
+            fill(p + k * np + model_layer_offset(m, l, true), (size_t)model_layer_fan_out(m, l),
+                 0.1, r);
+    fill(x, (size_t)K * B * D, 1.0, r);
+    for (int i = 0; i < K * B; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, (unsigned long)C);
+
+    double lc = sgd_backend_loss_grad(&cpu, p, x, y, B, gc);
+    double lg = sgd_backend_loss_grad(&gpu, p, x, y, B, gg);
+    double l2 = sgd_backend_loss_grad(&gpu, p, x, y, B, g2);
+    printf("%-28s loss cpu %.9f gpu %.9f  grad nerr %.3g\n", c->name, lc, lg, nerr(gg, gc, np));
+    CHECK_LOSS(lg, lc);
+    CHECK_NERR(gg, gc, np, TOL_GRAD);
+    CHECK(lg == l2 && memcmp(gg, g2, np * sizeof *gg) == 0);
+
+    const float *pp[K], *xp[K];
+    const int32_t *yp[K];
+    float *gcp[K], *ggp[K];
+    double lcs[K], lgs[K], lgs2[K];
+    for (int k = 0; k < K; k++) {
+        pp[k] = p + k * np;
+        xp[k] = x + (size_t)k * B * D;
+        yp[k] = y + (size_t)k * B;
+        gcp[k] = gc + k * np;
+        ggp[k] = gg + k * np;
+    }
+    cpu.iface->loss_grad_batched(cpu.ctx, K, pp, xp, yp, B, gcp, lcs);
+    gpu.iface->loss_grad_batched(gpu.ctx, K, pp, xp, yp, B, ggp, lgs);
+    for (int k = 0; k < K; k++) {
+        CHECK_LOSS(lgs[k], lcs[k]);
+        CHECK_NERR(ggp[k], gcp[k], np, TOL_GRAD);
+    }
+    memcpy(g2, gg, K * np * sizeof *g2);
+    gpu.iface->loss_grad_batched(gpu.ctx, K, pp, xp, yp, B, ggp, lgs2);
+    CHECK(memcmp(lgs, lgs2, sizeof lgs) == 0 && memcmp(g2, gg, K * np * sizeof *gg) == 0);
+    /* Informational: whether cuBLAS gave request 0 the same bits batched as alone. */
+    float *one = malloc(np * sizeof *one);
+    sgd_backend_loss_grad(&gpu, pp[0], xp[0], yp[0], B, one);
+    printf("%-28s batched k=%d == single, bit for bit: %s\n", c->name, K,
+           memcmp(one, ggp[0], np * sizeof *one) == 0 ? "yes" : "no (within tolerance)");
+    free(one);
+
+    sgd_dataset_t d = {.n = (int64_t)K * B, .dim = D, .classes = C, .x = x, .y = y};
+    double elc, eec, elg, eeg, elg2, eeg2;
+    sgd_backend_evaluate(&cpu, p, &d, &elc, &eec);
+    sgd_backend_evaluate(&gpu, p, &d, &elg, &eeg);
+    sgd_backend_evaluate(&gpu, p, &d, &elg2, &eeg2);
+    CHECK_LOSS(elg, elc);
+    CHECK_NEAR(eeg, eec, TOL_ERR_RATE);
+    CHECK(elg == elg2 && eeg == eeg2);
+
+    sgd_backend_destroy(&gpu);
+    sgd_backend_destroy(&cpu);
+    free(p), free(x), free(gc), free(gg), free(g2), free(y);
+    model_destroy(m);
+}
+
+/* 20 resident synchronous updates: CPU vs GPU within TOL_TRAIN, and two fresh GPU backends
+ * bit for bit (parameters and every loss). */
+static void test_training(gsl_rng *r)
+{
+    model_spec_t s = {.kind = MODEL_MLP, .ninputs = 30, .nclasses = 7, .nhidden = 2,
+                      .hidden = {64, 33}};
+    enum { B = 96, STEPS = 20 };
+    model_t *m = model_create(&s, B);
+    size_t np = model_nparams(m);
+    sgd_dataset_t d;
+    dataset_synthetic(1000, s.ninputs, s.nclasses, 1.0, r, &d);
+    float *p0 = malloc(np * sizeof *p0);
+    model_init_params(m, p0, MODEL_INIT_HE, r);
+    int64_t rows[STEPS][B];
+    for (int t = 0; t < STEPS; t++)
+        for (int i = 0; i < B; i++) rows[t][i] = (int64_t)gsl_rng_uniform_int(r, (unsigned long)d.n);
+    optim_sgd_t opt = {.momentum = 0.9, .weight_decay = 1e-4, .nesterov = true};
+
+    float *pr[3];
+    double losses[3][STEPS];
+    const char *names[3] = {"cpu", "cuda", "cuda"};
+    for (int run = 0; run < 3; run++) {
+        sgd_backend_t be;
+        sgd_err_t err = {{0}};
+        pr[run] = malloc(np * sizeof *pr[run]);
+        memcpy(pr[run], p0, np * sizeof *p0);
+        CHECK_INT_EQ(sgd_backend_create(names[run], m, &be, &err), 0);
+        be.iface->sync_begin(be.ctx, &d, &opt, pr[run]);
+        for (int t = 0; t < STEPS; t++)
+            losses[run][t] = be.iface->sync_step(be.ctx, rows[t], B, 0.05f, pr[run]);
+        sgd_backend_destroy(&be);
+    }
+    printf("training %d steps: final loss cpu %.9f gpu %.9f, params nerr %.3g\n", STEPS,
+           losses[0][STEPS - 1], losses[1][STEPS - 1], nerr(pr[1], pr[0], np));
+    CHECK_NERR(pr[1], pr[0], np, TOL_TRAIN);
+    for (int t = 0; t < STEPS; t++) CHECK_NEAR(losses[1][t], losses[0][t], TOL_TRAIN);
+    CHECK(memcmp(pr[1], pr[2], np * sizeof *pr[1]) == 0);
+    CHECK(memcmp(losses[1], losses[2], sizeof losses[1]) == 0);
+    for (int run = 0; run < 3; run++) free(pr[run]);
+    free(p0);
+    dataset_free(&d);
+    model_destroy(m);
+}
+
+int main(void)
+{
+    if (!sgd_backend_have_cuda()) {
+        printf("built without CUDA: skipping\n");
+        return 77;
+    }
+    if (sgd_backend_cuda_devices() == 0) {
+        printf("no usable CUDA device: skipping\n");
+        return 77;
+    }
+    char dev[256];
+    sgd_backend_cuda_device_name(dev, sizeof dev);
+    printf("device: %s\n", dev);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    const case_t cases[] = {
+        {"softmax 20->4, batch 1", {.kind = MODEL_SOFTMAX, .ninputs = 20, .nclasses = 4}, 1},
+        {"softmax 784->10, batch 256", {.kind = MODEL_SOFTMAX, .ninputs = 784, .nclasses = 10}, 256},
+        {"mlp 784-200-10, batch 128", {.kind = MODEL_MLP, .ninputs = 784, .nclasses = 10, .nhidden = 1, .hidden = {200}}, 128},
+        {"mlp 50-64-33-300, batch 37", {.kind = MODEL_MLP, .ninputs = 50, .nclasses = 300, .nhidden = 2, .hidden = {64, 33}}, 37},
+        {"mlp 17-5-3-2, batch 257", {.kind = MODEL_MLP, .ninputs = 17, .nclasses = 2, .nhidden = 2, .hidden = {5, 3}}, 257},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_case(&cases[i], r);
+    test_training(r);
+    gsl_rng_free(r);
+    return check_exit();
+}
