@@ -53,6 +53,12 @@ static int evaluate(alg_ctx_t *ctx, int64_t vtime_ns)
     return 0;
 }
 
+bool alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
+                double value)
+{
+    return emit(ctx, update, vtime_ns, name, value) == 0;
+}
+
 static volatile sig_atomic_t interrupt_requested;
 
 void alg_request_interrupt(void) { interrupt_requested = 1; }
@@ -223,7 +229,9 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
         goto done;
     }
     int64_t global_batch = s->workers * s->batch_per_worker;
-    if (global_batch > train.n) {
+    if (ops->model_batch) {
+        global_batch = ops->model_batch(s); /* the algorithm checks its batches in create() */
+    } else if (global_batch > train.n) {
         sgd_errf(err, "batch.per_worker: %lld workers x %lld = %lld samples per update exceeds "
                       "the %lld training rows", (long long)s->workers,
                  (long long)s->batch_per_worker, (long long)global_batch, (long long)train.n);
