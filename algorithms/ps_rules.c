@@ -47,14 +47,15 @@ void ps_norm_observe(ps_norm_t *nm, const float *g)
     double sum = 0.0;
     float *m = nm->m;
     if (nm->cfg.kind == PS_NORM_FRED) {
-        const float d = (float)nm->cfg.decay, e = 1.0f - d;
+        const float d = (float)nm->cfg.decay, e = (float)(1.0 - nm->cfg.decay);
         for (size_t i = 0; i < nm->n; i++) {
             m[i] = d * m[i] + e * fabsf(g[i]);
             sum += m[i];
         }
     } else {
-        const float ga = (float)nm->cfg.gamma, ge = 1.0f - ga;
-        const float be = (float)nm->cfg.beta, bb = 1.0f - be, eps = (float)nm->cfg.eps;
+        const float ga = (float)nm->cfg.gamma, ge = (float)(1.0 - nm->cfg.gamma);
+        const float be = (float)nm->cfg.beta, bb = (float)(1.0 - nm->cfg.beta);
+        const float eps = (float)nm->cfg.eps;
         float *b = nm->g1, *n2 = nm->g2;
         for (size_t i = 0; i < nm->n; i++) {
             n2[i] = ga * n2[i] + ge * g[i] * g[i];
