@@ -231,6 +231,19 @@ static void bfasgd_with_zero_costs_equals_fasgd_bit_for_bit(void)
     }
 }
 
+/* The ablation's identity: SASGD's 1/(tau+1) with FASGD's normaliser is FASGD itself (c = 1),
+ * so FASGD = SASGD + a per-parameter adaptive step size. */
+static void sasgd_fred_with_fasgd_normaliser_is_fasgd(void)
+{
+    const char *a[] = {"algorithm={\"name\":\"sasgd\",\"staleness\":\"fred\","
+                       "\"normaliser\":\"fred\"}", "cluster.workers=6"};
+    const char *b[] = {"algorithm.name=fasgd", "cluster.workers=6"};
+    alg_outcome_t x = run(a, 2), y = run(b, 2);
+    CHECK(same_params(&x, &y));
+    CHECK(strcmp(x.digest, y.digest) == 0);
+    release(&x, &y);
+}
+
 /* ---- staleness -------------------------------------------------------------------------- */
 
 static void uniform_schedule_gives_mean_staleness_lambda_minus_one(void)
@@ -419,6 +432,7 @@ int main(void)
     hardsync_lambda_times_mu_equals_minibatch_sgd_with_lambda_mu_rows();
     one_client_rules_equal_hand_written_loops();
     bfasgd_with_zero_costs_equals_fasgd_bit_for_bit();
+    sasgd_fred_with_fasgd_normaliser_is_fasgd();
     uniform_schedule_gives_mean_staleness_lambda_minus_one();
     skipped_fetches_keep_old_parameters_and_count_staleness_from_them();
     skipped_pushes_reapply_old_gradients_and_are_counted();
