@@ -19,6 +19,7 @@
 #ifndef SGDSIM_ALGORITHMS_PS_RULES_H
 #define SGDSIM_ALGORITHMS_PS_RULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,7 +40,8 @@ typedef struct ps_norm {
     float *m;     /* fred: EMA of |g|; paper: v, the EMA of the std */
     float *g1;    /* paper: b, EMA of g (NULL for fred) */
     float *g2;    /* paper: n, EMA of g^2 (NULL for fred) */
-    double mean;  /* mean of m over all parameters after the last observe */
+    double mean;  /* mean of m over all parameters, valid when mean_valid */
+    bool mean_valid;
 } ps_norm_t;
 
 double ps_staleness_factor(ps_staleness_t rule, int64_t tau);
@@ -49,8 +51,15 @@ void ps_norm_init(ps_norm_t *nm, const ps_norm_cfg_t *cfg, size_t n);
 void ps_norm_free(ps_norm_t *nm);
 /* Folds one incoming gradient into the statistics (element order 0..n-1). */
 void ps_norm_observe(ps_norm_t *nm, const float *g);
+/* Mean of the moving average over all parameters (B-FASGD's v), computed on demand after an
+ * observe and cached: FASGD without gating needs it only for the norm_mean metric. */
+double ps_norm_mean(ps_norm_t *nm);
 /* theta_i -= step_i / d_i with the current statistics. */
 void ps_norm_apply(const ps_norm_t *nm, float *theta, const float *step);
+/* The same as ps_norm_observe(nm, g) followed by ps_norm_apply with step_i = w * g_i (each
+ * element sees the same operations in the same order, so the bits are identical), in one pass
+ * over memory: the common case of an update made of a single gradient. */
+void ps_norm_observe_apply(ps_norm_t *nm, float *theta, const float *g, float w);
 
 /* B-FASGD: probability of transmitting, 1 / (1 + c / (v + eps)); c = 0 gives exactly 1. */
 double ps_gate_probability(double c, double v, double eps);

@@ -65,10 +65,16 @@ void alg_request_interrupt(void) { interrupt_requested = 1; }
 
 bool alg_any_nonfinite(const float *v, size_t n)
 {
-    /* Summing x*0 turns any NaN/Inf into NaN without a branch per element. */
-    float acc = 0.0f;
-    for (size_t i = 0; i < n; i++) acc += v[i] * 0.0f;
-    return acc != acc;
+    /* Summing x*0 turns any NaN/Inf into NaN without a branch per element.  Eight partial
+     * sums instead of one: a single running sum is a chain of dependent additions (~4 cycles
+     * per parameter, a fifth of an asynchronous update's time); independent ones vectorise. */
+    float acc[8] = {0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++) acc[j] += v[i + (size_t)j] * 0.0f;
+    for (; i < n; i++) acc[0] += v[i] * 0.0f;
+    float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    return s != s;
 }
 
 static void diverge(alg_ctx_t *ctx, const char *what)
