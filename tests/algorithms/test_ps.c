@@ -9,6 +9,7 @@
 
 #include "algorithms/alg.h"
 #include "models/optim.h"
+#include "sim/network.h"
 #include "sim/rng.h"
 #include "tests/check.h"
 
@@ -352,6 +353,24 @@ static void timed_driver_records_virtual_time_and_is_deterministic(void)
     free(r);
 }
 
+/* One client, nothing to contend with: each update is compute + push + service, then a
+ * fetch before the next compute, each priced exactly as the network model says. */
+static void timed_single_client_cycle_is_compute_push_service_fetch(void)
+{
+    const char *sets[] = {"algorithm={\"name\":\"sasgd\",\"driver\":\"timed\","
+                          "\"server_time_s\":0.001}",
+                          "cluster.workers=1", "compute.time_s=0.01", "io.time_s=0.002",
+                          "stop.updates=10"};
+    alg_outcome_t o = run(sets, 5);
+    CHECK_INT_EQ(o.status, ALG_COMPLETE);
+    /* parameters of 12-16-4: 12*16+16 + 16*4+4 = 276; a message crosses two 5 us links */
+    int64_t msg = sim_transfer_ns(276 * 4, 10e9 / 8) + 2 * 5000;
+    int64_t cycle = 12000000 + msg + 1000000;
+    CHECK_INT_EQ(o.nparams, 276);
+    CHECK_INT_EQ(o.vtime_ns, 10 * cycle + 9 * msg);
+    release(&o, NULL);
+}
+
 static void same_seed_same_digest_under_uniform(void)
 {
     const char *sets[] = {"algorithm={\"name\":\"fasgd\",\"normaliser\":\"paper\","
@@ -438,6 +457,7 @@ int main(void)
     skipped_pushes_reapply_old_gradients_and_are_counted();
     downpour_pushes_every_k_push_gradients();
     timed_driver_records_virtual_time_and_is_deterministic();
+    timed_single_client_cycle_is_compute_push_service_fetch();
     same_seed_same_digest_under_uniform();
     bad_input_names_the_json_path();
     batches_larger_than_the_data_are_refused_at_setup();
