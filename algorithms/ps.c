@@ -408,19 +408,29 @@ static bool apply_update(ps_t *p, int64_t now)
         const float *g = tm->vec;
         if (tm->snap) {
             /* Gather this term's minibatches in arrival order. */
-            int64_t rows = 0, q = 0;
+            int64_t rows = 0, q = 0, t_one = 0;
             for (int64_t b = 0; b < p->nbuf; b++) {
                 ps_client_t *c = &p->cl[p->buf[b]];
                 if (c->reapply) continue;
                 for (int r = 0; r < c->nreq; r++, q++)
                     if (p->req_term[q] == j) {
                         SGD_ASSERT(rows + p->mu <= p->max_rows);
-                        fill_rows(p, p->buf[b], c->reqs[r].t, p->bx + rows * dim, p->by + rows);
+                        t_one = c->reqs[r].t;
+                        if (tm->count > 1 || p->o->minibatch != PS_MB_CYCLIC)
+                            fill_rows(p, p->buf[b], t_one, p->bx + rows * dim, p->by + rows);
                         rows += p->mu;
                     }
             }
-            tm->loss = model_loss_grad(ctx->model, tm->snap->data, p->bx, p->by, (int)rows,
-                                       p->grad);
+            const float *x = p->bx;
+            const int32_t *y = p->by;
+            if (tm->count == 1 && p->o->minibatch == PS_MB_CYCLIC) {
+                /* One cyclic minibatch is a contiguous block of the training set: read it
+                 * in place instead of copying (the same rows, so the same bits). */
+                int64_t first = (t_one % p->ncyc) * p->mu;
+                x = ctx->train->x + first * dim;
+                y = ctx->train->y + first;
+            }
+            tm->loss = model_loss_grad(ctx->model, tm->snap->data, x, y, (int)rows, p->grad);
             g = p->grad;
             ps_client_t *c = &p->cl[tm->client];
             if (c->last_grad) { /* B-FASGD may re-apply it when a later push is skipped */
