@@ -67,6 +67,7 @@ typedef struct ps_opts {
     ps_norm_cfg_t norm;
     double c_fetch, c_push;   /* B-FASGD gating constants, >= 0 */
     double gate_eps;          /* B-FASGD: eps in 1 / (1 + c / (v + eps)) */
+    bool fred_skip_tau;       /* B-FASGD: count tau after a skipped fetch as FRED does */
     int64_t k_fetch, k_push;  /* Downpour: fetch / push every k-th gradient */
     sim_dist_t server_time_s; /* timed: server service time per arrival, s */
     bool flush_denormals;     /* run with the CPU's flush-to-zero and denormals-are-zero */
@@ -90,7 +91,7 @@ static const struct {
     {"normaliser", K_STALE}, {"decay", K_STALE},       {"gamma", K_STALE},
     {"beta", K_STALE},       {"eps", K_STALE},         {"c_fetch", K(PS_BFASGD)},
     {"c_push", K(PS_BFASGD)}, {"gating_eps", K(PS_BFASGD)}, {"k_fetch", K(PS_DOWNPOUR)},
-    {"k_push", K(PS_DOWNPOUR)}, {"denormals", K_ALL},
+    {"k_push", K(PS_DOWNPOUR)}, {"denormals", K_ALL}, {"skipped_fetch_tau", K(PS_BFASGD)},
 };
 #define PS_NKEYS (sizeof ps_keys / sizeof ps_keys[0])
 
@@ -203,6 +204,15 @@ static int parse_ps(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *er
          sgd_jobj_num(a, "c_push", 0.0, 0.0, false, 1e12, &o.c_push, err) ||
          sgd_jobj_num(a, "gating_eps", 1e-4, 0.0, true, 1e6, &o.gate_eps, err)))
         return -1;
+    if (kind == PS_BFASGD) {
+        /* "truthful": tau counts from the parameters the client really holds.  "fred": as the
+         * authors' simulator, a skipped fetch still records the server's current timestamp
+         * for the client, so its next gradient looks fresher than it is (NOTES.md §2). */
+        static const char *const skip_tau[] = {"truthful", "fred", NULL};
+        int st;
+        if (sgd_jobj_enum(a, "skipped_fetch_tau", skip_tau, 0, &st, err)) return -1;
+        o.fred_skip_tau = st == 1;
+    }
     if (kind == PS_DOWNPOUR &&
         (sgd_jobj_int(a, "k_fetch", 1, 1, 1 << 20, &o.k_fetch, err) ||
          sgd_jobj_int(a, "k_push", 1, 1, 1 << 20, &o.k_push, err)))
@@ -248,6 +258,8 @@ typedef struct ps_client {
     int nreq;
     bool reapply;            /* the pending push re-applies last_grad (B-FASGD) */
     int64_t push_version;    /* staleness of the pending push counts from this version */
+    int64_t stamp;           /* the version its next gradient is counted from: its snapshot's,
+                              * or with skipped_fetch_tau "fred" the server's at a skip */
     int64_t steps;           /* gradients computed so far (Downpour's schedule) */
     uint32_t slot;           /* uniform: position in the unblocked array, or UINT32_MAX */
     gsl_rng *sample_rng;     /* minibatch "random" */
@@ -435,7 +447,7 @@ static bool apply_update(ps_t *p, int64_t now)
             ps_client_t *c = &p->cl[tm->client];
             if (c->last_grad) { /* B-FASGD may re-apply it when a later push is skipped */
                 memcpy(c->last_grad, g, np * sizeof *g);
-                c->last_version = tm->snap->version;
+                c->last_version = c->push_version; /* its timestamp as pushed */
                 c->last_loss = tm->loss;
                 c->has_last = true;
             }
@@ -548,6 +560,7 @@ static void fetch_opportunity(ps_t *p, int k, int64_t now)
          * server's, is what the next gradient's staleness counts from. */
         p->srv.fetch.skipped_msgs++;
         p->srv.fetch.skipped_bytes += p->msg_bytes;
+        if (p->o->fred_skip_tau) c->stamp = p->srv.version;
         compute_next(p, k, now);
         return;
     }
@@ -557,6 +570,7 @@ static void fetch_opportunity(ps_t *p, int k, int64_t now)
     if (p->o->driver == PS_DRIVER_UNIFORM) {
         ps_snap_release(&p->srv, c->snap);
         c->snap = snap;
+        c->stamp = snap->version;
         compute_next(p, k, now);
         return;
     }
@@ -618,7 +632,7 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
     int64_t t = p->t_next++;
     c->steps++;
     if (p->o->kind == PS_DOWNPOUR) {
-        if (c->nreq == 0) c->push_version = c->snap->version; /* oldest gradient in the push */
+        if (c->nreq == 0) c->push_version = c->stamp; /* oldest gradient in the push */
         c->reqs[c->nreq++] = (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t};
         if (c->steps % p->o->k_push == 0) {
             p->srv.push.sent_msgs++;
@@ -636,7 +650,7 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
         p->srv.push.sent_bytes += p->msg_bytes;
         c->reqs[0] = (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t};
         c->nreq = 1;
-        c->push_version = c->snap->version;
+        c->push_version = c->stamp;
         deliver_push(p, k, now);
         return;
     }
@@ -703,6 +717,7 @@ static void on_fetch_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
     ps_client_t *c = &p->cl[ev->entity];
     ps_snap_release(&p->srv, c->snap);
     c->snap = c->incoming;
+    c->stamp = c->snap->version;
     c->incoming = NULL;
     compute_next(p, (int)ev->entity, ev->t_ns);
 }
