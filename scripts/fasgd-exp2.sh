@@ -40,8 +40,8 @@ SELECT p.lambda, f.updates,
        printf('%.4f', s.final_err) AS sasgd_final, printf('%.4f', s.last10_err) AS sasgd_last10,
        p.p_sasgd AS paper_sasgd,
        printf('%.4f', s.last10_err - f.last10_err) AS gap_last10,
-       printf('%.4f', a.last10_err) AS async_norm_last10,
-       printf('%.4f', b.last10_err) AS sasgdpaper_norm_last10,
+       CASE WHEN a.id IS NULL THEN '-' ELSE printf('%.4f', a.last10_err) END AS async_norm_last10,
+       CASE WHEN b.id IS NULL THEN '-' ELSE printf('%.4f', b.last10_err) END AS sasgdpaper_norm_last10,
        printf('%.0f', f.tau_mean) AS tau_mean
 FROM paper p
 JOIN fin f ON f.scenario = 'exp2/fasgd/lambda=' || p.lambda
