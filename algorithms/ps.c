@@ -303,7 +303,6 @@ typedef struct ps {
     int64_t nunblocked;
     gsl_rng *pick_rng;
     uint32_t ev_iter;
-    int64_t iter;
 
     /* timed */
     sim_net_t *net;
@@ -674,7 +673,6 @@ static void on_iter(sim_engine_t *e, const sim_event_t *ev, void *arg)
     ps_t *p = arg;
     SGD_ASSERT(p->nunblocked > 0); /* at most c - 1 <= lambda - 1 clients wait at a time */
     uint32_t k = p->unblocked[gsl_rng_uniform_int(p->pick_rng, (unsigned long)p->nunblocked)];
-    p->iter++;
     /* Busy until compute_next makes it eligible again: at once when it does not push, after
      * the update that applies its push otherwise. */
     block(p, (int)k);
