@@ -85,6 +85,10 @@ typedef struct alg_ops {
     /* Reports traffic counters at the end of the run (may be NULL). */
     int (*report)(void *state, const alg_sink_t *sink, sgd_err_t *err);
     void (*destroy)(void *state);
+    /* Optional: rows of the largest gradient evaluation the algorithm makes (the model's
+     * workspace), which create() then checks against the training data itself.  NULL means
+     * cluster.workers x batch.per_worker, checked by the runner (the synchronous case). */
+    int64_t (*model_batch)(const scn_t *s);
 } alg_ops_t;
 
 extern const alg_ops_t *const alg_registry[]; /* NULL-terminated */
@@ -97,6 +101,12 @@ const alg_ops_t *alg_find(const char *name);
  * when due, checks for NaN/Inf, and stops the engine when the run is over.  Returns false
  * when the run must not continue. */
 bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr);
+
+/* Records one extra metric row (e.g. staleness summaries, traffic counts) through the same
+ * path as the runner's own rows, so it is stored and covered by the digest.  Returns false
+ * (and marks the run failed) when the sink refused it. */
+bool alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
+                double value);
 
 /* Asks the running simulation to stop after the current update, recording the run as failed
  * ("interrupted"); async-signal-safe, for SIGINT/SIGTERM handlers. */

@@ -5,10 +5,14 @@
 
 extern const alg_ops_t alg_csgd;
 extern const alg_ops_t alg_lsgd;
+extern const alg_ops_t alg_sasgd, alg_fasgd, alg_bfasgd, alg_downpour, alg_hardsync; /* ps.c */
 
-const alg_ops_t *const alg_registry[] = {&alg_csgd, &alg_lsgd, NULL};
-const scn_algorithm_t *const alg_scenario_table[] = {&alg_csgd.scenario, &alg_lsgd.scenario,
-                                                     NULL};
+const alg_ops_t *const alg_registry[] = {&alg_csgd,   &alg_lsgd,     &alg_sasgd,
+                                         &alg_fasgd,  &alg_bfasgd,   &alg_downpour,
+                                         &alg_hardsync, NULL};
+const scn_algorithm_t *const alg_scenario_table[] = {
+    &alg_csgd.scenario,   &alg_lsgd.scenario,     &alg_sasgd.scenario, &alg_fasgd.scenario,
+    &alg_bfasgd.scenario, &alg_downpour.scenario, &alg_hardsync.scenario, NULL};
 
 const alg_ops_t *alg_find(const char *name)
 {

@@ -1,0 +1,905 @@
+/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour and hardsync (NOTES.md §2-3),
+ * each registered under its own algorithm.name, sharing one implementation.
+ *
+ * Clients.  lambda clients (cluster.workers) each hold a snapshot of the parameters they last
+ * fetched (ps_server.h: shared, reference-counted) and compute gradients of minibatches of mu
+ * rows (batch.per_worker) on it.  A push delivers a gradient to the server; the server applies
+ * an update once it holds c gradients (n-softsync: c = lambda / n; hardsync: c = lambda;
+ * Downpour: c = 1) and then each client whose gradient was applied gets a fetch opportunity.
+ * A client that pushed waits for that update ("blocked"), as in the authors' simulator.
+ *
+ * Drivers.  `uniform` is FRED's schedule: no clocks; each iteration a uniformly random
+ * unblocked client (stream client_pick) finishes a gradient; iteration i happens at virtual
+ * time i + 1 ns.  `timed`: clients fetch and push over a star network with the server at
+ * endpoint 0, compute for a modelled time (compute.*, io.*, cluster.time_factor per client),
+ * and the server serves arrivals first come first served, each taking algorithm.server_time_s.
+ *
+ * Numerics meet time lazily (DESIGN.md, "real gradients meet virtual time at one seam"): a
+ * push records WHICH gradient it carries — (snapshot, minibatch) — and the gradient is
+ * evaluated when the server applies it.  Without a normaliser, the requests of one update
+ * that share a snapshot and a staleness factor are evaluated as ONE stacked minibatch in
+ * arrival order (the mean over their rows is (1/count) * the sum of their gradients), so
+ * hardsync with lambda x mu is bit for bit minibatch SGD with lambda*mu rows, and softsync
+ * with n = 1 without staleness scaling is bit for bit hardsync.  With a normaliser every
+ * gradient is evaluated and folded into the statistics on its own, in arrival order.
+ *
+ * Minibatches.  `cyclic` (FRED): the t-th gradient requested in the run (t = 0, 1, ...) uses
+ * rows [(t mod M) mu, (t mod M) mu + mu), M = floor(N / mu).  `random`: each client draws mu
+ * rows uniformly with replacement from its own stream (data_order, entity = client). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#define PS_HAVE_MXCSR 1
+#else
+#define PS_HAVE_MXCSR 0
+#endif
+
+#include "algorithms/alg.h"
+#include "algorithms/ps_rules.h"
+#include "algorithms/ps_server.h"
+#include "models/optim.h"
+#include "sim/network.h"
+#include "sim/rng.h"
+
+typedef enum { PS_SASGD, PS_FASGD, PS_BFASGD, PS_DOWNPOUR, PS_HARDSYNC } ps_kind_t;
+typedef enum { PS_DRIVER_UNIFORM, PS_DRIVER_TIMED } ps_driver_t;
+typedef enum { PS_MB_CYCLIC, PS_MB_RANDOM } ps_minibatch_t;
+
+/* Entity id of the server's own random stream: far above any client index, so adding a
+ * client never changes the server's draws. */
+#define PS_SERVER_ENTITY (1ull << 40)
+
+/* Rows of the model workspace at least, so validation runs in large chunks even when each
+ * gradient is over a single sample. */
+#define PS_MIN_MODEL_BATCH 1024
+
+typedef struct ps_opts {
+    ps_kind_t kind;
+    ps_driver_t driver;
+    ps_minibatch_t minibatch;
+    int64_t n;                /* softsync: n; c = lambda / n gradients per update */
+    int64_t c;
+    ps_staleness_t staleness;
+    ps_norm_cfg_t norm;
+    double c_fetch, c_push;   /* B-FASGD gating constants, >= 0 */
+    double gate_eps;          /* B-FASGD: eps in 1 / (1 + c / (v + eps)) */
+    bool fred_skip_tau;       /* B-FASGD: count tau after a skipped fetch as FRED does */
+    int64_t k_fetch, k_push;  /* Downpour: fetch / push every k-th gradient */
+    sim_dist_t server_time_s; /* timed: server service time per arrival, s */
+    bool flush_denormals;     /* run with the CPU's flush-to-zero and denormals-are-zero */
+} ps_opts_t;
+
+/* ---- options --------------------------------------------------------------------------- */
+
+static const char *const kind_names[] = {"sasgd", "fasgd", "b-fasgd", "downpour", "hardsync"};
+
+/* Which algorithm names accept each key (bit i = kind i), for messages that say where a key
+ * belongs instead of a bare "unknown key". */
+#define K(x) (1u << (x))
+#define K_ALL (K(PS_SASGD) | K(PS_FASGD) | K(PS_BFASGD) | K(PS_DOWNPOUR) | K(PS_HARDSYNC))
+#define K_STALE (K(PS_SASGD) | K(PS_FASGD) | K(PS_BFASGD))
+static const struct {
+    const char *key;
+    unsigned kinds;
+} ps_keys[] = {
+    {"name", K_ALL},         {"driver", K_ALL},        {"minibatch", K_ALL},
+    {"server_time_s", K_ALL}, {"n", K_STALE},          {"staleness", K_STALE},
+    {"normaliser", K_STALE}, {"decay", K_STALE},       {"gamma", K_STALE},
+    {"beta", K_STALE},       {"eps", K_STALE},         {"c_fetch", K(PS_BFASGD)},
+    {"c_push", K(PS_BFASGD)}, {"gating_eps", K(PS_BFASGD)}, {"k_fetch", K(PS_DOWNPOUR)},
+    {"k_push", K(PS_DOWNPOUR)}, {"denormals", K_ALL}, {"skipped_fetch_tau", K(PS_BFASGD)},
+};
+#define PS_NKEYS (sizeof ps_keys / sizeof ps_keys[0])
+
+static int check_key_owners(const sgd_jobj_t *a, ps_kind_t kind, sgd_err_t *err)
+{
+    if (!a->in) return 0;
+    for (const cJSON *it = a->in->child; it; it = it->next) {
+        for (size_t k = 0; k < PS_NKEYS; k++) {
+            if (strcmp(it->string, ps_keys[k].key) != 0 || (ps_keys[k].kinds & K(kind)))
+                continue;
+            char owners[96] = "";
+            for (int j = 0; j <= PS_HARDSYNC; j++)
+                if (ps_keys[k].kinds & K(j)) {
+                    if (owners[0]) strncat(owners, ", ", sizeof owners - strlen(owners) - 1);
+                    strncat(owners, kind_names[j], sizeof owners - strlen(owners) - 1);
+                }
+            return sgd_errf(err, "%s.%s: only valid with name %s, not \"%s\"", a->path,
+                            it->string, owners, kind_names[kind]);
+        }
+    }
+    return 0;
+}
+
+static int reject_key(const sgd_jobj_t *a, const char *key, const char *why, sgd_err_t *err)
+{
+    if (sgd_jobj_has(a, key)) return sgd_errf(err, "%s.%s: %s", a->path, key, why);
+    return 0;
+}
+
+static int parse_ps(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *err)
+{
+    const char *keys[PS_NKEYS + 1];
+    for (size_t k = 0; k < PS_NKEYS; k++) keys[k] = ps_keys[k].key;
+    keys[PS_NKEYS] = NULL;
+    if (check_key_owners(a, kind, err) || sgd_jobj_check_keys(a, keys, err)) return -1;
+
+    ps_opts_t o = {.kind = kind};
+    static const char *const drivers[] = {"uniform", "timed", NULL};
+    static const char *const minibatches[] = {"cyclic", "random", NULL};
+    int drv, mb;
+    if (sgd_jobj_enum(a, "driver", drivers, 0, &drv, err) ||
+        sgd_jobj_enum(a, "minibatch", minibatches, 0, &mb, err))
+        return -1;
+    o.driver = (ps_driver_t)drv;
+    o.minibatch = (ps_minibatch_t)mb;
+    /* Denormal floats: with the authors' N(0,1) weights and FASGD's normalised steps the
+     * softmax saturates, its gradients underflow into denormals, and x86 sgemm on denormal
+     * inputs runs about 10x slower (measured: bench/bench_ps 128 128 300, 36 vs 340
+     * updates/s).  Flushing them to zero (as TensorFlow does on CPUs) is the default where the
+     * CPU has the switch; "keep" gives IEEE gradual underflow. */
+    static const char *const denormals[] = {"flush", "keep", NULL};
+    int dn;
+    if (sgd_jobj_enum(a, "denormals", denormals, PS_HAVE_MXCSR ? 0 : 1, &dn, err)) return -1;
+    if (dn == 0 && !PS_HAVE_MXCSR)
+        return sgd_errf(err, "%s.denormals: \"flush\" needs an x86 CPU (MXCSR FTZ/DAZ); use "
+                             "\"keep\"", a->path);
+    o.flush_denormals = dn == 0;
+    if (o.driver == PS_DRIVER_TIMED) {
+        if (sim_dist_parse(a, "server_time_s", 0.0, &o.server_time_s, err)) return -1;
+    } else if (reject_key(a, "server_time_s", "only valid with driver \"timed\"", err)) {
+        return -1;
+    }
+
+    const int64_t lambda = s->workers;
+    o.n = lambda;
+    o.c = 1;
+    o.k_fetch = o.k_push = 1;
+    if (kind == PS_HARDSYNC) o.c = lambda;
+    if (kind == PS_SASGD || kind == PS_FASGD || kind == PS_BFASGD) {
+        static const char *const stale[] = {"none", "paper", "fred", NULL};
+        static const char *const norms[] = {"none", "fred", "paper", NULL};
+        int st, nk;
+        if (sgd_jobj_int(a, "n", lambda, 1, lambda, &o.n, err) ||
+            sgd_jobj_enum(a, "staleness", stale, kind == PS_SASGD ? 1 : 2, &st, err) ||
+            sgd_jobj_enum(a, "normaliser", norms, kind == PS_SASGD ? 0 : 1, &nk, err))
+            return -1;
+        if (lambda % o.n != 0)
+            return sgd_errf(err, "%s.n: must divide cluster.workers (lambda = %lld), got %lld: "
+                                 "n-softsync applies lambda / n gradients per update",
+                            a->path, (long long)lambda, (long long)o.n);
+        o.c = lambda / o.n;
+        o.staleness = (ps_staleness_t)st;
+        o.norm.kind = (ps_norm_kind_t)nk;
+        if (kind != PS_SASGD && o.norm.kind == PS_NORM_NONE)
+            return sgd_errf(err, "%s.normaliser: %s needs \"fred\" or \"paper\" (without a "
+                                 "normaliser it is sasgd)", a->path, kind_names[kind]);
+        if (o.norm.kind == PS_NORM_NONE) {
+            for (const char *const *k = (const char *const[]){"decay", "gamma", "beta", "eps",
+                                                             NULL};
+                 *k; k++)
+                if (reject_key(a, *k, "only valid with a normaliser (normaliser is \"none\")",
+                               err))
+                    return -1;
+        } else if (o.norm.kind == PS_NORM_FRED) {
+            if (reject_key(a, "gamma", "only valid with normaliser \"paper\"", err) ||
+                reject_key(a, "beta", "only valid with normaliser \"paper\"", err) ||
+                sgd_jobj_num(a, "decay", 0.9, 0.0, false, 0.999999, &o.norm.decay, err) ||
+                sgd_jobj_num(a, "eps", 1e-3, 0.0, true, 1e3, &o.norm.eps, err))
+                return -1;
+        } else {
+            if (reject_key(a, "decay", "only valid with normaliser \"fred\"", err) ||
+                sgd_jobj_num(a, "gamma", 0.9, 0.0, false, 0.999999, &o.norm.gamma, err) ||
+                sgd_jobj_num(a, "beta", 0.9, 0.0, false, 0.999999, &o.norm.beta, err) ||
+                sgd_jobj_num(a, "eps", 1e-6, 0.0, true, 1e3, &o.norm.eps, err))
+                return -1;
+        }
+    }
+    if (kind == PS_BFASGD &&
+        (sgd_jobj_num(a, "c_fetch", 0.0, 0.0, false, 1e12, &o.c_fetch, err) ||
+         sgd_jobj_num(a, "c_push", 0.0, 0.0, false, 1e12, &o.c_push, err) ||
+         sgd_jobj_num(a, "gating_eps", 1e-4, 0.0, true, 1e6, &o.gate_eps, err)))
+        return -1;
+    if (kind == PS_BFASGD) {
+        /* "truthful": tau counts from the parameters the client really holds.  "fred": as the
+         * authors' simulator, a skipped fetch still records the server's current timestamp
+         * for the client, so its next gradient looks fresher than it is (NOTES.md §2). */
+        static const char *const skip_tau[] = {"truthful", "fred", NULL};
+        int st;
+        if (sgd_jobj_enum(a, "skipped_fetch_tau", skip_tau, 0, &st, err)) return -1;
+        o.fred_skip_tau = st == 1;
+    }
+    if (kind == PS_DOWNPOUR &&
+        (sgd_jobj_int(a, "k_fetch", 1, 1, 1 << 20, &o.k_fetch, err) ||
+         sgd_jobj_int(a, "k_push", 1, 1, 1 << 20, &o.k_push, err)))
+        return -1;
+
+    /* Options of other sections that this family does not model: refuse rather than ignore. */
+    if (s->sgd.momentum != 0.0 || s->sgd.nesterov)
+        return sgd_errf(err, "optimizer.momentum: the parameter-server algorithms apply their "
+                             "own update rule on the server; must be 0, got %g",
+                        s->sgd.momentum);
+    if (s->sgd.weight_decay != 0.0)
+        return sgd_errf(err, "optimizer.weight_decay: not supported by the parameter-server "
+                             "algorithms; must be 0, got %g", s->sgd.weight_decay);
+    if (s->sampling != SCN_SAMPLING_SHUFFLE)
+        return sgd_errf(err, "batch.sampling: not used by the parameter-server algorithms; "
+                             "choose minibatches with algorithm.minibatch (\"cyclic\" or "
+                             "\"random\")");
+
+    ps_opts_t *heap = sgd_xmalloc(sizeof *heap);
+    *heap = o;
+    s->alg_opts = heap;
+    s->alg_opts_free = free;
+    return 0;
+}
+
+static int parse_sasgd(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return parse_ps(a, s, PS_SASGD, e); }
+static int parse_fasgd(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return parse_ps(a, s, PS_FASGD, e); }
+static int parse_bfasgd(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return parse_ps(a, s, PS_BFASGD, e); }
+static int parse_downpour(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return parse_ps(a, s, PS_DOWNPOUR, e); }
+static int parse_hardsync(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return parse_ps(a, s, PS_HARDSYNC, e); }
+
+/* ---- state ----------------------------------------------------------------------------- */
+
+typedef struct ps_req {      /* one gradient to evaluate: which parameters, which minibatch */
+    ps_snap_t *snap;
+    int64_t t;               /* index of the gradient in the run (cyclic minibatches) */
+} ps_req_t;
+
+typedef struct ps_client {
+    ps_snap_t *snap;         /* the parameters it computes on */
+    ps_snap_t *incoming;     /* timed: fetched snapshot in flight */
+    ps_req_t *reqs;          /* gradients of the pending push (up to k_push) */
+    int nreq;
+    bool reapply;            /* the pending push re-applies last_grad (B-FASGD) */
+    int64_t push_version;    /* staleness of the pending push counts from this version */
+    int64_t stamp;           /* the version its next gradient is counted from: its snapshot's,
+                              * or with skipped_fetch_tau "fred" the server's at a skip */
+    int64_t steps;           /* gradients computed so far (Downpour's schedule) */
+    uint32_t slot;           /* uniform: position in the unblocked array, or UINT32_MAX */
+    gsl_rng *sample_rng;     /* minibatch "random" */
+    gsl_rng *gate_rng;       /* B-FASGD coin flips */
+    gsl_rng *compute_rng;    /* timed: compute-time draws */
+    gsl_rng *io_rng;         /* timed: load-time draws */
+    double time_factor;      /* timed: drawn once */
+    float *last_grad;        /* B-FASGD with c_push > 0: the last gradient it sent */
+    int64_t last_version;
+    double last_loss;
+    bool has_last;
+} ps_client_t;
+
+typedef struct ps_term {     /* one evaluated gradient (or stacked group) of an update */
+    ps_snap_t *snap;         /* NULL for a re-applied stored gradient */
+    const float *vec;        /* the stored gradient when snap is NULL */
+    int32_t client;          /* for a single-request term: whose (B-FASGD's last_grad) */
+    double factor;           /* staleness factor */
+    int64_t count;           /* requests in it */
+    double loss;
+} ps_term_t;
+
+typedef struct ps {
+    alg_ctx_t *ctx;
+    const scn_t *s;
+    const ps_opts_t *o;
+    int64_t lambda, mu, c, ncyc;  /* ncyc = floor(N / mu) cyclic minibatches */
+    size_t msg_bytes;             /* a parameter or gradient message */
+    ps_server_t srv;
+    ps_client_t *cl;
+    bool has_norm;
+    ps_norm_t norm;
+
+    int64_t t_next;               /* gradients requested so far */
+    int32_t *buf;                 /* clients whose push the server holds, arrival order */
+    int64_t nbuf;
+    int32_t *applied;             /* copy of buf while handling the clients of an update */
+
+    /* uniform */
+    uint32_t *unblocked;
+    int64_t nunblocked;
+    gsl_rng *pick_rng;
+    uint32_t ev_iter;
+
+    /* timed */
+    sim_net_t *net;
+    sim_star_t star;
+    int32_t *queue;               /* FCFS arrivals, ring of lambda entries */
+    int64_t qhead, qlen;
+    bool busy;
+    gsl_rng *server_rng;
+    uint32_t ev_compute_done, ev_push_arrive, ev_server_done, ev_fetch_arrive;
+
+    /* numerics scratch */
+    float *grad, *step, *bx;
+    int32_t *by;
+    int64_t max_rows;
+    ps_term_t *terms;
+    int64_t *req_term;
+    int64_t last_vtime;
+    int64_t counts_emitted_at;    /* update index of the last traffic-count metric rows */
+    unsigned saved_csr;           /* MXCSR before the run, restored by destroy */
+} ps_t;
+
+/* Rows of the largest stacked evaluation: without a normaliser all requests of one update
+ * may share a snapshot (c pushes of up to k_push gradients each). */
+static int64_t ps_rows(const ps_opts_t *o, int64_t mu)
+{
+    return o->norm.kind == PS_NORM_NONE ? o->c * o->k_push * mu : mu;
+}
+
+static int64_t ps_model_batch(const scn_t *s)
+{
+    int64_t rows = ps_rows(s->alg_opts, s->batch_per_worker);
+    return rows > PS_MIN_MODEL_BATCH ? rows : PS_MIN_MODEL_BATCH;
+}
+
+/* ---- numerics -------------------------------------------------------------------------- */
+
+static void fill_rows(ps_t *p, int32_t client, int64_t t, float *x, int32_t *y)
+{
+    const sgd_dataset_t *d = p->ctx->train;
+    for (int64_t r = 0; r < p->mu; r++) {
+        int64_t row = p->o->minibatch == PS_MB_CYCLIC
+                          ? (t % p->ncyc) * p->mu + r
+                          : (int64_t)gsl_rng_uniform_int(p->cl[client].sample_rng,
+                                                         (unsigned long)d->n);
+        memcpy(x + r * d->dim, d->x + row * d->dim, (size_t)d->dim * sizeof *x);
+        y[r] = d->y[row];
+    }
+}
+
+/* Element-wise loops on arrays that never overlap (restrict lets the compiler vectorise them
+ * without overlap checks; element-wise, so vectorising changes no result). */
+static void axpy_into(float *restrict y, float w, const float *restrict x, size_t n, bool first)
+{
+    if (first)
+        for (size_t i = 0; i < n; i++) y[i] = w * x[i];
+    else
+        for (size_t i = 0; i < n; i++) y[i] += w * x[i];
+}
+
+/* theta -= w * x, rounding w * x first: the same as axpy_into then sub_into. */
+static void axpy_sub(float *restrict theta, float w, const float *restrict x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float step = w * x[i];
+        theta[i] -= step;
+    }
+}
+
+static void sub_into(float *restrict theta, const float *restrict step, size_t n)
+{
+    for (size_t i = 0; i < n; i++) theta[i] -= step[i];
+}
+
+/* Applies the c buffered pushes as one update at virtual time `now`.  Returns false when the
+ * run must stop. */
+static bool apply_update(ps_t *p, int64_t now)
+{
+    alg_ctx_t *ctx = p->ctx;
+    const int64_t version = p->srv.version;
+    const double lr = lr_at(&p->s->lr, version, p->c * p->mu);
+    int64_t nterms = 0, nreq = 0;
+
+    /* Terms in order of first appearance; requests sharing (snapshot, factor) merge when
+     * there is no normaliser (see the file comment). */
+    for (int64_t b = 0; b < p->nbuf; b++) {
+        ps_client_t *c = &p->cl[p->buf[b]];
+        int64_t tau = version - c->push_version;
+        ps_server_record_tau(&p->srv, tau);
+        double f = ps_staleness_factor(p->o->staleness, tau);
+        if (c->reapply) {
+            p->terms[nterms++] = (ps_term_t){.vec = c->last_grad, .client = p->buf[b],
+                                             .factor = f, .count = 1, .loss = c->last_loss};
+            continue;
+        }
+        for (int r = 0; r < c->nreq; r++, nreq++) {
+            int64_t j = nterms;
+            if (!p->has_norm)
+                for (j = 0; j < nterms; j++)
+                    if (p->terms[j].snap == c->reqs[r].snap && p->terms[j].factor == f) break;
+            if (j == nterms)
+                p->terms[nterms++] = (ps_term_t){.snap = c->reqs[r].snap, .client = p->buf[b],
+                                                 .factor = f};
+            p->terms[j].count++;
+            p->req_term[nreq] = j;
+        }
+    }
+
+    const size_t np = ctx->nparams;
+    const int dim = ctx->train->dim;
+    double loss_sum = 0.0;
+    int64_t loss_rows = 0;
+    for (int64_t j = 0; j < nterms; j++) {
+        ps_term_t *tm = &p->terms[j];
+        const float *g = tm->vec;
+        if (tm->snap) {
+            /* Gather this term's minibatches in arrival order. */
+            int64_t rows = 0, q = 0, t_one = 0;
+            for (int64_t b = 0; b < p->nbuf; b++) {
+                ps_client_t *c = &p->cl[p->buf[b]];
+                if (c->reapply) continue;
+                for (int r = 0; r < c->nreq; r++, q++)
+                    if (p->req_term[q] == j) {
+                        SGD_ASSERT(rows + p->mu <= p->max_rows);
+                        t_one = c->reqs[r].t;
+                        if (tm->count > 1 || p->o->minibatch != PS_MB_CYCLIC)
+                            fill_rows(p, p->buf[b], t_one, p->bx + rows * dim, p->by + rows);
+                        rows += p->mu;
+                    }
+            }
+            const float *x = p->bx;
+            const int32_t *y = p->by;
+            if (tm->count == 1 && p->o->minibatch == PS_MB_CYCLIC) {
+                /* One cyclic minibatch is a contiguous block of the training set: read it
+                 * in place instead of copying (the same rows, so the same bits). */
+                int64_t first = (t_one % p->ncyc) * p->mu;
+                x = ctx->train->x + first * dim;
+                y = ctx->train->y + first;
+            }
+            tm->loss = model_loss_grad(ctx->model, tm->snap->data, x, y, (int)rows, p->grad);
+            g = p->grad;
+            ps_client_t *c = &p->cl[tm->client];
+            if (c->last_grad) { /* B-FASGD may re-apply it when a later push is skipped */
+                memcpy(c->last_grad, g, np * sizeof *g);
+                c->last_version = c->push_version; /* its timestamp as pushed */
+                c->last_loss = tm->loss;
+                c->has_last = true;
+            }
+        }
+        /* count / c is exactly 1.0 when one term holds every request of the update, so the
+         * step is then exactly (float)(lr * factor) * g, as in plain minibatch SGD. */
+        const float w = (float)(lr * tm->factor * ((double)tm->count / (double)p->c));
+        loss_sum += tm->loss * (double)(tm->count * p->mu);
+        loss_rows += tm->count * p->mu;
+        if (nterms == 1) { /* one pass over memory; the same operations per element */
+            if (p->has_norm)
+                ps_norm_observe_apply(&p->norm, ctx->params, g, w);
+            else
+                axpy_sub(ctx->params, w, g, np);
+            break;
+        }
+        if (p->has_norm) ps_norm_observe(&p->norm, g);
+        axpy_into(p->step, w, g, np, j == 0);
+    }
+    if (nterms > 1) {
+        if (p->has_norm)
+            ps_norm_apply(&p->norm, ctx->params, p->step);
+        else
+            sub_into(ctx->params, p->step, np);
+    }
+    double loss = nterms == 1 ? p->terms[0].loss : loss_sum / (double)loss_rows;
+
+    for (int64_t b = 0; b < p->nbuf; b++) {
+        ps_client_t *c = &p->cl[p->buf[b]];
+        for (int r = 0; r < c->nreq; r++) ps_snap_release(&p->srv, c->reqs[r].snap);
+        c->nreq = 0;
+        c->reapply = false;
+    }
+    ps_server_bump(&p->srv);
+    p->last_vtime = now;
+    bool more = alg_update_done(ctx, now, loss, lr);
+    const int64_t every = p->s->eval_every;
+    if (ctx->status != ALG_FAILED && every > 0 && ctx->updates % every == 0) {
+        /* Traffic so far next to each validation point: Experiment 3's actual vs potential
+         * copies as curves. */
+        p->counts_emitted_at = ctx->updates;
+        if (!alg_metric(ctx, ctx->updates, now, "fetch_sent", (double)p->srv.fetch.sent_msgs) ||
+            !alg_metric(ctx, ctx->updates, now, "fetch_skipped",
+                        (double)p->srv.fetch.skipped_msgs) ||
+            !alg_metric(ctx, ctx->updates, now, "push_sent", (double)p->srv.push.sent_msgs) ||
+            !alg_metric(ctx, ctx->updates, now, "push_skipped",
+                        (double)p->srv.push.skipped_msgs) ||
+            (p->has_norm &&
+             !alg_metric(ctx, ctx->updates, now, "norm_mean", ps_norm_mean(&p->norm))))
+            return false;
+    }
+    return more;
+}
+
+/* ---- client life cycle ----------------------------------------------------------------- */
+
+static bool gate(ps_t *p, int k, double cval)
+{
+    if (p->o->kind != PS_BFASGD) return true;
+    double prob = ps_gate_probability(cval, ps_norm_mean(&p->norm), p->o->gate_eps);
+    return gsl_rng_uniform(p->cl[k].gate_rng) < prob;
+}
+
+static void unblock(ps_t *p, int k)
+{
+    SGD_ASSERT(p->cl[k].slot == UINT32_MAX);
+    p->cl[k].slot = (uint32_t)p->nunblocked;
+    p->unblocked[p->nunblocked++] = (uint32_t)k;
+}
+
+static void block(ps_t *p, int k)
+{
+    uint32_t slot = p->cl[k].slot;
+    SGD_ASSERT(slot != UINT32_MAX);
+    uint32_t last = p->unblocked[--p->nunblocked];
+    p->unblocked[slot] = last;
+    p->cl[last].slot = slot;
+    p->cl[k].slot = UINT32_MAX;
+}
+
+static int64_t draw_ns(const sim_dist_t *d, gsl_rng *r, double factor)
+{
+    return sim_seconds_to_ns(sim_dist_sample(d, r) * factor);
+}
+
+/* The client starts (uniform: becomes eligible for) its next gradient. */
+static void compute_next(ps_t *p, int k, int64_t now)
+{
+    if (p->o->driver == PS_DRIVER_UNIFORM) {
+        unblock(p, k);
+        return;
+    }
+    ps_client_t *c = &p->cl[k];
+    const scn_t *s = p->s;
+    int64_t dur;
+    if (s->compute_kind == SCN_COMPUTE_FLOPS)
+        dur = sim_seconds_to_ns(model_flops_per_sample(p->ctx->model) * (double)p->mu /
+                                (s->device_gflops * 1e9) * c->time_factor);
+    else
+        dur = draw_ns(&s->compute_time_s, c->compute_rng, c->time_factor);
+    dur += draw_ns(&s->io_time_s, c->io_rng, 1.0);
+    sim_engine_schedule(p->ctx->engine, now + dur, p->ev_compute_done, (uint32_t)k, 0, NULL);
+}
+
+static void fetch_opportunity(ps_t *p, int k, int64_t now)
+{
+    ps_client_t *c = &p->cl[k];
+    if (!gate(p, k, p->o->c_fetch)) {
+        /* Skipped: keep computing on the parameters already held; their version, not the
+         * server's, is what the next gradient's staleness counts from. */
+        p->srv.fetch.skipped_msgs++;
+        p->srv.fetch.skipped_bytes += p->msg_bytes;
+        if (p->o->fred_skip_tau) c->stamp = p->srv.version;
+        compute_next(p, k, now);
+        return;
+    }
+    p->srv.fetch.sent_msgs++;
+    p->srv.fetch.sent_bytes += p->msg_bytes;
+    ps_snap_t *snap = ps_server_snapshot(&p->srv);
+    if (p->o->driver == PS_DRIVER_UNIFORM) {
+        ps_snap_release(&p->srv, c->snap);
+        c->snap = snap;
+        c->stamp = snap->version;
+        compute_next(p, k, now);
+        return;
+    }
+    /* The reply carries the version current when the request reached the server (the
+     * server serialises it then), and takes the network's time to arrive. */
+    int route[2];
+    sim_star_route(&p->star, 0, k + 1, route);
+    int64_t at = sim_net_reserve(p->net, route, 2, p->msg_bytes, now);
+    c->incoming = snap;
+    sim_engine_schedule(p->ctx->engine, at, p->ev_fetch_arrive, (uint32_t)k, 0, NULL);
+}
+
+static void start_service(ps_t *p, int64_t now)
+{
+    p->busy = true;
+    sim_engine_schedule(p->ctx->engine, now + draw_ns(&p->o->server_time_s, p->server_rng, 1.0),
+                        p->ev_server_done, 0, 0, NULL);
+}
+
+/* The server takes client k's push into its buffer; with c of them it applies an update and
+ * gives each of those clients its fetch opportunity. */
+static void server_receive(ps_t *p, int k, int64_t now)
+{
+    p->buf[p->nbuf++] = k;
+    if (p->nbuf < p->c) return;
+    bool more = apply_update(p, now);
+    int64_t n = p->nbuf;
+    memcpy(p->applied, p->buf, (size_t)n * sizeof *p->buf);
+    p->nbuf = 0;
+    if (!more) return;
+    for (int64_t b = 0; b < n; b++) {
+        int j = p->applied[b];
+        ps_client_t *c = &p->cl[j];
+        if (p->o->kind == PS_DOWNPOUR && c->steps % p->o->k_fetch != 0)
+            compute_next(p, j, now);
+        else
+            fetch_opportunity(p, j, now);
+    }
+}
+
+static void deliver_push(ps_t *p, int k, int64_t now)
+{
+    if (p->o->driver == PS_DRIVER_UNIFORM) {
+        server_receive(p, k, now);
+        return;
+    }
+    /* A skipped push still tells the server to re-apply (a message without payload). */
+    int route[2];
+    sim_star_route(&p->star, k + 1, 0, route);
+    uint64_t bytes = p->cl[k].reapply ? 0 : p->msg_bytes;
+    int64_t at = sim_net_reserve(p->net, route, 2, bytes, now);
+    sim_engine_schedule(p->ctx->engine, at, p->ev_push_arrive, (uint32_t)k, 0, NULL);
+}
+
+/* Client k has finished computing a gradient on its snapshot at `now`. */
+static void gradient_ready(ps_t *p, int k, int64_t now)
+{
+    ps_client_t *c = &p->cl[k];
+    int64_t t = p->t_next++;
+    c->steps++;
+    if (p->o->kind == PS_DOWNPOUR) {
+        if (c->nreq == 0) c->push_version = c->stamp; /* oldest gradient in the push */
+        c->reqs[c->nreq++] = (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t};
+        if (c->steps % p->o->k_push == 0) {
+            p->srv.push.sent_msgs++;
+            p->srv.push.sent_bytes += p->msg_bytes;
+            deliver_push(p, k, now);
+        } else if (c->steps % p->o->k_fetch == 0) {
+            fetch_opportunity(p, k, now);
+        } else {
+            compute_next(p, k, now);
+        }
+        return;
+    }
+    if (gate(p, k, p->o->c_push)) {
+        p->srv.push.sent_msgs++;
+        p->srv.push.sent_bytes += p->msg_bytes;
+        c->reqs[0] = (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t};
+        c->nreq = 1;
+        c->push_version = c->stamp;
+        deliver_push(p, k, now);
+        return;
+    }
+    p->srv.push.skipped_msgs++;
+    p->srv.push.skipped_bytes += p->msg_bytes;
+    if (c->has_last) {
+        /* The server re-applies the last gradient it got from k, with its old timestamp, so
+         * its staleness keeps growing. */
+        c->reapply = true;
+        c->push_version = c->last_version;
+        deliver_push(p, k, now);
+    } else {
+        fetch_opportunity(p, k, now); /* nothing to re-apply yet */
+    }
+}
+
+/* ---- event handlers -------------------------------------------------------------------- */
+
+static void on_iter(sim_engine_t *e, const sim_event_t *ev, void *arg)
+{
+    ps_t *p = arg;
+    SGD_ASSERT(p->nunblocked > 0); /* at most c - 1 <= lambda - 1 clients wait at a time */
+    uint32_t k = p->unblocked[gsl_rng_uniform_int(p->pick_rng, (unsigned long)p->nunblocked)];
+    /* Busy until compute_next makes it eligible again: at once when it does not push, after
+     * the update that applies its push otherwise. */
+    block(p, (int)k);
+    gradient_ready(p, (int)k, ev->t_ns);
+    if (p->ctx->status == ALG_RUNNING)
+        sim_engine_schedule(e, ev->t_ns + 1, p->ev_iter, 0, 0, NULL);
+}
+
+static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
+{
+    (void)e;
+    gradient_ready(arg, (int)ev->entity, ev->t_ns);
+}
+
+static void on_push_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
+{
+    (void)e;
+    ps_t *p = arg;
+    SGD_ASSERT(p->qlen < p->lambda);
+    p->queue[(p->qhead + p->qlen++) % p->lambda] = (int32_t)ev->entity;
+    if (!p->busy) start_service(p, ev->t_ns);
+}
+
+static void on_server_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
+{
+    (void)e;
+    ps_t *p = arg;
+    int k = p->queue[p->qhead];
+    p->qhead = (p->qhead + 1) % p->lambda;
+    p->qlen--;
+    p->busy = false;
+    server_receive(p, k, ev->t_ns);
+    if (p->ctx->status == ALG_RUNNING && p->qlen > 0) start_service(p, ev->t_ns);
+}
+
+static void on_fetch_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
+{
+    (void)e;
+    ps_t *p = arg;
+    ps_client_t *c = &p->cl[ev->entity];
+    ps_snap_release(&p->srv, c->snap);
+    c->snap = c->incoming;
+    c->stamp = c->snap->version;
+    c->incoming = NULL;
+    compute_next(p, (int)ev->entity, ev->t_ns);
+}
+
+/* ---- alg_ops_t ------------------------------------------------------------------------- */
+
+static void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
+{
+    const scn_t *s = ctx->scn;
+    const ps_opts_t *o = s->alg_opts;
+    SGD_ASSERT(o);
+    const sgd_dataset_t *d = ctx->train;
+    int64_t rows = ps_rows(o, s->batch_per_worker);
+    if (rows > d->n) {
+        sgd_errf(err, "batch.per_worker: %lld rows per gradient evaluation (%s, lambda = %lld, "
+                      "mu = %lld) exceed the %lld training rows",
+                 (long long)rows, kind_names[o->kind], (long long)s->workers,
+                 (long long)s->batch_per_worker, (long long)d->n);
+        return NULL;
+    }
+    ps_t *p = sgd_xcalloc(1, sizeof *p);
+    p->ctx = ctx;
+    p->s = s;
+    p->o = o;
+    p->lambda = s->workers;
+    p->mu = s->batch_per_worker;
+    p->c = o->c;
+    p->ncyc = d->n / p->mu;
+    p->msg_bytes = ctx->nparams * sizeof(float);
+    p->max_rows = rows;
+    ps_server_init(&p->srv, ctx->params, ctx->nparams);
+    p->has_norm = o->norm.kind != PS_NORM_NONE;
+    if (p->has_norm) ps_norm_init(&p->norm, &o->norm, ctx->nparams);
+
+    p->cl = sgd_xcalloc((size_t)p->lambda, sizeof *p->cl);
+    ps_snap_t *initial = ps_server_snapshot(&p->srv); /* every client starts on version 0 */
+    for (int64_t k = 0; k < p->lambda; k++) {
+        ps_client_t *c = &p->cl[k];
+        c->snap = k == 0 ? initial : ps_snap_ref(initial);
+        c->reqs = sgd_xmalloc((size_t)o->k_push * sizeof *c->reqs);
+        c->slot = UINT32_MAX;
+        if (o->minibatch == PS_MB_RANDOM)
+            c->sample_rng = sim_rng_create(s->seed, SIM_STREAM_DATA_ORDER, (uint64_t)k);
+        if (o->kind == PS_BFASGD)
+            c->gate_rng = sim_rng_create(s->seed, SIM_STREAM_GATING, (uint64_t)k);
+        if (o->kind == PS_BFASGD && o->c_push > 0)
+            c->last_grad = sgd_xmalloc(ctx->nparams * sizeof *c->last_grad);
+        if (o->driver == PS_DRIVER_TIMED) {
+            c->compute_rng = sim_rng_create(s->seed, SIM_STREAM_COMPUTE, (uint64_t)k);
+            c->io_rng = sim_rng_create(s->seed, SIM_STREAM_IO, (uint64_t)k);
+            gsl_rng *speed = sim_rng_create(s->seed, SIM_STREAM_SPEED, (uint64_t)k);
+            c->time_factor = sim_dist_sample(&s->time_factor, speed);
+            gsl_rng_free(speed);
+        }
+    }
+    p->buf = sgd_xmalloc((size_t)p->c * sizeof *p->buf);
+    p->applied = sgd_xmalloc((size_t)p->c * sizeof *p->applied);
+    int64_t maxreq = p->c * o->k_push;
+    p->terms = sgd_xmalloc((size_t)maxreq * sizeof *p->terms);
+    p->req_term = sgd_xmalloc((size_t)maxreq * sizeof *p->req_term);
+    p->grad = sgd_xmalloc(ctx->nparams * sizeof *p->grad);
+    p->step = sgd_xmalloc(ctx->nparams * sizeof *p->step);
+    p->bx = sgd_xmalloc((size_t)rows * (size_t)d->dim * sizeof *p->bx);
+    p->by = sgd_xmalloc((size_t)rows * sizeof *p->by);
+    p->counts_emitted_at = -1;
+#if PS_HAVE_MXCSR
+    /* Flush-to-zero (bit 15) and denormals-are-zero (bit 6) for the rest of this run --
+     * evaluation included -- on this thread, which is the only one (BLAS is pinned to one
+     * thread); restored in destroy so other runs in the same process are unaffected. */
+    p->saved_csr = _mm_getcsr();
+    if (o->flush_denormals) _mm_setcsr(p->saved_csr | 0x8040u);
+#endif
+
+    if (o->driver == PS_DRIVER_UNIFORM) {
+        p->unblocked = sgd_xmalloc((size_t)p->lambda * sizeof *p->unblocked);
+        p->pick_rng = sim_rng_create(s->seed, SIM_STREAM_CLIENT_PICK, 0);
+        p->ev_iter = sim_engine_register(ctx->engine, "ps.iteration", on_iter, p);
+    } else {
+        p->net = sim_net_create();
+        sim_star_init(&p->star, p->net, (int)p->lambda + 1, s->bandwidth_Bps, s->latency_ns);
+        p->queue = sgd_xmalloc((size_t)p->lambda * sizeof *p->queue);
+        p->server_rng = sim_rng_create(s->seed, SIM_STREAM_COMPUTE, PS_SERVER_ENTITY);
+        p->ev_compute_done = sim_engine_register(ctx->engine, "ps.compute_done",
+                                                 on_compute_done, p);
+        p->ev_push_arrive = sim_engine_register(ctx->engine, "ps.push_arrive", on_push_arrive, p);
+        p->ev_server_done = sim_engine_register(ctx->engine, "ps.server_done", on_server_done, p);
+        p->ev_fetch_arrive = sim_engine_register(ctx->engine, "ps.fetch_arrive",
+                                                 on_fetch_arrive, p);
+    }
+    return p;
+}
+
+static void ps_start(void *state)
+{
+    ps_t *p = state;
+    for (int64_t k = 0; k < p->lambda; k++) compute_next(p, (int)k, 0);
+    if (p->o->driver == PS_DRIVER_UNIFORM)
+        sim_engine_schedule(p->ctx->engine, 1, p->ev_iter, 0, 0, NULL);
+}
+
+static int ps_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
+{
+    ps_t *p = state;
+    alg_ctx_t *ctx = p->ctx;
+    if (sink && sink->traffic) {
+        const ps_traffic_t *f = &p->srv.fetch, *u = &p->srv.push;
+        if (sink->traffic(sink->ctx, "fetch", f->sent_msgs, f->sent_bytes, f->skipped_msgs,
+                          f->skipped_bytes, err) ||
+            sink->traffic(sink->ctx, "push", u->sent_msgs, u->sent_bytes, u->skipped_msgs,
+                          u->skipped_bytes, err))
+            return -1;
+    }
+    if (sink && sink->staleness)
+        for (int64_t t = 0; t < p->srv.hist_len; t++)
+            if (p->srv.hist[t] && sink->staleness(sink->ctx, t, p->srv.hist[t], err)) return -1;
+
+    const int64_t u = ctx->updates, v = p->last_vtime;
+    const ps_server_t *sv = &p->srv;
+    double mean = sv->ngrad ? sv->tau_sum / (double)sv->ngrad : 0.0;
+    bool ok = alg_metric(ctx, u, v, "staleness_mean", mean) &&
+              alg_metric(ctx, u, v, "staleness_p50", (double)ps_server_tau_quantile(sv, 0.5)) &&
+              alg_metric(ctx, u, v, "staleness_p99", (double)ps_server_tau_quantile(sv, 0.99)) &&
+              alg_metric(ctx, u, v, "staleness_max", (double)ps_server_tau_quantile(sv, 1.0)) &&
+              alg_metric(ctx, u, v, "snapshots_peak", (double)sv->peak_live);
+    if (ok && p->counts_emitted_at != u)
+        ok = alg_metric(ctx, u, v, "fetch_sent", (double)sv->fetch.sent_msgs) &&
+             alg_metric(ctx, u, v, "fetch_skipped", (double)sv->fetch.skipped_msgs) &&
+             alg_metric(ctx, u, v, "push_sent", (double)sv->push.sent_msgs) &&
+             alg_metric(ctx, u, v, "push_skipped", (double)sv->push.skipped_msgs);
+    if (!ok) {
+        *err = ctx->err;
+        return -1;
+    }
+    return 0;
+}
+
+static void ps_destroy(void *state)
+{
+    ps_t *p = state;
+    for (int64_t k = 0; k < p->lambda; k++) {
+        ps_client_t *c = &p->cl[k];
+        for (int r = 0; r < c->nreq; r++) ps_snap_release(&p->srv, c->reqs[r].snap);
+        if (c->snap) ps_snap_release(&p->srv, c->snap);
+        if (c->incoming) ps_snap_release(&p->srv, c->incoming);
+        free(c->reqs);
+        free(c->last_grad);
+        if (c->sample_rng) gsl_rng_free(c->sample_rng);
+        if (c->gate_rng) gsl_rng_free(c->gate_rng);
+        if (c->compute_rng) gsl_rng_free(c->compute_rng);
+        if (c->io_rng) gsl_rng_free(c->io_rng);
+    }
+    SGD_ASSERT(p->srv.live <= 1); /* every reference was returned */
+#if PS_HAVE_MXCSR
+    _mm_setcsr(p->saved_csr);
+#endif
+    ps_server_free(&p->srv);
+    if (p->has_norm) ps_norm_free(&p->norm);
+    free(p->cl);
+    free(p->buf);
+    free(p->applied);
+    free(p->terms);
+    free(p->req_term);
+    free(p->grad);
+    free(p->step);
+    free(p->bx);
+    free(p->by);
+    free(p->unblocked);
+    if (p->pick_rng) gsl_rng_free(p->pick_rng);
+    if (p->net) sim_net_destroy(p->net);
+    free(p->queue);
+    if (p->server_rng) gsl_rng_free(p->server_rng);
+    free(p);
+}
+
+#define PS_OPS(var, nm, parser)                                                           \
+    const alg_ops_t var = {.scenario = {.name = nm, .parse_options = parser},             \
+                           .create = ps_create,                                           \
+                           .start = ps_start,                                             \
+                           .report = ps_report,                                           \
+                           .destroy = ps_destroy,                                         \
+                           .model_batch = ps_model_batch}
+
+PS_OPS(alg_sasgd, "sasgd", parse_sasgd);
+PS_OPS(alg_fasgd, "fasgd", parse_fasgd);
+PS_OPS(alg_bfasgd, "b-fasgd", parse_bfasgd);
+PS_OPS(alg_downpour, "downpour", parse_downpour);
+PS_OPS(alg_hardsync, "hardsync", parse_hardsync);

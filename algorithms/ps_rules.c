@@ -1,0 +1,127 @@
+/* Staleness factors, FASGD normalisers and B-FASGD gating (formulas in ps_rules.h). */
+#include "algorithms/ps_rules.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+double ps_staleness_factor(ps_staleness_t rule, int64_t tau)
+{
+    SGD_ASSERT(tau >= 0);
+    switch (rule) {
+    case PS_STALE_NONE: return 1.0;
+    case PS_STALE_PAPER: return tau > 0 ? 1.0 / (double)tau : 1.0;
+    case PS_STALE_FRED: return 1.0 / ((double)tau + 1.0);
+    }
+    SGD_ASSERT(!"unknown staleness rule");
+    return 1.0;
+}
+
+void ps_norm_init(ps_norm_t *nm, const ps_norm_cfg_t *cfg, size_t n)
+{
+    SGD_ASSERT(cfg->kind != PS_NORM_NONE);
+    memset(nm, 0, sizeof *nm);
+    nm->cfg = *cfg;
+    nm->n = n;
+    nm->m = sgd_xcalloc(n, sizeof *nm->m);
+    if (cfg->kind == PS_NORM_PAPER) {
+        nm->g1 = sgd_xcalloc(n, sizeof *nm->g1);
+        nm->g2 = sgd_xcalloc(n, sizeof *nm->g2);
+    }
+}
+
+void ps_norm_free(ps_norm_t *nm)
+{
+    free(nm->m);
+    free(nm->g1);
+    free(nm->g2);
+    memset(nm, 0, sizeof *nm);
+}
+
+void ps_norm_observe(ps_norm_t *nm, const float *restrict g)
+{
+    /* The statistics are float arrays updated in float (one rounding per operation, fixed
+     * element order).  restrict: the arrays never overlap, which lets the compiler vectorise
+     * without run-time overlap checks (element-wise, so the results are the same). */
+    float *restrict m = nm->m;
+    nm->mean_valid = false;
+    if (nm->cfg.kind == PS_NORM_FRED) {
+        const float d = (float)nm->cfg.decay, e = (float)(1.0 - nm->cfg.decay);
+        for (size_t i = 0; i < nm->n; i++) {
+            m[i] = d * m[i] + e * fabsf(g[i]);
+        }
+    } else {
+        const float ga = (float)nm->cfg.gamma, ge = (float)(1.0 - nm->cfg.gamma);
+        const float be = (float)nm->cfg.beta, bb = (float)(1.0 - nm->cfg.beta);
+        const float eps = (float)nm->cfg.eps;
+        float *restrict b = nm->g1, *restrict n2 = nm->g2;
+        for (size_t i = 0; i < nm->n; i++) {
+            n2[i] = ga * n2[i] + ge * g[i] * g[i];
+            b[i] = ga * b[i] + ge * g[i];
+            /* n - b^2 is a variance, >= 0 in exact arithmetic; rounding can make it slightly
+             * negative, which must not reach sqrt. */
+            float var = n2[i] - b[i] * b[i];
+            if (var < 0.0f) var = 0.0f;
+            m[i] = be * m[i] + bb * sqrtf(var + eps);
+        }
+    }
+}
+
+double ps_norm_mean(ps_norm_t *nm)
+{
+    if (nm->mean_valid) return nm->mean;
+    /* Eight partial sums in double, i mod 8, combined in a fixed order: the same result
+     * every time, and a loop the compiler can vectorise (one running sum cannot be). */
+    double part[8] = {0};
+    size_t i = 0;
+    for (; i + 8 <= nm->n; i += 8)
+        for (int j = 0; j < 8; j++) part[j] += nm->m[i + (size_t)j];
+    for (; i < nm->n; i++) part[i % 8] += nm->m[i];
+    double sum = ((part[0] + part[1]) + (part[2] + part[3])) +
+                 ((part[4] + part[5]) + (part[6] + part[7]));
+    nm->mean = nm->n ? sum / (double)nm->n : 0.0;
+    nm->mean_valid = true;
+    return nm->mean;
+}
+
+void ps_norm_apply(const ps_norm_t *nm, float *restrict theta, const float *restrict step)
+{
+    const float *restrict m = nm->m;
+    if (nm->cfg.kind == PS_NORM_FRED) {
+        const float eps = (float)nm->cfg.eps;
+        for (size_t i = 0; i < nm->n; i++) theta[i] -= step[i] / (m[i] + eps);
+    } else {
+        /* v > 0 always: after the first gradient v >= (1 - beta) sqrt(eps), and a step only
+         * follows an observe. */
+        for (size_t i = 0; i < nm->n; i++) theta[i] -= step[i] / m[i];
+    }
+}
+
+void ps_norm_observe_apply(ps_norm_t *nm, float *restrict theta, const float *restrict g,
+                           float w)
+{
+    float *restrict m = nm->m;
+    nm->mean_valid = false;
+    if (nm->cfg.kind == PS_NORM_FRED) {
+        const float d = (float)nm->cfg.decay, e = (float)(1.0 - nm->cfg.decay);
+        const float eps = (float)nm->cfg.eps;
+        for (size_t i = 0; i < nm->n; i++) {
+            m[i] = d * m[i] + e * fabsf(g[i]);
+            float step = w * g[i];
+            theta[i] -= step / (m[i] + eps);
+        }
+        return;
+    }
+    ps_norm_observe(nm, g);
+    for (size_t i = 0; i < nm->n; i++) {
+        float step = w * g[i];
+        theta[i] -= step / m[i];
+    }
+}
+
+double ps_gate_probability(double c, double v, double eps)
+{
+    return 1.0 / (1.0 + c / (v + eps));
+}

@@ -1,0 +1,120 @@
+/* Versioned parameters with shared, reference-counted snapshots (see ps_server.h). */
+#include "algorithms/ps_server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+/* Buffers kept for reuse after their snapshot died: enough to absorb the churn of a few
+ * versions per update without returning memory at the peak to the allocator and back. */
+#define PS_FREE_KEEP 8
+
+void ps_server_init(ps_server_t *s, float *params, size_t nparams)
+{
+    memset(s, 0, sizeof *s);
+    s->params = params;
+    s->nparams = nparams;
+}
+
+static void snap_destroy(ps_server_t *s, ps_snap_t *p)
+{
+    s->live--;
+    if (s->nfree < PS_FREE_KEEP) {
+        p->next = s->free_list;
+        s->free_list = p;
+        s->nfree++;
+    } else {
+        free(p->data);
+        free(p);
+    }
+}
+
+void ps_server_free(ps_server_t *s)
+{
+    if (s->current && s->current->refs == 0) snap_destroy(s, s->current);
+    s->current = NULL;
+    while (s->free_list) {
+        ps_snap_t *p = s->free_list;
+        s->free_list = p->next;
+        free(p->data);
+        free(p);
+    }
+    free(s->hist);
+    memset(s, 0, sizeof *s);
+}
+
+ps_snap_t *ps_server_snapshot(ps_server_t *s)
+{
+    if (!s->current) {
+        ps_snap_t *p = s->free_list;
+        if (p) {
+            s->free_list = p->next;
+            s->nfree--;
+        } else {
+            p = sgd_xmalloc(sizeof *p);
+            p->data = sgd_xmalloc(s->nparams * sizeof *p->data);
+        }
+        memcpy(p->data, s->params, s->nparams * sizeof *p->data);
+        p->version = s->version;
+        p->refs = 0;
+        p->next = NULL;
+        s->current = p;
+        if (++s->live > s->peak_live) s->peak_live = s->live;
+    }
+    s->current->refs++;
+    return s->current;
+}
+
+ps_snap_t *ps_snap_ref(ps_snap_t *p)
+{
+    SGD_ASSERT(p && p->refs > 0);
+    p->refs++;
+    return p;
+}
+
+void ps_snap_release(ps_server_t *s, ps_snap_t *p)
+{
+    SGD_ASSERT(p && p->refs > 0);
+    /* The current version's snapshot stays cached at zero references: the next fetch of the
+     * same version would only copy the same bytes again. */
+    if (--p->refs == 0 && p != s->current) snap_destroy(s, p);
+}
+
+void ps_server_bump(ps_server_t *s)
+{
+    s->version++;
+    if (s->current && s->current->refs == 0) snap_destroy(s, s->current);
+    s->current = NULL;
+}
+
+void ps_server_record_tau(ps_server_t *s, int64_t tau)
+{
+    SGD_ASSERT(tau >= 0);
+    if (tau >= s->hist_len) {
+        int64_t len = s->hist_len ? s->hist_len : 64;
+        while (len <= tau) len *= 2;
+        s->hist = sgd_xrealloc(s->hist, (size_t)len * sizeof *s->hist);
+        memset(s->hist + s->hist_len, 0, (size_t)(len - s->hist_len) * sizeof *s->hist);
+        s->hist_len = len;
+    }
+    s->hist[tau]++;
+    s->ngrad++;
+    s->tau_sum += (double)tau;
+}
+
+int64_t ps_server_tau_quantile(const ps_server_t *s, double q)
+{
+    if (s->ngrad == 0) return -1;
+    /* ceil(q * n) gradients at or below the answer, computed in integers past the product. */
+    double want_d = q * (double)s->ngrad;
+    int64_t want = (int64_t)want_d;
+    if ((double)want < want_d) want++;
+    if (want < 1) want = 1;
+    int64_t seen = 0;
+    for (int64_t t = 0; t < s->hist_len; t++) {
+        seen += s->hist[t];
+        if (seen >= want) return t;
+    }
+    return s->hist_len - 1;
+}

@@ -1,0 +1,68 @@
+/* Parameter server state shared by the parameter-server family (ps.c): versioned parameters,
+ * reference-counted snapshots of the versions clients hold, the staleness histogram and the
+ * fetch/push traffic counters.
+ *
+ * Versions.  The server's parameters (the runner's single parameter array) carry a timestamp
+ * that grows by 1 with every applied update.  A client that fetches receives a snapshot of the
+ * current version; every client that fetches the same version shares one snapshot, so memory
+ * grows with the number of distinct versions in use, not with the number of clients.  A
+ * snapshot is freed (its buffer recycled) when its last holder releases it and the server has
+ * moved on.  Staleness of a gradient = server version when it is applied - version of the
+ * snapshot it was computed on: counted from the parameters the client really holds.
+ *
+ * Ownership: ps_server_init/ps_server_free on a caller-allocated ps_server_t that borrows the
+ * parameter array; snapshots are owned by the server and lent by reference count. */
+#ifndef SGDSIM_ALGORITHMS_PS_SERVER_H
+#define SGDSIM_ALGORITHMS_PS_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ps_snap {
+    int64_t version;       /* server timestamp this copy was taken at */
+    int64_t refs;          /* holders: clients and pending gradient requests */
+    float *data;           /* nparams floats */
+    struct ps_snap *next;  /* free list link while recycled */
+} ps_snap_t;
+
+typedef struct ps_traffic {
+    uint64_t sent_msgs, sent_bytes, skipped_msgs, skipped_bytes;
+} ps_traffic_t;
+
+typedef struct ps_server {
+    float *params;         /* nparams, borrowed: the current parameters */
+    size_t nparams;
+    int64_t version;       /* timestamp: updates applied so far */
+    ps_snap_t *current;    /* snapshot of `version`, or NULL until someone fetches it */
+    ps_snap_t *free_list;  /* recycled snapshot buffers (at most PS_FREE_KEEP kept) */
+    int nfree;
+    int64_t live, peak_live; /* snapshots alive now / at most at once */
+
+    int64_t *hist;         /* hist[tau]: gradients applied with staleness tau */
+    int64_t hist_len;      /* valid bins */
+    int64_t ngrad;         /* gradients applied */
+    double tau_sum;        /* sum of tau, for the mean */
+
+    ps_traffic_t fetch, push;
+} ps_server_t;
+
+void ps_server_init(ps_server_t *s, float *params, size_t nparams);
+void ps_server_free(ps_server_t *s);
+
+/* A new reference to the snapshot of the current version (copied on the first fetch of a
+ * version, shared after that).  Release it with ps_snap_release. */
+ps_snap_t *ps_server_snapshot(ps_server_t *s);
+/* Takes another reference to a snapshot already held. */
+ps_snap_t *ps_snap_ref(ps_snap_t *p);
+void ps_snap_release(ps_server_t *s, ps_snap_t *p);
+
+/* Call after the parameters changed: timestamp + 1; the old version's snapshot lives on while
+ * anybody holds it. */
+void ps_server_bump(ps_server_t *s);
+
+/* Records one applied gradient's staleness (tau >= 0, asserted). */
+void ps_server_record_tau(ps_server_t *s, int64_t tau);
+/* Smallest tau with at least q of the gradients at or below it (q in (0, 1]); -1 when none. */
+int64_t ps_server_tau_quantile(const ps_server_t *s, double q);
+
+#endif

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# FASGD paper, Experiment 1 (NOTES.md §2): (mu, lambda) = (1,128), (4,32), (8,16), (32,4),
+# fully asynchronous, FASGD (authors'-code form, lr 0.005) vs SASGD (1/(tau+1), lr 0.04).
+# Prints the simulator's final validation errors next to the paper's (read off its figures).
+#   scripts/fasgd-exp1.sh                       # the paper's 100,000 updates per run
+#   UPDATES=20000 DATA=fashion-mnist scripts/fasgd-exp1.sh
+. "$(dirname "$0")/fasgd-common.sh"
+DB="${DB:-out/fasgd-exp1-$DATA.db}"
+for ml in 1:128 4:32 8:16 32:4; do
+  mu=${ml%:*} lam=${ml#*:}
+  common=(--set "cluster.workers=$lam" --set "batch.per_worker=$mu")
+  fasgd_run "exp1/fasgd/mu=$mu/lambda=$lam" "${common[@]}" --set optimizer.lr=0.005 \
+    --set 'algorithm={"name":"fasgd","staleness":"fred","normaliser":"fred"}'
+  fasgd_run "exp1/sasgd/mu=$mu/lambda=$lam" "${common[@]}" --set optimizer.lr=0.04 \
+    --set 'algorithm={"name":"sasgd","staleness":"fred"}'
+done
+sqlite3 -header -column "$DB" "$LATEST,
+  paper(mu, lambda, p_fasgd, p_sasgd) AS (VALUES (1,128,0.13,0.18), (4,32,0.065,0.10),
+        (8,16,0.046,0.087), (32,4,0.033,0.062))
+SELECT p.mu, p.lambda, f.updates,
+       printf('%.4f', f.final_err) AS fasgd_final, printf('%.4f', f.last10_err) AS fasgd_last10,
+       p.p_fasgd AS paper_fasgd,
+       printf('%.4f', s.final_err) AS sasgd_final, printf('%.4f', s.last10_err) AS sasgd_last10,
+       p.p_sasgd AS paper_sasgd, printf('%.1f', f.tau_mean) AS tau_mean
+FROM paper p
+JOIN fin f ON f.scenario = 'exp1/fasgd/mu=' || p.mu || '/lambda=' || p.lambda
+JOIN fin s ON s.scenario = 'exp1/sasgd/mu=' || p.mu || '/lambda=' || p.lambda
+ORDER BY p.mu"
+echo "database: $DB (data: $DATA, updates per run: $UPDATES)"
