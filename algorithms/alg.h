@@ -50,8 +50,9 @@ typedef struct alg_ctx {
     model_t *model;
     sgd_backend_t *backend;     /* where gradients are computed (scenario "backend"); NULL in
                                    a cost-only run.  Synchronous algorithms use its resident
-                                   sync_begin/sync_step; asynchronous ones should batch their
-                                   clients' requests through loss_grad_batched (backend.h) */
+                                   sync_begin/sync_step; the parameter-server family calls
+                                   loss_grad per request group (batching clients' requests
+                                   through loss_grad_batched is the next step, backend.h) */
     const sgd_dataset_t *train; /* training rows */
     const sgd_dataset_t *val;   /* validation rows */
     float *params;              /* nparams, the (single, shared) current parameters; NULL

@@ -441,7 +441,8 @@ static bool apply_update(ps_t *p, int64_t now)
                 x = ctx->train->x + first * dim;
                 y = ctx->train->y + first;
             }
-            tm->loss = model_loss_grad(ctx->model, tm->snap->data, x, y, (int)rows, p->grad);
+            tm->loss =
+                sgd_backend_loss_grad(ctx->backend, tm->snap->data, x, y, (int)rows, p->grad);
             g = p->grad;
             ps_client_t *c = &p->cl[tm->client];
             if (c->last_grad) { /* B-FASGD may re-apply it when a later push is skipped */

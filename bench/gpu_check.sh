@@ -106,10 +106,12 @@ speedup "CSGD 256x32, MLP 784-1024-1024-10, 10 updates" "$TMP/csgd.json" \
   --set 'model.hidden=[1024,1024]' --set stop.updates=10
 
 FASGD_NOTE=""
-if why=$("$SGDSIM" validate "$TMP/csgd.json" --set algorithm.name=fasgd 2>&1); then
+# The parameter-server family applies its own rule on the server: no momentum.
+if why=$("$SGDSIM" validate "$TMP/csgd.json" --set algorithm.name=fasgd --set optimizer.momentum=0 2>&1); then
   if grep -lq "backend" algorithms/ps*.c 2>/dev/null; then
     speedup "FASGD lambda=10000 x 16, MLP 784-256-10, 5000 updates" "$TMP/csgd.json" \
-      --set algorithm.name=fasgd --set cluster.workers=10000 --set batch.per_worker=16 \
+      --set algorithm.name=fasgd --set optimizer.momentum=0 --set cluster.workers=10000 \
+      --set batch.per_worker=16 \
       --set data.n_train=160000 --set stop.updates=5000
   else
     FASGD_NOTE="FASGD lambda=10000: NOT MEASURED -- the parameter-server family is present but algorithms/ps*.c still call model_loss_grad directly, so a \"cuda\" run would compute on the CPU; switch them to ctx->backend (loss_grad_batched) first."
