@@ -9,6 +9,7 @@
 #include "models/optim.h"
 #include "sim/network.h"
 #include "sim/rng.h"
+#include "tests/algorithms/run_scenario.h"
 #include "tests/check.h"
 
 static const char *base =
@@ -23,23 +24,7 @@ static const char *base =
 
 static alg_outcome_t run(const char *text, const char *const *sets, int nsets)
 {
-    scn_override_t ov[16];
-    for (int i = 0; i < nsets; i++) ov[i].assignment = sets[i];
-    scn_t s;
-    sgd_err_t err = {{0}};
-    alg_outcome_t o;
-    memset(&o, 0, sizeof o);
-    if (scn_load_text(text, "csgd.json", ".", ov, nsets, NULL, alg_scenario_table, &s, &err)) {
-        fprintf(stderr, "load: %s\n", err.msg);
-        check_failures++;
-        return o;
-    }
-    if (alg_run(&s, NULL, &o, &err)) {
-        fprintf(stderr, "run: %s\n", err.msg);
-        check_failures++;
-    }
-    scn_free(&s);
-    return o;
+    return run_scenario(text, "csgd.json", sets, nsets, NULL);
 }
 
 static bool same_params(const alg_outcome_t *a, const alg_outcome_t *b)

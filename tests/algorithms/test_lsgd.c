@@ -8,6 +8,7 @@
 #include "algorithms/alg.h"
 #include "models/preset.h"
 #include "sim/collective.h"
+#include "tests/algorithms/run_scenario.h"
 #include "tests/check.h"
 
 static const char *base =
@@ -51,25 +52,10 @@ static int sink_metric(void *ctx, int64_t update, int64_t vtime_ns, const char *
 
 static alg_outcome_t run(const char *const *sets, int nsets, rows_t *rows)
 {
-    scn_override_t ov[16];
-    for (int i = 0; i < nsets; i++) ov[i].assignment = sets[i];
-    scn_t s;
-    sgd_err_t err = {{0}};
-    alg_outcome_t o;
-    memset(&o, 0, sizeof o);
     if (rows) rows->n = 0;
     alg_sink_t sink = {.ctx = rows, .metric = sink_metric};
-    if (scn_load_text(base, "lsgd.json", ".", ov, nsets, NULL, alg_scenario_table, &s, &err)) {
-        fprintf(stderr, "load: %s\n", err.msg);
-        check_failures++;
-        return o;
-    }
-    if (alg_run(&s, rows ? &sink : NULL, &o, &err)) {
-        fprintf(stderr, "run: %s\n", err.msg);
-        check_failures++;
-    }
+    alg_outcome_t o = run_scenario(base, "lsgd.json", sets, nsets, rows ? &sink : NULL);
     CHECK_INT_EQ(o.status, ALG_COMPLETE);
-    scn_free(&s);
     return o;
 }
 

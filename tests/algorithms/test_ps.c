@@ -11,6 +11,7 @@
 #include "models/optim.h"
 #include "sim/network.h"
 #include "sim/rng.h"
+#include "tests/algorithms/run_scenario.h"
 #include "tests/check.h"
 
 static const char *base =
@@ -81,26 +82,10 @@ static double last(const rows_t *r, const char *name)
 
 static alg_outcome_t run_rows(const char *const *sets, int nsets, rows_t *rows)
 {
-    scn_override_t ov[16];
-    for (int i = 0; i < nsets; i++) ov[i].assignment = sets[i];
-    scn_t s;
-    sgd_err_t err = {{0}};
-    alg_outcome_t o;
-    memset(&o, 0, sizeof o);
     if (rows) memset(rows, 0, sizeof *rows);
     alg_sink_t sink = {.ctx = rows, .metric = sink_metric, .traffic = sink_traffic,
                        .staleness = sink_staleness};
-    if (scn_load_text(base, "ps.json", ".", ov, nsets, NULL, alg_scenario_table, &s, &err)) {
-        fprintf(stderr, "load: %s\n", err.msg);
-        check_failures++;
-        return o;
-    }
-    if (alg_run(&s, rows ? &sink : NULL, &o, &err)) {
-        fprintf(stderr, "run: %s\n", err.msg);
-        check_failures++;
-    }
-    scn_free(&s);
-    return o;
+    return run_scenario(base, "ps.json", sets, nsets, rows ? &sink : NULL);
 }
 
 static alg_outcome_t run(const char *const *sets, int nsets)
