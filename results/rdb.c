@@ -279,7 +279,7 @@ static int rdb_prepare_schema(rdb_t *db, sgd_err_t *err)
         }
     } else if (ver < RDB_SCHEMA_VERSION) {
         for (int64_t v = ver; v < RDB_SCHEMA_VERSION; v++) {
-            char what[64];
+            char what[96];
             snprintf(what, sizeof what, "cannot migrate schema %lld to %lld", (long long)v,
                      (long long)(v + 1));
             if (rdb_exec(db, rdb_migrations[v], what, err)) goto fail;
