@@ -258,11 +258,12 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
     void *state = NULL;
     float *params = NULL;
     struct alg_runner runner = {.sink = sink, .last_eval_update = -1};
-    alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner, .numerics = !s->cost_only,
-                     .trace = sink ? sink->trace : NULL};
+    alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner,
+                     .numerics = !s->cost_only, .trace = sink ? sink->trace : NULL};
     model_preset_t preset = {0};
     uint64_t *real_tensors = NULL;
     sgd_sha256_init(&runner.digest);
+
     /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous.
      * Checked before the cost-only branch: a cost-only run has workers too. */
     if (check_memory("cluster.workers", 512.0 * (double)s->workers, err)) goto done;

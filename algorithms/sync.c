@@ -43,12 +43,13 @@ static void name_link_tracks(alg_sync_t *y)
     sim_net_set_trace(y->net, tr);
     if (!tr) return;
     char name[64];
+    bool flat = t->spec.kind == SIM_TOPO_FLAT;
+    int up0 = flat ? t->star.uplink0 : t->up0, down0 = flat ? t->star.downlink0 : t->down0;
     for (int i = 0; i < t->workers; i++) {
-        bool flat = t->spec.kind == SIM_TOPO_FLAT;
         snprintf(name, sizeof name, "worker %d uplink", i);
-        sim_trace_name_track(tr, SIM_TRACK_LINK, (uint32_t)(flat ? t->star.uplink0 + i : t->up0 + i), name);
+        sim_trace_name_track(tr, SIM_TRACK_LINK, (uint32_t)(up0 + i), name);
         snprintf(name, sizeof name, "worker %d downlink", i);
-        sim_trace_name_track(tr, SIM_TRACK_LINK, (uint32_t)(flat ? t->star.downlink0 + i : t->down0 + i), name);
+        sim_trace_name_track(tr, SIM_TRACK_LINK, (uint32_t)(down0 + i), name);
     }
     if (t->spec.kind != SIM_TOPO_CLUSTER) return;
     for (int a = 0; a < t->nodes; a++) {

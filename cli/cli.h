@@ -29,7 +29,13 @@ int cli_plot_main(int argc, char **argv);
 
 /* Options shared by the subcommands that take one SCENARIO.  `accepted` says which optional
  * flags a subcommand takes (CLI_OPT_*); --set and --help are always accepted. */
-enum { CLI_OPT_DB = 1, CLI_OPT_SEED = 2, CLI_OPT_QUIET = 4, CLI_OPT_PRINT = 8, CLI_OPT_BACKEND = 16 };
+enum {
+    CLI_OPT_DB = 1,
+    CLI_OPT_SEED = 2,
+    CLI_OPT_QUIET = 4,
+    CLI_OPT_PRINT = 8,
+    CLI_OPT_BACKEND = 16,
+};
 
 typedef struct cli_opts {
     const char *scenario;    /* the one positional argument */

@@ -44,7 +44,8 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cl
     if (!o->sets) return cli_bad_input("out of memory");
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        bool takes_value = is(a, "--set", NULL) || ((accepted & CLI_OPT_DB) && is(a, "--db", NULL)) ||
+        bool takes_value = is(a, "--set", NULL) ||
+                           ((accepted & CLI_OPT_DB) && is(a, "--db", NULL)) ||
                            ((accepted & CLI_OPT_SEED) && is(a, "--seed", NULL)) ||
                            ((accepted & CLI_OPT_BACKEND) && is(a, "--backend", NULL));
         if (is(a, "--help", "-h")) {
@@ -59,8 +60,10 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cl
                 o->db = v;
             } else if (is(a, "--backend", NULL)) {
                 bool known = false;
-                for (int k = 0; sgd_backend_names[k]; k++) known |= strcmp(v, sgd_backend_names[k]) == 0;
-                if (!known) return cli_bad_input("--backend %s: unknown backend (known: cpu, cuda)", v);
+                for (int k = 0; sgd_backend_names[k]; k++)
+                    known |= strcmp(v, sgd_backend_names[k]) == 0;
+                if (!known)
+                    return cli_bad_input("--backend %s: unknown backend (known: cpu, cuda)", v);
                 snprintf(o->backend_set, sizeof o->backend_set, "backend=%s", v);
             } else {
                 if (!cli_parse_u64(v, &o->seed))

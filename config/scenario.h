@@ -73,7 +73,8 @@ typedef struct scn {
     char *backend;   /* "cpu" or "cuda" (owned; models/backend.h) */
 
     int64_t workers;         /* cluster.workers: P, or lambda for asynchronous algorithms */
-    sim_dist_t time_factor;  /* cluster.time_factor: per-worker compute-time multiplier, drawn once */
+    sim_dist_t time_factor;  /* cluster.time_factor: per-worker compute-time multiplier,
+                                drawn once per worker */
 
     scn_data_t data;
 
@@ -107,7 +108,7 @@ typedef struct scn {
     int64_t stop_updates;        /* stop.updates */
     int64_t stop_vtime_ns;       /* stop.vtime_s in ns, 0 = no limit */
 
-    int64_t eval_every;          /* evaluate on the validation set every N updates (0 = only at end) */
+    int64_t eval_every;          /* validation every N updates (0 = only at the end) */
     int64_t train_loss_every;    /* record train_loss every N updates */
 
     void *alg_opts;              /* the algorithm's own options (owned), or NULL */
