@@ -13,6 +13,8 @@
 
 #include <sqlite3.h>
 
+#include "results/rdb.h"
+
 /* Creates $TMPDIR/sgdsim-rdb-XXXXXX (or under /tmp) into dir[256]; exits on failure. */
 static inline void rdbt_tmpdir(char dir[256])
 {
@@ -87,6 +89,19 @@ static inline void rdbt_sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
+}
+
+/* Opens path read-only through the results writer's API; on failure prints why and
+ * returns NULL (the caller's test then fails). */
+static inline rdb_t *rdbt_open_readonly(const char *path)
+{
+    sgd_err_t err = {{0}};
+    rdb_t *ro = NULL;
+    if (rdb_open_readonly(path, &ro, &err) != 0) {
+        fprintf(stderr, "rdb_open_readonly: %s\n", err.msg);
+        return NULL;
+    }
+    return ro;
 }
 
 #endif

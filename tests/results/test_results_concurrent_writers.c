@@ -104,13 +104,9 @@ int main(void)
     fprintf(stderr, "%d writers x %d runs x %d rows in %.2f s\n", NWRITERS, RUNS_PER_WRITER,
             ROWS_PER_RUN, rdbt_now() - t0);
 
-    sgd_err_t err = {{0}};
-    rdb_t *ro = NULL;
-    CHECK_INT_EQ(rdb_open_readonly(path, &ro, &err), 0);
-    if (!ro) {
-        fprintf(stderr, "rdb_open_readonly: %s\n", err.msg);
-        return 1;
-    }
+    rdb_t *ro = rdbt_open_readonly(path);
+    CHECK(ro != NULL);
+    if (!ro) return 1;
     sqlite3 *h = rdb_handle(ro);
     CHECK_STR_CONTAINS(rdbt_text(h, "PRAGMA integrity_check", txt), "ok");
     CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), 1);

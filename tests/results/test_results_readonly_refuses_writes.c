@@ -26,12 +26,9 @@ int main(void)
     CHECK_INT_EQ(rdb_run_end(db, id, &end, &err), 0);
     rdb_close(db);
 
-    rdb_t *ro = NULL;
-    CHECK_INT_EQ(rdb_open_readonly(path, &ro, &err), 0);
-    if (!ro) {
-        fprintf(stderr, "rdb_open_readonly: %s\n", err.msg);
-        return 1;
-    }
+    rdb_t *ro = rdbt_open_readonly(path);
+    CHECK(ro != NULL);
+    if (!ro) return 1;
     sqlite3 *h = rdb_handle(ro);
     CHECK_INT_EQ(sqlite3_db_readonly(h, "main"), 1);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM metrics"), 1);

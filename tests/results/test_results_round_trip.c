@@ -73,13 +73,9 @@ int main(void)
     if (write_run(path, &run_id)) return 1;
     CHECK_INT_EQ(run_id, 1);
 
-    sgd_err_t err = {{0}};
-    rdb_t *ro = NULL;
-    CHECK_INT_EQ(rdb_open_readonly(path, &ro, &err), 0);
-    if (!ro) {
-        fprintf(stderr, "rdb_open_readonly: %s\n", err.msg);
-        return 1;
-    }
+    rdb_t *ro = rdbt_open_readonly(path);
+    CHECK(ro != NULL);
+    if (!ro) return 1;
     sqlite3 *h = rdb_handle(ro);
     CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), 1);
     CHECK_INT_EQ(rdbt_int(h, "PRAGMA application_id"), RDB_APPLICATION_ID);
@@ -159,7 +155,8 @@ int main(void)
     int64_t run2 = 0;
     if (write_run(path, &run2)) return 1;
     CHECK_INT_EQ(run2, 2);
-    CHECK_INT_EQ(rdb_open_readonly(path, &ro, &err), 0);
+    ro = rdbt_open_readonly(path);
+    CHECK(ro != NULL);
     if (ro) {
         CHECK_INT_EQ(rdbt_int(rdb_handle(ro), "SELECT count(*) FROM metrics WHERE run_id = 1"),
                      2 * NUPDATES);
