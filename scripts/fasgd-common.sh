@@ -23,6 +23,12 @@ if [ -z "${OPENBLAS_CORETYPE+x}" ]; then
 fi
 mkdir -p out
 
+# The paper's two methods as the authors' code runs them, with the learning rates the paper
+# reports as best of 16 (NOTES.md §2).
+FASGD=(--set optimizer.lr=0.005
+       --set 'algorithm={"name":"fasgd","staleness":"fred","normaliser":"fred"}')
+SASGD=(--set optimizer.lr=0.04 --set 'algorithm={"name":"sasgd","staleness":"fred"}')
+
 # fasgd_run TAG --set ... : one run, tagged by its scenario name.
 fasgd_run() {
   local tag="$1"; shift

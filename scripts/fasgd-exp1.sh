@@ -9,10 +9,8 @@ DB="${DB:-out/fasgd-exp1-$DATA.db}"
 for ml in 1:128 4:32 8:16 32:4; do
   mu=${ml%:*} lam=${ml#*:}
   common=(--set "cluster.workers=$lam" --set "batch.per_worker=$mu")
-  fasgd_run "exp1/fasgd/mu=$mu/lambda=$lam" "${common[@]}" --set optimizer.lr=0.005 \
-    --set 'algorithm={"name":"fasgd","staleness":"fred","normaliser":"fred"}'
-  fasgd_run "exp1/sasgd/mu=$mu/lambda=$lam" "${common[@]}" --set optimizer.lr=0.04 \
-    --set 'algorithm={"name":"sasgd","staleness":"fred"}'
+  fasgd_run "exp1/fasgd/mu=$mu/lambda=$lam" "${common[@]}" "${FASGD[@]}"
+  fasgd_run "exp1/sasgd/mu=$mu/lambda=$lam" "${common[@]}" "${SASGD[@]}"
 done
 sqlite3 -header -column "$DB" "$LATEST,
   paper(mu, lambda, p_fasgd, p_sasgd) AS (VALUES (1,128,0.13,0.18), (4,32,0.065,0.10),

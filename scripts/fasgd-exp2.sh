@@ -15,15 +15,12 @@ for lam in 250 500 1000 10000; do
   if [ "$lam" = 10000 ] && [ -x /usr/bin/time ]; then
     /usr/bin/time -v -o "out/exp2-$DATA-lambda10000.time" \
       "$SGDSIM" run "$SCN" --db "$DB" --quiet --set "name=exp2/fasgd/lambda=$lam" \
-      --set "stop.updates=$UPDATES" "${common[@]}" --set optimizer.lr=0.005 \
-      --set 'algorithm={"name":"fasgd","staleness":"fred","normaliser":"fred"}'
+      --set "stop.updates=$UPDATES" "${common[@]}" "${FASGD[@]}"
     grep -E "Maximum resident|Elapsed" "out/exp2-$DATA-lambda10000.time"
   else
-    fasgd_run "exp2/fasgd/lambda=$lam" "${common[@]}" --set optimizer.lr=0.005 \
-      --set 'algorithm={"name":"fasgd","staleness":"fred","normaliser":"fred"}'
+    fasgd_run "exp2/fasgd/lambda=$lam" "${common[@]}" "${FASGD[@]}"
   fi
-  fasgd_run "exp2/sasgd/lambda=$lam" "${common[@]}" --set optimizer.lr=0.04 \
-    --set 'algorithm={"name":"sasgd","staleness":"fred"}'
+  fasgd_run "exp2/sasgd/lambda=$lam" "${common[@]}" "${SASGD[@]}"
   if [ "$ABLATION" = 1 ]; then
     fasgd_run "exp2/async+norm/lambda=$lam" "${common[@]}" --set optimizer.lr=0.005 \
       --set 'algorithm={"name":"sasgd","staleness":"none","normaliser":"fred"}'
