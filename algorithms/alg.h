@@ -50,9 +50,8 @@ typedef struct alg_ctx {
     model_t *model;
     sgd_backend_t *backend;     /* where gradients are computed (scenario "backend"); NULL in
                                    a cost-only run.  Synchronous algorithms use its resident
-                                   sync_begin/sync_step; the parameter-server family calls
-                                   loss_grad per request group (batching clients' requests
-                                   through loss_grad_batched is the next step, backend.h) */
+                                   sync_begin/sync_step; the parameter-server family batches
+                                   its clients' requests through loss_grad_batched */
     const sgd_dataset_t *train; /* training rows */
     const sgd_dataset_t *val;   /* validation rows */
     float *params;              /* nparams, the (single, shared) current parameters; NULL
@@ -83,6 +82,10 @@ typedef struct alg_ops {
     void *(*create)(alg_ctx_t *ctx, sgd_err_t *err);
     /* Schedules the first events. */
     void (*start)(void *state);
+    /* Optional: called once the engine has stopped, before the final evaluation and the
+     * report: completes work the algorithm deferred (the parameter-server family applies
+     * the updates it scheduled ahead of its numerics). */
+    void (*finish)(void *state);
     /* Reports traffic counters at the end of the run (may be NULL). */
     int (*report)(void *state, const alg_sink_t *sink, sgd_err_t *err);
     void (*destroy)(void *state);
@@ -113,6 +116,10 @@ bool alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *na
  * ("interrupted"); async-signal-safe, for SIGINT/SIGTERM handlers. */
 void alg_request_interrupt(void);
 
+/* Refuses an allocation of `bytes` that would not fit in physical memory, before it is made:
+ * returns -1 with err "WHAT: needs about X GiB of memory, more than this machine's Y GiB". */
+int alg_check_memory(const char *what, double bytes, sgd_err_t *err);
+
 /* True when any of the n values is NaN or infinite. */
 bool alg_any_nonfinite(const float *v, size_t n);
 
@@ -126,6 +133,7 @@ typedef struct alg_outcome {
     uint64_t events;
     double wall_s;
     double events_per_s;
+    uint64_t grad_calls, grads; /* gradient evaluations through the backend (backend.h) */
     char digest[65];       /* SHA-256 over metric rows and final parameters */
     float *final_params;   /* nparams, owned by the caller (free()) */
     size_t nparams;

@@ -23,6 +23,24 @@
  * with n = 1 without staleness scaling is bit for bit hardsync.  With a normaliser every
  * gradient is evaluated and folded into the statistics on its own, in arrival order.
  *
+ * Deferred numerics.  Nothing the schedule decides depends on the parameters' values (only
+ * B-FASGD's gates read the normaliser), so the schedule may run ahead of the arithmetic: an
+ * update the server makes is written to a ledger — its terms, minibatches (drawn then, in
+ * the order an immediate evaluation would draw them), staleness and learning rate — and
+ * applied later, in order, by drain().  Applying update u evaluates u's single-minibatch
+ * gradients together with the ledger's later ones whose parameter versions are already
+ * applied (with staleness ~ lambda, most of them) in ONE loss_grad_batched call, up to
+ * algorithm.gradient_batch gradients.  The ledger is drained when it holds gradient_batch
+ * requests, at the run's last update (so the run ends at the same event), before a B-FASGD
+ * gate with c > 0, and when the engine stops.  Snapshots of versions not applied yet are
+ * filled when the parameters get there (ps_server.h).  The runner sees alg_update_done for
+ * every update in order with the same values; a run that stops inside a drained stretch
+ * (diverged, interrupted, a failed write) reports the counters the schedule had at that
+ * update.  So every result is the same bits for any gradient_batch (tests/algorithms/
+ * test_ps.c), except the engine's event count when a run ends early: the schedule may have
+ * run up to gradient_batch - 1 updates further.  gradient_batch = 1 (the CPU default)
+ * applies each update when the server makes it.
+ *
  * Minibatches.  `cyclic` (FRED): the t-th gradient requested in the run (t = 0, 1, ...) uses
  * rows [(t mod M) mu, (t mod M) mu + mu), M = floor(N / mu).  `random`: each client draws mu
  * rows uniformly with replacement from its own stream (data_order, entity = client). */
@@ -71,6 +89,7 @@ typedef struct ps_opts {
     int64_t k_fetch, k_push;  /* Downpour: fetch / push every k-th gradient */
     sim_dist_t server_time_s; /* timed: server service time per arrival, s */
     bool flush_denormals;     /* run with the CPU's flush-to-zero and denormals-are-zero */
+    int64_t gradient_batch;   /* the most scheduled gradient requests evaluated at once */
 } ps_opts_t;
 
 /* ---- options --------------------------------------------------------------------------- */
@@ -92,6 +111,7 @@ static const struct {
     {"beta", K_STALE},       {"eps", K_STALE},         {"c_fetch", K(PS_BFASGD)},
     {"c_push", K(PS_BFASGD)}, {"gating_eps", K(PS_BFASGD)}, {"k_fetch", K(PS_DOWNPOUR)},
     {"k_push", K(PS_DOWNPOUR)}, {"denormals", K_ALL}, {"skipped_fetch_tau", K(PS_BFASGD)},
+    {"gradient_batch", K_ALL},
 };
 #define PS_NKEYS (sizeof ps_keys / sizeof ps_keys[0])
 
@@ -149,6 +169,12 @@ static int parse_ps(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *er
         return sgd_errf(err, "%s.denormals: \"flush\" needs an x86 CPU (MXCSR FTZ/DAZ); use "
                              "\"keep\"", a->path);
     o.flush_denormals = dn == 0;
+    /* On the CPU a batch is evaluated one request after another: nothing to gain from
+     * running ahead, so the default applies every update at once.  On a GPU one call
+     * evaluates the whole batch with strided-batched GEMMs. */
+    if (sgd_jobj_int(a, "gradient_batch", strcmp(s->backend, "cuda") == 0 ? 64 : 1, 1, 4096,
+                     &o.gradient_batch, err))
+        return -1;
     if (o.driver == PS_DRIVER_TIMED) {
         if (sim_dist_parse(a, "server_time_s", 0.0, &o.server_time_s, err)) return -1;
     } else if (reject_key(a, "server_time_s", "only valid with driver \"timed\"", err)) {
@@ -273,14 +299,33 @@ typedef struct ps_client {
     bool has_last;
 } ps_client_t;
 
-typedef struct ps_term {     /* one evaluated gradient (or stacked group) of an update */
-    ps_snap_t *snap;         /* NULL for a re-applied stored gradient */
-    const float *vec;        /* the stored gradient when snap is NULL */
-    int32_t client;          /* for a single-request term: whose (B-FASGD's last_grad) */
+/* The ledger: updates the schedule has made whose arithmetic is still to do (file comment,
+ * "Deferred numerics"). */
+typedef struct ps_term {     /* one gradient (or stacked group of them) of a scheduled update */
+    ps_snap_t *snap;         /* its parameters, pinned; NULL re-applies the client's last one */
+    int32_t client;          /* its (first) client: whose last_grad (B-FASGD) */
     double factor;           /* staleness factor */
     int64_t count;           /* requests in it */
-    double loss;
+    int64_t first_req;       /* its requests: lreq[first_req, first_req + count) */
+    const float *grad;       /* evaluated gradient (grad or a batch slot), NULL until then */
+    int slot;                /* batch slot holding grad, or -1 */
+    double loss;             /* mean loss of its rows, once evaluated */
 } ps_term_t;
+
+typedef struct ps_lreq {     /* a scheduled gradient request's minibatch */
+    int32_t client;
+    int64_t t;               /* its index in the run (cyclic minibatches) */
+    int64_t rows;            /* "random": offset of its mu row indices in rowpool, else -1 */
+} ps_lreq_t;
+
+typedef struct ps_update {   /* a scheduled update */
+    int64_t vtime;           /* when the server applied it */
+    double lr;
+    int64_t first_term, nterms; /* terms[first_term, first_term + nterms) */
+    int64_t first_tau, ntau;    /* staleness of each push: taus[first_tau, + ntau) */
+    ps_traffic_t fetch, push;   /* the schedule's traffic counters then */
+    int64_t peak_live;          /* and its snapshot peak */
+} ps_update_t;
 
 typedef struct ps {
     alg_ctx_t *ctx;
@@ -313,12 +358,34 @@ typedef struct ps {
     gsl_rng *server_rng;
     uint32_t ev_compute_done, ev_push_arrive, ev_server_done, ev_fetch_arrive;
 
+    /* the ledger, emptied by every drain */
+    ps_update_t *upd;
+    ps_term_t *terms;
+    ps_lreq_t *lreq;
+    int64_t *taus, *rowpool;
+    int64_t nupd, nterm, nlreq, ntau, nrowpool;
+    int64_t cap_upd, cap_terms, cap_lreq, cap_taus, cap_rowpool;
+    int64_t ledger_reqs;          /* gradient requests in it */
+    bool stopped;                 /* the run stopped at a drained update ... */
+    ps_update_t stop_at;          /* ... this one */
+
+    /* batched evaluation: gradient_batch slots (none when it is 1) */
+    float **slot_grad;
+    int *free_slots;
+    int nfree_slots;
+    float *batch_x;               /* "random" minibatches of one call */
+    int32_t *batch_y;
+    ps_term_t **bterm;            /* one call's terms and arguments */
+    const float **bparams, **bx_of;
+    const int32_t **by_of;
+    float **bgrad;
+    double *bloss;
+
     /* numerics scratch */
     float *grad, *step, *bx;
     int32_t *by;
     int64_t max_rows;
-    ps_term_t *terms;
-    int64_t *req_term;
+    int64_t *req_term;            /* while scheduling: each request's term */
     int64_t last_vtime;
     int64_t counts_emitted_at;    /* update index of the last traffic-count metric rows */
     unsigned saved_csr;           /* MXCSR before the run, restored by destroy */
@@ -337,19 +404,34 @@ static int64_t ps_model_batch(const scn_t *s)
     return rows > PS_MIN_MODEL_BATCH ? rows : PS_MIN_MODEL_BATCH;
 }
 
-/* ---- numerics -------------------------------------------------------------------------- */
+/* ---- deferred numerics ----------------------------------------------------------------- */
 
-static void fill_rows(ps_t *p, int32_t client, int64_t t, float *x, int32_t *y)
+static bool drain(ps_t *p);
+
+/* The row of the r-th sample of scheduled request q. */
+static int64_t request_row(const ps_t *p, const ps_lreq_t *q, int64_t r)
+{
+    return p->o->minibatch == PS_MB_CYCLIC ? (q->t % p->ncyc) * p->mu + r : p->rowpool[q->rows + r];
+}
+
+static void gather_rows(const ps_t *p, const ps_lreq_t *q, float *x, int32_t *y)
 {
     const sgd_dataset_t *d = p->ctx->train;
     for (int64_t r = 0; r < p->mu; r++) {
-        int64_t row = p->o->minibatch == PS_MB_CYCLIC
-                          ? (t % p->ncyc) * p->mu + r
-                          : (int64_t)gsl_rng_uniform_int(p->cl[client].sample_rng,
-                                                         (unsigned long)d->n);
+        int64_t row = request_row(p, q, r);
         memcpy(x + r * d->dim, d->x + row * d->dim, (size_t)d->dim * sizeof *x);
         y[r] = d->y[row];
     }
+}
+
+/* Makes room for `more` elements after the first `n` of a growing array. */
+static void *reserve(void *a, int64_t *cap, int64_t n, int64_t more, size_t elem)
+{
+    if (n + more <= *cap) return a;
+    int64_t want = *cap ? *cap : 64;
+    while (want < n + more) want *= 2;
+    *cap = want;
+    return sgd_xrealloc(a, (size_t)want * elem);
 }
 
 /* Element-wise loops on arrays that never overlap (restrict lets the compiler vectorise them
@@ -376,85 +458,196 @@ static void sub_into(float *restrict theta, const float *restrict step, size_t n
     for (size_t i = 0; i < n; i++) theta[i] -= step[i];
 }
 
-/* Applies the c buffered pushes as one update at virtual time `now`.  Returns false when the
- * run must stop. */
-static bool apply_update(ps_t *p, int64_t now)
+/* Schedules the c buffered pushes as one update at virtual time `now`: fixes its terms, their
+ * minibatches and staleness factors now, and leaves the arithmetic to apply_scheduled (at
+ * once, or when the ledger is drained).  Returns false when the run must stop. */
+static bool schedule_update(ps_t *p, int64_t now)
 {
-    alg_ctx_t *ctx = p->ctx;
+    if (p->stopped) return false;
     const int64_t version = p->srv.version;
-    const double lr = lr_at(&p->s->lr, version, p->c * p->mu);
-    int64_t nterms = 0, nreq = 0;
+    const int64_t maxreq = p->c * p->o->k_push;
+    p->terms = reserve(p->terms, &p->cap_terms, p->nterm, maxreq, sizeof *p->terms);
+    p->lreq = reserve(p->lreq, &p->cap_lreq, p->nlreq, maxreq, sizeof *p->lreq);
+    p->taus = reserve(p->taus, &p->cap_taus, p->ntau, p->c, sizeof *p->taus);
+    p->upd = reserve(p->upd, &p->cap_upd, p->nupd, 1, sizeof *p->upd);
+    ps_update_t *u = &p->upd[p->nupd++];
+    *u = (ps_update_t){.vtime = now, .lr = lr_at(&p->s->lr, version, p->c * p->mu),
+                       .first_term = p->nterm, .first_tau = p->ntau, .fetch = p->srv.fetch,
+                       .push = p->srv.push, .peak_live = p->srv.peak_live};
 
     /* Terms in order of first appearance; requests sharing (snapshot, factor) merge when
      * there is no normaliser (see the file comment). */
+    ps_term_t *terms = p->terms + p->nterm;
+    int64_t nterms = 0, nreq = 0;
     for (int64_t b = 0; b < p->nbuf; b++) {
         ps_client_t *c = &p->cl[p->buf[b]];
         int64_t tau = version - c->push_version;
-        ps_server_record_tau(&p->srv, tau);
+        p->taus[p->ntau++] = tau;
         double f = ps_staleness_factor(p->o->staleness, tau);
         if (c->reapply) {
-            p->terms[nterms++] = (ps_term_t){.vec = c->last_grad, .client = p->buf[b],
-                                             .factor = f, .count = 1, .loss = c->last_loss};
+            terms[nterms++] = (ps_term_t){.client = p->buf[b], .factor = f, .count = 1,
+                                          .slot = -1};
             continue;
         }
         for (int r = 0; r < c->nreq; r++, nreq++) {
             int64_t j = nterms;
             if (!p->has_norm)
                 for (j = 0; j < nterms; j++)
-                    if (p->terms[j].snap == c->reqs[r].snap && p->terms[j].factor == f) break;
+                    if (terms[j].snap == c->reqs[r].snap && terms[j].factor == f) break;
             if (j == nterms)
-                p->terms[nterms++] = (ps_term_t){.snap = c->reqs[r].snap, .client = p->buf[b],
-                                                 .factor = f};
-            p->terms[j].count++;
+                terms[nterms++] = (ps_term_t){.snap = c->reqs[r].snap, .client = p->buf[b],
+                                              .factor = f, .slot = -1};
+            terms[j].count++;
             p->req_term[nreq] = j;
         }
     }
+    /* Each term's requests in arrival order, terms in order: the order an evaluation gathers
+     * them in, and so the order minibatch "random" draws each client's rows in. */
+    for (int64_t j = 0; j < nterms; j++) {
+        ps_term_t *tm = &terms[j];
+        if (!tm->snap) continue;
+        ps_snap_pin(tm->snap);
+        tm->first_req = p->nlreq;
+        for (int64_t b = 0, q = 0; b < p->nbuf; b++) {
+            ps_client_t *c = &p->cl[p->buf[b]];
+            if (c->reapply) continue;
+            for (int r = 0; r < c->nreq; r++, q++) {
+                if (p->req_term[q] != j) continue;
+                ps_lreq_t *lr = &p->lreq[p->nlreq++];
+                *lr = (ps_lreq_t){.client = p->buf[b], .t = c->reqs[r].t, .rows = -1};
+                if (p->o->minibatch == PS_MB_RANDOM) {
+                    p->rowpool = reserve(p->rowpool, &p->cap_rowpool, p->nrowpool, p->mu,
+                                         sizeof *p->rowpool);
+                    lr->rows = p->nrowpool;
+                    for (int64_t i = 0; i < p->mu; i++)
+                        p->rowpool[p->nrowpool++] = (int64_t)gsl_rng_uniform_int(
+                            c->sample_rng, (unsigned long)p->ctx->train->n);
+                }
+            }
+        }
+        ps_client_t *c = &p->cl[tm->client];
+        if (c->last_grad) { /* B-FASGD may re-apply it when a later push is skipped */
+            c->last_version = c->push_version; /* its timestamp as pushed */
+            c->has_last = true;
+        }
+    }
+    for (int64_t b = 0; b < p->nbuf; b++) {
+        ps_client_t *c = &p->cl[p->buf[b]];
+        for (int r = 0; r < c->nreq; r++) ps_snap_release(&p->srv, c->reqs[r].snap);
+        c->nreq = 0;
+        c->reapply = false;
+    }
+    u->nterms = nterms;
+    u->ntau = p->nbuf;
+    p->nterm += nterms;
+    p->ledger_reqs += nreq;
+    ps_server_bump(&p->srv);
+
+    /* Run ahead of the numerics while the ledger holds fewer than gradient_batch requests;
+     * the last update is applied at once, so that the run ends at the same event. */
+    if (p->ledger_reqs < p->o->gradient_batch && p->srv.version < p->s->stop_updates)
+        return true;
+    return drain(p);
+}
+
+/* Evaluates term tm of the update being applied.  A single-minibatch term goes in one
+ * loss_grad_batched call with the scheduled single-minibatch terms after it whose parameters
+ * are already known, one free slot each; a stacked term (or one without a free slot) is
+ * evaluated alone. */
+static void evaluate_term(ps_t *p, ps_term_t *tm)
+{
+    alg_ctx_t *ctx = p->ctx;
+    const sgd_dataset_t *d = ctx->train;
+    const int dim = d->dim;
+    if (tm->count == 1 && p->nfree_slots > 0) {
+        const int room = p->nfree_slots;
+        int k = 0;
+        for (ps_term_t *t = tm; t < p->terms + p->nterm && k < room; t++) {
+            if (!t->snap || t->grad || t->count != 1 || t->snap->version > p->srv.applied)
+                continue;
+            const ps_lreq_t *q = &p->lreq[t->first_req];
+            if (p->o->minibatch == PS_MB_CYCLIC) {
+                int64_t first = (q->t % p->ncyc) * p->mu;
+                p->bx_of[k] = d->x + first * dim;
+                p->by_of[k] = d->y + first;
+            } else {
+                float *x = p->batch_x + (size_t)k * (size_t)p->mu * (size_t)dim;
+                int32_t *y = p->batch_y + (size_t)k * (size_t)p->mu;
+                gather_rows(p, q, x, y);
+                p->bx_of[k] = x;
+                p->by_of[k] = y;
+            }
+            t->slot = p->free_slots[--p->nfree_slots];
+            p->bterm[k] = t;
+            p->bparams[k] = t->snap->data;
+            p->bgrad[k] = p->slot_grad[t->slot];
+            k++;
+        }
+        sgd_backend_loss_grad_batched(ctx->backend, k, p->bparams, p->bx_of, p->by_of,
+                                      (int)p->mu, p->bgrad, p->bloss);
+        for (int i = 0; i < k; i++) {
+            p->bterm[i]->grad = p->bgrad[i];
+            p->bterm[i]->loss = p->bloss[i];
+        }
+        return;
+    }
+    const ps_lreq_t *q = &p->lreq[tm->first_req];
+    const float *x = p->bx;
+    const int32_t *y = p->by;
+    if (tm->count == 1 && p->o->minibatch == PS_MB_CYCLIC) {
+        /* One cyclic minibatch is a contiguous block of the training set: read it in place
+         * instead of copying (the same rows, so the same bits). */
+        int64_t first = (q->t % p->ncyc) * p->mu;
+        x = d->x + first * dim;
+        y = d->y + first;
+    } else {
+        SGD_ASSERT(tm->count * p->mu <= p->max_rows);
+        for (int64_t i = 0; i < tm->count; i++)
+            gather_rows(p, &q[i], p->bx + i * p->mu * dim, p->by + i * p->mu);
+    }
+    tm->loss = sgd_backend_loss_grad(ctx->backend, tm->snap->data, x, y,
+                                     (int)(tm->count * p->mu), p->grad);
+    tm->grad = p->grad;
+}
+
+/* A term is done with: its batch slot and its pin go back. */
+static void release_term(ps_t *p, ps_term_t *tm)
+{
+    if (tm->slot >= 0) p->free_slots[p->nfree_slots++] = tm->slot;
+    tm->slot = -1;
+    if (tm->snap) ps_snap_unpin(&p->srv, tm->snap);
+}
+
+/* Applies scheduled update u to the parameters, then reports it to the runner as the update
+ * that happened at u->vtime.  Returns false when the run must stop there. */
+static bool apply_scheduled(ps_t *p, const ps_update_t *u)
+{
+    alg_ctx_t *ctx = p->ctx;
+    for (int64_t i = 0; i < u->ntau; i++) ps_server_record_tau(&p->srv, p->taus[u->first_tau + i]);
 
     const size_t np = ctx->nparams;
-    const int dim = ctx->train->dim;
+    ps_term_t *terms = p->terms + u->first_term;
+    const int64_t nterms = u->nterms;
     double loss_sum = 0.0;
     int64_t loss_rows = 0;
     for (int64_t j = 0; j < nterms; j++) {
-        ps_term_t *tm = &p->terms[j];
-        const float *g = tm->vec;
-        if (tm->snap) {
-            /* Gather this term's minibatches in arrival order. */
-            int64_t rows = 0, q = 0, t_one = 0;
-            for (int64_t b = 0; b < p->nbuf; b++) {
-                ps_client_t *c = &p->cl[p->buf[b]];
-                if (c->reapply) continue;
-                for (int r = 0; r < c->nreq; r++, q++)
-                    if (p->req_term[q] == j) {
-                        SGD_ASSERT(rows + p->mu <= p->max_rows);
-                        t_one = c->reqs[r].t;
-                        if (tm->count > 1 || p->o->minibatch != PS_MB_CYCLIC)
-                            fill_rows(p, p->buf[b], t_one, p->bx + rows * dim, p->by + rows);
-                        rows += p->mu;
-                    }
-            }
-            const float *x = p->bx;
-            const int32_t *y = p->by;
-            if (tm->count == 1 && p->o->minibatch == PS_MB_CYCLIC) {
-                /* One cyclic minibatch is a contiguous block of the training set: read it
-                 * in place instead of copying (the same rows, so the same bits). */
-                int64_t first = (t_one % p->ncyc) * p->mu;
-                x = ctx->train->x + first * dim;
-                y = ctx->train->y + first;
-            }
-            tm->loss =
-                sgd_backend_loss_grad(ctx->backend, tm->snap->data, x, y, (int)rows, p->grad);
-            g = p->grad;
-            ps_client_t *c = &p->cl[tm->client];
-            if (c->last_grad) { /* B-FASGD may re-apply it when a later push is skipped */
+        ps_term_t *tm = &terms[j];
+        ps_client_t *c = &p->cl[tm->client];
+        const float *g;
+        if (!tm->snap) { /* a skipped push: the client's last gradient again */
+            g = c->last_grad;
+            tm->loss = c->last_loss;
+        } else {
+            if (!tm->grad) evaluate_term(p, tm);
+            g = tm->grad;
+            if (c->last_grad) {
                 memcpy(c->last_grad, g, np * sizeof *g);
-                c->last_version = c->push_version; /* its timestamp as pushed */
                 c->last_loss = tm->loss;
-                c->has_last = true;
             }
         }
         /* count / c is exactly 1.0 when one term holds every request of the update, so the
          * step is then exactly (float)(lr * factor) * g, as in plain minibatch SGD. */
-        const float w = (float)(lr * tm->factor * ((double)tm->count / (double)p->c));
+        const float w = (float)(u->lr * tm->factor * ((double)tm->count / (double)p->c));
         loss_sum += tm->loss * (double)(tm->count * p->mu);
         loss_rows += tm->count * p->mu;
         if (nterms == 1) { /* one pass over memory; the same operations per element */
@@ -473,33 +666,46 @@ static bool apply_update(ps_t *p, int64_t now)
         else
             sub_into(ctx->params, p->step, np);
     }
-    double loss = nterms == 1 ? p->terms[0].loss : loss_sum / (double)loss_rows;
+    double loss = nterms == 1 ? terms[0].loss : loss_sum / (double)loss_rows;
+    for (int64_t j = 0; j < nterms; j++) release_term(p, &terms[j]);
+    ps_server_applied(&p->srv);
 
-    for (int64_t b = 0; b < p->nbuf; b++) {
-        ps_client_t *c = &p->cl[p->buf[b]];
-        for (int r = 0; r < c->nreq; r++) ps_snap_release(&p->srv, c->reqs[r].snap);
-        c->nreq = 0;
-        c->reapply = false;
-    }
-    ps_server_bump(&p->srv);
-    p->last_vtime = now;
-    bool more = alg_update_done(ctx, now, loss, lr);
+    p->last_vtime = u->vtime;
+    bool more = alg_update_done(ctx, u->vtime, loss, u->lr);
     const int64_t every = p->s->eval_every;
     if (ctx->status != ALG_FAILED && every > 0 && ctx->updates % every == 0) {
-        /* Traffic so far next to each validation point: Experiment 3's actual vs potential
-         * copies as curves. */
+        /* Traffic so far next to each validation point (as the schedule counted it at this
+         * update): Experiment 3's actual vs potential copies as curves. */
         p->counts_emitted_at = ctx->updates;
-        if (!alg_metric(ctx, ctx->updates, now, "fetch_sent", (double)p->srv.fetch.sent_msgs) ||
-            !alg_metric(ctx, ctx->updates, now, "fetch_skipped",
-                        (double)p->srv.fetch.skipped_msgs) ||
-            !alg_metric(ctx, ctx->updates, now, "push_sent", (double)p->srv.push.sent_msgs) ||
-            !alg_metric(ctx, ctx->updates, now, "push_skipped",
-                        (double)p->srv.push.skipped_msgs) ||
-            (p->has_norm &&
-             !alg_metric(ctx, ctx->updates, now, "norm_mean", ps_norm_mean(&p->norm))))
+        const int64_t n = ctx->updates, t = u->vtime;
+        if (!alg_metric(ctx, n, t, "fetch_sent", (double)u->fetch.sent_msgs) ||
+            !alg_metric(ctx, n, t, "fetch_skipped", (double)u->fetch.skipped_msgs) ||
+            !alg_metric(ctx, n, t, "push_sent", (double)u->push.sent_msgs) ||
+            !alg_metric(ctx, n, t, "push_skipped", (double)u->push.skipped_msgs) ||
+            (p->has_norm && !alg_metric(ctx, n, t, "norm_mean", ps_norm_mean(&p->norm))))
             return false;
     }
     return more;
+}
+
+/* Applies every scheduled update in order.  Returns false when the run stopped at one of
+ * them (complete, diverged, failed or interrupted): the rest are dropped, and ps_report
+ * reports the counters the schedule had at that update -- what a run that never ran ahead
+ * reports. */
+static bool drain(ps_t *p)
+{
+    int64_t i = 0;
+    while (i < p->nupd && !p->stopped) {
+        const ps_update_t *u = &p->upd[i++];
+        if (!apply_scheduled(p, u)) {
+            p->stopped = true;
+            p->stop_at = *u;
+        }
+    }
+    for (int64_t j = i < p->nupd ? p->upd[i].first_term : p->nterm; j < p->nterm; j++)
+        release_term(p, &p->terms[j]);
+    p->nupd = p->nterm = p->ntau = p->nlreq = p->nrowpool = p->ledger_reqs = 0;
+    return !p->stopped;
 }
 
 /* ---- client life cycle ----------------------------------------------------------------- */
@@ -507,6 +713,9 @@ static bool apply_update(ps_t *p, int64_t now)
 static bool gate(ps_t *p, int k, double cval)
 {
     if (p->o->kind != PS_BFASGD) return true;
+    /* The probability reads the normaliser's statistics, which the scheduled updates still
+     * change: catch up first (with c = 0 it is 1 whatever they are). */
+    if (cval > 0) drain(p);
     double prob = ps_gate_probability(cval, ps_norm_mean(&p->norm), p->o->gate_eps);
     return gsl_rng_uniform(p->cl[k].gate_rng) < prob;
 }
@@ -596,7 +805,7 @@ static void server_receive(ps_t *p, int k, int64_t now)
 {
     p->buf[p->nbuf++] = k;
     if (p->nbuf < p->c) return;
-    bool more = apply_update(p, now);
+    bool more = schedule_update(p, now);
     int64_t n = p->nbuf;
     memcpy(p->applied, p->buf, (size_t)n * sizeof *p->buf);
     p->nbuf = 0;
@@ -737,6 +946,13 @@ static void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
                  (long long)s->batch_per_worker, (long long)d->n);
         return NULL;
     }
+    /* gradient_batch slots of one gradient each, and their minibatches */
+    const double slots = (double)o->gradient_batch;
+    if (slots > 1 && alg_check_memory("algorithm.gradient_batch",
+                                   slots * 4.0 * ((double)ctx->nparams +
+                                               (double)s->batch_per_worker * (d->dim + 1)),
+                                   err))
+        return NULL;
     ps_t *p = sgd_xcalloc(1, sizeof *p);
     p->ctx = ctx;
     p->s = s;
@@ -775,13 +991,32 @@ static void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     p->buf = sgd_xmalloc((size_t)p->c * sizeof *p->buf);
     p->applied = sgd_xmalloc((size_t)p->c * sizeof *p->applied);
     int64_t maxreq = p->c * o->k_push;
-    p->terms = sgd_xmalloc((size_t)maxreq * sizeof *p->terms);
     p->req_term = sgd_xmalloc((size_t)maxreq * sizeof *p->req_term);
     p->grad = sgd_xmalloc(ctx->nparams * sizeof *p->grad);
     p->step = sgd_xmalloc(ctx->nparams * sizeof *p->step);
     p->bx = sgd_xmalloc((size_t)rows * (size_t)d->dim * sizeof *p->bx);
     p->by = sgd_xmalloc((size_t)rows * sizeof *p->by);
     p->counts_emitted_at = -1;
+    if (o->gradient_batch > 1) {
+        const int64_t nb = o->gradient_batch;
+        p->slot_grad = sgd_xmalloc((size_t)nb * sizeof *p->slot_grad);
+        p->free_slots = sgd_xmalloc((size_t)nb * sizeof *p->free_slots);
+        for (int64_t i = 0; i < nb; i++) {
+            p->slot_grad[i] = sgd_xmalloc(ctx->nparams * sizeof **p->slot_grad);
+            p->free_slots[i] = (int)(nb - 1 - i); /* slot 0 is taken first */
+        }
+        p->nfree_slots = (int)nb;
+        if (o->minibatch == PS_MB_RANDOM) {
+            p->batch_x = sgd_xmalloc((size_t)(nb * p->mu) * (size_t)d->dim * sizeof *p->batch_x);
+            p->batch_y = sgd_xmalloc((size_t)(nb * p->mu) * sizeof *p->batch_y);
+        }
+        p->bterm = sgd_xmalloc((size_t)nb * sizeof *p->bterm);
+        p->bparams = sgd_xmalloc((size_t)nb * sizeof *p->bparams);
+        p->bx_of = sgd_xmalloc((size_t)nb * sizeof *p->bx_of);
+        p->by_of = sgd_xmalloc((size_t)nb * sizeof *p->by_of);
+        p->bgrad = sgd_xmalloc((size_t)nb * sizeof *p->bgrad);
+        p->bloss = sgd_xmalloc((size_t)nb * sizeof *p->bloss);
+    }
 #if PS_HAVE_MXCSR
     /* Flush-to-zero (bit 15) and denormals-are-zero (bit 6) for the rest of this run --
      * evaluation included -- on this thread, which is the only one (BLAS is pinned to one
@@ -817,10 +1052,20 @@ static void ps_start(void *state)
         sim_engine_schedule(p->ctx->engine, 1, p->ev_iter, 0, 0, NULL);
 }
 
+static void ps_finish(void *state)
+{
+    drain(state); /* a virtual-time limit stopped the engine with updates scheduled */
+}
+
 static int ps_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
 {
     ps_t *p = state;
     alg_ctx_t *ctx = p->ctx;
+    if (p->stopped) { /* the schedule may have run past the update the run stopped at */
+        p->srv.fetch = p->stop_at.fetch;
+        p->srv.push = p->stop_at.push;
+        p->srv.peak_live = p->stop_at.peak_live;
+    }
     if (sink && sink->traffic) {
         const ps_traffic_t *f = &p->srv.fetch, *u = &p->srv.push;
         if (sink->traffic(sink->ctx, "fetch", f->sent_msgs, f->sent_bytes, f->skipped_msgs,
@@ -868,6 +1113,7 @@ static void ps_destroy(void *state)
         if (c->compute_rng) gsl_rng_free(c->compute_rng);
         if (c->io_rng) gsl_rng_free(c->io_rng);
     }
+    for (int64_t j = 0; j < p->nterm; j++) release_term(p, &p->terms[j]); /* never drained */
     SGD_ASSERT(p->srv.live <= 1); /* every reference was returned */
 #if PS_HAVE_MXCSR
     _mm_setcsr(p->saved_csr);
@@ -877,7 +1123,23 @@ static void ps_destroy(void *state)
     free(p->cl);
     free(p->buf);
     free(p->applied);
+    free(p->upd);
     free(p->terms);
+    free(p->lreq);
+    free(p->taus);
+    free(p->rowpool);
+    if (p->slot_grad)
+        for (int64_t i = 0; i < p->o->gradient_batch; i++) free(p->slot_grad[i]);
+    free(p->slot_grad);
+    free(p->free_slots);
+    free(p->batch_x);
+    free(p->batch_y);
+    free(p->bterm);
+    free(p->bparams);
+    free(p->bx_of);
+    free(p->by_of);
+    free(p->bgrad);
+    free(p->bloss);
     free(p->req_term);
     free(p->grad);
     free(p->step);
@@ -895,6 +1157,7 @@ static void ps_destroy(void *state)
     const alg_ops_t var = {.scenario = {.name = nm, .parse_options = parser},             \
                            .create = ps_create,                                           \
                            .start = ps_start,                                             \
+                           .finish = ps_finish,                                           \
                            .report = ps_report,                                           \
                            .destroy = ps_destroy,                                         \
                            .model_batch = ps_model_batch}

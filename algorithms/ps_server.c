@@ -17,9 +17,10 @@ void ps_server_init(ps_server_t *s, float *params, size_t nparams)
     s->nparams = nparams;
 }
 
-static void snap_destroy(ps_server_t *s, ps_snap_t *p)
+/* The buffer's end: kept for reuse or freed. */
+static void snap_recycle(ps_server_t *s, ps_snap_t *p)
 {
-    s->live--;
+    p->dead = false;
     if (s->nfree < PS_FREE_KEEP) {
         p->next = s->free_list;
         s->free_list = p;
@@ -30,8 +31,20 @@ static void snap_destroy(ps_server_t *s, ps_snap_t *p)
     }
 }
 
+/* The snapshot's last holder left: it stops counting as live; its buffer goes when unpinned. */
+static void snap_destroy(ps_server_t *s, ps_snap_t *p)
+{
+    s->live--;
+    if (p->pins > 0)
+        p->dead = true;
+    else
+        snap_recycle(s, p);
+}
+
 void ps_server_free(ps_server_t *s)
 {
+    for (int64_t i = s->unfilled_head; i < s->nunfilled; i++) ps_snap_unpin(s, s->unfilled[i]);
+    free(s->unfilled);
     if (s->current && s->current->refs == 0) snap_destroy(s, s->current);
     s->current = NULL;
     while (s->free_list) {
@@ -55,10 +68,22 @@ ps_snap_t *ps_server_snapshot(ps_server_t *s)
             p = sgd_xmalloc(sizeof *p);
             p->data = sgd_xmalloc(s->nparams * sizeof *p->data);
         }
-        memcpy(p->data, s->params, s->nparams * sizeof *p->data);
         p->version = s->version;
         p->refs = 0;
+        p->pins = 0;
+        p->dead = false;
         p->next = NULL;
+        if (s->applied == s->version) {
+            memcpy(p->data, s->params, s->nparams * sizeof *p->data);
+        } else { /* the parameters lag behind the schedule: copy them when they get here */
+            if (s->nunfilled == s->unfilled_cap) {
+                s->unfilled_cap = s->unfilled_cap ? 2 * s->unfilled_cap : 16;
+                s->unfilled = sgd_xrealloc(s->unfilled,
+                                           (size_t)s->unfilled_cap * sizeof *s->unfilled);
+            }
+            s->unfilled[s->nunfilled++] = p;
+            p->pins = 1;
+        }
         s->current = p;
         if (++s->live > s->peak_live) s->peak_live = s->live;
     }
@@ -79,6 +104,31 @@ void ps_snap_release(ps_server_t *s, ps_snap_t *p)
     /* The current version's snapshot stays cached at zero references: the next fetch of the
      * same version would only copy the same bytes again. */
     if (--p->refs == 0 && p != s->current) snap_destroy(s, p);
+}
+
+void ps_snap_pin(ps_snap_t *p)
+{
+    SGD_ASSERT(p && !p->dead);
+    p->pins++;
+}
+
+void ps_snap_unpin(ps_server_t *s, ps_snap_t *p)
+{
+    SGD_ASSERT(p && p->pins > 0);
+    if (--p->pins == 0 && p->dead) snap_recycle(s, p);
+}
+
+void ps_server_applied(ps_server_t *s)
+{
+    SGD_ASSERT(s->applied < s->version);
+    s->applied++;
+    while (s->unfilled_head < s->nunfilled && s->unfilled[s->unfilled_head]->version == s->applied) {
+        ps_snap_t *p = s->unfilled[s->unfilled_head++];
+        /* Holders gone and no scheduled gradient on it: nobody will read it. */
+        if (!(p->dead && p->pins == 1)) memcpy(p->data, s->params, s->nparams * sizeof *p->data);
+        ps_snap_unpin(s, p);
+    }
+    if (s->unfilled_head == s->nunfilled) s->unfilled_head = s->nunfilled = 0;
 }
 
 void ps_server_bump(ps_server_t *s)

@@ -10,18 +10,29 @@
  * moved on.  Staleness of a gradient = server version when it is applied - version of the
  * snapshot it was computed on: counted from the parameters the client really holds.
  *
+ * Deferred numerics.  ps.c may schedule updates before it computes them (to evaluate several
+ * clients' gradients in one backend call): `version` is then the timestamp the schedule has
+ * reached and `applied` the version the parameter array holds.  A snapshot taken while
+ * applied < version is filled when ps_server_applied() brings the parameters to its version;
+ * until then it is pinned.  Pins keep a buffer physically alive without making it a holder:
+ * `live` and `peak_live` count snapshots with holders (refs), so they, like every statistic,
+ * do not depend on how far the numerics lag.
+ *
  * Ownership: ps_server_init/ps_server_free on a caller-allocated ps_server_t that borrows the
  * parameter array; snapshots are owned by the server and lent by reference count. */
 #ifndef SGDSIM_ALGORITHMS_PS_SERVER_H
 #define SGDSIM_ALGORITHMS_PS_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct ps_snap {
     int64_t version;       /* server timestamp this copy was taken at */
     int64_t refs;          /* holders: clients and pending gradient requests */
-    float *data;           /* nparams floats */
+    int64_t pins;          /* deferred numerics that will still read or fill it */
+    bool dead;             /* no holder left (counted out of live), buffer kept for pins */
+    float *data;           /* nparams floats; filled once applied >= version */
     struct ps_snap *next;  /* free list link while recycled */
 } ps_snap_t;
 
@@ -32,8 +43,11 @@ typedef struct ps_traffic {
 typedef struct ps_server {
     float *params;         /* nparams, borrowed: the current parameters */
     size_t nparams;
-    int64_t version;       /* timestamp: updates applied so far */
+    int64_t version;       /* timestamp: updates scheduled so far */
+    int64_t applied;       /* version the parameter array holds (<= version) */
     ps_snap_t *current;    /* snapshot of `version`, or NULL until someone fetches it */
+    ps_snap_t **unfilled;  /* snapshots of versions > applied, by version, from unfilled_head */
+    int64_t nunfilled, unfilled_head, unfilled_cap;
     ps_snap_t *free_list;  /* recycled snapshot buffers (at most PS_FREE_KEEP kept) */
     int nfree;
     int64_t live, peak_live; /* snapshots alive now / at most at once */
@@ -50,15 +64,23 @@ void ps_server_init(ps_server_t *s, float *params, size_t nparams);
 void ps_server_free(ps_server_t *s);
 
 /* A new reference to the snapshot of the current version (copied on the first fetch of a
- * version, shared after that).  Release it with ps_snap_release. */
+ * version, shared after that; copied when the parameters reach that version if they lag).
+ * Release it with ps_snap_release. */
 ps_snap_t *ps_server_snapshot(ps_server_t *s);
 /* Takes another reference to a snapshot already held. */
 ps_snap_t *ps_snap_ref(ps_snap_t *p);
 void ps_snap_release(ps_server_t *s, ps_snap_t *p);
 
-/* Call after the parameters changed: timestamp + 1; the old version's snapshot lives on while
+/* Pins keep a snapshot's buffer (not its place in live) until the matching unpin. */
+void ps_snap_pin(ps_snap_t *p);
+void ps_snap_unpin(ps_server_t *s, ps_snap_t *p);
+
+/* Call when an update is scheduled: timestamp + 1; the old version's snapshot lives on while
  * anybody holds it. */
 void ps_server_bump(ps_server_t *s);
+/* Call after the parameter array received the next scheduled update (applied + 1 <= version):
+ * fills the snapshots taken of that version. */
+void ps_server_applied(ps_server_t *s);
 
 /* Records one applied gradient's staleness (tau >= 0, asserted). */
 void ps_server_record_tau(ps_server_t *s, int64_t tau);

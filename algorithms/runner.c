@@ -136,10 +136,9 @@ bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double
 
 /* ---- memory guard ------------------------------------------------------------------------ */
 
-/* Refuses a run whose main allocations would not fit in physical memory, before making them,
- * with the estimate in the message: a typo such as "hidden": [200000, 200000] should be an
- * input error, not an out-of-memory abort minutes later. */
-static int check_memory(const char *what, double bytes, sgd_err_t *err)
+/* A typo such as "hidden": [200000, 200000] should be an input error, not an out-of-memory
+ * abort minutes later. */
+int alg_check_memory(const char *what, double bytes, sgd_err_t *err)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double phys = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
@@ -170,7 +169,7 @@ static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *te
 {
     const scn_data_t *d = &s->data;
     if (d->source == SCN_DATA_SYNTHETIC) {
-        if (check_memory("data", 4.0 * (double)(d->synth_train + d->synth_val) *
+        if (alg_check_memory("data", 4.0 * (double)(d->synth_train + d->synth_val) *
                                      (d->synth_dim + 1.0), err))
             return -1;
         gsl_rng *r = sim_rng_create(s->seed, SIM_STREAM_SYNTH_DATA, 0);
@@ -266,7 +265,7 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
 
     /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous.
      * Checked before the cost-only branch: a cost-only run has workers too. */
-    if (check_memory("cluster.workers", 512.0 * (double)s->workers, err)) goto done;
+    if (alg_check_memory("cluster.workers", 512.0 * (double)s->workers, err)) goto done;
     if (s->cost_preset >= 0) {
         model_preset_build((model_preset_id_t)s->cost_preset, &preset);
         ctx.tensor_elems = preset.tensor_elems;
@@ -305,7 +304,7 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
         sgd_errf(err, "batch.per_worker: global batch %lld is too large", (long long)global_batch);
         goto done;
     }
-    if (check_memory("model", model_bytes(&spec, global_batch), err)) goto done;
+    if (alg_check_memory("model", model_bytes(&spec, global_batch), err)) goto done;
     if (model_spec_check(&spec, err)) {
         sgd_err_prefix(err, "model");
         goto done;
@@ -343,6 +342,7 @@ build_algorithm:
     sim_run_limits_t lim = {.until_ns = s->stop_vtime_ns ? s->stop_vtime_ns : INT64_MAX,
                             .max_events = 0};
     sim_engine_run(engine, &lim);
+    if (ops->finish) ops->finish(state);
     if (ctx.status == ALG_RUNNING) ctx.status = ALG_COMPLETE; /* virtual-time limit reached */
     if (ctx.numerics && ctx.status == ALG_COMPLETE && runner.last_eval_update != ctx.updates &&
         evaluate(&ctx, runner.last_vtime_ns))
@@ -366,6 +366,8 @@ finished:;
     out->events = c.events_processed;
     out->wall_s = c.wall_s;
     out->events_per_s = c.events_per_s;
+    out->grad_calls = backend.grad_calls;
+    out->grads = backend.grads;
     out->final_params = params;
     out->nparams = params ? ctx.nparams : 0;
     params = NULL;

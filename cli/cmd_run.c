@@ -278,6 +278,9 @@ int cli_run_main(int argc, char **argv)
                (long long)r.run_id, end.status, s.algorithm, (long long)s.workers,
                (long long)o.updates, (double)o.vtime_ns * 1e-9, (unsigned long long)o.events,
                o.events_per_s);
+        if (o.grad_calls > 0)
+            printf("gradients: %llu in %llu backend calls\n", (unsigned long long)o.grads,
+                   (unsigned long long)o.grad_calls);
         if (r.have_val)
             printf("final: train_loss %.4f  val_loss %.4f  val_error %.4f\n", r.final_train_loss,
                    r.final_val_loss, r.final_val_error);

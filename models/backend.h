@@ -13,10 +13,11 @@
  *                      each with its own parameters, minibatch and output: the CPU backend
  *                      loops over them in order; the CUDA backend runs every layer's GEMMs
  *                      for all k at once (cublasSgemmStridedBatched).  This is how an
- *                      asynchronous algorithm batches its clients: collect the pending
+ *                      asynchronous algorithm batches its clients: collect the scheduled
  *                      gradient requests whose parameter versions are already fixed (with
  *                      staleness tau ~ lambda that is most of them), make ONE call with those
- *                      k, and hand each client its gradient when its push event fires.  The
+ *                      k, and apply each gradient in its turn (algorithms/ps.c, "Deferred
+ *                      numerics").  The
  *                      result of request i depends only on (params[i], x[i], y[i]), never on
  *                      which other requests shared the call -- on the CPU bit for bit; on the
  *                      GPU cuBLAS may pick another kernel for another k, so grouping must be
@@ -83,6 +84,9 @@ typedef struct sgd_backend_iface {
 typedef struct sgd_backend {
     const sgd_backend_iface_t *iface;
     void *ctx;
+    /* Counted by the shorthands below: calls of loss_grad and loss_grad_batched, and the
+     * gradients they computed (how well an algorithm batches). */
+    uint64_t grad_calls, grads;
 } sgd_backend_t;
 
 /* Backend names the scenario loader and the CLI accept, NULL-terminated: "cpu", "cuda".
@@ -117,7 +121,20 @@ int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, doub
 static inline double sgd_backend_loss_grad(sgd_backend_t *b, const float *params, const float *x,
                                            const int32_t *y, int batch, float *grad)
 {
+    b->grad_calls++;
+    b->grads++;
     return b->iface->loss_grad(b->ctx, params, x, y, batch, grad);
+}
+
+static inline void sgd_backend_loss_grad_batched(sgd_backend_t *b, int k,
+                                                 const float *const *params,
+                                                 const float *const *x,
+                                                 const int32_t *const *y, int batch,
+                                                 float *const *grad, double *loss)
+{
+    b->grad_calls++;
+    b->grads += (uint64_t)k;
+    b->iface->loss_grad_batched(b->ctx, k, params, x, y, batch, grad, loss);
 }
 
 static inline void sgd_backend_evaluate(sgd_backend_t *b, const float *params,

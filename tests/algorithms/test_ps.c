@@ -384,6 +384,100 @@ static void same_seed_same_digest_under_uniform(void)
     release(&a, &b);
 }
 
+/* ---- batched evaluation ------------------------------------------------------------------ */
+
+static bool same_rows(const rows_t *a, const rows_t *b)
+{
+    if (a->n != b->n || a->hist_total != b->hist_total || a->hist_bins != b->hist_bins ||
+        a->hist_tau_sum != b->hist_tau_sum || a->hist_max_tau != b->hist_max_tau ||
+        memcmp(a->fetch, b->fetch, sizeof a->fetch) != 0 ||
+        memcmp(a->push, b->push, sizeof a->push) != 0)
+        return false;
+    for (int i = 0; i < a->n; i++)
+        if (a->update[i] != b->update[i] || strcmp(a->name[i], b->name[i]) != 0 ||
+            memcmp(&a->value[i], &b->value[i], sizeof a->value[i]) != 0)
+            return false;
+    return true;
+}
+
+/* Runs `alg` (an "algorithm" object) with gradient_batch 1 (every update applied when the
+ * server makes it) and with larger batches (the schedule runs ahead, gradients are evaluated
+ * in batches): every row, counter, digest and parameter must be the same.  Returns the mean
+ * gradients per backend call of the largest batch. */
+static double check_batching_changes_nothing(const char *alg, const char *extra,
+                                             alg_status_t want)
+{
+    static const char *const batches[] = {"algorithm.gradient_batch=1",
+                                          "algorithm.gradient_batch=3",
+                                          "algorithm.gradient_batch=64"};
+    char a[256];
+    snprintf(a, sizeof a, "algorithm=%s", alg);
+    rows_t *r0 = calloc(1, sizeof *r0), *r = calloc(1, sizeof *r);
+    const char *sets[] = {a, "cluster.workers=6", "stop.updates=90", "eval.every=20",
+                          batches[0], extra};
+    const int nsets = extra ? 6 : 5;
+    alg_outcome_t o0 = run_rows(sets, nsets, r0);
+    CHECK_INT_EQ(o0.status, want);
+    double per_call = 0;
+    for (int b = 1; b < 3; b++) {
+        sets[4] = batches[b];
+        alg_outcome_t o = run_rows(sets, nsets, r);
+        if (!(o.status == o0.status && o.updates == o0.updates && o.vtime_ns == o0.vtime_ns &&
+              strcmp(o.digest, o0.digest) == 0 && same_params(&o, &o0) && same_rows(r, r0) &&
+              (o.events == o0.events || want != ALG_COMPLETE))) {
+            fprintf(stderr, "%s %s: %s differs from gradient_batch=1\n", alg,
+                    extra ? extra : "", batches[b]);
+            check_failures++;
+        }
+        per_call = (double)o.grads / (double)o.grad_calls;
+        release(&o, NULL);
+    }
+    release(&o0, NULL);
+    free(r0);
+    free(r);
+    return per_call;
+}
+
+static void batched_evaluation_changes_no_result(void)
+{
+    /* Fully asynchronous FASGD, the case batching is for: most scheduled gradients are on
+     * parameters already known, so calls carry several. */
+    double per_call = check_batching_changes_nothing("{\"name\":\"fasgd\"}", NULL,
+                                                     ALG_COMPLETE);
+    CHECK(per_call > 2.0);
+    check_batching_changes_nothing("{\"name\":\"fasgd\",\"n\":2,\"minibatch\":\"random\"}",
+                                   NULL, ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"sasgd\",\"n\":3}", NULL, ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"sasgd\",\"minibatch\":\"random\"}", NULL,
+                                   ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"hardsync\"}", NULL, ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"downpour\",\"k_push\":3,\"k_fetch\":2}", NULL,
+                                   ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"downpour\",\"k_push\":2,\"k_fetch\":1,"
+                                   "\"minibatch\":\"random\"}", NULL, ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"b-fasgd\",\"c_fetch\":0.01,\"c_push\":0.001}",
+                                   NULL, ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"b-fasgd\",\"c_fetch\":0.01}", NULL,
+                                   ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"b-fasgd\",\"c_push\":0.02,"
+                                   "\"minibatch\":\"random\"}", NULL, ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"fasgd\",\"driver\":\"timed\","
+                                   "\"server_time_s\":0.0005}", NULL, ALG_COMPLETE);
+    check_batching_changes_nothing("{\"name\":\"sasgd\",\"driver\":\"timed\",\"n\":2,"
+                                   "\"minibatch\":\"random\"}",
+                                   "cluster.time_factor={\"dist\":\"uniform\",\"min\":1,"
+                                   "\"max\":3}", ALG_COMPLETE);
+    /* A virtual-time limit stops the engine with updates still scheduled: they are applied. */
+    check_batching_changes_nothing("{\"name\":\"fasgd\",\"driver\":\"timed\"}",
+                                   "stop.vtime_s=0.04", ALG_COMPLETE);
+    /* Divergence found while applying scheduled updates ends the run at the same update,
+     * with the counters the schedule had there. */
+    check_batching_changes_nothing("{\"name\":\"sasgd\"}", "optimizer.lr=1e30",
+                                   ALG_DIVERGED);
+    check_batching_changes_nothing("{\"name\":\"fasgd\",\"driver\":\"timed\"}",
+                                   "optimizer.lr=1e30", ALG_DIVERGED);
+}
+
 /* ---- bad input -------------------------------------------------------------------------- */
 
 static void expect_error(const char *set1, const char *set2, const char *needle)
@@ -466,6 +560,7 @@ int main(void)
     timed_driver_records_virtual_time_and_is_deterministic();
     timed_single_client_cycle_is_compute_push_service_fetch();
     same_seed_same_digest_under_uniform();
+    batched_evaluation_changes_no_result();
     bad_input_names_the_json_path();
     batches_larger_than_the_data_are_refused_at_setup();
     return check_exit();

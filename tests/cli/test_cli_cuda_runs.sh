@@ -3,7 +3,10 @@
 #   agreement   -- CPU and GPU runs of the same scenario agree within the stated tolerance:
 #                  every train_loss and val_loss within 1e-3 relative (docs/performance.md),
 #                  val_error within 0.02 (a near-tie may flip a prediction);
-#   provenance  -- runs.backend is "cuda".
+#   provenance  -- runs.backend is "cuda";
+#   batching    -- asynchronous FASGD (16 clients) with the GPU's batched evaluation
+#                  (algorithm.gradient_batch 64, the cuda default): twice -> the same digest;
+#                  within the same tolerance of the CPU and of gradient_batch 1 on the GPU.
 # Reads the database with `sgdsim query`, so it needs no sqlite3 CLI on the GPU machine.
 . "$(dirname "$0")/lib.sh"
 S="$TMP/s.json"; small_scenario "$S"
@@ -38,4 +41,27 @@ bad=$(awk -F, '{ d = $3 - $4; if (d < 0) d = -d; a = $4 < 0 ? -$4 : $4; if (a < 
 [ -z "$bad" ] || fail "cpu and cuda disagree beyond tolerance (name,update,cuda,cpu): $(echo "$bad" | head -5)"
 awk -F, '$1 == "val_loss" { d = $3 - $4; if (d < 0) d = -d; if (d > m) m = d }
          END { printf "largest |val_loss cuda - cpu|: %.3g\n", m }' "$TMP/pairs.txt"
+
+# ---- the parameter-server family's batched evaluation ----
+DB="$TMP/ps.db"
+PS=(--quiet --db "$DB" --set 'algorithm={"name":"fasgd"}' --set optimizer.momentum=0
+    --set optimizer.lr=0.01 --set cluster.workers=16 --set stop.updates=200 --set eval.every=20)
+"$SGDSIM" run "$S" "${PS[@]}" --backend cuda || fail "fasgd cuda run failed"
+"$SGDSIM" run "$S" "${PS[@]}" --backend cuda || fail "second fasgd cuda run failed"
+"$SGDSIM" run "$S" "${PS[@]}" --backend cpu || fail "fasgd cpu run failed"
+"$SGDSIM" run "$S" "${PS[@]}" --backend cuda --set algorithm.gradient_batch=1 ||
+  fail "fasgd cuda run with gradient_batch 1 failed"
+[ "$(q "SELECT count(DISTINCT digest) FROM runs WHERE id IN (1, 2)")" = 1 ] ||
+  fail "two batched fasgd cuda runs differ"
+for other in 3 4; do
+  q "SELECT g.name, g.update_idx, g.value, c.value FROM metrics g JOIN metrics c
+       ON c.run_id = $other AND c.name = g.name AND c.update_idx = g.update_idx
+     WHERE g.run_id = 1 AND g.name IN ('train_loss', 'val_loss', 'val_error')" > "$TMP/ps$other.txt"
+  [ "$(wc -l < "$TMP/ps$other.txt")" -ge 200 ] || fail "fasgd: too few metric pairs with run $other"
+  bad=$(awk -F, '{ d = $3 - $4; if (d < 0) d = -d; a = $4 < 0 ? -$4 : $4; if (a < 1) a = 1;
+                   tol = ($1 == "val_error") ? 0.02 : 1e-3 * a; if (d > tol) print }' "$TMP/ps$other.txt")
+  [ -z "$bad" ] || fail "fasgd: batched cuda vs run $other beyond tolerance: $(echo "$bad" | head -5)"
+done
+awk -F, '$1 == "val_loss" { d = $3 - $4; if (d < 0) d = -d; if (d > m) m = d }
+         END { printf "largest |val_loss fasgd batched cuda - cpu|: %.3g\n", m }' "$TMP/ps3.txt"
 finish
