@@ -14,6 +14,11 @@
  * (and 1 - G / T, which also counts the cost of reading a different, cache-cold parameter
  * version for every gradient as "outside").
  * bench/ps-vs-numpy.sh puts this next to the numpy implementation's updates/s as a ratio.
+ *
+ * bench_ps MU LAMBDA UPDATES BATCH (BATCH > 1) also runs the same scenario with
+ * algorithm.gradient_batch = BATCH and prints its loop's updates/s as a ratio to the first
+ * run's (gradient_batch 1), and whether the digests match: on the CPU the ledger and the
+ * batched calls buy nothing, so this measures what deferring the numerics costs.
  * OpenBLAS runs on one thread (the runner pins it), as in every sgdsim run. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,13 +56,15 @@ double __wrap_model_loss_grad(model_t *m, const float *params, const float *x,
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: bench_ps MU LAMBDA UPDATES\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: bench_ps MU LAMBDA UPDATES [GRADIENT_BATCH]\n");
         return 2;
     }
     int mu = atoi(argv[1]), lambda = atoi(argv[2]), updates = atoi(argv[3]);
-    if (mu < 1 || lambda < 1 || updates < 1 || mu > 8192) {
-        fprintf(stderr, "bench_ps: MU in [1, 8192], LAMBDA and UPDATES >= 1\n");
+    int batch = argc == 5 ? atoi(argv[4]) : 1;
+    if (mu < 1 || lambda < 1 || updates < 1 || mu > 8192 || batch < 1 || batch > 4096) {
+        fprintf(stderr, "bench_ps: MU in [1, 8192], LAMBDA and UPDATES >= 1, GRADIENT_BATCH in "
+                        "[1, 4096]\n");
         return 2;
     }
     char text[1024];
@@ -115,6 +122,27 @@ int main(int argc, char **argv)
            100.0 * (1.0 - G / T));
     printf("sgdsim updates_per_s %.3f outside_share %.4f outside_share_hot %.4f\n", updates / T,
            1.0 - R / T, 1.0 - G / T);
+    if (batch > 1) {
+        char set[64];
+        snprintf(set, sizeof set, "algorithm.gradient_batch=%d", batch);
+        scn_override_t ov = {set};
+        scn_t sb;
+        alg_outcome_t ob;
+        if (scn_load_text(text, "bench_ps", ".", &ov, 1, NULL, alg_scenario_table, &sb, &err)) {
+            fprintf(stderr, "bench_ps: %s\n", err.msg);
+            return 2;
+        }
+        if (alg_run(&sb, NULL, &ob, &err) || ob.status != ALG_COMPLETE) {
+            fprintf(stderr, "bench_ps: run failed: %s%s\n", err.msg, ob.detail);
+            return 1;
+        }
+        printf("sgdsim gradient_batch %d: %.1f updates/s, %.3f x gradient_batch 1; %.1f "
+               "gradients per backend call; same digest: %s\n",
+               batch, updates / ob.wall_s, T / ob.wall_s, (double)ob.grads / (double)ob.grad_calls,
+               strcmp(o.digest, ob.digest) == 0 ? "yes" : "NO");
+        free(ob.final_params);
+        scn_free(&sb);
+    }
     free(o.final_params);
     free(theta);
     free(g);
