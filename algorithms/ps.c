@@ -414,6 +414,16 @@ static int64_t request_row(const ps_t *p, const ps_lreq_t *q, int64_t r)
     return p->o->minibatch == PS_MB_CYCLIC ? (q->t % p->ncyc) * p->mu + r : p->rowpool[q->rows + r];
 }
 
+/* One cyclic minibatch is a contiguous block of the training set: read it in place instead
+ * of copying (the same rows, so the same bits). */
+static void cyclic_block(const ps_t *p, const ps_lreq_t *q, const float **x, const int32_t **y)
+{
+    const sgd_dataset_t *d = p->ctx->train;
+    int64_t first = (q->t % p->ncyc) * p->mu;
+    *x = d->x + first * d->dim;
+    *y = d->y + first;
+}
+
 static void gather_rows(const ps_t *p, const ps_lreq_t *q, float *x, int32_t *y)
 {
     const sgd_dataset_t *d = p->ctx->train;
@@ -513,12 +523,12 @@ static bool schedule_update(ps_t *p, int64_t now)
             if (c->reapply) continue;
             for (int r = 0; r < c->nreq; r++, q++) {
                 if (p->req_term[q] != j) continue;
-                ps_lreq_t *lr = &p->lreq[p->nlreq++];
-                *lr = (ps_lreq_t){.client = p->buf[b], .t = c->reqs[r].t, .rows = -1};
+                ps_lreq_t *rq = &p->lreq[p->nlreq++];
+                *rq = (ps_lreq_t){.client = p->buf[b], .t = c->reqs[r].t, .rows = -1};
                 if (p->o->minibatch == PS_MB_RANDOM) {
                     p->rowpool = reserve(p->rowpool, &p->cap_rowpool, p->nrowpool, p->mu,
                                          sizeof *p->rowpool);
-                    lr->rows = p->nrowpool;
+                    rq->rows = p->nrowpool;
                     for (int64_t i = 0; i < p->mu; i++)
                         p->rowpool[p->nrowpool++] = (int64_t)gsl_rng_uniform_int(
                             c->sample_rng, (unsigned long)p->ctx->train->n);
@@ -567,9 +577,7 @@ static void evaluate_term(ps_t *p, ps_term_t *tm)
                 continue;
             const ps_lreq_t *q = &p->lreq[t->first_req];
             if (p->o->minibatch == PS_MB_CYCLIC) {
-                int64_t first = (q->t % p->ncyc) * p->mu;
-                p->bx_of[k] = d->x + first * dim;
-                p->by_of[k] = d->y + first;
+                cyclic_block(p, q, &p->bx_of[k], &p->by_of[k]);
             } else {
                 float *x = p->batch_x + (size_t)k * (size_t)p->mu * (size_t)dim;
                 int32_t *y = p->batch_y + (size_t)k * (size_t)p->mu;
@@ -595,11 +603,7 @@ static void evaluate_term(ps_t *p, ps_term_t *tm)
     const float *x = p->bx;
     const int32_t *y = p->by;
     if (tm->count == 1 && p->o->minibatch == PS_MB_CYCLIC) {
-        /* One cyclic minibatch is a contiguous block of the training set: read it in place
-         * instead of copying (the same rows, so the same bits). */
-        int64_t first = (q->t % p->ncyc) * p->mu;
-        x = d->x + first * dim;
-        y = d->y + first;
+        cyclic_block(p, q, &x, &y);
     } else {
         SGD_ASSERT(tm->count * p->mu <= p->max_rows);
         for (int64_t i = 0; i < tm->count; i++)

@@ -122,7 +122,8 @@ void ps_server_applied(ps_server_t *s)
 {
     SGD_ASSERT(s->applied < s->version);
     s->applied++;
-    while (s->unfilled_head < s->nunfilled && s->unfilled[s->unfilled_head]->version == s->applied) {
+    while (s->unfilled_head < s->nunfilled &&
+           s->unfilled[s->unfilled_head]->version == s->applied) {
         ps_snap_t *p = s->unfilled[s->unfilled_head++];
         /* Holders gone and no scheduled gradient on it: nobody will read it. */
         if (!(p->dead && p->pins == 1)) memcpy(p->data, s->params, s->nparams * sizeof *p->data);
