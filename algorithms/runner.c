@@ -170,7 +170,7 @@ static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *te
     const scn_data_t *d = &s->data;
     if (d->source == SCN_DATA_SYNTHETIC) {
         if (alg_check_memory("data", 4.0 * (double)(d->synth_train + d->synth_val) *
-                                     (d->synth_dim + 1.0), err))
+                                         (d->synth_dim + 1.0), err))
             return -1;
         gsl_rng *r = sim_rng_create(s->seed, SIM_STREAM_SYNTH_DATA, 0);
         dataset_synthetic(d->synth_train + d->synth_val, d->synth_dim, d->synth_classes,

@@ -464,8 +464,16 @@ static void cu_loss_grad_batched(void *ctx, int k, const float *const *params,
     const size_t np = c->nparams, xs = (size_t)batch * (size_t)c->width[0];
     for (int i = 0; i < k; i++) {
         check_labels(y[i], (size_t)batch, c->C);
-        cudaCheck(cudaMemcpyAsync(c->params + (size_t)i * np, params[i], np * sizeof(float),
-                                  cudaMemcpyHostToDevice, c->stream));
+        /* Requests on the same parameter version (the same host array) cross the bus once;
+         * a device-to-device copy lays out the strided batch. */
+        int same = i - 1;
+        while (same >= 0 && params[same] != params[i]) same--;
+        if (same >= 0)
+            cudaCheck(cudaMemcpyAsync(c->params + (size_t)i * np, c->params + (size_t)same * np,
+                                      np * sizeof(float), cudaMemcpyDeviceToDevice, c->stream));
+        else
+            cudaCheck(cudaMemcpyAsync(c->params + (size_t)i * np, params[i],
+                                      np * sizeof(float), cudaMemcpyHostToDevice, c->stream));
         cudaCheck(cudaMemcpyAsync(c->x + (size_t)i * xs, x[i], xs * sizeof(float),
                                   cudaMemcpyHostToDevice, c->stream));
         cudaCheck(cudaMemcpyAsync(c->y + (size_t)i * batch, y[i], (size_t)batch * sizeof(int32_t),

@@ -24,7 +24,7 @@ typedef int cudaError_t;
 enum { cudaSuccess = 0 };
 typedef void *cudaStream_t;
 typedef void *cudaEvent_t;
-enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost };
+enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
 enum { cudaHostRegisterDefault = 0 };
 struct cudaDeviceProp { char name[256]; int major, minor, multiProcessorCount; };
 inline const char *cudaGetErrorString(cudaError_t) { return "emu error"; }

@@ -501,6 +501,9 @@ static void bad_input_names_the_json_path(void)
     expect_error("algorithm={\"name\":\"b-fasgd\",\"c_fetch\":-1}", NULL,
                  "algorithm.c_fetch: expected number >= 0");
     expect_error("cluster.workers=0", NULL, "cluster.workers: expected integer >= 1, got 0");
+    expect_error("algorithm.gradient_batch=0", NULL, "algorithm.gradient_batch: expected integer");
+    expect_error("algorithm.gradient_batch=5000", NULL, "algorithm.gradient_batch");
+    expect_error("algorithm.gradient_batch=\"64\"", NULL, "algorithm.gradient_batch");
     expect_error("algorithm={\"name\":\"sasgd\",\"staleness\":\"tau\"}", NULL,
                  "algorithm.staleness");
     expect_error("algorithm={\"name\":\"fasgd\",\"normaliser\":\"adam\"}", NULL,
