@@ -14,12 +14,18 @@ static void set_params(float *params, float v)
     for (int i = 0; i < NP; i++) params[i] = v + (float)i;
 }
 
+/* A server over params = {v, v + 1, ...}, at version 0. */
+static void start(ps_server_t *s, float *params, float v)
+{
+    set_params(params, v);
+    ps_server_init(s, params, NP);
+}
+
 static void snapshots_are_shared_per_version_and_copied_at_once_without_lag(void)
 {
     float params[NP];
     ps_server_t s;
-    set_params(params, 10);
-    ps_server_init(&s, params, NP);
+    start(&s, params, 10);
     ps_snap_t *a = ps_server_snapshot(&s), *b = ps_server_snapshot(&s);
     CHECK(a == b);
     CHECK_INT_EQ(a->refs, 2);
@@ -44,8 +50,7 @@ static void lagging_snapshots_are_filled_when_the_parameters_reach_their_version
 {
     float params[NP];
     ps_server_t s;
-    set_params(params, 0);
-    ps_server_init(&s, params, NP);
+    start(&s, params, 0);
     /* The schedule makes two updates and fetches after each, the arithmetic not yet done. */
     ps_server_bump(&s);
     ps_snap_t *v1 = ps_server_snapshot(&s);
@@ -80,8 +85,7 @@ static void a_snapshot_nobody_holds_is_recycled_at_its_fill(void)
 {
     float params[NP];
     ps_server_t s;
-    set_params(params, 0);
-    ps_server_init(&s, params, NP);
+    start(&s, params, 0);
     ps_server_bump(&s);
     ps_snap_t *v1 = ps_server_snapshot(&s);
     ps_snap_release(&s, v1);   /* still current: cached at zero references */
