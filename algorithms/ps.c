@@ -386,6 +386,7 @@ typedef struct ps {
     int32_t *by;
     int64_t max_rows;
     int64_t *req_term;            /* while scheduling: each request's term */
+    int64_t *term_fill;           /* while scheduling: each term's next request slot */
     int64_t last_vtime;
     int64_t counts_emitted_at;    /* update index of the last traffic-count metric rows */
     unsigned saved_csr;           /* MXCSR before the run, restored by destroy */
@@ -511,36 +512,40 @@ static bool schedule_update(ps_t *p, int64_t now)
             p->req_term[nreq] = j;
         }
     }
-    /* Each term's requests in arrival order, terms in order: the order an evaluation gathers
-     * them in, and so the order minibatch "random" draws each client's rows in. */
-    for (int64_t j = 0; j < nterms; j++) {
+    /* The requests, terms in order and each term's in arrival order (a counting sort): the
+     * order an evaluation gathers them in, and so the order minibatch "random" draws each
+     * client's rows in. */
+    for (int64_t j = 0, at = p->nlreq; j < nterms; j++) {
         ps_term_t *tm = &terms[j];
         if (!tm->snap) continue;
         ps_snap_pin(tm->snap);
-        tm->first_req = p->nlreq;
-        for (int64_t b = 0, q = 0; b < p->nbuf; b++) {
-            ps_client_t *c = &p->cl[p->buf[b]];
-            if (c->reapply) continue;
-            for (int r = 0; r < c->nreq; r++, q++) {
-                if (p->req_term[q] != j) continue;
-                ps_lreq_t *rq = &p->lreq[p->nlreq++];
-                *rq = (ps_lreq_t){.client = p->buf[b], .t = c->reqs[r].t, .rows = -1};
-                if (p->o->minibatch == PS_MB_RANDOM) {
-                    p->rowpool = reserve(p->rowpool, &p->cap_rowpool, p->nrowpool, p->mu,
-                                         sizeof *p->rowpool);
-                    rq->rows = p->nrowpool;
-                    for (int64_t i = 0; i < p->mu; i++)
-                        p->rowpool[p->nrowpool++] = (int64_t)gsl_rng_uniform_int(
-                            c->sample_rng, (unsigned long)p->ctx->train->n);
-                }
-            }
-        }
+        tm->first_req = p->term_fill[j] = at;
+        at += tm->count;
         ps_client_t *c = &p->cl[tm->client];
         if (c->last_grad) { /* B-FASGD may re-apply it when a later push is skipped */
             c->last_version = c->push_version; /* its timestamp as pushed */
             c->has_last = true;
         }
     }
+    for (int64_t b = 0, q = 0; b < p->nbuf; b++) {
+        const ps_client_t *c = &p->cl[p->buf[b]];
+        if (c->reapply) continue;
+        for (int r = 0; r < c->nreq; r++, q++)
+            p->lreq[p->term_fill[p->req_term[q]]++] =
+                (ps_lreq_t){.client = p->buf[b], .t = c->reqs[r].t, .rows = -1};
+    }
+    if (p->o->minibatch == PS_MB_RANDOM) {
+        p->rowpool = reserve(p->rowpool, &p->cap_rowpool, p->nrowpool, nreq * p->mu,
+                             sizeof *p->rowpool);
+        for (int64_t i = p->nlreq; i < p->nlreq + nreq; i++) {
+            ps_lreq_t *rq = &p->lreq[i];
+            rq->rows = p->nrowpool;
+            for (int64_t k = 0; k < p->mu; k++)
+                p->rowpool[p->nrowpool++] = (int64_t)gsl_rng_uniform_int(
+                    p->cl[rq->client].sample_rng, (unsigned long)p->ctx->train->n);
+        }
+    }
+    p->nlreq += nreq;
     for (int64_t b = 0; b < p->nbuf; b++) {
         ps_client_t *c = &p->cl[p->buf[b]];
         for (int r = 0; r < c->nreq; r++) ps_snap_release(&p->srv, c->reqs[r].snap);
@@ -996,6 +1001,7 @@ static void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     p->applied = sgd_xmalloc((size_t)p->c * sizeof *p->applied);
     int64_t maxreq = p->c * o->k_push;
     p->req_term = sgd_xmalloc((size_t)maxreq * sizeof *p->req_term);
+    p->term_fill = sgd_xmalloc((size_t)maxreq * sizeof *p->term_fill);
     p->grad = sgd_xmalloc(ctx->nparams * sizeof *p->grad);
     p->step = sgd_xmalloc(ctx->nparams * sizeof *p->step);
     p->bx = sgd_xmalloc((size_t)rows * (size_t)d->dim * sizeof *p->bx);
@@ -1145,6 +1151,7 @@ static void ps_destroy(void *state)
     free(p->bgrad);
     free(p->bloss);
     free(p->req_term);
+    free(p->term_fill);
     free(p->grad);
     free(p->step);
     free(p->bx);
