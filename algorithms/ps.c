@@ -363,9 +363,8 @@ typedef struct ps {
     ps_term_t *terms;
     ps_lreq_t *lreq;
     int64_t *taus, *rowpool;
-    int64_t nupd, nterm, nlreq, ntau, nrowpool;
+    int64_t nupd, nterm, nlreq, ntau, nrowpool; /* nlreq: its gradient requests */
     int64_t cap_upd, cap_terms, cap_lreq, cap_taus, cap_rowpool;
-    int64_t ledger_reqs;          /* gradient requests in it */
     bool stopped;                 /* the run stopped at a drained update ... */
     ps_update_t stop_at;          /* ... this one */
 
@@ -409,10 +408,16 @@ static int64_t ps_model_batch(const scn_t *s)
 
 static bool drain(ps_t *p);
 
+/* The first row of a cyclic minibatch (file comment, "Minibatches"). */
+static int64_t cyclic_first(const ps_t *p, const ps_lreq_t *q)
+{
+    return (q->t % p->ncyc) * p->mu;
+}
+
 /* The row of the r-th sample of scheduled request q. */
 static int64_t request_row(const ps_t *p, const ps_lreq_t *q, int64_t r)
 {
-    return p->o->minibatch == PS_MB_CYCLIC ? (q->t % p->ncyc) * p->mu + r : p->rowpool[q->rows + r];
+    return p->o->minibatch == PS_MB_CYCLIC ? cyclic_first(p, q) + r : p->rowpool[q->rows + r];
 }
 
 /* One cyclic minibatch is a contiguous block of the training set: read it in place instead
@@ -420,7 +425,7 @@ static int64_t request_row(const ps_t *p, const ps_lreq_t *q, int64_t r)
 static void cyclic_block(const ps_t *p, const ps_lreq_t *q, const float **x, const int32_t **y)
 {
     const sgd_dataset_t *d = p->ctx->train;
-    int64_t first = (q->t % p->ncyc) * p->mu;
+    int64_t first = cyclic_first(p, q);
     *x = d->x + first * d->dim;
     *y = d->y + first;
 }
@@ -555,12 +560,11 @@ static bool schedule_update(ps_t *p, int64_t now)
     u->nterms = nterms;
     u->ntau = p->nbuf;
     p->nterm += nterms;
-    p->ledger_reqs += nreq;
     ps_server_bump(&p->srv);
 
     /* Run ahead of the numerics while the ledger holds fewer than gradient_batch requests;
      * the last update is applied at once, so that the run ends at the same event. */
-    if (p->ledger_reqs < p->o->gradient_batch && p->srv.version < p->s->stop_updates)
+    if (p->nlreq < p->o->gradient_batch && p->srv.version < p->s->stop_updates)
         return true;
     return drain(p);
 }
@@ -713,7 +717,7 @@ static bool drain(ps_t *p)
     }
     for (int64_t j = i < p->nupd ? p->upd[i].first_term : p->nterm; j < p->nterm; j++)
         release_term(p, &p->terms[j]);
-    p->nupd = p->nterm = p->ntau = p->nlreq = p->nrowpool = p->ledger_reqs = 0;
+    p->nupd = p->nterm = p->ntau = p->nlreq = p->nrowpool = 0;
     return !p->stopped;
 }
 

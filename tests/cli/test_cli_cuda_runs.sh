@@ -12,6 +12,11 @@
 S="$TMP/s.json"; small_scenario "$S"
 DB="$TMP/g.db"
 q() { "$SGDSIM" query "$DB" "$1" --csv | tail -n +2; } # rows of one statement, no header
+# The lines of FILE (name,update,cuda,cpu) whose values differ beyond the tolerance.
+beyond_tolerance() {
+  awk -F, '{ d = $3 - $4; if (d < 0) d = -d; a = $4 < 0 ? -$4 : $4; if (a < 1) a = 1;
+             tol = ($1 == "val_error") ? 0.02 : 1e-3 * a; if (d > tol) print }' "$1"
+}
 out=$("$SGDSIM" run "$S" --db "$DB" --quiet --backend cuda 2>&1); rc=$?
 case "$out" in
   *'needs a CUDA GPU'*|*'built without CUDA'*|*'cannot load the CUDA plugin'*)
@@ -36,8 +41,7 @@ q "SELECT g.name, g.update_idx, g.value, c.value FROM metrics g JOIN metrics c
      ON c.run_id = 3 AND c.name = g.name AND c.update_idx = g.update_idx
    WHERE g.run_id = 1 AND g.name IN ('train_loss', 'val_loss', 'val_error')" > "$TMP/pairs.txt"
 [ "$(wc -l < "$TMP/pairs.txt")" -ge 60 ] || fail "too few metric pairs: $(wc -l < "$TMP/pairs.txt")"
-bad=$(awk -F, '{ d = $3 - $4; if (d < 0) d = -d; a = $4 < 0 ? -$4 : $4; if (a < 1) a = 1;
-                 tol = ($1 == "val_error") ? 0.02 : 1e-3 * a; if (d > tol) print }' "$TMP/pairs.txt")
+bad=$(beyond_tolerance "$TMP/pairs.txt")
 [ -z "$bad" ] || fail "cpu and cuda disagree beyond tolerance (name,update,cuda,cpu): $(echo "$bad" | head -5)"
 awk -F, '$1 == "val_loss" { d = $3 - $4; if (d < 0) d = -d; if (d > m) m = d }
          END { printf "largest |val_loss cuda - cpu|: %.3g\n", m }' "$TMP/pairs.txt"
@@ -58,9 +62,8 @@ for other in 3 4; do
        ON c.run_id = $other AND c.name = g.name AND c.update_idx = g.update_idx
      WHERE g.run_id = 1 AND g.name IN ('train_loss', 'val_loss', 'val_error')" > "$TMP/ps$other.txt"
   [ "$(wc -l < "$TMP/ps$other.txt")" -ge 200 ] || fail "fasgd: too few metric pairs with run $other"
-  bad=$(awk -F, '{ d = $3 - $4; if (d < 0) d = -d; a = $4 < 0 ? -$4 : $4; if (a < 1) a = 1;
-                   tol = ($1 == "val_error") ? 0.02 : 1e-3 * a; if (d > tol) print }' "$TMP/ps$other.txt")
-  [ -z "$bad" ] || fail "fasgd: batched cuda vs run $other beyond tolerance: $(echo "$bad" | head -5)"
+  bad=$(beyond_tolerance "$TMP/ps$other.txt")
+  [ -z "$bad" ] || fail "fasgd: batched cuda vs run $other beyond tolerance: $(head -5 <<< "$bad")"
 done
 awk -F, '$1 == "val_loss" { d = $3 - $4; if (d < 0) d = -d; if (d > m) m = d }
          END { printf "largest |val_loss fasgd batched cuda - cpu|: %.3g\n", m }' "$TMP/ps3.txt"
