@@ -478,6 +478,27 @@ static void batched_evaluation_changes_no_result(void)
                                    "optimizer.lr=1e30", ALG_DIVERGED);
 }
 
+/* The default batch follows the backend: 1 (each update applied when made) on the CPU, 64
+ * on a GPU; the resolved configuration records it.  Loading needs no GPU. */
+static void gradient_batch_default_follows_the_backend(void)
+{
+    static const struct {
+        const char *set, *want;
+    } cases[] = {{"backend=\"cpu\"", "\"gradient_batch\":1,"},
+                 {"backend=\"cuda\"", "\"gradient_batch\":64,"}};
+    for (int i = 0; i < 2; i++) {
+        scn_override_t ov[1] = {{cases[i].set}};
+        scn_t s;
+        sgd_err_t err = {{0}};
+        int rc = scn_load_text(base, "ps.json", ".", ov, 1, NULL, alg_scenario_table, &s, &err);
+        CHECK_INT_EQ(rc, 0);
+        if (rc == 0) {
+            CHECK_STR_CONTAINS(s.resolved_json, cases[i].want);
+            scn_free(&s);
+        }
+    }
+}
+
 /* ---- bad input -------------------------------------------------------------------------- */
 
 static void expect_error(const char *set1, const char *set2, const char *needle)
@@ -564,6 +585,7 @@ int main(void)
     timed_single_client_cycle_is_compute_push_service_fetch();
     same_seed_same_digest_under_uniform();
     batched_evaluation_changes_no_result();
+    gradient_batch_default_follows_the_backend();
     bad_input_names_the_json_path();
     batches_larger_than_the_data_are_refused_at_setup();
     return check_exit();
