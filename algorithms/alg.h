@@ -68,6 +68,11 @@ typedef struct alg_ctx {
      * records images_per_s at the end of the run.  0 = not applicable. */
     int64_t samples_per_update;
     int64_t updates;            /* updates applied so far */
+    /* Set by an algorithm that applies updates after the events that made them (the
+     * parameter-server family's deferred numerics) when the run stopped at such an update:
+     * the events processed up to and including the one that made it, reported instead of
+     * the engine's count.  0 = the engine's count. */
+    uint64_t events_at_stop;
     alg_status_t status;
     char detail[SGD_ERR_MAX];           /* why the run stopped early (diverged / failed) */
     sgd_err_t err;              /* sink error when status == ALG_FAILED */

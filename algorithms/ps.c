@@ -36,10 +36,9 @@
  * filled when the parameters get there (ps_server.h).  The runner sees alg_update_done for
  * every update in order with the same values; a run that stops inside a drained stretch
  * (diverged, interrupted, a failed write) reports the counters the schedule had at that
- * update.  So every result is the same bits for any gradient_batch (tests/algorithms/
- * test_ps.c), except the engine's event count when a run ends early: the schedule may have
- * run up to gradient_batch - 1 updates further.  gradient_batch = 1 (the CPU default)
- * applies each update when the server makes it.
+ * update, and the engine's event count up to the event that made it.  So every result is
+ * the same bits for any gradient_batch (tests/algorithms/test_ps.c).  gradient_batch = 1
+ * (the CPU default) applies each update when the server makes it.
  *
  * Minibatches.  `cyclic` (FRED): the t-th gradient requested in the run (t = 0, 1, ...) uses
  * rows [(t mod M) mu, (t mod M) mu + mu), M = floor(N / mu).  `random`: each client draws mu
@@ -325,6 +324,7 @@ typedef struct ps_update {   /* a scheduled update */
     int64_t first_tau, ntau;    /* staleness of each push: taus[first_tau, + ntau) */
     ps_traffic_t fetch, push;   /* the schedule's traffic counters then */
     int64_t peak_live;          /* and its snapshot peak */
+    uint64_t events;            /* engine events processed, the one that made it included */
 } ps_update_t;
 
 typedef struct ps {
@@ -489,7 +489,8 @@ static bool schedule_update(ps_t *p, int64_t now)
     ps_update_t *u = &p->upd[p->nupd++];
     *u = (ps_update_t){.vtime = now, .lr = lr_at(&p->s->lr, version, p->c * p->mu),
                        .first_term = p->nterm, .first_tau = p->ntau, .fetch = p->srv.fetch,
-                       .push = p->srv.push, .peak_live = p->srv.peak_live};
+                       .push = p->srv.push, .peak_live = p->srv.peak_live,
+                       .events = sim_engine_counters(p->ctx->engine).events_processed + 1};
 
     /* Terms in order of first appearance; requests sharing (snapshot, factor) merge when
      * there is no normaliser (see the file comment). */
@@ -702,9 +703,9 @@ static bool apply_scheduled(ps_t *p, const ps_update_t *u)
 }
 
 /* Applies every scheduled update in order.  Returns false when the run stopped at one of
- * them (complete, diverged, failed or interrupted): the rest are dropped, and ps_report
- * reports the counters the schedule had at that update -- what a run that never ran ahead
- * reports. */
+ * them (complete, diverged, failed or interrupted): the rest are dropped, and the run reports
+ * the counters the schedule had at that update (ps_report) and the events processed until
+ * then (ctx->events_at_stop) -- what a run that never ran ahead reports. */
 static bool drain(ps_t *p)
 {
     int64_t i = 0;
@@ -713,6 +714,7 @@ static bool drain(ps_t *p)
         if (!apply_scheduled(p, u)) {
             p->stopped = true;
             p->stop_at = *u;
+            p->ctx->events_at_stop = u->events;
         }
     }
     for (int64_t j = i < p->nupd ? p->upd[i].first_term : p->nterm; j < p->nterm; j++)

@@ -363,7 +363,7 @@ finished:;
     snprintf(out->detail, sizeof out->detail, "%s", ctx.detail);
     out->updates = ctx.updates;
     out->vtime_ns = runner.last_vtime_ns;
-    out->events = c.events_processed;
+    out->events = ctx.events_at_stop ? ctx.events_at_stop : c.events_processed;
     out->wall_s = c.wall_s;
     out->events_per_s = c.events_per_s;
     out->grad_calls = backend.grad_calls;
