@@ -36,14 +36,16 @@ case "$out" in *"6 already done"*"0 to run"*) ;; *) fail "rerun did not skip: $o
 dump "$TMP/ref.db" | cmp -s - "$TMP/ref.txt" || fail "rerun changed the database"
 
 # SIGKILL in the middle — once a point is complete and others are running — then resume.
+# Points take about 0.1 s, so a kill can land between two of them (none running); on a busy
+# machine that happens often enough to poll finely and try several times.
 killed_mid=0
-for attempt in 1 2 3; do
+for attempt in 1 2 3 4 5 6 7 8; do
   rm -f "$TMP"/k.db*
   "$SGDSIM" sweep "$S" "${AXES[@]}" -j2 --db "$TMP/k.db" --quiet &
   pid=$!
   done_n=0
-  for _ in $(seq 600); do # poll for up to 60 s (sanitizer builds are slow)
-    sleep 0.1
+  for _ in $(seq 3000); do # poll for up to 60 s (sanitizer builds are slow)
+    sleep 0.02
     [ -s "$TMP/k.db" ] || continue
     done_n=$(sqlite3 "$TMP/k.db" "SELECT count(*) FROM runs WHERE status = 'complete'" 2>/dev/null || echo 0)
     [ "$done_n" -ge 1 ] && break
