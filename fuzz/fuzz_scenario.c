@@ -5,15 +5,14 @@
 #include <string.h>
 
 #include "algorithms/alg.h"
+#include "fuzz/fuzz_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text) return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     scn_t s;
     sgd_err_t err = {{0}};
     if (scn_load_text(text, "fuzz.json", ".", NULL, 0, NULL, alg_scenario_table, &s, &err) == 0)

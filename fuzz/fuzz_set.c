@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "algorithms/alg.h"
+#include "fuzz/fuzz_text.h"
 
 #define MAX_SETS 16
 
@@ -17,10 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text) return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     scn_override_t sets[MAX_SETS];
     int n = 0;
     char *save = NULL;
