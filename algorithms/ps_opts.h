@@ -1,0 +1,63 @@
+/* Options of the parameter-server family (docs/scenario.md, "parameter-server family"): the
+ * `algorithm` section of a SASGD, FASGD, B-FASGD, Downpour or hardsync scenario, parsed and
+ * validated at load time into a ps_opts_t that ps.c reads at run time.
+ *
+ * Every key is checked against the algorithm names that accept it, so a misplaced key is
+ * refused with the names it belongs to ("algorithm.c_push: only valid with name b-fasgd"),
+ * and options of other sections this family does not model (momentum, weight decay,
+ * batch.sampling) are refused rather than ignored.
+ *
+ * Ownership: ps_opts_parse stores a heap ps_opts_t in scn_t.alg_opts, freed by the loader
+ * through scn_t.alg_opts_free. */
+#ifndef SGDSIM_ALGORITHMS_PS_OPTS_H
+#define SGDSIM_ALGORITHMS_PS_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "algorithms/ps_rules.h"
+#include "common/error.h"
+#include "common/json.h"
+#include "config/scenario.h"
+#include "sim/dist.h"
+
+/* x86 CPUs can flush denormal floats to zero (MXCSR FTZ/DAZ): algorithm.denormals "flush". */
+#if defined(__x86_64__) || defined(__i386__)
+#define PS_HAVE_MXCSR 1
+#else
+#define PS_HAVE_MXCSR 0
+#endif
+
+typedef enum { PS_SASGD, PS_FASGD, PS_BFASGD, PS_DOWNPOUR, PS_HARDSYNC } ps_kind_t;
+typedef enum { PS_DRIVER_UNIFORM, PS_DRIVER_TIMED } ps_driver_t;
+typedef enum { PS_MB_CYCLIC, PS_MB_RANDOM } ps_minibatch_t;
+
+typedef struct ps_opts {
+    ps_kind_t kind;
+    ps_driver_t driver;
+    ps_minibatch_t minibatch;
+    int64_t n;                /* softsync: n; c = lambda / n gradients per update */
+    int64_t c;
+    ps_staleness_t staleness;
+    ps_norm_cfg_t norm;
+    double c_fetch, c_push;   /* B-FASGD gating constants, >= 0 */
+    double gate_eps;          /* B-FASGD: eps in 1 / (1 + c / (v + eps)) */
+    bool fred_skip_tau;       /* B-FASGD: count tau after a skipped fetch as FRED does */
+    int64_t k_fetch, k_push;  /* Downpour: fetch / push every k-th gradient */
+    sim_dist_t server_time_s; /* timed: server service time per arrival, s */
+    bool flush_denormals;     /* run with the CPU's flush-to-zero and denormals-are-zero */
+    int64_t gradient_batch;   /* the most scheduled gradient requests evaluated at once */
+} ps_opts_t;
+
+/* Parses the algorithm section `a` of scenario `s` for algorithm `kind` (s->workers and
+ * s->backend are resolved already).  Returns 0, or -1 with err naming the JSON path. */
+int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *err);
+
+/* The algorithm.name of kind. */
+const char *ps_kind_name(ps_kind_t kind);
+
+/* Rows of the largest stacked evaluation: without a normaliser all requests of one update
+ * may share a snapshot (c pushes of up to k_push gradients each). */
+int64_t ps_rows(const ps_opts_t *o, int64_t mu);
+
+#endif
