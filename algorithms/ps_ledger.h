@@ -1,0 +1,160 @@
+/* The deferred-update ledger of the parameter-server family (ps.c, "Deferred numerics").
+ *
+ * Nothing the schedule decides reads the parameters' values (B-FASGD's gates do, and drain
+ * first), so the schedule runs ahead of the arithmetic: ps.c writes every update the server
+ * makes into this ledger and applies the updates later, in order.  An entry holds what the
+ * arithmetic needs and the schedule will have changed by then: the update's terms, the
+ * minibatch of each gradient request (drawn when scheduled, in the order an immediate
+ * evaluation would draw them), the staleness of each push, and the schedule's counters.
+ * Gradients are evaluated here, on demand: a single-minibatch term together with the later
+ * ones whose parameters are already known, in one loss_grad_batched call.
+ *
+ * Invariants.
+ *  - Updates are applied in the order scheduled, each once; ps_ledger_clear then empties the
+ *    ledger, dropping what follows the applied prefix (the run stopped there).
+ *  - An update's terms are in order of first appearance among its pushes; a term's requests
+ *    lie contiguously, in arrival order.  With `merge` (no normaliser) requests on the same
+ *    (snapshot, staleness factor) form one stacked term.
+ *  - Each term on a snapshot pins it from ps_ledger_schedule until ps_ledger_release (or
+ *    clear/free), so its buffer outlives the clients that dropped it.
+ *  - A gradient is evaluated ahead of its update only once its snapshot is filled (version
+ *    <= server.applied); it waits in one of gradient_batch slots.
+ *  - A gradient depends only on its snapshot and its minibatch, so every result is the same
+ *    bits for any gradient_batch.
+ *
+ * Ownership: ps_ledger_init/ps_ledger_free on a caller-allocated ps_ledger_t.  It borrows the
+ * server, dataset and backend of its config, takes its fixed scratch from the caller's arena,
+ * and owns its growing arrays. */
+#ifndef SGDSIM_ALGORITHMS_PS_LEDGER_H
+#define SGDSIM_ALGORITHMS_PS_LEDGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "algorithms/ps_server.h"
+#include "common/arena.h"
+#include "models/backend.h"
+#include "models/dataset.h"
+
+typedef struct ps_req {      /* a gradient a client computed: its parameters and minibatch */
+    ps_snap_t *snap;         /* a reference the client holds */
+    int64_t t;               /* index of the gradient in the run (cyclic minibatches) */
+} ps_req_t;
+
+typedef struct ps_push {     /* one push the server holds when it makes an update */
+    int32_t client;
+    int64_t tau;             /* its staleness at this update */
+    double factor;           /* its staleness factor */
+    const ps_req_t *reqs;    /* its gradients (Downpour: up to k_push); none with reapply */
+    int nreq;
+    bool reapply;            /* B-FASGD: a skipped push re-applies the client's last gradient */
+    gsl_rng *sample_rng;     /* minibatch "random": the client's row stream */
+} ps_push_t;
+
+typedef struct ps_term {     /* one gradient (or stacked group of them) of a scheduled update */
+    ps_snap_t *snap;         /* its parameters, pinned; NULL re-applies the client's last one */
+    int32_t client;          /* its (first) client: whose last gradient (B-FASGD) */
+    double factor;           /* staleness factor */
+    int64_t count;           /* requests in it */
+    int64_t first_req;       /* its requests: lreq[first_req, first_req + count) */
+    const float *grad;       /* evaluated gradient (scratch or a batch slot), NULL until then */
+    int slot;                /* batch slot holding grad, or -1 */
+    double loss;             /* mean loss of its rows, once evaluated */
+} ps_term_t;
+
+typedef struct ps_lreq {     /* a scheduled gradient request's minibatch */
+    int32_t client;
+    int64_t t;               /* its index in the run (cyclic minibatches) */
+    int64_t rows;            /* "random": offset of its mu row indices in rowpool, else -1 */
+} ps_lreq_t;
+
+typedef struct ps_update {   /* a scheduled update */
+    int64_t vtime;           /* when the server made it, ns */
+    double lr;
+    int64_t first_term, nterms; /* terms[first_term, first_term + nterms) */
+    int64_t first_tau, ntau;    /* staleness of each push: taus[first_tau, + ntau) */
+    ps_traffic_t fetch, push;   /* the schedule's traffic counters then */
+    int64_t peak_live;          /* and its snapshot peak */
+    uint64_t events;            /* engine events processed, the one that made it included */
+} ps_update_t;
+
+typedef struct ps_ledger_cfg {
+    ps_server_t *srv;            /* whose snapshots the terms pin */
+    const sgd_dataset_t *train;  /* the rows minibatches index */
+    sgd_backend_t *backend;      /* where gradients are evaluated */
+    size_t nparams;
+    int64_t mu;                  /* rows per minibatch */
+    bool cyclic;                 /* minibatch "cyclic" (else "random") */
+    bool merge;                  /* stack requests sharing (snapshot, factor): no normaliser */
+    int64_t max_reqs;            /* gradient requests of one update at most (c x k_push) */
+    int64_t max_rows;            /* rows of the largest stacked evaluation */
+    int64_t gradient_batch;      /* gradients evaluated at once at most; 1 = one at a time */
+} ps_ledger_cfg_t;
+
+typedef struct ps_ledger {
+    ps_ledger_cfg_t cfg;
+    int64_t ncyc;                /* floor(N / mu): cyclic minibatches in the training set */
+
+    /* The scheduled updates and what they refer to; emptied by ps_ledger_clear. */
+    ps_update_t *upd;
+    ps_term_t *terms;
+    ps_lreq_t *lreq;
+    int64_t *taus, *rowpool;
+    int64_t nupd, nterm, nlreq, ntau, nrowpool; /* nlreq: gradient requests held */
+    int64_t cap_upd, cap_terms, cap_lreq, cap_taus, cap_rowpool;
+
+    /* Scheduling scratch, max_reqs each: each request's term, each term's next request
+     * slot, and the row stream of each request laid out (minibatch "random"). */
+    int64_t *req_term, *term_fill;
+    gsl_rng **req_rng;
+
+    /* One stacked evaluation at a time: its gradient and its gathered rows. */
+    struct {
+        float *grad, *x;
+        int32_t *y;
+    } stacked;
+
+    /* Batched evaluation: gradient_batch slots (none when it is 1). */
+    struct {
+        float **grad;            /* each slot's gradient */
+        int *free;               /* free slots, a stack */
+        int nfree;
+        float *x;                /* "random" minibatches of one call */
+        int32_t *y;
+        ps_term_t **term;        /* one call's terms and arguments */
+        const float **params, **x_of;
+        const int32_t **y_of;
+        float **out;
+        double *loss;
+    } batch;
+} ps_ledger_t;
+
+void ps_ledger_init(ps_ledger_t *l, const ps_ledger_cfg_t *cfg, sgd_arena_t *arena);
+/* Releases every pin still held (updates never applied) and the growing arrays. */
+void ps_ledger_free(ps_ledger_t *l);
+
+/* Records an update made of npush pushes, with head's vtime, lr, counters and events: groups
+ * the requests into terms, pins their snapshots, and draws "random" minibatches from each
+ * push's sample_rng.  The pushes' own references stay theirs.  Returns the entry. */
+const ps_update_t *ps_ledger_schedule(ps_ledger_t *l, const ps_update_t *head,
+                                      const ps_push_t *pushes, int64_t npush);
+
+/* Update u's terms and the staleness of each of its pushes. */
+ps_term_t *ps_ledger_terms(ps_ledger_t *l, const ps_update_t *u);
+const int64_t *ps_ledger_taus(const ps_ledger_t *l, const ps_update_t *u);
+
+/* The gradient of term tm (not a reapply term; its snapshot filled), evaluated now unless it
+ * was already, and tm->loss.  Valid until tm is released, or until the next call when it
+ * came from the stacked scratch (terms of the update being applied are used in order). */
+const float *ps_ledger_gradient(ps_ledger_t *l, ps_term_t *tm);
+
+/* Term tm is done with: its batch slot and its pin go back. */
+void ps_ledger_release(ps_ledger_t *l, ps_term_t *tm);
+
+/* Empties the ledger after its first `applied` updates were applied (and their terms
+ * released): the terms of the rest are released unapplied. */
+void ps_ledger_clear(ps_ledger_t *l, int64_t applied);
+
+#endif

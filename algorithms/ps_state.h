@@ -1,0 +1,108 @@
+/* The state of one parameter-server run, shared by the two files of the family's run time:
+ * ps.c (clients, the two drivers, the alg_ops_t callbacks) and ps_step.c (the update step:
+ * scheduling an update, draining the ledger, applying updates).  Private to algorithms/ps*.c.
+ *
+ * Ownership: ps.c's create allocates a ps_t and every fixed-size array of it from its arena;
+ * destroy gives it all back. */
+#ifndef SGDSIM_ALGORITHMS_PS_STATE_H
+#define SGDSIM_ALGORITHMS_PS_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "algorithms/alg.h"
+#include "algorithms/ps_ledger.h"
+#include "algorithms/ps_opts.h"
+#include "algorithms/ps_rules.h"
+#include "algorithms/ps_server.h"
+#include "common/arena.h"
+#include "sim/network.h"
+
+typedef struct ps_client {
+    ps_snap_t *snap;         /* the parameters it computes on */
+    int64_t stamp;           /* the version its next gradient counts from (file comment) */
+    int64_t steps;           /* gradients computed so far (Downpour's schedule) */
+    struct {                 /* the push it is sending, until the server schedules it */
+        ps_req_t *reqs;      /* its gradients (up to k_push) */
+        int nreq;
+        bool reapply;        /* B-FASGD: re-applies the last gradient instead */
+        int64_t version;     /* push_version: its staleness counts from this version */
+    } push;
+    gsl_rng *sample_rng;     /* minibatch "random" */
+    struct {                 /* B-FASGD */
+        gsl_rng *rng;        /* coin flips */
+        float *grad;         /* with c_push > 0: the last gradient it sent, else NULL */
+        int64_t version;     /* its push_version */
+        double loss;
+        bool has;
+    } last;
+    uint32_t slot;           /* uniform: position in the unblocked array, or UINT32_MAX */
+    struct {                 /* timed */
+        ps_snap_t *incoming; /* fetched snapshot in flight */
+        gsl_rng *compute_rng, *io_rng;
+        double time_factor;  /* drawn once */
+    } timed;
+} ps_client_t;
+
+typedef struct ps {
+    alg_ctx_t *ctx;
+    const scn_t *s;
+    const ps_opts_t *o;
+    int64_t lambda, mu, c;
+    size_t msg_bytes;             /* a parameter or gradient message */
+    ps_server_t srv;
+    ps_client_t *cl;
+    bool has_norm;
+    ps_norm_t norm;
+    sgd_arena_t arena;            /* every fixed-size array of the run */
+
+    struct {                      /* what the server holds between updates */
+        int64_t t_next;           /* gradients requested so far */
+        int32_t *buf;             /* clients whose push the server holds, arrival order */
+        int64_t nbuf;
+        int32_t *applied;         /* copy of buf while handling the clients of an update */
+        ps_push_t *pushes;        /* buf as the ledger sees it */
+    } sched;
+
+    struct {                      /* driver "uniform" */
+        uint32_t *unblocked;
+        int64_t n;
+        gsl_rng *pick_rng;
+        uint32_t ev_iter;
+    } uniform;
+
+    struct {                      /* driver "timed" */
+        sim_net_t *net;
+        sim_star_t star;
+        int32_t *queue;           /* FCFS arrivals, ring of lambda entries */
+        int64_t qhead, qlen;
+        bool busy;
+        gsl_rng *server_rng;
+        uint32_t ev_compute_done, ev_push_arrive, ev_server_done, ev_fetch_arrive;
+    } timed;
+
+    ps_ledger_t ledger;           /* updates scheduled, not applied yet */
+    struct {
+        bool stopped;             /* the run stopped at a drained update ... */
+        ps_update_t at;           /* ... this one */
+    } stop;
+
+    float *step;                  /* nparams: the summed step of a many-term update */
+    int64_t last_vtime;
+    int64_t counts_emitted_at;    /* update index of the last traffic-count metric rows */
+    unsigned saved_csr;           /* MXCSR before the run, restored by destroy */
+} ps_t;
+/* Schedules the c pushes the server holds as one update at virtual time `now` (ps_step.c):
+ * their staleness, terms and minibatches are fixed now, the arithmetic when the ledger is
+ * drained -- at once, or when it holds gradient_batch requests or the run ends.  Returns
+ * false when the run must stop. */
+bool ps_schedule_update(ps_t *p, int64_t now);
+
+/* Applies every scheduled update in order.  Returns false when the run stopped at one of
+ * them (complete, diverged, failed or interrupted): the rest are dropped, and the run reports
+ * the counters the schedule had at that update and the events processed until then. */
+bool ps_drain(ps_t *p);
+
+#endif

@@ -1,0 +1,188 @@
+/* The parameter-server family's update step: schedule_update -> drain -> apply_update.
+ *
+ * Numerics meet time lazily (DESIGN.md, "real gradients meet virtual time at one seam"): a
+ * push records WHICH gradient it carries -- (snapshot, minibatch) -- and the gradient is
+ * evaluated when the server's update is applied.  ps_schedule_update writes the update into
+ * the ledger (ps_ledger.h) with the staleness tau = server version - push_version of each
+ * push; ps_drain applies the ledger's updates in order; apply_update computes
+ *
+ *     theta_i -= (1/c) sum_k lr s(tau_k) g_k,i / d_i          (ps_rules.h)
+ *
+ * and hands the update to the runner (alg_update_done).  Without a normaliser the requests
+ * of one update that share a snapshot and a staleness factor are ONE stacked minibatch (the
+ * mean over their rows is (1/count) * the sum of their gradients), so hardsync with lambda x
+ * mu is bit for bit minibatch SGD with lambda*mu rows, and softsync with n = 1 without
+ * staleness scaling is bit for bit hardsync.  With a normaliser every gradient is folded into
+ * the statistics on its own, in arrival order. */
+#include <string.h>
+
+#include "algorithms/ps_state.h"
+#include "models/optim.h"
+
+/* Element-wise loops on arrays that never overlap (restrict lets the compiler vectorise them
+ * without overlap checks; element-wise, so vectorising changes no result). */
+static void axpy_into(float *restrict y, float w, const float *restrict x, size_t n, bool first)
+{
+    if (first)
+        for (size_t i = 0; i < n; i++) y[i] = w * x[i];
+    else
+        for (size_t i = 0; i < n; i++) y[i] += w * x[i];
+}
+
+/* theta -= w * x, rounding w * x first: the same as axpy_into then sub_into. */
+static void axpy_sub(float *restrict theta, float w, const float *restrict x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float step = w * x[i];
+        theta[i] -= step;
+    }
+}
+
+static void sub_into(float *restrict theta, const float *restrict step, size_t n)
+{
+    for (size_t i = 0; i < n; i++) theta[i] -= step[i];
+}
+
+/* Schedules the c buffered pushes as one update at virtual time `now`: their staleness and
+ * factors, terms and minibatches are fixed now (ps_ledger_schedule); the arithmetic is left
+ * to apply_update, at once or when the ledger is drained.  Returns false when the run must
+ * stop. */
+bool ps_schedule_update(ps_t *p, int64_t now)
+{
+    if (p->stop.stopped) return false;
+    const int64_t version = p->srv.version;
+    for (int64_t b = 0; b < p->sched.nbuf; b++) {
+        const int32_t k = p->sched.buf[b];
+        ps_client_t *c = &p->cl[k];
+        const int64_t tau = version - c->push.version;
+        p->sched.pushes[b] = (ps_push_t){.client = k, .tau = tau,
+                                         .factor = ps_staleness_factor(p->o->staleness, tau),
+                                         .reqs = c->push.reqs, .nreq = c->push.nreq,
+                                         .reapply = c->push.reapply,
+                                         .sample_rng = c->sample_rng};
+        if (c->last.grad && !c->push.reapply) { /* B-FASGD may re-apply it later */
+            c->last.version = c->push.version;  /* its timestamp as pushed */
+            c->last.has = true;
+        }
+    }
+    const ps_update_t head = {
+        .vtime = now, .lr = lr_at(&p->s->lr, version, p->c * p->mu), .fetch = p->srv.fetch,
+        .push = p->srv.push, .peak_live = p->srv.peak_live,
+        .events = sim_engine_counters(p->ctx->engine).events_processed + 1};
+    ps_ledger_schedule(&p->ledger, &head, p->sched.pushes, p->sched.nbuf);
+    for (int64_t b = 0; b < p->sched.nbuf; b++) { /* the ledger pinned what it needs */
+        ps_client_t *c = &p->cl[p->sched.buf[b]];
+        for (int r = 0; r < c->push.nreq; r++) ps_snap_release(&p->srv, c->push.reqs[r].snap);
+        c->push.nreq = 0;
+        c->push.reapply = false;
+    }
+    ps_server_bump(&p->srv);
+
+    /* Run ahead of the numerics while the ledger holds fewer than gradient_batch requests;
+     * the last update is applied at once, so that the run ends at the same event. */
+    if (p->ledger.nlreq < p->o->gradient_batch && p->srv.version < p->s->stop_updates)
+        return true;
+    return ps_drain(p);
+}
+
+/* Traffic so far next to each validation point (as the schedule counted it at update u):
+ * Experiment 3's actual vs potential copies as curves. */
+static bool emit_counts(ps_t *p, const ps_update_t *u)
+{
+    alg_ctx_t *ctx = p->ctx;
+    p->counts_emitted_at = ctx->updates;
+    const int64_t n = ctx->updates, t = u->vtime;
+    return alg_metric(ctx, n, t, "fetch_sent", (double)u->fetch.sent_msgs) &&
+           alg_metric(ctx, n, t, "fetch_skipped", (double)u->fetch.skipped_msgs) &&
+           alg_metric(ctx, n, t, "push_sent", (double)u->push.sent_msgs) &&
+           alg_metric(ctx, n, t, "push_skipped", (double)u->push.skipped_msgs) &&
+           (!p->has_norm || alg_metric(ctx, n, t, "norm_mean", ps_norm_mean(&p->norm)));
+}
+
+/* The gradient of term tm: evaluated by the ledger, or for a skipped push the client's last
+ * one again; a client that may re-apply later keeps a copy. */
+static const float *term_gradient(ps_t *p, ps_term_t *tm)
+{
+    ps_client_t *c = &p->cl[tm->client];
+    if (!tm->snap) {
+        tm->loss = c->last.loss;
+        return c->last.grad;
+    }
+    const float *g = ps_ledger_gradient(&p->ledger, tm);
+    if (c->last.grad) {
+        memcpy(c->last.grad, g, p->ctx->nparams * sizeof *g);
+        c->last.loss = tm->loss;
+    }
+    return g;
+}
+
+/* Applies scheduled update u to the parameters -- theta -= (1/c) sum_k lr s(tau_k) g_k / d
+ * (ps_rules.h) -- then reports it to the runner as the update that happened at u->vtime.
+ * Returns false when the run must stop there. */
+static bool apply_update(ps_t *p, const ps_update_t *u)
+{
+    alg_ctx_t *ctx = p->ctx;
+    const int64_t *taus = ps_ledger_taus(&p->ledger, u);
+    for (int64_t i = 0; i < u->ntau; i++) ps_server_record_tau(&p->srv, taus[i]);
+
+    const size_t np = ctx->nparams;
+    ps_term_t *terms = ps_ledger_terms(&p->ledger, u);
+    const int64_t nterms = u->nterms;
+    double loss_sum = 0.0;
+    int64_t loss_rows = 0;
+    for (int64_t j = 0; j < nterms; j++) {
+        ps_term_t *tm = &terms[j];
+        const float *g = term_gradient(p, tm);
+        /* count / c is exactly 1.0 when one term holds every request of the update, so the
+         * step is then exactly (float)(lr * factor) * g, as in plain minibatch SGD. */
+        const float w = (float)(u->lr * tm->factor * ((double)tm->count / (double)p->c));
+        loss_sum += tm->loss * (double)(tm->count * p->mu);
+        loss_rows += tm->count * p->mu;
+        if (nterms == 1) { /* one pass over memory; the same operations per element */
+            if (p->has_norm)
+                ps_norm_observe_apply(&p->norm, ctx->params, g, w);
+            else
+                axpy_sub(ctx->params, w, g, np);
+            break;
+        }
+        if (p->has_norm) ps_norm_observe(&p->norm, g);
+        axpy_into(p->step, w, g, np, j == 0);
+    }
+    if (nterms > 1) {
+        if (p->has_norm)
+            ps_norm_apply(&p->norm, ctx->params, p->step);
+        else
+            sub_into(ctx->params, p->step, np);
+    }
+    double loss = nterms == 1 ? terms[0].loss : loss_sum / (double)loss_rows;
+    for (int64_t j = 0; j < nterms; j++) ps_ledger_release(&p->ledger, &terms[j]);
+    ps_server_applied(&p->srv);
+
+    p->last_vtime = u->vtime;
+    bool more = alg_update_done(ctx, u->vtime, loss, u->lr);
+    const int64_t every = p->s->eval_every;
+    if (ctx->status != ALG_FAILED && every > 0 && ctx->updates % every == 0 &&
+        !emit_counts(p, u))
+        return false;
+    return more;
+}
+
+/* Applies every scheduled update in order.  Returns false when the run stopped at one of
+ * them (complete, diverged, failed or interrupted): the rest are dropped, and the run reports
+ * the counters the schedule had at that update (ps_report) and the events processed until
+ * then (ctx->events_at_stop) -- what a run that never ran ahead reports. */
+bool ps_drain(ps_t *p)
+{
+    ps_ledger_t *l = &p->ledger;
+    int64_t i = 0;
+    while (i < l->nupd && !p->stop.stopped) {
+        const ps_update_t *u = &l->upd[i++];
+        if (!apply_update(p, u)) {
+            p->stop.stopped = true;
+            p->stop.at = *u;
+            p->ctx->events_at_stop = u->events;
+        }
+    }
+    ps_ledger_clear(l, i);
+    return !p->stop.stopped;
+}
