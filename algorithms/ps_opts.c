@@ -53,22 +53,27 @@ static int reject_key(const sgd_jobj_t *a, const char *key, const char *why, sgd
     return 0;
 }
 
-int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *err)
+/* Every key known, and each used only with the algorithm names that accept it. */
+static int check_keys(const sgd_jobj_t *a, ps_kind_t kind, sgd_err_t *err)
 {
     const char *keys[PS_NKEYS + 1];
     for (size_t k = 0; k < PS_NKEYS; k++) keys[k] = ps_keys[k].key;
     keys[PS_NKEYS] = NULL;
-    if (check_key_owners(a, kind, err) || sgd_jobj_check_keys(a, keys, err)) return -1;
+    return check_key_owners(a, kind, err) || sgd_jobj_check_keys(a, keys, err) ? -1 : 0;
+}
 
-    ps_opts_t o = {.kind = kind};
+/* Keys every algorithm of the family takes: driver, minibatch, denormals, gradient_batch
+ * and (timed) server_time_s. */
+static int parse_common(const sgd_jobj_t *a, const scn_t *s, ps_opts_t *o, sgd_err_t *err)
+{
     static const char *const drivers[] = {"uniform", "timed", NULL};
     static const char *const minibatches[] = {"cyclic", "random", NULL};
     int drv, mb;
     if (sgd_jobj_enum(a, "driver", drivers, 0, &drv, err) ||
         sgd_jobj_enum(a, "minibatch", minibatches, 0, &mb, err))
         return -1;
-    o.driver = (ps_driver_t)drv;
-    o.minibatch = (ps_minibatch_t)mb;
+    o->driver = (ps_driver_t)drv;
+    o->minibatch = (ps_minibatch_t)mb;
     /* Denormal floats: with the authors' N(0,1) weights and FASGD's normalised steps the
      * softmax saturates, its gradients underflow into denormals, and x86 sgemm on denormal
      * inputs runs about 10x slower (measured: bench/bench_ps 128 128 300, 36 vs 340
@@ -80,83 +85,87 @@ int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *err)
     if (dn == 0 && !PS_HAVE_MXCSR)
         return sgd_errf(err, "%s.denormals: \"flush\" needs an x86 CPU (MXCSR FTZ/DAZ); use "
                              "\"keep\"", a->path);
-    o.flush_denormals = dn == 0;
+    o->flush_denormals = dn == 0;
     /* On the CPU a batch is evaluated one request after another: nothing to gain from
      * running ahead, so the default applies every update at once.  On a GPU one call
      * evaluates the whole batch with strided-batched GEMMs. */
     if (sgd_jobj_int(a, "gradient_batch", strcmp(s->backend, "cuda") == 0 ? 64 : 1, 1, 4096,
-                     &o.gradient_batch, err))
+                     &o->gradient_batch, err))
         return -1;
-    if (o.driver == PS_DRIVER_TIMED) {
-        if (sim_dist_parse(a, "server_time_s", 0.0, &o.server_time_s, err)) return -1;
-    } else if (reject_key(a, "server_time_s", "only valid with driver \"timed\"", err)) {
-        return -1;
-    }
+    if (o->driver == PS_DRIVER_TIMED)
+        return sim_dist_parse(a, "server_time_s", 0.0, &o->server_time_s, err);
+    return reject_key(a, "server_time_s", "only valid with driver \"timed\"", err);
+}
 
-    const int64_t lambda = s->workers;
-    o.n = lambda;
-    o.c = 1;
-    o.k_fetch = o.k_push = 1;
-    if (kind == PS_HARDSYNC) o.c = lambda;
-    if (kind == PS_SASGD || kind == PS_FASGD || kind == PS_BFASGD) {
-        static const char *const stale[] = {"none", "paper", "fred", NULL};
-        static const char *const norms[] = {"none", "fred", "paper", NULL};
-        int st, nk;
-        if (sgd_jobj_int(a, "n", lambda, 1, lambda, &o.n, err) ||
-            sgd_jobj_enum(a, "staleness", stale, kind == PS_SASGD ? 1 : 2, &st, err) ||
-            sgd_jobj_enum(a, "normaliser", norms, kind == PS_SASGD ? 0 : 1, &nk, err))
-            return -1;
-        if (lambda % o.n != 0)
-            return sgd_errf(err, "%s.n: must divide cluster.workers (lambda = %lld), got %lld: "
-                                 "n-softsync applies lambda / n gradients per update",
-                            a->path, (long long)lambda, (long long)o.n);
-        o.c = lambda / o.n;
-        o.staleness = (ps_staleness_t)st;
-        o.norm.kind = (ps_norm_kind_t)nk;
-        if (kind != PS_SASGD && o.norm.kind == PS_NORM_NONE)
-            return sgd_errf(err, "%s.normaliser: %s needs \"fred\" or \"paper\" (without a "
-                                 "normaliser it is sasgd)", a->path, kind_names[kind]);
-        if (o.norm.kind == PS_NORM_NONE) {
-            for (const char *const *k = (const char *const[]){"decay", "gamma", "beta", "eps",
-                                                             NULL};
-                 *k; k++)
-                if (reject_key(a, *k, "only valid with a normaliser (normaliser is \"none\")",
-                               err))
-                    return -1;
-        } else if (o.norm.kind == PS_NORM_FRED) {
-            if (reject_key(a, "gamma", "only valid with normaliser \"paper\"", err) ||
-                reject_key(a, "beta", "only valid with normaliser \"paper\"", err) ||
-                sgd_jobj_num(a, "decay", 0.9, 0.0, false, 0.999999, &o.norm.decay, err) ||
-                sgd_jobj_num(a, "eps", 1e-3, 0.0, true, 1e3, &o.norm.eps, err))
+/* The normaliser's own keys; those of the other normalisers are refused. */
+static int parse_normaliser(const sgd_jobj_t *a, ps_norm_cfg_t *nm, sgd_err_t *err)
+{
+    if (nm->kind == PS_NORM_NONE) {
+        for (const char *const *k = (const char *const[]){"decay", "gamma", "beta", "eps", NULL};
+             *k; k++)
+            if (reject_key(a, *k, "only valid with a normaliser (normaliser is \"none\")", err))
                 return -1;
-        } else {
-            if (reject_key(a, "decay", "only valid with normaliser \"fred\"", err) ||
-                sgd_jobj_num(a, "gamma", 0.9, 0.0, false, 0.999999, &o.norm.gamma, err) ||
-                sgd_jobj_num(a, "beta", 0.9, 0.0, false, 0.999999, &o.norm.beta, err) ||
-                sgd_jobj_num(a, "eps", 1e-6, 0.0, true, 1e3, &o.norm.eps, err))
-                return -1;
-        }
+        return 0;
     }
-    if (kind == PS_BFASGD &&
-        (sgd_jobj_num(a, "c_fetch", 0.0, 0.0, false, 1e12, &o.c_fetch, err) ||
-         sgd_jobj_num(a, "c_push", 0.0, 0.0, false, 1e12, &o.c_push, err) ||
-         sgd_jobj_num(a, "gating_eps", 1e-4, 0.0, true, 1e6, &o.gate_eps, err)))
-        return -1;
-    if (kind == PS_BFASGD) {
-        /* "truthful": tau counts from the parameters the client really holds.  "fred": as the
-         * authors' simulator, a skipped fetch still records the server's current timestamp
-         * for the client, so its next gradient looks fresher than it is (NOTES.md §2). */
-        static const char *const skip_tau[] = {"truthful", "fred", NULL};
-        int st;
-        if (sgd_jobj_enum(a, "skipped_fetch_tau", skip_tau, 0, &st, err)) return -1;
-        o.fred_skip_tau = st == 1;
-    }
-    if (kind == PS_DOWNPOUR &&
-        (sgd_jobj_int(a, "k_fetch", 1, 1, 1 << 20, &o.k_fetch, err) ||
-         sgd_jobj_int(a, "k_push", 1, 1, 1 << 20, &o.k_push, err)))
-        return -1;
+    if (nm->kind == PS_NORM_FRED)
+        return reject_key(a, "gamma", "only valid with normaliser \"paper\"", err) ||
+                       reject_key(a, "beta", "only valid with normaliser \"paper\"", err) ||
+                       sgd_jobj_num(a, "decay", 0.9, 0.0, false, 0.999999, &nm->decay, err) ||
+                       sgd_jobj_num(a, "eps", 1e-3, 0.0, true, 1e3, &nm->eps, err)
+                   ? -1
+                   : 0;
+    return reject_key(a, "decay", "only valid with normaliser \"fred\"", err) ||
+                   sgd_jobj_num(a, "gamma", 0.9, 0.0, false, 0.999999, &nm->gamma, err) ||
+                   sgd_jobj_num(a, "beta", 0.9, 0.0, false, 0.999999, &nm->beta, err) ||
+                   sgd_jobj_num(a, "eps", 1e-6, 0.0, true, 1e3, &nm->eps, err)
+               ? -1
+               : 0;
+}
 
-    /* Options of other sections that this family does not model: refuse rather than ignore. */
+/* SASGD, FASGD, B-FASGD: n-softsync's n, the staleness rule and the normaliser. */
+static int parse_softsync(const sgd_jobj_t *a, int64_t lambda, ps_opts_t *o, sgd_err_t *err)
+{
+    static const char *const stale[] = {"none", "paper", "fred", NULL};
+    static const char *const norms[] = {"none", "fred", "paper", NULL};
+    const bool sasgd = o->kind == PS_SASGD;
+    int st, nk;
+    if (sgd_jobj_int(a, "n", lambda, 1, lambda, &o->n, err) ||
+        sgd_jobj_enum(a, "staleness", stale, sasgd ? 1 : 2, &st, err) ||
+        sgd_jobj_enum(a, "normaliser", norms, sasgd ? 0 : 1, &nk, err))
+        return -1;
+    if (lambda % o->n != 0)
+        return sgd_errf(err, "%s.n: must divide cluster.workers (lambda = %lld), got %lld: "
+                             "n-softsync applies lambda / n gradients per update",
+                        a->path, (long long)lambda, (long long)o->n);
+    o->c = lambda / o->n;
+    o->staleness = (ps_staleness_t)st;
+    o->norm.kind = (ps_norm_kind_t)nk;
+    if (!sasgd && o->norm.kind == PS_NORM_NONE)
+        return sgd_errf(err, "%s.normaliser: %s needs \"fred\" or \"paper\" (without a "
+                             "normaliser it is sasgd)", a->path, kind_names[o->kind]);
+    return parse_normaliser(a, &o->norm, err);
+}
+
+/* B-FASGD: the gating constants and how a skipped fetch counts staleness. */
+static int parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
+{
+    if (sgd_jobj_num(a, "c_fetch", 0.0, 0.0, false, 1e12, &o->c_fetch, err) ||
+        sgd_jobj_num(a, "c_push", 0.0, 0.0, false, 1e12, &o->c_push, err) ||
+        sgd_jobj_num(a, "gating_eps", 1e-4, 0.0, true, 1e6, &o->gate_eps, err))
+        return -1;
+    /* "truthful": tau counts from the parameters the client really holds.  "fred": as the
+     * authors' simulator, a skipped fetch still records the server's current timestamp for
+     * the client, so its next gradient looks fresher than it is (NOTES.md §2). */
+    static const char *const skip_tau[] = {"truthful", "fred", NULL};
+    int st;
+    if (sgd_jobj_enum(a, "skipped_fetch_tau", skip_tau, 0, &st, err)) return -1;
+    o->fred_skip_tau = st == 1;
+    return 0;
+}
+
+/* Options of other sections that this family does not model: refused rather than ignored. */
+static int refuse_unmodelled(const scn_t *s, sgd_err_t *err)
+{
     if (s->sgd.momentum != 0.0 || s->sgd.nesterov)
         return sgd_errf(err, "optimizer.momentum: the parameter-server algorithms apply their "
                              "own update rule on the server; must be 0, got %g",
@@ -168,13 +177,30 @@ int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *err)
         return sgd_errf(err, "batch.sampling: not used by the parameter-server algorithms; "
                              "choose minibatches with algorithm.minibatch (\"cyclic\" or "
                              "\"random\")");
+    return 0;
+}
 
+int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *err)
+{
+    const int64_t lambda = s->workers;
+    ps_opts_t o = {.kind = kind, .n = lambda, .c = kind == PS_HARDSYNC ? lambda : 1,
+                   .k_fetch = 1, .k_push = 1};
+    const bool softsync = kind == PS_SASGD || kind == PS_FASGD || kind == PS_BFASGD;
+    if (check_keys(a, kind, err) || parse_common(a, s, &o, err) ||
+        (softsync && parse_softsync(a, lambda, &o, err)) ||
+        (kind == PS_BFASGD && parse_gating(a, &o, err)) ||
+        (kind == PS_DOWNPOUR &&
+         (sgd_jobj_int(a, "k_fetch", 1, 1, 1 << 20, &o.k_fetch, err) ||
+          sgd_jobj_int(a, "k_push", 1, 1, 1 << 20, &o.k_push, err))) ||
+        refuse_unmodelled(s, err))
+        return -1;
     ps_opts_t *heap = sgd_xmalloc(sizeof *heap);
     *heap = o;
     s->alg_opts = heap;
     s->alg_opts_free = free;
     return 0;
 }
+
 const char *ps_kind_name(ps_kind_t kind)
 {
     return kind_names[kind];
