@@ -1,7 +1,7 @@
-/* The deferred-update ledger of the parameter-server family (ps.c, "Deferred numerics").
+/* The deferred-update ledger of the parameter-server family (ps_step.c writes and drains it).
  *
  * Nothing the schedule decides reads the parameters' values (B-FASGD's gates do, and drain
- * first), so the schedule runs ahead of the arithmetic: ps.c writes every update the server
+ * first), so the schedule runs ahead of the arithmetic: ps_step.c writes every update the server
  * makes into this ledger and applies the updates later, in order.  An entry holds what the
  * arithmetic needs and the schedule will have changed by then: the update's terms, the
  * minibatch of each gradient request (drawn when scheduled, in the order an immediate

@@ -10,7 +10,7 @@
  * moved on.  Staleness of a gradient = server version when it is applied - version of the
  * snapshot it was computed on: counted from the parameters the client really holds.
  *
- * Deferred numerics.  ps.c may schedule updates before it computes them (to evaluate several
+ * Deferred numerics.  ps_step.c may schedule updates before it computes them (to evaluate several
  * clients' gradients in one backend call): `version` is then the timestamp the schedule has
  * reached and `applied` the version the parameter array holds.  A snapshot taken while
  * applied < version is filled when ps_server_applied() brings the parameters to its version;
