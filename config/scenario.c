@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <cJSON.h>
@@ -86,7 +87,8 @@ static int apply_override(cJSON *root, const char *assignment, char *key_out, si
 static const char *const top_keys[] = {"schema_version", "name", "description", "seed",
                                        "algorithm", "backend", "cluster", "data", "model",
                                        "batch", "optimizer", "compute", "io", "network",
-                                       "stop", "eval", "topology", "sweep", NULL};
+                                       "stop", "eval", "topology", "sweep", "numerics",
+                                       NULL};
 
 /* algorithm.name now; the algorithm's own keys once everything else is known. */
 static int parse_algorithm_name(const sgd_jobj_t *root, const scn_algorithm_t *const *algs,
@@ -480,6 +482,34 @@ static int parse_topology(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
     return 0;
 }
 
+/* numerics: the kernel request is checked against the kernels OpenBLAS knows and stored in
+ * OpenBLAS's spelling; whether this machine runs it is decided by scn_resolve_numerics(). */
+static int parse_numerics(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
+{
+    sgd_jobj_t n;
+    static const char *const keys[] = {"blas_core", "threads", NULL};
+    const char *core;
+    if (sgd_jobj_child(root, "numerics", &n, err) || sgd_jobj_check_keys(&n, keys, err) ||
+        sgd_jobj_str(&n, "blas_core", "auto", &core, err) ||
+        sgd_jobj_int(&n, "threads", 0, 0, SCN_THREADS_MAX, &s->numerics.threads, err))
+        return -1;
+    const blas_kernel_t *k = blas_kernel_find(core);
+    if (!k && strcasecmp(core, "auto") != 0) {
+        char known[512];
+        blas_kernel_list(known, sizeof known);
+        return sgd_errf(err, "%s.blas_core: unknown OpenBLAS kernel \"%s\" (known: auto, %s)",
+                        n.path, core, known);
+    }
+    if (k && k->x86_32_only)
+        return sgd_errf(err, "%s.blas_core: %s is a 32-bit x86 kernel; x86_64 builds of "
+                             "OpenBLAS run Prescott when asked for it", n.path, k->name);
+    const char *canonical = k ? k->name : "auto";
+    snprintf(s->numerics.blas_core, sizeof s->numerics.blas_core, "%s", canonical);
+    if (n.out)
+        cJSON_ReplaceItemInObjectCaseSensitive(n.out, "blas_core", cJSON_CreateString(canonical));
+    return 0;
+}
+
 static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
                       const char *base_dir, const scn_algorithm_t *const *algs, scn_t *s,
                       sgd_err_t *err)
@@ -511,7 +541,7 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
         parse_model(&root, s, err) || parse_batch(&root, s, err) ||
         parse_optimizer(&root, s, err) || parse_timing(&root, s, err) ||
         parse_run_control(&root, s, err) || parse_topology(&root, s, err) ||
-        parse_algorithm_options(&root, alg, s, err))
+        parse_algorithm_options(&root, alg, s, err) || parse_numerics(&root, s, err))
         return -1;
     return 0;
 }
@@ -578,6 +608,38 @@ static void blame(sgd_err_t *err, const char *display_name, char keys[][SGD_JPAT
         }
     }
     sgd_err_prefix(err, display_name);
+}
+
+/* Records who asked for numerics.blas_core: the last override that set it (or the whole
+ * numerics object), else the file. */
+static void note_blas_core_origin(scn_t *s, const char *display_name,
+                                  char keys[][SGD_JPATH_MAX], const scn_override_t *sets,
+                                  int nsets)
+{
+    char *from = s->numerics.blas_core_from;
+    size_t size = sizeof s->numerics.blas_core_from;
+    for (int i = nsets - 1; i >= 0; i--) {
+        if (strcmp(keys[i], "numerics.blas_core") != 0 && strcmp(keys[i], "numerics") != 0)
+            continue;
+        snprintf(from, size, "--set %.*s: numerics.blas_core", SGD_JPATH_MAX, sets[i].assignment);
+        return;
+    }
+    snprintf(from, size, "%s: numerics.blas_core", display_name);
+}
+
+/* The resolved configuration as stored (every field) and its hash, which identifies what a
+ * run computes: the same text without numerics.threads, since results are the same bits for
+ * any thread count (docs/results.md).  Consumes numerics.threads of `resolved`. */
+static void finish_resolved(cJSON *resolved, scn_t *out)
+{
+    out->resolved_json = cJSON_PrintUnformatted(resolved);
+    SGD_ASSERT(out->resolved_json);
+    cJSON *num = cJSON_GetObjectItemCaseSensitive(resolved, "numerics");
+    if (num) cJSON_DeleteItemFromObjectCaseSensitive(num, "threads");
+    char *identity = cJSON_PrintUnformatted(resolved);
+    SGD_ASSERT(identity);
+    sgd_sha256_hex(identity, strlen(identity), out->config_hash);
+    free(identity);
 }
 
 /* Scenario files nest four or five levels deep.  Deeper input is refused before parsing,
@@ -654,6 +716,7 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
         if (rc == 0) {
             rc = parse_root(in, resolved, base_name, base_dir, algorithms, out, err);
             if (rc) blame(err, display_name, keys, sets, nsets);
+            else note_blas_core_origin(out, display_name, keys, sets, nsets);
         }
         if (rc == 0 && (rc = parse_sweep(in, out, err)) != 0) sgd_err_prefix(err, display_name);
     } else {
@@ -663,9 +726,7 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
     }
     if (rc == 0) {
         out->path = sgd_xstrdup(display_name);
-        out->resolved_json = cJSON_PrintUnformatted(resolved);
-        SGD_ASSERT(out->resolved_json);
-        sgd_sha256_hex(out->resolved_json, strlen(out->resolved_json), out->config_hash);
+        finish_resolved(resolved, out);
     } else {
         scn_free(out);
     }
@@ -727,4 +788,54 @@ void scn_free(scn_t *s)
     free(s->sweep);
     if (s->alg_opts_free) s->alg_opts_free(s->alg_opts);
     memset(s, 0, sizeof *s);
+}
+
+int64_t scn_threads_resolve(int64_t requested, int64_t cpus, int64_t jobs)
+{
+    if (requested > 0) return requested;
+    int64_t t = jobs > 0 ? cpus / jobs : cpus;
+    return t < 1 ? 1 : t > SCN_THREADS_MAX ? SCN_THREADS_MAX : t;
+}
+
+/* The flags win over the file and the --set overrides. */
+static int apply_numerics_flags(scn_t *s, const scn_numerics_flags_t *f, sgd_err_t *err)
+{
+    scn_numerics_t *n = &s->numerics;
+    if (f->threads > SCN_THREADS_MAX)
+        return sgd_errf(err, "--threads %lld: at most %d", (long long)f->threads,
+                        SCN_THREADS_MAX);
+    if (f->threads >= 0) n->threads = f->threads;
+    if (!f->blas_core) return 0;
+    const blas_kernel_t *k = blas_kernel_find(f->blas_core);
+    if (!k && strcasecmp(f->blas_core, "auto") != 0)
+        return sgd_errf(err, "%s: unknown OpenBLAS kernel", f->blas_core_label);
+    snprintf(n->blas_core, sizeof n->blas_core, "%s", k ? k->name : "auto");
+    snprintf(n->blas_core_from, sizeof n->blas_core_from, "%s", f->blas_core_label);
+    return 0;
+}
+
+int scn_resolve_numerics(scn_t *s, const scn_numerics_flags_t *flags, const scn_machine_t *m,
+                         sgd_err_t *err)
+{
+    char core[BLAS_KERNEL_NAME_MAX];
+    if (flags && apply_numerics_flags(s, flags, err)) return -1;
+    if (blas_kernel_resolve(s->numerics.blas_core, s->numerics.blas_core_from, &m->blas, core,
+                            err))
+        return -1;
+    int64_t threads = scn_threads_resolve(s->numerics.threads, m->cpus, m->jobs);
+    /* Re-printing the parsed text reproduces every other field exactly (cJSON prints each
+     * number with as many digits as it takes to read back the same double). */
+    cJSON *r = cJSON_Parse(s->resolved_json);
+    SGD_ASSERT(r);
+    cJSON *num = cJSON_GetObjectItemCaseSensitive(r, "numerics");
+    SGD_ASSERT(num);
+    cJSON_ReplaceItemInObjectCaseSensitive(num, "blas_core", cJSON_CreateString(core));
+    cJSON_ReplaceItemInObjectCaseSensitive(num, "threads", cJSON_CreateNumber((double)threads));
+    free(s->resolved_json);
+    finish_resolved(r, s);
+    cJSON_Delete(r);
+    snprintf(s->numerics.blas_core, sizeof s->numerics.blas_core, "%s", core);
+    s->numerics.threads_resolved = threads;
+    s->numerics.resolved = true;
+    return 0;
 }

@@ -16,11 +16,15 @@
 
 #include "common/error.h"
 #include "common/json.h"
+#include "models/blas_kernel.h"
 #include "models/model.h"
 #include "models/optim.h"
 #include "sim/dist.h"
 
 #define SCN_SCHEMA_VERSION 1
+
+/* numerics.threads: the most threads a run may use (and what "auto" is capped at). */
+#define SCN_THREADS_MAX 256
 
 typedef enum { SCN_DATA_IDX, SCN_DATA_SYNTHETIC } scn_data_source_t;
 typedef enum { SCN_VAL_TEST, SCN_VAL_TRAIN_TAIL } scn_val_from_t;
@@ -65,12 +69,27 @@ typedef struct scn_sweep_axis {
     int nvalues;   /* >= 1 */
 } scn_sweep_axis_t;
 
+/* numerics: how the numerics layer computes (docs/scenario.md#numerics). */
+typedef struct scn_numerics {
+    /* numerics.blas_core: "auto" or an OpenBLAS kernel in OpenBLAS's spelling ("SkylakeX");
+     * after scn_resolve_numerics() always the kernel this run must run on. */
+    char blas_core[BLAS_KERNEL_NAME_MAX];
+    /* Who asked for blas_core, for the messages of the resolution:
+     * "x.json: numerics.blas_core", "--set numerics.blas_core=Haswell: numerics.blas_core",
+     * "--blas-core Haswell". */
+    char blas_core_from[SGD_JPATH_MAX + 64];
+    int64_t threads;          /* numerics.threads as requested: 0 = auto, 1..SCN_THREADS_MAX */
+    int64_t threads_resolved; /* threads of this run (>= 1) after scn_resolve_numerics(), else 0 */
+    bool resolved;            /* scn_resolve_numerics() succeeded */
+} scn_numerics_t;
+
 typedef struct scn {
     char *path;      /* scenario file as given (owned) */
     char *name;      /* "name" or the file's base name without .json (owned) */
     uint64_t seed;   /* master seed */
     char *algorithm; /* algorithm.name (owned) */
     char *backend;   /* "cpu" or "cuda" (owned; models/backend.h) */
+    scn_numerics_t numerics; /* BLAS kernel and threads */
 
     int64_t workers;         /* cluster.workers: P, or lambda for asynchronous algorithms */
     sim_dist_t time_factor;  /* cluster.time_factor: per-worker compute-time multiplier,
@@ -121,7 +140,8 @@ typedef struct scn {
     int nsweep;
 
     char *resolved_json;         /* canonical resolved configuration (owned) */
-    char config_hash[65];        /* SHA-256 of resolved_json, hex */
+    char config_hash[65];        /* SHA-256 hex of resolved_json without numerics.threads,
+                                    which never changes a result (docs/results.md) */
 } scn_t;
 
 /* How the loader learns which algorithms exist and reads each one's own options.  The
@@ -156,5 +176,36 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
                   const scn_algorithm_t *const *algorithms, scn_t *out, sgd_err_t *err);
 
 void scn_free(scn_t *s);
+
+/* What the machine-dependent numerics fields resolve against: the BLAS side
+ * (models/blas_kernel.h) and the CPUs this process may use, shared by `jobs` processes (a
+ * sweep's -j; 1 for a run). */
+typedef struct scn_machine {
+    blas_machine_t blas;
+    int64_t cpus; /* >= 1 */
+    int64_t jobs; /* >= 1 */
+} scn_machine_t;
+
+/* numerics.threads resolved: `requested` when > 0, else auto = cpus / jobs, at least 1 and
+ * at most SCN_THREADS_MAX. */
+int64_t scn_threads_resolve(int64_t requested, int64_t cpus, int64_t jobs);
+
+/* Command-line flags over the numerics section (--blas-core, --threads): they win over the
+ * file and every --set, and messages name them. */
+typedef struct scn_numerics_flags {
+    const char *blas_core;       /* "auto" or a kernel name; NULL when not given */
+    const char *blas_core_label; /* the flag as typed, "--blas-core Haswell", for messages */
+    int64_t threads;             /* 0..SCN_THREADS_MAX, or -1 when not given */
+} scn_numerics_flags_t;
+
+/* Applies `flags` (may be NULL) and resolves s's numerics against machine m: blas_core becomes the kernel to run
+ * (blas_kernel_resolve: "auto", the user's OPENBLAS_CORETYPE, a pinned kernel this machine
+ * must run) and threads the number to use; resolved_json and config_hash are rewritten with
+ * both, so they show the real kernel and thread count (the hash covers the kernel, not the
+ * threads).  scn_load() leaves "auto" and the requested threads in them until this is
+ * called; only the CLI, which knows the machine, calls it.  Errors name who asked
+ * (numerics.blas_core_from) or the environment variable. */
+int scn_resolve_numerics(scn_t *s, const scn_numerics_flags_t *flags, const scn_machine_t *m,
+                         sgd_err_t *err);
 
 #endif
