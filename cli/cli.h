@@ -35,6 +35,7 @@ enum {
     CLI_OPT_QUIET = 4,
     CLI_OPT_PRINT = 8,
     CLI_OPT_BACKEND = 16,
+    CLI_OPT_NUMERICS = 32, /* --blas-core NAME, -t/--threads N */
 };
 
 typedef struct cli_opts {
@@ -48,12 +49,23 @@ typedef struct cli_opts {
     /* --backend NAME, checked against models/backend.h's names and applied as the last
      * override "backend=NAME" (so it wins over a --set backend=...). */
     char backend_set[64];
+    /* --blas-core NAME and --threads N, applied over numerics.blas_core and
+     * numerics.threads after every --set (so they win; scn_numerics_flags_t).  blas_core and
+     * threads keep the arguments as given, NULL when absent (a sweep passes them on). */
+    const char *blas_core, *threads;
+    char blas_core_label[64];
+    scn_numerics_flags_t numerics;
 } cli_opts_t;
 
 /* Parses argv of subcommand `cmd`.  Returns 0, or an exit code after printing the problem
  * (SGD_EXIT_BAD_INPUT); with --help, o->help is set and parsing stops. */
 int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cli_opts_t *o);
 void cli_opts_free(cli_opts_t *o);
+
+/* Loads o->scenario with o's overrides and seed, resolves its numerics against this
+ * machine (cli/machine.h; one process) and makes OpenBLAS run the resolved kernel, which may
+ * re-execute the program.  Returns 0, or SGD_EXIT_BAD_INPUT after printing the problem. */
+int cli_load_scenario(const cli_opts_t *o, scn_t *s);
 
 /* Prints "sgdsim: <msg>" to stderr and returns SGD_EXIT_BAD_INPUT. */
 int cli_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

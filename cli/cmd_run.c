@@ -128,12 +128,18 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: sgdsim run SCENARIO [--db PATH] [--seed N] [--backend cpu|cuda] "
-            "[--set key.path=value ...] [--quiet]\n\n"
+            "[--blas-core NAME] [--threads N]\n"
+            "                  [--set key.path=value ...] [--quiet]\n\n"
             "Runs SCENARIO and appends the run to a results database.\n"
             "  --db PATH             results database (default ./" CLI_DEFAULT_DB ")\n"
             "  --seed N              master seed, overrides the scenario's \"seed\"\n"
             "  --backend NAME        numerics backend, overrides the scenario's \"backend\":\n"
             "                        cpu (OpenBLAS) or cuda (cuBLAS; exit 2 without a GPU)\n"
+            "  --blas-core NAME      OpenBLAS kernel, overrides numerics.blas_core: auto (the\n"
+            "                        fastest this CPU runs: SkylakeX, Haswell, else OpenBLAS's\n"
+            "                        choice) or a kernel name such as Haswell\n"
+            "  -t, --threads N       threads, overrides numerics.threads (0 = auto: the CPUs\n"
+            "                        this process may use)\n"
             "  --set key.path=value  override any scenario field (repeatable), validated like "
             "the file\n"
             "  --quiet               no progress line and no summary\n"
@@ -203,19 +209,17 @@ int cli_run_main(int argc, char **argv)
     if (!rest) return cli_bad_input("out of memory");
     cli_opts_t opts;
     int rc = cli_parse_opts("run", nrest, rest,
-                            CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND, &opts);
+                            CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND |
+                                CLI_OPT_NUMERICS, &opts);
     if (rc == 0 && opts.help) usage(stdout);
     if (rc != 0 || opts.help) goto out;
-    const char *path = opts.scenario, *db_path = opts.db ? opts.db : CLI_DEFAULT_DB;
+    const char *db_path = opts.db ? opts.db : CLI_DEFAULT_DB;
     bool quiet = opts.quiet;
 
     scn_t s;
     sgd_err_t err = {{0}};
-    if (scn_load(path, opts.sets, opts.nsets, opts.have_seed ? &opts.seed : NULL,
-                 alg_scenario_table, &s, &err)) {
-        rc = cli_bad_input("%s", err.msg);
-        goto out;
-    }
+    /* Before anything is opened: this may start the program again on another BLAS kernel. */
+    if ((rc = cli_load_scenario(&opts, &s)) != 0) goto out;
     run_sink_t r = {.scn = &s, .db_path = db_path, .progress = !quiet && isatty(2)};
     if (gethostname(r.host, sizeof r.host) != 0) snprintf(r.host, sizeof r.host, "unknown");
     r.host[sizeof r.host - 1] = '\0';

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/machine.h"
 #include "cli/sweep.h"
 #include "results/rdb.h"
 
@@ -106,8 +107,8 @@ typedef struct slot {
 /* Starts `sgdsim run` for one point; returns the child's pid or -1 (errno set). */
 static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_sweep_point_t *pt)
 {
-    char seed_buf[32];
-    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 12), sizeof *argv);
+    char seed_buf[32], threads_buf[32];
+    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 16), sizeof *argv);
     int a = 0;
     argv[a++] = self;
     argv[a++] = "run";
@@ -124,7 +125,18 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
         argv[a++] = "--set";
         argv[a++] = pt->sets[i];
     }
+    if (x->blas_core) {
+        argv[a++] = "--blas-core";
+        argv[a++] = x->blas_core;
+    }
+    if (x->threads || pt->threads_auto > 0) {
+        snprintf(threads_buf, sizeof threads_buf, "%lld", (long long)pt->threads_auto);
+        argv[a++] = "--threads";
+        argv[a++] = x->threads ? x->threads : threads_buf;
+    }
     argv[a] = NULL;
+    /* Built before fork(): the child only calls async-signal-safe functions, then execve. */
+    char **env = cli_machine_child_env(pt->blas_core);
     pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
@@ -135,10 +147,11 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
         if (getppid() != parent) _exit(1);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        execv(self, (char *const *)argv);
+        execve(self, (char *const *)argv, env);
         fprintf(stderr, "sgdsim sweep: cannot run %s: %s\n", self, strerror(errno));
         _exit(SGD_EXIT_FAILURE);
     }
+    cli_machine_env_free(env);
     free(argv);
     return pid;
 }
@@ -305,7 +318,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: sgdsim sweep SCENARIO [--set key.path=v1,v2,...]... [-j N] [--db PATH]\n"
-        "                    [--shard I/N] [--seed N] [--quiet] [--list]\n\n"
+        "                    [--shard I/N] [--seed N] [--blas-core NAME] [--threads N]\n"
+        "                    [--quiet] [--list]\n\n"
         "Runs every point of the cartesian product of SCENARIO's \"sweep\" block and the\n"
         "--set lists, one run per point, into one results database.  Points that already\n"
         "have a complete (or diverged) run in the database are skipped; unfinished ones are\n"
@@ -319,6 +333,10 @@ static void usage(FILE *f)
         "                       arrays and GNU parallel; give each shard its own --db and\n"
         "                       combine them with sgdsim merge\n"
         "  --seed N             master seed for every point (or sweep it: --set seed=1,2,3)\n"
+        "  --blas-core NAME     OpenBLAS kernel of every point (numerics.blas_core; or sweep\n"
+        "                       it: --set numerics.blas_core=Haswell,SkylakeX)\n"
+        "  -t, --threads N      threads of every point (numerics.threads); by default each\n"
+        "                       point gets the CPUs this process may use divided by -j\n"
         "  --quiet              no progress lines\n"
         "  --list               print the points (index, run key, overrides) of this shard\n"
         "                       and exit without running anything\n"
@@ -370,15 +388,21 @@ int cli_sweep_main(int argc, char **argv)
             rest[nrest++] = argv[i];
         }
     }
-    rc = cli_parse_opts("sweep", nrest, rest, CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET, &opts);
+    rc = cli_parse_opts("sweep", nrest, rest,
+                        CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_NUMERICS, &opts);
     if (rc == 0 && opts.help) usage(stdout);
     if (rc != 0 || opts.help) goto out;
 
     const char **sets = sgd_xcalloc((size_t)opts.nsets + 1, sizeof *sets);
     for (int i = 0; i < opts.nsets; i++) sets[i] = opts.sets[i].assignment;
+    scn_machine_t machine;
+    cli_machine_get(jobs, &machine);
+    cli_sweep_plan_opts_t po = {.lists = sets, .nlists = opts.nsets,
+                                .flags = &opts.numerics,
+                                .seed = opts.have_seed ? &opts.seed : NULL,
+                                .machine = &machine};
     cli_sweep_plan_t plan;
-    int plan_rc = cli_sweep_plan(opts.scenario, sets, opts.nsets,
-                                 opts.have_seed ? &opts.seed : NULL, &plan, &err);
+    int plan_rc = cli_sweep_plan(opts.scenario, &po, &plan, &err);
     free(sets);
     if (plan_rc) {
         rc = cli_bad_input("%s", err.msg);
@@ -389,7 +413,9 @@ int cli_sweep_main(int argc, char **argv)
                           .seed = opts.have_seed ? &opts.seed : NULL,
                           .jobs = jobs,
                           .quiet = opts.quiet,
-                          .who = ""};
+                          .who = "",
+                          .blas_core = opts.blas_core,
+                          .threads = opts.threads};
     int *mine = sgd_xcalloc((size_t)plan.npoints + 1, sizeof *mine);
     int nmine = 0;
     for (int p = 0; p < plan.npoints; p++)

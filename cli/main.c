@@ -1,4 +1,5 @@
-/* sgdsim entry point: dispatches to the subcommands in cli_commands[]. */
+/* sgdsim entry point: sets up the machine (cli/machine.h: the environment OpenBLAS was
+ * started with) and dispatches to the subcommands in cli_commands[]. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include <cblas.h>
 
 #include "cli/cli.h"
+#include "cli/machine.h"
 #include "common/error.h"
 
 const cli_command_t *const cli_commands[] = {
@@ -36,12 +38,25 @@ static void usage(FILE *f)
                "core\n  --help     this text\n");
 }
 
-static void version(void)
+/* The kernel shown is the one a default run uses (numerics.blas_core "auto"): --version
+ * starts OpenBLAS on it exactly as `run` would, so it prints what really loads. */
+static int version(void)
 {
+    scn_machine_t m;
+    sgd_err_t err = {{0}};
+    char kernel[BLAS_KERNEL_NAME_MAX], how[512];
+    cli_machine_get(1, &m);
+    if (blas_kernel_resolve("auto", "--version: numerics.blas_core \"auto\"", &m.blas, kernel,
+                            &err) ||
+        cli_machine_use_kernel(kernel, &err))
+        return cli_bad_input("%s", err.msg);
+    cli_machine_describe(kernel, how, sizeof how);
     printf("sgdsim %s\n", cli_version());
     printf("git revision: %s\n", cli_git_rev());
     printf("build: %s\n", cli_build_options());
     printf("BLAS: %s (core %s)\n", openblas_get_config(), openblas_get_corename());
+    printf("BLAS kernel choice: %s; %lld CPUs for threads\n", how, (long long)m.cpus);
+    return SGD_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -49,6 +64,8 @@ int main(int argc, char **argv)
     /* A file-size limit (ulimit -f) must turn into a failed write that the results writer
      * reports and survives, not a signal that kills the process mid-transaction. */
     signal(SIGXFSZ, SIG_IGN);
+    sgd_err_t err = {{0}};
+    if (cli_machine_init(argc, argv, &err)) return cli_bad_input("%s", err.msg);
     if (argc < 2) {
         usage(stderr);
         return SGD_EXIT_BAD_INPUT;
@@ -57,10 +74,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return SGD_EXIT_OK;
     }
-    if (strcmp(argv[1], "--version") == 0) {
-        version();
-        return SGD_EXIT_OK;
-    }
+    if (strcmp(argv[1], "--version") == 0) return version();
     for (const cli_command_t *const *c = cli_commands; *c; c++)
         if (strcmp((*c)->name, argv[1]) == 0) return (*c)->main(argc - 2, argv + 2);
     fprintf(stderr, "sgdsim: unknown command \"%s\"\n\n", argv[1]);

@@ -4,6 +4,9 @@
  * Each point runs as a child process `sgdsim run SCENARIO --db DB --quiet --set ...` (the
  * same binary, exec'd), so a point is exactly what `sgdsim run` with those overrides
  * computes, with one BLAS thread, and a crash in one point cannot take the sweep down.
+ * The child starts with the point's OpenBLAS kernel in its environment (cli/machine.h), and
+ * with --threads K (K = the CPUs this process may use / -j, at least 1) when the point's
+ * configuration leaves numerics.threads to "auto".
  * Children die with the sweep (PR_SET_PDEATHSIG): a sweep killed with SIGKILL leaves no
  * orphan still writing into the database. */
 #ifndef SGDSIM_CLI_SWEEP_H
@@ -22,6 +25,8 @@ typedef struct cli_sweep_exec {
     int jobs;             /* processes at once, >= 1 */
     bool quiet;           /* no progress lines */
     const char *who;      /* prefix of progress lines: "" or "rank 1: " */
+    const char *blas_core; /* --blas-core as given to the sweep, passed on; or NULL */
+    const char *threads;   /* --threads as given to the sweep, passed on; or NULL */
 } cli_sweep_exec_t;
 
 /* Selects, from plan points idx[0..n), those without a finished run (status complete or

@@ -124,10 +124,58 @@ static char *join_assignment(const char *key, const char *value)
     return s;
 }
 
-int cli_sweep_plan(const char *path, const char *const *sets, int nsets, const uint64_t *seed,
-                   cli_sweep_plan_t *plan, sgd_err_t *err)
+/* A flag (--blas-core, --threads) over a key that an axis also sets would make every point
+ * take the flag's value: refused, naming both. */
+static int check_flags_against_axes(const axis_t *axes, int naxes, const cli_sweep_plan_opts_t *o,
+                                    sgd_err_t *err)
+{
+    const scn_numerics_flags_t *f = o->flags;
+    for (int i = 0; f && i < naxes; i++) {
+        const char *k = axes[i].key, *flag = NULL;
+        char threads[48];
+        snprintf(threads, sizeof threads, "--threads %lld", (long long)f->threads);
+        bool whole = strcmp(k, "numerics") == 0;
+        if (f->blas_core && (whole || strcmp(k, "numerics.blas_core") == 0))
+            flag = f->blas_core_label;
+        else if (f->threads >= 0 && (whole || strcmp(k, "numerics.threads") == 0))
+            flag = threads;
+        if (flag)
+            return sgd_errf(err, "%s: the sweep also has a %s axis (%d values); give one or "
+                                 "the other", flag, k, axes[i].nvalues);
+    }
+    return 0;
+}
+
+/* Loads point p of `total` with its overrides, resolves its numerics and fills in what the
+ * sweep needs to run it; errors name the point. */
+static int load_point(const char *path, const scn_override_t *ov, int nov,
+                      const cli_sweep_plan_opts_t *o, int64_t p, int64_t total,
+                      cli_sweep_point_t *pt, sgd_err_t *err)
+{
+    scn_t s;
+    int rc = scn_load(path, ov, nov, o->seed, alg_scenario_table, &s, err);
+    if (rc == 0 && (rc = scn_resolve_numerics(&s, o->flags, o->machine, err)) != 0)
+        scn_free(&s);
+    if (rc == 0) {
+        memcpy(pt->run_key, s.config_hash, sizeof pt->run_key);
+        memcpy(pt->blas_core, s.numerics.blas_core, sizeof pt->blas_core);
+        pt->threads_auto = s.numerics.threads == 0 ? s.numerics.threads_resolved : 0;
+        scn_free(&s);
+        return 0;
+    }
+    char prefix[SGD_ERR_MAX / 2];
+    snprintf(prefix, sizeof prefix, "sweep point %lld of %lld (%s)", (long long)p + 1,
+             (long long)total, pt->nsets ? pt->label : "the scenario as is");
+    return sgd_err_prefix(err, prefix);
+}
+
+int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_plan_t *plan,
+                   sgd_err_t *err)
 {
     memset(plan, 0, sizeof *plan);
+    const char *const *sets = o->lists;
+    const uint64_t *seed = o->seed;
+    int nsets = o->nlists;
     scn_t base;
     if (scn_load(path, NULL, 0, seed, alg_scenario_table, &base, err)) return -1;
     axis_t *axes = sgd_xcalloc((size_t)(base.nsweep + nsets) + 1, sizeof *axes);
@@ -164,6 +212,7 @@ int cli_sweep_plan(const char *path, const char *const *sets, int nsets, const u
             goto out;
         }
     }
+    if (check_flags_against_axes(axes, naxes, o, err)) goto out;
 
     all = sgd_xcalloc((size_t)total, sizeof *all);
     int *digit = sgd_xcalloc((size_t)naxes + 1, sizeof *digit);
@@ -186,20 +235,13 @@ int cli_sweep_plan(const char *path, const char *const *sets, int nsets, const u
             strcat(pt->label, pt->sets[a]);
         }
         nbuilt++;
-        scn_t s;
-        if (scn_load(path, ov, naxes, seed, alg_scenario_table, &s, err)) {
-            char prefix[SGD_ERR_MAX / 2];
-            snprintf(prefix, sizeof prefix, "sweep point %lld of %lld (%s)", (long long)p + 1,
-                     (long long)total, naxes ? pt->label : "the scenario as is");
-            sgd_err_prefix(err, prefix);
+        if (load_point(path, ov, naxes, o, p, total, pt, err)) {
             free(digit);
             free(ov);
             plan->points = all;
             plan->npoints = nbuilt;
             goto out;
         }
-        memcpy(pt->run_key, s.config_hash, sizeof pt->run_key);
-        scn_free(&s);
         /* Next point: the last axis varies fastest. */
         for (int a = naxes - 1; a >= 0; a--) {
             if (++digit[a] < axes[a].nvalues) break;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "config/scenario.h"
 
 /* Largest number of points a sweep may have (a guard against a typo such as 1e6 values). */
 #define CLI_SWEEP_MAX_POINTS 1000000
@@ -25,6 +26,9 @@ typedef struct cli_sweep_point {
     int nsets;
     char *label;     /* "cluster.workers=250 algorithm.name=csgd" for messages (owned) */
     char run_key[65];
+    char blas_core[BLAS_KERNEL_NAME_MAX]; /* the point's resolved OpenBLAS kernel */
+    int64_t threads_auto; /* threads "auto" resolved for the sweep's -j; 0 when the point's
+                             configuration gives a number itself */
 } cli_sweep_point_t;
 
 typedef struct cli_sweep_plan {
@@ -42,12 +46,22 @@ typedef struct cli_sweep_plan {
 int cli_sweep_split(const char *assignment, char **key, char ***values, int *nvalues,
                     sgd_err_t *err);
 
+typedef struct cli_sweep_plan_opts {
+    const char *const *lists;     /* --set arguments "key=v1,v2,...", in order */
+    int nlists;
+    const scn_numerics_flags_t *flags; /* --blas-core, --threads: every point, over its
+                                          axes (may be NULL) */
+    const uint64_t *seed;         /* --seed, or NULL */
+    const scn_machine_t *machine; /* resolves each point's numerics, as its run will */
+} cli_sweep_plan_opts_t;
+
 /* Plans the sweep of scenario `path`: axes of its "sweep" block, overridden or extended by
- * the command line's `sets` (each "key=v1,v2,..."; a key given twice keeps the later list),
- * every point loaded and validated like `sgdsim run` would (errors name the point), duplicate
- * run keys dropped (the first occurrence stays).  seed may be NULL. */
-int cli_sweep_plan(const char *path, const char *const *sets, int nsets, const uint64_t *seed,
-                   cli_sweep_plan_t *plan, sgd_err_t *err);
+ * the command line's lists (a key given twice keeps the later list), every point loaded,
+ * validated and resolved against o->machine like `sgdsim run` would (errors name the point),
+ * duplicate run keys dropped (the first occurrence stays).  A flag over a key that is also
+ * an axis is refused, as --seed with a seed axis is: it would collapse the axis. */
+int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_plan_t *plan,
+                   sgd_err_t *err);
 
 void cli_sweep_plan_free(cli_sweep_plan_t *plan);
 
