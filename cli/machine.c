@@ -57,8 +57,8 @@ int cli_machine_init(int argc, char **argv, sgd_err_t *err)
         return 0;
     }
     if (parse_marker(marker))
-        return sgd_errf(err, "%s=%s in the environment: malformed (sgdsim sets this variable "
-                             "for the processes it starts itself; unset it)",
+        return sgd_errf(err, "%s=\"%s\" in the environment: malformed (sgdsim sets this "
+                             "variable for the processes it starts itself; unset it)",
                         CLI_MACHINE_MARKER, marker);
     const char *forced = getenv(CORETYPE);
     self.forced = forced ? sgd_xstrdup(forced) : NULL;

@@ -133,7 +133,7 @@ int blas_kernel_check(const blas_kernel_t *k, const blas_machine_t *m, const cha
 static int env_kernel(const blas_machine_t *m, const blas_kernel_t **k, sgd_err_t *err)
 {
     char what[BLAS_KERNEL_NAME_MAX + 64], known[512];
-    snprintf(what, sizeof what, "OPENBLAS_CORETYPE=%.*s in the environment",
+    snprintf(what, sizeof what, "OPENBLAS_CORETYPE=\"%.*s\" in the environment",
              BLAS_KERNEL_NAME_MAX, m->env_coretype);
     *k = blas_kernel_find(m->env_coretype);
     if (!*k) {

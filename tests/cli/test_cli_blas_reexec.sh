@@ -1,0 +1,59 @@
+# Choosing the OpenBLAS kernel by re-executing sgdsim (cli/machine.h): at most one re-exec per
+# command, none when the right kernel already runs and none in sweep points; a kernel that
+# OpenBLAS does not honour after the re-exec is exit 2 with a message, never a loop or a run
+# on another kernel.  A preloaded stand-in for openblas_get_corename (corename_shim.c) counts
+# process images and can pretend OpenBLAS ignored OPENBLAS_CORETYPE.
+# Arguments: sgdsim, the shim library.
+. "$(dirname "$0")/lib.sh"
+SHIM="$2"
+grep -qw pni /proc/cpuinfo 2>/dev/null || { echo "not an x86 CPU with SSE3: skipping"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
+unset OPENBLAS_CORETYPE SGDSIM_BLAS_ENV
+# The shim comes before the sanitizer runtime in an ASan build; that is intended here.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+S="$TMP/s.json"; small_scenario "$S"
+LOG="$TMP/images"
+
+# images EXPECTED CODE NEEDLE -- command...: runs the command with the shim, checks the
+# exit code, stderr and the number of process images it took.
+images() {
+  local want="$1" code="$2" needle="$3"; shift 4
+  : > "$LOG"
+  local out rc n
+  out=$(env LD_PRELOAD="$SHIM" SHIM_LOG="$LOG" "$@" 2>&1 >/dev/null); rc=$?
+  n=$(wc -l < "$LOG")
+  [ "$rc" = "$code" ] || fail "exit $rc (wanted $code) from: $* :: $out"
+  [ "$n" = "$want" ] || fail "$n process images (wanted $want) for: $* :: $(cat "$LOG")"
+  case "$out" in *"$needle"*) ;; *) fail "stderr of '$*' lacks '$needle': $out" ;; esac
+}
+
+core=$("$SGDSIM" --version | sed -n 's/.*(core \(.*\))$/\1/p')
+other=Prescott; [ "$core" = Prescott ] && other=Core2
+# The shim is in the process: without SHIM_CORENAME it changes nothing.
+images 1 0 "" -- "$SGDSIM" validate "$S"
+images 1 0 "" -- "$SGDSIM" validate "$S" --blas-core "$core"
+images 2 0 "" -- "$SGDSIM" validate "$S" --blas-core "$other"
+images 2 0 "" -- "$SGDSIM" run "$S" --db "$TMP/r.db" --quiet --blas-core "$other"
+[ "$(sqlite3 "$TMP/r.db" "SELECT blas_core FROM runs")" = "$other" ] || fail "the re-executed run did not record $other"
+images 1 0 "" -- "$SGDSIM" --version
+# The second image saw sgdsim's own OPENBLAS_CORETYPE; the first the user's (none).
+: > "$LOG"; env LD_PRELOAD="$SHIM" SHIM_LOG="$LOG" "$SGDSIM" validate "$S" --blas-core "$other" >/dev/null
+[ "$(cut -d' ' -f2 "$LOG" | tr '\n' ' ')" = "- $other " ] || fail "images saw OPENBLAS_CORETYPE: $(cat "$LOG")"
+
+# OpenBLAS pretends to run Prescott whatever it is asked: one re-exec, then a clear refusal.
+images 2 2 "OpenBLAS runs its Prescott kernel although sgdsim started it with OPENBLAS_CORETYPE=Haswell" -- \
+  SHIM_CORENAME=Prescott "$SGDSIM" validate "$S" --blas-core Haswell
+images 2 2 "does not provide Haswell" -- SHIM_CORENAME=Prescott "$SGDSIM" run "$S" --db "$TMP/r2.db" --blas-core Haswell
+[ ! -e "$TMP/r2.db" ] || fail "a refused kernel left a database behind"
+# The user's own OPENBLAS_CORETYPE not honoured: no re-exec (it would set the same), exit 2.
+images 1 2 "OpenBLAS runs its Prescott kernel although OPENBLAS_CORETYPE=Haswell in the environment asks for Haswell" -- \
+  SHIM_CORENAME=Prescott OPENBLAS_CORETYPE=Haswell "$SGDSIM" --version
+# A marker saying this command line was re-executed already: never a second time.
+images 1 2 "after sgdsim restarted itself once to choose the kernel (OPENBLAS_CORETYPE=Core2); not restarting again" -- \
+  OPENBLAS_CORETYPE=Core2 SGDSIM_BLAS_ENV="1;$core;-" "$SGDSIM" validate "$S" --blas-core Prescott
+# A sweep point whose environment names another kernel than it resolves to re-executes once.
+images 2 0 "" -- OPENBLAS_CORETYPE=Core2 SGDSIM_BLAS_ENV="0;$core;-" "$SGDSIM" validate "$S" --blas-core Prescott
+
+# A sweep starts each point on its kernel: one image for the sweep, one per point (4).
+images 5 0 "" -- "$SGDSIM" sweep "$S" --set "numerics.blas_core=$core,$other" --set seed=1,2 -j 2 --db "$TMP/sw.db" --quiet
+finish
