@@ -16,7 +16,7 @@ static void usage(FILE *f)
                "runs) without running it.\n"
                "  --set key.path=value  override a field, validated like the file\n"
                "  --backend NAME        same as --set backend=NAME (cpu or cuda)\n"
-               "  --blas-core NAME      same as --set numerics.blas_core=NAME (auto, Haswell, ...)\n"
+               "  --blas-core NAME      like --set numerics.blas_core=NAME (auto, Haswell, ...)\n"
                "  -t, --threads N       same as --set numerics.threads=N (0 = auto)\n"
                "  --print               print the resolved configuration (defaults filled in)\n");
 }

@@ -145,7 +145,8 @@ int cli_load_scenario(const cli_opts_t *o, scn_t *s)
                  alg_scenario_table, s, &err))
         return cli_bad_input("%s", err.msg);
     cli_machine_get(1, &m);
-    if (scn_resolve_numerics(s, &o->numerics, &m, &err) || cli_machine_use_kernel(s->numerics.blas_core, &err)) {
+    if (scn_resolve_numerics(s, &o->numerics, &m, &err) ||
+        cli_machine_use_kernel(s->numerics.blas_core, &err)) {
         scn_free(s);
         return cli_bad_input("%s", err.msg);
     }

@@ -198,13 +198,13 @@ typedef struct scn_numerics_flags {
     int64_t threads;             /* 0..SCN_THREADS_MAX, or -1 when not given */
 } scn_numerics_flags_t;
 
-/* Applies `flags` (may be NULL) and resolves s's numerics against machine m: blas_core becomes the kernel to run
- * (blas_kernel_resolve: "auto", the user's OPENBLAS_CORETYPE, a pinned kernel this machine
- * must run) and threads the number to use; resolved_json and config_hash are rewritten with
- * both, so they show the real kernel and thread count (the hash covers the kernel, not the
- * threads).  scn_load() leaves "auto" and the requested threads in them until this is
- * called; only the CLI, which knows the machine, calls it.  Errors name who asked
- * (numerics.blas_core_from) or the environment variable. */
+/* Applies `flags` (may be NULL) and resolves s's numerics against machine m: blas_core
+ * becomes the kernel to run (blas_kernel_resolve: "auto", the user's OPENBLAS_CORETYPE, a
+ * pinned kernel this machine must run) and threads the number to use.  resolved_json and
+ * config_hash are rewritten with both, so they show the real kernel and thread count (the
+ * hash covers the kernel, not the threads).  scn_load() leaves "auto" and the requested
+ * threads in them until this is called; only the CLI, which knows the machine, calls it.
+ * Errors name who asked (numerics.blas_core_from, the flag) or the environment variable. */
 int scn_resolve_numerics(scn_t *s, const scn_numerics_flags_t *flags, const scn_machine_t *m,
                          sgd_err_t *err);
 
