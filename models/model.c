@@ -126,6 +126,22 @@ int model_layer_fan_out(const model_t *m, int l)
     return m->width[l + 1];
 }
 
+/* ReLU in select form, x > 0 ? x : 0, which compiles to vector compare-and-blend; the
+ * branch form `if (!(x > 0)) x = 0` stays a scalar compare-and-branch (measured: 30% of a
+ * gradient's time on the SkylakeX kernel).  Both give the same bits for every input: NaN and
+ * -0 become +0. */
+static void relu(float *restrict x, size_t n)
+{
+    for (size_t k = 0; k < n; k++) x[k] = x[k] > 0.0f ? x[k] : 0.0f;
+}
+
+/* d *= ReLU'(pre-activation), read from the post-ReLU activation a: it is > 0 exactly where
+ * the pre-activation is. */
+static void relu_mask(float *restrict d, const float *restrict a, size_t n)
+{
+    for (size_t k = 0; k < n; k++) d[k] = a[k] > 0.0f ? d[k] : 0.0f;
+}
+
 /* Forward pass: act[nlayers] receives the logits of the batch. */
 static void forward(model_t *m, const float *params, const float *x, int batch)
 {
@@ -138,11 +154,7 @@ static void forward(model_t *m, const float *params, const float *x, int batch)
         for (int i = 0; i < batch; i++) memcpy(out + (size_t)i * nout, b, (size_t)nout * sizeof(float));
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, nout, nin, 1.0f, in, nin,
                     params + m->woff[l], nout, 1.0f, out, nout);
-        if (l + 1 < m->nlayers) {
-            size_t n = (size_t)batch * (size_t)nout;
-            for (size_t k = 0; k < n; k++)
-                if (!(out[k] > 0.0f)) out[k] = 0.0f;
-        }
+        if (l + 1 < m->nlayers) relu(out, (size_t)batch * (size_t)nout);
         in = out;
     }
 }
@@ -203,15 +215,11 @@ double model_loss_grad(model_t *m, const float *params, const float *x, const in
         for (int j = 0; j < nout; j++) gb[j] = (float)cs[j];
 
         if (l > 0) {
-            /* delta_prev = (delta W_l^T) masked by ReLU'(pre-activation of layer l-1); the
-             * post-ReLU activation is > 0 exactly where the pre-activation is. */
+            /* delta_prev = (delta W_l^T) masked by ReLU'(pre-activation of layer l-1). */
             float *dp = m->delta[1 - cur];
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, batch, nin, nout, 1.0f, dl, nout,
                         params + m->woff[l], nout, 0.0f, dp, nin);
-            const float *a = m->act[l];
-            size_t n = (size_t)batch * (size_t)nin;
-            for (size_t k = 0; k < n; k++)
-                if (!(a[k] > 0.0f)) dp[k] = 0.0f;
+            relu_mask(dp, m->act[l], (size_t)batch * (size_t)nin);
             cur = 1 - cur;
         }
     }
