@@ -79,6 +79,10 @@ typedef struct sgd_backend_iface {
      * the caller must not modify. */
     double (*sync_step)(void *ctx, const int64_t *rows, int nrows, float lr, float *params);
     void (*destroy)(void *ctx);
+    /* Optional: compute on `threads` host threads from now on (loss_grad_batched's requests
+     * and evaluate's chunks in parallel, every result the same bits as on one thread).
+     * NULL: the backend has its own parallelism (a GPU) and ignores the host's. */
+    void (*set_threads)(void *ctx, int threads);
 } sgd_backend_iface_t;
 
 typedef struct sgd_backend {
@@ -100,6 +104,13 @@ int sgd_backend_have_cuda(void);
  * a build without CUDA, no CUDA device): input/environment errors, exit 2 at the CLI. */
 int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err);
 void sgd_backend_destroy(sgd_backend_t *b);
+
+/* Lets the backend use `threads` (>= 1) host threads (iface.set_threads; a no-op for a
+ * backend without it).  Results do not change: the CPU backend evaluates loss_grad_batched's
+ * requests and evaluate's chunks of max_batch rows in parallel, each on a model_t of its own
+ * with OpenBLAS on one thread, and reduces nothing across threads (the row losses of an
+ * evaluation are added in row order afterwards). */
+void sgd_backend_set_threads(sgd_backend_t *b, int threads);
 
 /* The CUDA side (libsgd_cuda.so, loaded on first use; backend_cuda.h):
  *   sgd_backend_cuda_devices      devices the "cuda" backend can use: 0 in a build without

@@ -636,6 +636,7 @@ static const sgd_backend_iface_t cuda_iface = {
     cu_sync_begin,
     cu_sync_step,
     cu_destroy,
+    NULL, /* set_threads: the GPU's own parallelism, the host's threads are not used */
 };
 
 /* ---- creation, device query -------------------------------------------------------------- */

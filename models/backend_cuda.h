@@ -35,7 +35,7 @@ typedef struct sgd_cuda_layout {
 } sgd_cuda_layout_t;
 
 /* Bumped when anything below changes; backend.c refuses a plugin of another version. */
-#define SGD_CUDA_PLUGIN_VERSION 1
+#define SGD_CUDA_PLUGIN_VERSION 2
 
 /* The plugin's exported functions (looked up with dlsym by these names). */
 int sgd_cuda_plugin_version(void);

@@ -23,6 +23,7 @@ struct model {
     float *act[MODEL_MAX_LAYERS + 1];
     float *delta[2];                     /* max_batch x max_width each, ping-pong in backward */
     double *colsum;                      /* max_width, bias-gradient accumulator */
+    double *row_loss;                    /* max_batch, one evaluation chunk's row losses */
     void *block;
 };
 
@@ -83,9 +84,10 @@ model_t *model_create(const model_spec_t *spec, int max_batch)
 
     size_t mb = (size_t)max_batch, mw = (size_t)m->max_width;
     /* Doubles first so they stay aligned; then the float buffers. */
-    m->block = sgd_xmalloc(mw * sizeof(double) + (acts + 2 * mb * mw) * sizeof(float));
+    m->block = sgd_xmalloc((mw + mb) * sizeof(double) + (acts + 2 * mb * mw) * sizeof(float));
     m->colsum = m->block;
-    float *f = (float *)(m->colsum + mw);
+    m->row_loss = m->colsum + mw;
+    float *f = (float *)(m->row_loss + mb);
     m->act[0] = NULL;
     for (int l = 1; l <= m->nlayers; l++) {
         m->act[l] = f;
@@ -226,28 +228,39 @@ double model_loss_grad(model_t *m, const float *params, const float *x, const in
     return loss * inv_b;
 }
 
+int64_t model_evaluate_rows(model_t *m, const float *params, const float *x, const int32_t *y,
+                            int rows, double *row_loss)
+{
+    SGD_ASSERT(rows >= 1 && rows <= m->max_batch);
+    const int C = m->spec.nclasses;
+    forward(m, params, x, rows);
+    const float *logits = m->act[m->nlayers];
+    int64_t errors = 0;
+    for (int i = 0; i < rows; i++) {
+        const float *z = logits + (size_t)i * C;
+        int32_t label = y[i];
+        SGD_ASSERT(label >= 0 && label < C);
+        row_loss[i] = log_sum_exp(z, C) - (double)z[label];
+        int best = 0;
+        for (int j = 1; j < C; j++)
+            if (z[j] > z[best]) best = j;
+        if (best != label) errors++;
+    }
+    return errors;
+}
+
 void model_evaluate(model_t *m, const float *params, const sgd_dataset_t *d, double *mean_loss,
                     double *error_rate)
 {
     SGD_ASSERT(d->n >= 1 && d->dim == m->spec.ninputs);
-    const int C = m->spec.nclasses;
     double loss = 0.0;
     int64_t errors = 0;
     for (int64_t first = 0; first < d->n; first += m->max_batch) {
         int64_t left = d->n - first;
         int b = left < m->max_batch ? (int)left : m->max_batch;
-        forward(m, params, d->x + (size_t)first * (size_t)d->dim, b);
-        const float *logits = m->act[m->nlayers];
-        for (int i = 0; i < b; i++) {
-            const float *z = logits + (size_t)i * C;
-            int32_t label = d->y[first + i];
-            SGD_ASSERT(label >= 0 && label < C);
-            loss += log_sum_exp(z, C) - (double)z[label];
-            int best = 0;
-            for (int j = 1; j < C; j++)
-                if (z[j] > z[best]) best = j;
-            if (best != label) errors++;
-        }
+        errors += model_evaluate_rows(m, params, d->x + (size_t)first * (size_t)d->dim,
+                                      d->y + first, b, m->row_loss);
+        for (int i = 0; i < b; i++) loss += m->row_loss[i];
     }
     *mean_loss = loss / (double)d->n;
     *error_rate = (double)errors / (double)d->n;

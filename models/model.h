@@ -92,6 +92,15 @@ double model_loss_grad(model_t *m, const float *params, const float *x, const in
 void model_evaluate(model_t *m, const float *params, const sgd_dataset_t *d, double *mean_loss,
                     double *error_rate);
 
+/* One chunk of model_evaluate: the loss of each of rows (1 <= rows <= max_batch) samples x
+ * (rows x ninputs) with labels y into row_loss[0 .. rows), and the number of them whose
+ * highest logit is not the label.  model_evaluate adds the row losses in row order, so a
+ * caller that evaluates chunks [k max_batch, (k + 1) max_batch) in any order -- on several
+ * threads, each with its own model_t of the same max_batch -- and then adds the row losses
+ * in row order gets model_evaluate's bits. */
+int64_t model_evaluate_rows(model_t *m, const float *params, const float *x, const int32_t *y,
+                            int rows, double *row_loss);
+
 /* FLOPs of one sample's forward + backward pass, counting a multiply-add as 2, for the matrix
  * products only: forward 2*n_l*n_{l+1} per layer, weight gradient the same, and the gradient
  * with respect to the layer's input for every layer but the first (the data needs none).
