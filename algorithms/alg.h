@@ -74,8 +74,8 @@ typedef struct alg_ctx {
      * the engine's count.  0 = the engine's count. */
     uint64_t events_at_stop;
     alg_status_t status;
-    char detail[SGD_ERR_MAX];           /* why the run stopped early (diverged / failed) */
-    sgd_err_t err;              /* sink error when status == ALG_FAILED */
+    char detail[SGD_ERR_MAX];   /* why the run stopped early (diverged / failed: a sink
+                                 * error's message, a signal, ...) */
     struct alg_runner *runner;  /* private to runner.c */
     sim_trace_t *trace;         /* event timeline (sink->trace), NULL = none: record spans
                                  * with sim_trace_span(ctx->trace, ...) */
@@ -112,10 +112,11 @@ const alg_ops_t *alg_find(const char *name);
 bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr);
 
 /* Records one extra metric row (e.g. staleness summaries, traffic counts) through the same
- * path as the runner's own rows, so it is stored and covered by the digest.  Returns false
- * (and marks the run failed) when the sink refused it. */
-bool alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
-                double value);
+ * path as the runner's own rows, so it is stored and covered by the digest.  Returns 0, or
+ * -1 when the sink refused it: the run is then marked failed, ctx->detail says why, and the
+ * engine stops. */
+int alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
+               double value);
 
 /* Asks the running simulation to stop after the current update, recording the run as failed
  * ("interrupted"); async-signal-safe, for SIGINT/SIGTERM handlers. */

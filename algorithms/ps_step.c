@@ -86,17 +86,19 @@ bool ps_schedule_update(ps_t *p, int64_t now)
 }
 
 /* Traffic so far next to each validation point (as the schedule counted it at update u):
- * Experiment 3's actual vs potential copies as curves. */
-static bool emit_counts(ps_t *p, const ps_update_t *u)
+ * Experiment 3's actual vs potential copies as curves.  Returns alg_metric's status. */
+static int emit_counts(ps_t *p, const ps_update_t *u)
 {
     alg_ctx_t *ctx = p->ctx;
     p->counts_emitted_at = ctx->updates;
     const int64_t n = ctx->updates, t = u->vtime;
-    return alg_metric(ctx, n, t, "fetch_sent", (double)u->fetch.sent_msgs) &&
-           alg_metric(ctx, n, t, "fetch_skipped", (double)u->fetch.skipped_msgs) &&
-           alg_metric(ctx, n, t, "push_sent", (double)u->push.sent_msgs) &&
-           alg_metric(ctx, n, t, "push_skipped", (double)u->push.skipped_msgs) &&
-           (!p->has_norm || alg_metric(ctx, n, t, "norm_mean", ps_norm_mean(&p->norm)));
+    return alg_metric(ctx, n, t, "fetch_sent", (double)u->fetch.sent_msgs) ||
+                   alg_metric(ctx, n, t, "fetch_skipped", (double)u->fetch.skipped_msgs) ||
+                   alg_metric(ctx, n, t, "push_sent", (double)u->push.sent_msgs) ||
+                   alg_metric(ctx, n, t, "push_skipped", (double)u->push.skipped_msgs) ||
+                   (p->has_norm && alg_metric(ctx, n, t, "norm_mean", ps_norm_mean(&p->norm)))
+               ? -1
+               : 0;
 }
 
 /* The gradient of term tm: evaluated by the ledger, or for a skipped push the client's last
@@ -162,7 +164,7 @@ static bool apply_update(ps_t *p, const ps_update_t *u)
     bool more = alg_update_done(ctx, u->vtime, loss, u->lr);
     const int64_t every = p->s->eval_every;
     if (ctx->status != ALG_FAILED && every > 0 && ctx->updates % every == 0 &&
-        !emit_counts(p, u))
+        emit_counts(p, u))
         return false;
     return more;
 }
