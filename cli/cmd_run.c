@@ -18,8 +18,6 @@
 #include "config/scenario.h"
 #include "results/rdb.h"
 
-#define CLI_DEFAULT_DB "sgdsim.db"
-
 typedef struct run_sink {
     rdb_t *db;
     const scn_t *scn;

@@ -17,8 +17,6 @@
 #include "cli/sweep.h"
 #include "results/rdb.h"
 
-#define CLI_DEFAULT_DB "sgdsim.db"
-
 /* ---- the database side of resuming -------------------------------------------------- */
 
 static int point_is_done(sqlite3 *db, const char *path, const char *run_key, int *done,
