@@ -21,7 +21,6 @@
 typedef struct run_sink {
     rdb_t *db;
     const scn_t *scn;
-    const char *db_path;
     int64_t run_id;
     char host[256];
     /* progress display */
@@ -214,7 +213,7 @@ int cli_run_main(int argc, char **argv)
         rc = cli_bad_input("%s", err.msg);
         goto out;
     }
-    run_sink_t r = {.scn = &s, .db_path = db_path, .progress = !quiet && isatty(2)};
+    run_sink_t r = {.scn = &s, .progress = !quiet && isatty(2)};
     if (gethostname(r.host, sizeof r.host) != 0) snprintf(r.host, sizeof r.host, "unknown");
     r.host[sizeof r.host - 1] = '\0';
     if (rdb_open(db_path, &r.db, &err)) {
