@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
+#include "sim/dist.h"
 
 typedef struct run_sink {
     rdb_t *db;
@@ -157,9 +158,9 @@ static int parse_window(const char *v, sim_trace_opts_t *o)
         t1 = strtod(colon + 1, &end);
         if (*end) return -1;
     }
-    if (!(t0 >= 0) || !(t1 >= t0) || t0 > 9.2e9) return -1;
+    if (!(t0 >= 0) || !(t1 >= t0) || t0 > SIM_VTIME_MAX_S) return -1;
     o->t0_ns = sim_seconds_to_ns(t0);
-    o->t1_ns = t1 > 9.2e9 ? INT64_MAX : sim_seconds_to_ns(t1);
+    o->t1_ns = t1 > SIM_VTIME_MAX_S ? INT64_MAX : sim_seconds_to_ns(t1);
     return 0;
 }
 
