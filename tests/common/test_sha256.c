@@ -5,7 +5,7 @@
 
 int main(void)
 {
-    char hex[65];
+    char hex[SGD_SHA256_HEX_LEN + 1];
     sgd_sha256_hex("", 0, hex);
     CHECK(strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") == 0);
     sgd_sha256_hex("abc", 3, hex);

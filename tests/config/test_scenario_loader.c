@@ -39,7 +39,7 @@ static void defaults_are_filled_in_and_hashed(void)
     CHECK_INT_EQ(a.latency_ns, 5000);
     CHECK_STR_CONTAINS(a.resolved_json, "\"workers\":4");
     CHECK_STR_CONTAINS(a.resolved_json, "\"bandwidth_gbps\":10");
-    CHECK_INT_EQ(strlen(a.config_hash), 64);
+    CHECK_INT_EQ(strlen(a.config_hash), SGD_SHA256_HEX_LEN);
     /* Spelling out a default gives the same resolved configuration and hash. */
     CHECK(scn_load_text("{\"schema_version\": 1, \"cluster\": {\"workers\": 4}}", "t.json", ".",
                         NULL, 0, NULL, algs, &b, &err) == 0);
