@@ -314,11 +314,11 @@ static int parse_optimizer(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
     const cJSON *ms = sch.in ? cJSON_GetObjectItemCaseSensitive(sch.in, "milestones") : NULL;
     lr->nmilestones = 0;
     if (ms) {
-        if (!cJSON_IsArray(ms) || cJSON_GetArraySize(ms) > 16) {
+        if (!cJSON_IsArray(ms) || cJSON_GetArraySize(ms) > LR_MAX_MILESTONES) {
             char desc[96];
             sgd_json_describe(ms, desc, sizeof desc);
-            return sgd_errf(err, "%s: expected an array of at most 16 update indices, got %s",
-                            path, desc);
+            return sgd_errf(err, "%s: expected an array of at most %d update indices, got %s",
+                            path, LR_MAX_MILESTONES, desc);
         }
         int i = 0;
         for (const cJSON *e = ms->child; e; e = e->next, i++) {
