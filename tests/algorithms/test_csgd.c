@@ -27,12 +27,6 @@ static alg_outcome_t run(const char *text, const char *const *sets, int nsets)
     return run_scenario(text, "csgd.json", sets, nsets, NULL);
 }
 
-static bool same_params(const alg_outcome_t *a, const alg_outcome_t *b)
-{
-    return a->nparams == b->nparams && a->final_params && b->final_params &&
-           memcmp(a->final_params, b->final_params, a->nparams * sizeof(float)) == 0;
-}
-
 static void p_workers_equal_one_worker_with_p_times_the_batch(void)
 {
     for (int sampling = 0; sampling < 2; sampling++) {

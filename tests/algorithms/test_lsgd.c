@@ -59,12 +59,6 @@ static alg_outcome_t run(const char *const *sets, int nsets, rows_t *rows)
     return o;
 }
 
-static bool same_params(const alg_outcome_t *a, const alg_outcome_t *b)
-{
-    return a->nparams == b->nparams && a->nparams > 0 &&
-           memcmp(a->final_params, b->final_params, a->nparams * sizeof(float)) == 0;
-}
-
 /* Virtual time of update u in the collected rows (-1 if absent). */
 static int64_t vtime_of(const rows_t *r, int64_t u)
 {
