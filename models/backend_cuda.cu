@@ -662,7 +662,7 @@ extern "C" void sgd_cuda_device_name(char *buf, size_t size)
              prop.multiProcessorCount);
 }
 
-static cuda_backend_t *create_ctx(const sgd_cuda_layout_t *m, sgd_err_t *err)
+static cuda_backend_t *create_ctx(const model_layout_t *m, sgd_err_t *err)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
@@ -702,7 +702,7 @@ static cuda_backend_t *create_ctx(const sgd_cuda_layout_t *m, sgd_err_t *err)
 
 extern "C" int sgd_cuda_plugin_version(void) { return SGD_CUDA_PLUGIN_VERSION; }
 
-extern "C" int sgd_cuda_backend_create(const sgd_cuda_layout_t *layout, sgd_backend_t *out,
+extern "C" int sgd_cuda_backend_create(const model_layout_t *layout, sgd_backend_t *out,
                                        sgd_err_t *err)
 {
     cuda_backend_t *c = create_ctx(layout, err);
@@ -772,7 +772,7 @@ template <typename F> static double best_time(cuda_backend_t *c, F f, int reps)
     return best;
 }
 
-extern "C" int sgd_cuda_bench_grad(const sgd_cuda_layout_t *layout, int k, int batch, int reps,
+extern "C" int sgd_cuda_bench_grad(const model_layout_t *layout, int k, int batch, int reps,
                                    double *grad_s, double *sgemm_s, sgd_err_t *err)
 {
     cuda_backend_t *c = create_ctx(layout, err);
