@@ -36,7 +36,8 @@
  * Determinism: every backend gives the same bits for the same inputs on the same machine
  * (the CPU backend on the same OpenBLAS core and thread count; the CUDA backend on the same
  * GPU model, driver and cuBLAS: one stream per context, no atomics, no TF32).  CPU and CUDA
- * agree within a tolerance, not bitwise: tests/models/test_backend_cuda.c states it.
+ * agree within a tolerance, not bitwise: tests/models/test_models_backend_cuda_matches_cpu.c
+ * states it.
  *
  * Ownership: sgd_backend_create fills a caller-allocated sgd_backend_t that borrows `model`
  * (which must outlive it); sgd_backend_destroy releases what create allocated.  A backend,

@@ -21,9 +21,10 @@
  * each thread adds a fixed stride of rows in order and a fixed tree joins the partial sums;
  * the batch loss adds per-row losses with the same kind of tree.  So the same inputs give the
  * same bits on the same GPU, cuBLAS and driver.  Against the CPU the differences are the
- * GEMMs' summation orders and the reductions' trees: see tests/models/test_backend_cuda.c for
- * the tolerance.  The SGD step uses __fmul_rn/__fadd_rn so that nvcc cannot contract it into
- * FMAs: given the same gradient it produces the CPU's parameters bit for bit.
+ * GEMMs' summation orders and the reductions' trees: see
+ * tests/models/test_models_backend_cuda_matches_cpu.c for the tolerance.  The SGD step uses
+ * __fmul_rn/__fadd_rn so that nvcc cannot contract it into FMAs: given the same gradient it
+ * produces the CPU's parameters bit for bit.
  *
  * Errors: cudaCheck/cublasCheck abort with file:line (a failing CUDA call mid-run is a broken
  * invariant or out-of-memory, STYLE.md §4); only "no usable device" at creation is an
