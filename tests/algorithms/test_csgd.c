@@ -144,7 +144,7 @@ static void same_seed_same_digest_other_seed_other_digest(void)
     const char *s2[] = {"compute.time_s={\"dist\":\"lognormal\",\"mean\":0.01,\"cv\":0.3}",
                         "seed=12"};
     alg_outcome_t a = run(base, s1, 1), b = run(base, s1, 1), c = run(base, s2, 2);
-    CHECK(strcmp(a.digest, b.digest) == 0);
+    CHECK_STR_EQ(a.digest, b.digest);
     CHECK_INT_EQ(a.vtime_ns, b.vtime_ns);
     CHECK(strcmp(a.digest, c.digest) != 0);
     free(a.final_params);

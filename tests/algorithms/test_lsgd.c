@@ -88,7 +88,7 @@ static void lsgd_and_csgd_have_identical_parameters_after_every_update(void)
         CHECK_INT_EQ(rl.n, rc.n);
         int differing_times = 0;
         for (int i = 0; i < rl.n && i < rc.n; i++) {
-            CHECK(strcmp(rl.name[i], rc.name[i]) == 0);
+            CHECK_STR_EQ(rl.name[i], rc.name[i]);
             CHECK_INT_EQ(rl.update[i], rc.update[i]);
             if (strcmp(rl.name[i], "images_per_s") != 0 && rl.value[i] != rc.value[i]) {
                 fprintf(stderr, "row %d (%s, update %lld): lsgd %.17g csgd %.17g\n", i,
@@ -251,7 +251,7 @@ static void stragglers_complete_repeat_and_keep_the_numerics(void)
                               "io.time_s={\"dist\":\"lognormal\",\"mean\":0.003,\"cv\":0.5}"};
         alg_outcome_t a = run(sets, 9, NULL), b = run(sets, 9, NULL);
         CHECK_INT_EQ(a.updates, 12);
-        CHECK(strcmp(a.digest, b.digest) == 0);
+        CHECK_STR_EQ(a.digest, b.digest);
         CHECK_INT_EQ(a.vtime_ns, b.vtime_ns);
         free(a.final_params);
         free(b.final_params);
