@@ -80,6 +80,15 @@ static int need_plugin(sgd_err_t *err)
 
 #endif
 
+int sgd_backend_cuda_load(sgd_err_t *err)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    return need_plugin(err);
+#else
+    return sgd_errf(err, "this sgdsim was built without CUDA");
+#endif
+}
+
 int sgd_backend_cuda_devices(void)
 {
 #ifdef SGDSIM_HAVE_CUDA

@@ -103,6 +103,11 @@ int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd
 void sgd_backend_destroy(sgd_backend_t *b);
 
 /* The CUDA side (libsgd_cuda.so, loaded on first use; backend_cuda.h):
+ *   sgd_backend_cuda_load         0 when this build's CUDA plugin is loaded (loading it if it
+ *                                 was not yet), else -1 with err saying why: a build without
+ *                                 CUDA, a plugin that cannot be loaded or is of another
+ *                                 version.  No device is not a load failure: the plugin
+ *                                 loads without a GPU or driver (tests tell the two apart);
  *   sgd_backend_cuda_devices      devices the "cuda" backend can use: 0 in a build without
  *                                 CUDA, when the plugin or the driver cannot be loaded, or
  *                                 without a device (GPU tests exit 77 then);
@@ -113,6 +118,7 @@ void sgd_backend_destroy(sgd_backend_t *b);
  *                                 seconds per replay of only its cuBLAS calls (same shapes,
  *                                 order), each the best of `reps` timings with CUDA events.
  *                                 Returns -1 with err when "cuda" cannot run. */
+int sgd_backend_cuda_load(sgd_err_t *err);
 int sgd_backend_cuda_devices(void);
 void sgd_backend_cuda_device_name(char *buf, size_t size);
 int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, double *grad_s,
