@@ -15,7 +15,7 @@ static inline alg_outcome_t run_scenario(const char *text, const char *display_n
                                          const alg_sink_t *sink)
 {
     scn_override_t ov[32];
-    SGD_ASSERT(nsets <= 32);
+    SGD_ASSERT(nsets <= (int)(sizeof ov / sizeof ov[0]));
     for (int i = 0; i < nsets; i++) ov[i].assignment = sets[i];
     scn_t s;
     sgd_err_t err = {{0}};

@@ -98,7 +98,7 @@ static int64_t ring_allreduce_ns(int p, uint64_t nelems, double link_Bps, int64_
     sim_topo_init(&t, n, &spec);
     sim_sched_t *s = sim_sched_allreduce(SIM_AR_RING, p);
     int eps[8];
-    SGD_ASSERT(p <= 8);
+    SGD_ASSERT(p <= (int)(sizeof eps / sizeof eps[0]));
     for (int i = 0; i < p; i++) eps[i] = i;
     int64_t ns = sim_sched_analytic_ns(s, &t, n, eps, nelems, 4);
     sim_sched_destroy(s);

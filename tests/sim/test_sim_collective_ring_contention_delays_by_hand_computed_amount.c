@@ -6,11 +6,14 @@
  * completion adds nothing.  (The contention test of
  * test_sim_collective_contention_delays_by_hand_computed_amount is a different case:
  * recursive doubling whose own messages share a NIC.) */
+#include "common/error.h"
 #include "sim/collective.h"
 #include "tests/check.h"
 
+#define MAXP 4
+
 typedef struct run {
-    int64_t done_at[8];
+    int64_t done_at[MAXP];
 } run_t;
 
 static void on_done(void *ctx, int rank, int64_t t_ns) { ((run_t *)ctx)->done_at[rank] = t_ns; }
@@ -26,7 +29,8 @@ static run_t ring_with_extra(int p, uint64_t nelems, int64_t lat, uint64_t extra
     sim_topo_t t;
     sim_topo_init(&t, n, &spec);
     sim_sched_t *s = sim_sched_allreduce(SIM_AR_RING, p);
-    int eps[8];
+    SGD_ASSERT(p <= MAXP);
+    int eps[MAXP];
     for (int i = 0; i < p; i++) eps[i] = i;
     run_t r = {{0}};
     sim_coll_t *ring = sim_coll_create(e, n, &t, s, eps, &nelems, 1, 4, on_done, &r, "ring");

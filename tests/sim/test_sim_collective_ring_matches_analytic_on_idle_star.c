@@ -10,6 +10,7 @@
  * test_sim_collectives_match_analytic_on_idle_network compares only the last rank of one
  * round started at 0; this test keeps what the ring allreduce that preceded the collectives
  * was tested for. */
+#include "common/error.h"
 #include "sim/collective.h"
 #include "tests/check.h"
 
@@ -45,6 +46,7 @@ static void one_case(int p, uint64_t nelems)
     sim_topo_t t;
     sim_topo_init(&t, n, &spec);
     sim_sched_t *s = sim_sched_allreduce(SIM_AR_RING, p);
+    SGD_ASSERT(p <= MAXP);
     int eps[MAXP];
     for (int i = 0; i < p; i++) eps[i] = i;
     run_t r = {0};
@@ -96,6 +98,7 @@ static int64_t ring_analytic(int p, uint64_t nelems, int64_t lat, double bw)
     sim_topo_t t;
     sim_topo_init(&t, n, &spec);
     sim_sched_t *s = sim_sched_allreduce(SIM_AR_RING, p);
+    SGD_ASSERT(p <= MAXP);
     int eps[MAXP];
     for (int i = 0; i < p; i++) eps[i] = i;
     int64_t ns = sim_sched_analytic_ns(s, &t, n, eps, nelems, 4);
