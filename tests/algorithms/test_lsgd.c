@@ -172,7 +172,8 @@ static void iteration_time_is_the_protocols_cost_model(void)
         /* update 1: load, compute, reduce, allreduce, broadcast, then the step after the
          * second load */
         CHECK_INT_EQ(vtime_of(&r, 1), L + C + ph.r + (L > ph.a ? L : ph.a) + ph.b + S);
-        CHECK_NEAR(metric(&r, "images_per_s"), 40.0 / (T * 1e-9), 1e-6 * 40.0 / (T * 1e-9));
+        CHECK_NEAR(metric(&r, "images_per_s"), 40.0 / ((double)T * 1e-9),
+                   1e-6 * 40.0 / ((double)T * 1e-9));
         free(o.final_params);
 
         /* Without overlap the load adds to everything else. */
