@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/sha256.h"
 #include "config/scenario.h"
 #include "models/backend.h"
 #include "models/dataset.h"
@@ -140,7 +141,7 @@ typedef struct alg_outcome {
     double wall_s;
     double events_per_s;
     uint64_t grad_calls, grads; /* gradient evaluations through the backend (backend.h) */
-    char digest[65];       /* SHA-256 over metric rows and final parameters */
+    char digest[SGD_SHA256_HEX_LEN + 1]; /* SHA-256 over metric rows and final parameters */
     float *final_params;   /* nparams, owned by the caller (free()) */
     size_t nparams;
 } alg_outcome_t;

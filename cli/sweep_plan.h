@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/sha256.h"
 
 /* Largest number of points a sweep may have (a guard against a typo such as 1e6 values). */
 #define CLI_SWEEP_MAX_POINTS 1000000
@@ -24,7 +25,7 @@ typedef struct cli_sweep_point {
     char **sets;     /* nsets "key=value" assignments, in axis order (owned) */
     int nsets;
     char *label;     /* "cluster.workers=250 algorithm.name=csgd" for messages (owned) */
-    char run_key[65];
+    char run_key[SGD_SHA256_HEX_LEN + 1];
 } cli_sweep_point_t;
 
 typedef struct cli_sweep_plan {

@@ -16,6 +16,7 @@
 
 #include "common/error.h"
 #include "common/json.h"
+#include "common/sha256.h"
 #include "models/model.h"
 #include "models/optim.h"
 #include "sim/dist.h"
@@ -121,7 +122,7 @@ typedef struct scn {
     int nsweep;
 
     char *resolved_json;         /* canonical resolved configuration (owned) */
-    char config_hash[65];        /* SHA-256 of resolved_json, hex */
+    char config_hash[SGD_SHA256_HEX_LEN + 1]; /* SHA-256 of resolved_json, hex */
 } scn_t;
 
 /* How the loader learns which algorithms exist and reads each one's own options.  The

@@ -42,8 +42,8 @@ static struct {
     char error[512]; /* why loading failed; empty when it worked */
     int (*device_count)(void);
     void (*device_name)(char *, size_t);
-    int (*create)(const sgd_cuda_layout_t *, sgd_backend_t *, sgd_err_t *);
-    int (*bench)(const sgd_cuda_layout_t *, int, int, int, double *, double *, sgd_err_t *);
+    int (*create)(const model_layout_t *, sgd_backend_t *, sgd_err_t *);
+    int (*bench)(const model_layout_t *, int, int, int, double *, double *, sgd_err_t *);
 } plugin = {.once = PTHREAD_ONCE_INIT};
 
 static void load_plugin(void)
@@ -61,9 +61,9 @@ static void load_plugin(void)
     int (*version)(void) = (int (*)(void))dlsym(h, "sgd_cuda_plugin_version");
     plugin.device_count = (int (*)(void))dlsym(h, "sgd_cuda_device_count");
     plugin.device_name = (void (*)(char *, size_t))dlsym(h, "sgd_cuda_device_name");
-    plugin.create = (int (*)(const sgd_cuda_layout_t *, sgd_backend_t *, sgd_err_t *))dlsym(
+    plugin.create = (int (*)(const model_layout_t *, sgd_backend_t *, sgd_err_t *))dlsym(
         h, "sgd_cuda_backend_create");
-    plugin.bench = (int (*)(const sgd_cuda_layout_t *, int, int, int, double *, double *,
+    plugin.bench = (int (*)(const model_layout_t *, int, int, int, double *, double *,
                             sgd_err_t *))dlsym(h, "sgd_cuda_bench_grad");
     if (!version || !plugin.device_count || !plugin.device_name || !plugin.create ||
         !plugin.bench || version() != SGD_CUDA_PLUGIN_VERSION) {
@@ -82,20 +82,16 @@ static int need_plugin(sgd_err_t *err)
     return 0;
 }
 
-static void layout_of(const model_t *m, sgd_cuda_layout_t *out)
-{
-    memset(out, 0, sizeof *out);
-    out->nlayers = model_nlayers(m);
-    out->width[0] = model_layer_fan_in(m, 0);
-    for (int l = 0; l < out->nlayers; l++) {
-        out->width[l + 1] = model_layer_fan_out(m, l);
-        out->woff[l] = model_layer_offset(m, l, false);
-        out->boff[l] = model_layer_offset(m, l, true);
-    }
-    out->nparams = model_nparams(m);
-    out->max_batch = model_max_batch(m);
-}
 #endif
+
+int sgd_backend_cuda_load(sgd_err_t *err)
+{
+#ifdef SGDSIM_HAVE_CUDA
+    return need_plugin(err);
+#else
+    return sgd_errf(err, "this sgdsim was built without CUDA");
+#endif
+}
 
 int sgd_backend_cuda_devices(void)
 {
@@ -123,9 +119,7 @@ int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, doub
 {
 #ifdef SGDSIM_HAVE_CUDA
     if (need_plugin(err)) return -1;
-    sgd_cuda_layout_t layout;
-    layout_of(model, &layout);
-    return plugin.bench(&layout, k, batch, reps, grad_s, sgemm_s, err);
+    return plugin.bench(model_layout(model), k, batch, reps, grad_s, sgemm_s, err);
 #else
     (void)model, (void)k, (void)batch, (void)reps, (void)grad_s, (void)sgemm_s;
     return sgd_errf(err, "this sgdsim was built without CUDA");
@@ -331,9 +325,7 @@ int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd
     if (strcmp(name, "cuda") == 0) {
 #ifdef SGDSIM_HAVE_CUDA
         if (need_plugin(err)) return -1;
-        sgd_cuda_layout_t layout;
-        layout_of(model, &layout);
-        return plugin.create(&layout, out, err);
+        return plugin.create(model_layout(model), out, err);
 #else
         return sgd_errf(err, "backend: \"cuda\" is not available: this sgdsim was built without "
                              "CUDA (sgdsim --version shows cuda_backend=0; rebuild with nvcc "

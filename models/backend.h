@@ -36,7 +36,8 @@
  * Determinism: every backend gives the same bits for the same inputs on the same machine
  * (the CPU backend on the same OpenBLAS core and thread count; the CUDA backend on the same
  * GPU model, driver and cuBLAS: one stream per context, no atomics, no TF32).  CPU and CUDA
- * agree within a tolerance, not bitwise: tests/models/test_backend_cuda.c states it.
+ * agree within a tolerance, not bitwise: tests/models/test_models_backend_cuda_matches_cpu.c
+ * states it.
  *
  * Ownership: sgd_backend_create fills a caller-allocated sgd_backend_t that borrows `model`
  * (which must outlive it); sgd_backend_destroy releases what create allocated.  A backend,
@@ -113,6 +114,11 @@ void sgd_backend_destroy(sgd_backend_t *b);
 void sgd_backend_set_threads(sgd_backend_t *b, int threads);
 
 /* The CUDA side (libsgd_cuda.so, loaded on first use; backend_cuda.h):
+ *   sgd_backend_cuda_load         0 when this build's CUDA plugin is loaded (loading it if it
+ *                                 was not yet), else -1 with err saying why: a build without
+ *                                 CUDA, a plugin that cannot be loaded or is of another
+ *                                 version.  No device is not a load failure: the plugin
+ *                                 loads without a GPU or driver (tests tell the two apart);
  *   sgd_backend_cuda_devices      devices the "cuda" backend can use: 0 in a build without
  *                                 CUDA, when the plugin or the driver cannot be loaded, or
  *                                 without a device (GPU tests exit 77 then);
@@ -123,6 +129,7 @@ void sgd_backend_set_threads(sgd_backend_t *b, int threads);
  *                                 seconds per replay of only its cuBLAS calls (same shapes,
  *                                 order), each the best of `reps` timings with CUDA events.
  *                                 Returns -1 with err when "cuda" cannot run. */
+int sgd_backend_cuda_load(sgd_err_t *err);
 int sgd_backend_cuda_devices(void);
 void sgd_backend_cuda_device_name(char *buf, size_t size);
 int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, double *grad_s,

@@ -11,7 +11,9 @@
  * Determinism: the same inputs twice give the same bits (memcmp), for single and batched
  * gradients and for 20 resident training steps on two fresh backends.
  *
- * Exits 77 (skipped) in a build without CUDA and where cudaGetDeviceCount finds no device. */
+ * Exits 77 (skipped) in a build without CUDA and where cudaGetDeviceCount finds no device.  In
+ * a CUDA build whose plugin does not load it fails, GPU or not: that is a broken build, and a
+ * skip would hide it on the very machines that should run this test. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +192,11 @@ int main(void)
     if (!sgd_backend_have_cuda()) {
         printf("built without CUDA: skipping\n");
         return 77;
+    }
+    sgd_err_t err = {{0}};
+    if (sgd_backend_cuda_load(&err)) {
+        fprintf(stderr, "this build has the CUDA backend, but: %s\n", err.msg);
+        return 1;
     }
     if (sgd_backend_cuda_devices() == 0) {
         printf("no usable CUDA device: skipping\n");
