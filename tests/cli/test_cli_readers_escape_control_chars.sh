@@ -2,7 +2,8 @@
 # and query's text tables show an ESC sequence, a newline, a tab, DEL and the C1 control
 # U+009B in a scenario name, a configuration value and a metric name as \x1b, \n, \t, \x7f
 # and \u009b; query --csv keeps the bytes as they are (quoted, since one is a newline) and
-# --json escapes them as RFC 8259 says.
+# --json escapes them as RFC 8259 says; plot's list of the metrics a database has is escaped
+# too.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -49,5 +50,10 @@ cmp -s "$TMP/q.csv" "$TMP/want.csv" || fail "query --csv is not the bytes as the
 no_raw_controls "query --json" "$TMP/q.json"
 [ "$(tr -d ' \n' < "$TMP/q.json")" = '[{"scenario":"x\u001b[31mred\ny\tz\u007f\u009b2J"}]' ] ||
   fail "query --json: $(cat -v "$TMP/q.json")"
+
+# plot's message listing the metrics a database has
+"$SGDSIM" plot "$DB" --y nope -o "$TMP/f.svg" 2> "$TMP/plot.txt" && fail "plot --y nope exits 0"
+no_raw_controls "plot's metric list" "$TMP/plot.txt"
+has "plot's metric list" "$TMP/plot.txt" 'm\x1b[1m'
 
 finish
