@@ -10,8 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"; shift || true
 if [ $# -gt 0 ]; then targets=("$@"); else targets=(scenario set idx); fi
+# Warnings are not errors here: clang's -Wconversion includes -Wstring-conversion, which gcc
+# lacks, and algorithms/ps_rules.c (SGD_ASSERT(!"unknown staleness rule")) trips it; that file
+# is being rewritten.  Everything else this build compiles is clean with clang; switch to
+# SGDSIM_WERROR=ON once ps_rules.c is too.
 CC=clang cmake -S . -B build-fuzz -DSGDSIM_FUZZ=ON -DSGDSIM_CUDA=OFF -DSGDSIM_MPI=OFF -DBUILD_TESTING=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DSGDSIM_WERROR=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 for t in "${targets[@]}"; do cmake --build build-fuzz -j"$(nproc)" --target "fuzz_$t" >/dev/null; done
 status=0
 for t in "${targets[@]}"; do
