@@ -15,7 +15,7 @@ double ps_staleness_factor(ps_staleness_t rule, int64_t tau)
     case PS_STALE_PAPER: return tau > 0 ? 1.0 / (double)tau : 1.0;
     case PS_STALE_FRED: return 1.0 / ((double)tau + 1.0);
     }
-    SGD_ASSERT(!"unknown staleness rule");
+    sgd_die(__FILE__, __LINE__, "unknown staleness rule %d", (int)rule);
     return 1.0;
 }
 

@@ -16,6 +16,8 @@
 #ifdef SGDSIM_HAVE_CUDA
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <unistd.h>
 #endif
 
 #include "common/pool.h"
@@ -39,37 +41,99 @@ int sgd_backend_have_cuda(void)
  * iface tables live in it). */
 static struct {
     pthread_once_t once;
-    char error[512]; /* why loading failed; empty when it worked */
+    char error[1024]; /* why loading failed; empty when it worked */
     int (*device_count)(void);
     void (*device_name)(char *, size_t);
     int (*create)(const model_layout_t *, sgd_backend_t *, sgd_err_t *);
     int (*bench)(const model_layout_t *, int, int, int, double *, double *, sgd_err_t *);
 } plugin = {.once = PTHREAD_ONCE_INIT};
 
+/* dlsym() returns a data pointer, and ISO C has no conversion from it to a function pointer;
+ * POSIX gives both one representation, so the bytes are copied. */
+#define PLUGIN_SYM(h, name, fn)                                                                \
+    do {                                                                                       \
+        void *sym_ = dlsym(h, name);                                                           \
+        _Static_assert(sizeof sym_ == sizeof(fn), "function and data pointers differ in size"); \
+        memcpy(&(fn), &sym_, sizeof sym_);                                                     \
+    } while (0)
+
+/* Records why loading failed (a message cut short is still a message). */
+__attribute__((format(printf, 1, 2))) static void plugin_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(plugin.error, sizeof plugin.error, fmt, ap);
+    va_end(ap);
+}
+
+/* out = a + b, or "" when that does not fit. */
+static void path_join(char *out, size_t size, const char *a, const char *b)
+{
+    int n = snprintf(out, size, "%s%s", a, b);
+    if (n < 0 || (size_t)n >= size) out[0] = '\0';
+}
+
+/* The directory of the running executable, with a trailing '/', or "" when /proc is absent. */
+static void exe_dir(char *buf, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n <= 0 || (size_t)n >= size - 1) n = 0;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (slash) slash[1] = '\0';
+    else buf[0] = '\0';
+}
+
 static void load_plugin(void)
 {
-    /* The build tree's copy first (its absolute path is compiled in), then the loader's
-     * search path (LD_LIBRARY_PATH) for a relocated installation. */
-    void *h = dlopen(SGDSIM_CUDA_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-    if (!h) h = dlopen("libsgd_cuda.so", RTLD_NOW | RTLD_LOCAL);
+    /* Where the plugin is looked for, first match wins (docs/architecture.md, "Build"):
+     *   1. $SGDSIM_CUDA_PLUGIN, the plugin file itself: when set, only there;
+     *   2. next to the executable: the build tree, where sgdsim and the plugin share a folder;
+     *   3. <exe dir>/SGDSIM_CUDA_PLUGIN_RELDIR (../lib/sgdsim by default): an installation;
+     *   4. the dynamic loader's search path (LD_LIBRARY_PATH, ld.so.cache).
+     * A candidate file that exists but does not load is an error, not a reason to try the next
+     * one: another copy would hide why this one is broken.  No build-tree path is compiled
+     * in, so an installed or moved tree finds its own plugin. */
+    enum { PATH_LEN = 4096 };
+    char dir[PATH_LEN] = "", cand[2][PATH_LEN] = {"", ""}, path[PATH_LEN] = "";
+    const char *env = getenv("SGDSIM_CUDA_PLUGIN");
+    if (env && env[0]) {
+        path_join(path, sizeof path, env, "");
+    } else {
+        exe_dir(dir, sizeof dir);
+        if (dir[0]) {
+            path_join(cand[0], sizeof cand[0], dir, SGDSIM_CUDA_PLUGIN_NAME);
+            path_join(cand[1], sizeof cand[1], dir,
+                      SGDSIM_CUDA_PLUGIN_RELDIR "/" SGDSIM_CUDA_PLUGIN_NAME);
+        }
+        for (int i = 0; i < 2 && !path[0]; i++)
+            if (cand[i][0] && access(cand[i], F_OK) == 0) path_join(path, sizeof path, cand[i], "");
+        if (!path[0]) path_join(path, sizeof path, SGDSIM_CUDA_PLUGIN_NAME, "");
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
-        snprintf(plugin.error, sizeof plugin.error, "cannot load the CUDA plugin %s: %s",
-                 SGDSIM_CUDA_PLUGIN, e ? e : "unknown error");
+        if (!e) e = "unknown error";
+        if (env && env[0])
+            plugin_fail("cannot load the CUDA plugin %s (named by SGDSIM_CUDA_PLUGIN): %s", env, e);
+        else if (strchr(path, '/'))
+            plugin_fail("cannot load the CUDA plugin %s: %s", path, e);
+        else
+            plugin_fail("cannot load the CUDA plugin %s: it is neither at %s nor at %s, and the "
+                        "loader's search path gave: %s (SGDSIM_CUDA_PLUGIN may name the file)",
+                        path, cand[0][0] ? cand[0] : "(no /proc/self/exe)",
+                        cand[1][0] ? cand[1] : "(no /proc/self/exe)", e);
         return;
     }
-    int (*version)(void) = (int (*)(void))dlsym(h, "sgd_cuda_plugin_version");
-    plugin.device_count = (int (*)(void))dlsym(h, "sgd_cuda_device_count");
-    plugin.device_name = (void (*)(char *, size_t))dlsym(h, "sgd_cuda_device_name");
-    plugin.create = (int (*)(const model_layout_t *, sgd_backend_t *, sgd_err_t *))dlsym(
-        h, "sgd_cuda_backend_create");
-    plugin.bench = (int (*)(const model_layout_t *, int, int, int, double *, double *,
-                            sgd_err_t *))dlsym(h, "sgd_cuda_bench_grad");
+    int (*version)(void) = NULL;
+    PLUGIN_SYM(h, "sgd_cuda_plugin_version", version);
+    PLUGIN_SYM(h, "sgd_cuda_device_count", plugin.device_count);
+    PLUGIN_SYM(h, "sgd_cuda_device_name", plugin.device_name);
+    PLUGIN_SYM(h, "sgd_cuda_backend_create", plugin.create);
+    PLUGIN_SYM(h, "sgd_cuda_bench_grad", plugin.bench);
     if (!version || !plugin.device_count || !plugin.device_name || !plugin.create ||
         !plugin.bench || version() != SGD_CUDA_PLUGIN_VERSION) {
-        snprintf(plugin.error, sizeof plugin.error,
-                 "the CUDA plugin %s is not the one this sgdsim was built with (rebuild)",
-                 SGDSIM_CUDA_PLUGIN);
+        plugin_fail("the CUDA plugin %s is not the one this sgdsim was built with (rebuild)", path);
         plugin.device_count = NULL;
     }
 }

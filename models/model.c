@@ -149,7 +149,8 @@ static void forward(model_t *m, const float *params, const float *x, int batch)
         float *out = m->act[l + 1];
         const float *b = params + m->lay.boff[l];
         /* Start from the bias and let sgemm accumulate onto it (beta = 1). */
-        for (int i = 0; i < batch; i++) memcpy(out + (size_t)i * nout, b, (size_t)nout * sizeof(float));
+        for (int i = 0; i < batch; i++)
+            memcpy(out + (size_t)i * (size_t)nout, b, (size_t)nout * sizeof(float));
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, nout, nin, 1.0f, in, nin,
                     params + m->lay.woff[l], nout, 1.0f, out, nout);
         if (l + 1 < m->lay.nlayers) relu(out, (size_t)batch * (size_t)nout);
@@ -184,8 +185,8 @@ double model_loss_grad(model_t *m, const float *params, const float *x, const in
     const double inv_b = 1.0 / batch;
     for (int i = 0; i < batch; i++) {
         SGD_ASSERT(y[i] >= 0 && y[i] < C);
-        const float *z = logits + (size_t)i * C;
-        float *d = delta + (size_t)i * C;
+        const float *z = logits + (size_t)i * (size_t)C;
+        float *d = delta + (size_t)i * (size_t)C;
         double lse = log_sum_exp(z, C);
         loss += lse - (double)z[y[i]];
         for (int j = 0; j < C; j++) {
@@ -206,7 +207,7 @@ double model_loss_grad(model_t *m, const float *params, const float *x, const in
         double *cs = m->colsum;
         for (int j = 0; j < nout; j++) cs[j] = 0.0;
         for (int i = 0; i < batch; i++) {
-            const float *row = dl + (size_t)i * nout;
+            const float *row = dl + (size_t)i * (size_t)nout;
             for (int j = 0; j < nout; j++) cs[j] += row[j];
         }
         float *gb = grad + m->lay.boff[l];
@@ -233,7 +234,7 @@ int64_t model_evaluate_rows(model_t *m, const float *params, const float *x, con
     const float *logits = m->act[m->lay.nlayers];
     int64_t errors = 0;
     for (int i = 0; i < rows; i++) {
-        const float *z = logits + (size_t)i * C;
+        const float *z = logits + (size_t)i * (size_t)C;
         int32_t label = y[i];
         SGD_ASSERT(label >= 0 && label < C);
         row_loss[i] = log_sum_exp(z, C) - (double)z[label];

@@ -36,7 +36,7 @@ static void test_callbacks_equal_model_calls(const model_spec_t *spec, gsl_rng *
     float *p = malloc(K * np * sizeof *p), *g = malloc(K * np * sizeof *g);
     float *gref = malloc(np * sizeof *gref), *x = malloc(K * BATCH * DIM * sizeof *x);
     int32_t y[K * BATCH];
-    for (int k = 0; k < K; k++) model_init_params(m, p + k * np, MODEL_INIT_HE, r);
+    for (int k = 0; k < K; k++) model_init_params(m, p + (size_t)k * np, MODEL_INIT_HE, r);
     fill(x, K * BATCH * DIM, r);
     for (int i = 0; i < K * BATCH; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, CLASSES);
 
@@ -52,10 +52,10 @@ static void test_callbacks_equal_model_calls(const model_spec_t *spec, gsl_rng *
     float *gp[K];
     double loss[K];
     for (int k = 0; k < K; k++) {
-        pp[k] = p + k * np;
+        pp[k] = p + (size_t)k * np;
         xp[k] = x + k * BATCH * DIM;
         yp[k] = y + k * BATCH;
-        gp[k] = g + k * np;
+        gp[k] = g + (size_t)k * np;
     }
     be.iface->loss_grad_batched(be.ctx, K, pp, xp, yp, BATCH, gp, loss);
     for (int k = 0; k < K; k++) {

@@ -67,7 +67,7 @@ int main(void)
     results_t in = {.params = malloc(K * np * sizeof(float)),
                     .x = malloc(K * BATCH * DIM * sizeof(float)),
                     .y = malloc(K * BATCH * sizeof(int32_t))};
-    for (int k = 0; k < K; k++) model_init_params(m, in.params + k * np, MODEL_INIT_HE, r);
+    for (int k = 0; k < K; k++) model_init_params(m, in.params + (size_t)k * np, MODEL_INIT_HE, r);
     fill(in.x, (size_t)K * BATCH * DIM, r, 1.0);
     for (int i = 0; i < K * BATCH; i++) in.y[i] = (int32_t)gsl_rng_uniform_int(r, CLASSES);
     /* An evaluation set of K * BATCH - 5 rows: 24 chunks, the last one short. */
