@@ -111,6 +111,10 @@ const alg_ops_t *alg_find(const char *name);
  * when due, checks for NaN/Inf, and stops the engine when the run is over.  Returns false
  * when the run must not continue. */
 bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr);
+/* The same, for an algorithm whose update pass already checked the parameters (one pass over
+ * memory instead of two): params_finite says whether every parameter is finite. */
+bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr,
+                             bool params_finite);
 
 /* Records one extra metric row (e.g. staleness summaries, traffic counts) through the same
  * path as the runner's own rows, so it is stored and covered by the digest.  Returns 0, or

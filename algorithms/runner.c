@@ -90,6 +90,13 @@ static void diverge(alg_ctx_t *ctx, const char *what)
 
 bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr)
 {
+    bool finite = !ctx->numerics || !alg_any_nonfinite(ctx->params, ctx->nparams);
+    return alg_update_done_checked(ctx, vtime_ns, train_loss, lr, finite);
+}
+
+bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr,
+                             bool params_finite)
+{
     struct alg_runner *r = ctx->runner;
     const scn_t *s = ctx->scn;
     if (ctx->status != ALG_RUNNING) return false;
@@ -110,7 +117,7 @@ bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double
         diverge(ctx, "training loss");
         return false;
     }
-    if (ctx->numerics && alg_any_nonfinite(ctx->params, ctx->nparams)) {
+    if (ctx->numerics && !params_finite) {
         diverge(ctx, "a parameter");
         return false;
     }
