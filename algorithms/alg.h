@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/sha256.h"
 #include "config/scenario.h"
 #include "models/backend.h"
 #include "models/dataset.h"
@@ -74,8 +75,8 @@ typedef struct alg_ctx {
      * the engine's count.  0 = the engine's count. */
     uint64_t events_at_stop;
     alg_status_t status;
-    char detail[SGD_ERR_MAX];           /* why the run stopped early (diverged / failed) */
-    sgd_err_t err;              /* sink error when status == ALG_FAILED */
+    char detail[SGD_ERR_MAX];   /* why the run stopped early (diverged / failed: a sink
+                                 * error's message, a signal, ...) */
     struct alg_runner *runner;  /* private to runner.c */
     sim_trace_t *trace;         /* event timeline (sink->trace), NULL = none: record spans
                                  * with sim_trace_span(ctx->trace, ...) */
@@ -110,12 +111,17 @@ const alg_ops_t *alg_find(const char *name);
  * when due, checks for NaN/Inf, and stops the engine when the run is over.  Returns false
  * when the run must not continue. */
 bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr);
+/* The same, for an algorithm whose update pass already checked the parameters (one pass over
+ * memory instead of two): params_finite says whether every parameter is finite. */
+bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr,
+                             bool params_finite);
 
 /* Records one extra metric row (e.g. staleness summaries, traffic counts) through the same
- * path as the runner's own rows, so it is stored and covered by the digest.  Returns false
- * (and marks the run failed) when the sink refused it. */
-bool alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
-                double value);
+ * path as the runner's own rows, so it is stored and covered by the digest.  Returns 0, or
+ * -1 when the sink refused it: the run is then marked failed, ctx->detail says why, and the
+ * engine stops. */
+int alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
+               double value);
 
 /* Asks the running simulation to stop after the current update, recording the run as failed
  * ("interrupted"); async-signal-safe, for SIGINT/SIGTERM handlers. */
@@ -139,7 +145,7 @@ typedef struct alg_outcome {
     double wall_s;
     double events_per_s;
     uint64_t grad_calls, grads; /* gradient evaluations through the backend (backend.h) */
-    char digest[65];       /* SHA-256 over metric rows and final parameters */
+    char digest[SGD_SHA256_HEX_LEN + 1]; /* SHA-256 over metric rows and final parameters */
     float *final_params;   /* nparams, owned by the caller (free()) */
     size_t nparams;
 } alg_outcome_t;

@@ -474,20 +474,17 @@ static int ps_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
     const int64_t u = ctx->updates, v = p->last_vtime;
     const ps_server_t *sv = &p->srv;
     double mean = sv->ngrad ? sv->tau_sum / (double)sv->ngrad : 0.0;
-    bool ok = alg_metric(ctx, u, v, "staleness_mean", mean) &&
-              alg_metric(ctx, u, v, "staleness_p50", (double)ps_server_tau_quantile(sv, 0.5)) &&
-              alg_metric(ctx, u, v, "staleness_p99", (double)ps_server_tau_quantile(sv, 0.99)) &&
-              alg_metric(ctx, u, v, "staleness_max", (double)ps_server_tau_quantile(sv, 1.0)) &&
-              alg_metric(ctx, u, v, "snapshots_peak", (double)sv->peak_live);
-    if (ok && p->counts_emitted_at != u)
-        ok = alg_metric(ctx, u, v, "fetch_sent", (double)sv->fetch.sent_msgs) &&
-             alg_metric(ctx, u, v, "fetch_skipped", (double)sv->fetch.skipped_msgs) &&
-             alg_metric(ctx, u, v, "push_sent", (double)sv->push.sent_msgs) &&
-             alg_metric(ctx, u, v, "push_skipped", (double)sv->push.skipped_msgs);
-    if (!ok) {
-        *err = ctx->err;
-        return -1;
-    }
+    if (alg_metric(ctx, u, v, "staleness_mean", mean) ||
+        alg_metric(ctx, u, v, "staleness_p50", (double)ps_server_tau_quantile(sv, 0.5)) ||
+        alg_metric(ctx, u, v, "staleness_p99", (double)ps_server_tau_quantile(sv, 0.99)) ||
+        alg_metric(ctx, u, v, "staleness_max", (double)ps_server_tau_quantile(sv, 1.0)) ||
+        alg_metric(ctx, u, v, "snapshots_peak", (double)sv->peak_live) ||
+        (p->counts_emitted_at != u &&
+         (alg_metric(ctx, u, v, "fetch_sent", (double)sv->fetch.sent_msgs) ||
+          alg_metric(ctx, u, v, "fetch_skipped", (double)sv->fetch.skipped_msgs) ||
+          alg_metric(ctx, u, v, "push_sent", (double)sv->push.sent_msgs) ||
+          alg_metric(ctx, u, v, "push_skipped", (double)sv->push.skipped_msgs))))
+        return sgd_errf(err, "%s", ctx->detail);
     return 0;
 }
 

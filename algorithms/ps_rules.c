@@ -15,7 +15,7 @@ double ps_staleness_factor(ps_staleness_t rule, int64_t tau)
     case PS_STALE_PAPER: return tau > 0 ? 1.0 / (double)tau : 1.0;
     case PS_STALE_FRED: return 1.0 / ((double)tau + 1.0);
     }
-    SGD_ASSERT(!"unknown staleness rule");
+    sgd_die(__FILE__, __LINE__, "unknown staleness rule %d", (int)rule);
     return 1.0;
 }
 
@@ -86,24 +86,41 @@ double ps_norm_mean(ps_norm_t *nm)
     return nm->mean;
 }
 
-void ps_norm_apply(const ps_norm_t *nm, float *restrict theta, const float *restrict step)
+/* Whether x is NaN or infinite, branch-free: x - x is exactly 0 for every finite x (also
+ * with flush-to-zero) and NaN otherwise.  Or-ed over a loop, it vectorises (an integer
+ * reduction), so the check rides along the pass that writes the parameters. */
+static inline int nonfinite(float x)
+{
+    return (x - x) != 0.0f;
+}
+
+bool ps_norm_apply(const ps_norm_t *nm, float *restrict theta, const float *restrict step)
 {
     const float *restrict m = nm->m;
+    int bad = 0;
     if (nm->cfg.kind == PS_NORM_FRED) {
         const float eps = (float)nm->cfg.eps;
-        for (size_t i = 0; i < nm->n; i++) theta[i] -= step[i] / (m[i] + eps);
+        for (size_t i = 0; i < nm->n; i++) {
+            theta[i] -= step[i] / (m[i] + eps);
+            bad |= nonfinite(theta[i]);
+        }
     } else {
         /* v > 0 always: after the first gradient v >= (1 - beta) sqrt(eps), and a step only
          * follows an observe. */
-        for (size_t i = 0; i < nm->n; i++) theta[i] -= step[i] / m[i];
+        for (size_t i = 0; i < nm->n; i++) {
+            theta[i] -= step[i] / m[i];
+            bad |= nonfinite(theta[i]);
+        }
     }
+    return !bad;
 }
 
-void ps_norm_observe_apply(ps_norm_t *nm, float *restrict theta, const float *restrict g,
+bool ps_norm_observe_apply(ps_norm_t *nm, float *restrict theta, const float *restrict g,
                            float w)
 {
     float *restrict m = nm->m;
     nm->mean_valid = false;
+    int bad = 0;
     if (nm->cfg.kind == PS_NORM_FRED) {
         const float d = (float)nm->cfg.decay, e = (float)(1.0 - nm->cfg.decay);
         const float eps = (float)nm->cfg.eps;
@@ -111,14 +128,17 @@ void ps_norm_observe_apply(ps_norm_t *nm, float *restrict theta, const float *re
             m[i] = d * m[i] + e * fabsf(g[i]);
             float step = w * g[i];
             theta[i] -= step / (m[i] + eps);
+            bad |= nonfinite(theta[i]);
         }
-        return;
+        return !bad;
     }
     ps_norm_observe(nm, g);
     for (size_t i = 0; i < nm->n; i++) {
         float step = w * g[i];
         theta[i] -= step / m[i];
+        bad |= nonfinite(theta[i]);
     }
+    return !bad;
 }
 
 double ps_gate_probability(double c, double v, double eps)

@@ -29,18 +29,35 @@ static void axpy_into(float *restrict y, float w, const float *restrict x, size_
         for (size_t i = 0; i < n; i++) y[i] += w * x[i];
 }
 
-/* theta -= w * x, rounding w * x first: the same as axpy_into then sub_into. */
-static void axpy_sub(float *restrict theta, float w, const float *restrict x, size_t n)
+/* Whether x is NaN or infinite, branch-free (x - x is exactly 0 for every finite x, NaN
+ * otherwise): or-ed along the pass that writes the parameters, it replaces the runner's own
+ * pass over them (alg_update_done_checked), and vectorises. */
+static inline int nonfinite(float x)
 {
+    return (x - x) != 0.0f;
+}
+
+/* theta -= w * x, rounding w * x first: the same as axpy_into then sub_into.  Returns
+ * whether theta is finite afterwards. */
+static bool axpy_sub(float *restrict theta, float w, const float *restrict x, size_t n)
+{
+    int bad = 0;
     for (size_t i = 0; i < n; i++) {
         float step = w * x[i];
         theta[i] -= step;
+        bad |= nonfinite(theta[i]);
     }
+    return !bad;
 }
 
-static void sub_into(float *restrict theta, const float *restrict step, size_t n)
+static bool sub_into(float *restrict theta, const float *restrict step, size_t n)
 {
-    for (size_t i = 0; i < n; i++) theta[i] -= step[i];
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        theta[i] -= step[i];
+        bad |= nonfinite(theta[i]);
+    }
+    return !bad;
 }
 
 /* Schedules the c buffered pushes as one update at virtual time `now`: their staleness and
@@ -86,17 +103,19 @@ bool ps_schedule_update(ps_t *p, int64_t now)
 }
 
 /* Traffic so far next to each validation point (as the schedule counted it at update u):
- * Experiment 3's actual vs potential copies as curves. */
-static bool emit_counts(ps_t *p, const ps_update_t *u)
+ * Experiment 3's actual vs potential copies as curves.  Returns alg_metric's status. */
+static int emit_counts(ps_t *p, const ps_update_t *u)
 {
     alg_ctx_t *ctx = p->ctx;
     p->counts_emitted_at = ctx->updates;
     const int64_t n = ctx->updates, t = u->vtime;
-    return alg_metric(ctx, n, t, "fetch_sent", (double)u->fetch.sent_msgs) &&
-           alg_metric(ctx, n, t, "fetch_skipped", (double)u->fetch.skipped_msgs) &&
-           alg_metric(ctx, n, t, "push_sent", (double)u->push.sent_msgs) &&
-           alg_metric(ctx, n, t, "push_skipped", (double)u->push.skipped_msgs) &&
-           (!p->has_norm || alg_metric(ctx, n, t, "norm_mean", ps_norm_mean(&p->norm)));
+    return alg_metric(ctx, n, t, "fetch_sent", (double)u->fetch.sent_msgs) ||
+                   alg_metric(ctx, n, t, "fetch_skipped", (double)u->fetch.skipped_msgs) ||
+                   alg_metric(ctx, n, t, "push_sent", (double)u->push.sent_msgs) ||
+                   alg_metric(ctx, n, t, "push_skipped", (double)u->push.skipped_msgs) ||
+                   (p->has_norm && alg_metric(ctx, n, t, "norm_mean", ps_norm_mean(&p->norm)))
+               ? -1
+               : 0;
 }
 
 /* The gradient of term tm: evaluated by the ledger, or for a skipped push the client's last
@@ -116,17 +135,12 @@ static const float *term_gradient(ps_t *p, ps_term_t *tm)
     return g;
 }
 
-/* Applies scheduled update u to the parameters -- theta -= (1/c) sum_k lr s(tau_k) g_k / d
- * (ps_rules.h) -- then reports it to the runner as the update that happened at u->vtime.
- * Returns false when the run must stop there. */
-static bool apply_update(ps_t *p, const ps_update_t *u)
+/* theta -= (1/c) sum_k lr s(tau_k) g_k / d (ps_rules.h) for the terms of update u; *loss is
+ * the mean loss of their rows.  Returns whether the parameters are finite afterwards. */
+static bool step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *terms, double *loss)
 {
-    alg_ctx_t *ctx = p->ctx;
-    const int64_t *taus = ps_ledger_taus(&p->ledger, u);
-    for (int64_t i = 0; i < u->ntau; i++) ps_server_record_tau(&p->srv, taus[i]);
-
-    const size_t np = ctx->nparams;
-    ps_term_t *terms = ps_ledger_terms(&p->ledger, u);
+    float *params = p->ctx->params;
+    const size_t np = p->ctx->nparams;
     const int64_t nterms = u->nterms;
     double loss_sum = 0.0;
     int64_t loss_rows = 0;
@@ -139,30 +153,37 @@ static bool apply_update(ps_t *p, const ps_update_t *u)
         loss_sum += tm->loss * (double)(tm->count * p->mu);
         loss_rows += tm->count * p->mu;
         if (nterms == 1) { /* one pass over memory; the same operations per element */
-            if (p->has_norm)
-                ps_norm_observe_apply(&p->norm, ctx->params, g, w);
-            else
-                axpy_sub(ctx->params, w, g, np);
-            break;
+            *loss = tm->loss;
+            return p->has_norm ? ps_norm_observe_apply(&p->norm, params, g, w)
+                               : axpy_sub(params, w, g, np);
         }
         if (p->has_norm) ps_norm_observe(&p->norm, g);
         axpy_into(p->step, w, g, np, j == 0);
     }
-    if (nterms > 1) {
-        if (p->has_norm)
-            ps_norm_apply(&p->norm, ctx->params, p->step);
-        else
-            sub_into(ctx->params, p->step, np);
-    }
-    double loss = nterms == 1 ? terms[0].loss : loss_sum / (double)loss_rows;
-    for (int64_t j = 0; j < nterms; j++) ps_ledger_release(&p->ledger, &terms[j]);
+    *loss = loss_sum / (double)loss_rows;
+    return p->has_norm ? ps_norm_apply(&p->norm, params, p->step)
+                       : sub_into(params, p->step, np);
+}
+
+/* Applies scheduled update u to the parameters, then reports it to the runner as the update
+ * that happened at u->vtime.  Returns false when the run must stop there. */
+static bool apply_update(ps_t *p, const ps_update_t *u)
+{
+    alg_ctx_t *ctx = p->ctx;
+    const int64_t *taus = ps_ledger_taus(&p->ledger, u);
+    for (int64_t i = 0; i < u->ntau; i++) ps_server_record_tau(&p->srv, taus[i]);
+
+    ps_term_t *terms = ps_ledger_terms(&p->ledger, u);
+    double loss;
+    const bool finite = step_parameters(p, u, terms, &loss);
+    for (int64_t j = 0; j < u->nterms; j++) ps_ledger_release(&p->ledger, &terms[j]);
     ps_server_applied(&p->srv);
 
     p->last_vtime = u->vtime;
-    bool more = alg_update_done(ctx, u->vtime, loss, u->lr);
+    bool more = alg_update_done_checked(ctx, u->vtime, loss, u->lr, finite);
     const int64_t every = p->s->eval_every;
     if (ctx->status != ALG_FAILED && every > 0 && ctx->updates % every == 0 &&
-        !emit_counts(p, u))
+        emit_counts(p, u))
         return false;
     return more;
 }

@@ -34,10 +34,11 @@ static int emit(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *na
     sgd_sha256_update(&r->digest, &vtime_ns, sizeof vtime_ns);
     sgd_sha256_update(&r->digest, name, strlen(name) + 1);
     sgd_sha256_update(&r->digest, &v, sizeof v);
+    sgd_err_t err = {{0}};
     if (r->sink && r->sink->metric &&
-        r->sink->metric(r->sink->ctx, update, vtime_ns, name, v, &ctx->err)) {
+        r->sink->metric(r->sink->ctx, update, vtime_ns, name, v, &err)) {
         ctx->status = ALG_FAILED;
-        snprintf(ctx->detail, sizeof ctx->detail, "%s", ctx->err.msg);
+        snprintf(ctx->detail, sizeof ctx->detail, "%s", err.msg);
         sim_engine_stop(ctx->engine);
         return -1;
     }
@@ -55,10 +56,10 @@ static int evaluate(alg_ctx_t *ctx, int64_t vtime_ns)
     return 0;
 }
 
-bool alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
-                double value)
+int alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
+               double value)
 {
-    return emit(ctx, update, vtime_ns, name, value) == 0;
+    return emit(ctx, update, vtime_ns, name, value);
 }
 
 static volatile sig_atomic_t interrupt_requested;
@@ -89,6 +90,13 @@ static void diverge(alg_ctx_t *ctx, const char *what)
 
 bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr)
 {
+    bool finite = !ctx->numerics || !alg_any_nonfinite(ctx->params, ctx->nparams);
+    return alg_update_done_checked(ctx, vtime_ns, train_loss, lr, finite);
+}
+
+bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double lr,
+                             bool params_finite)
+{
     struct alg_runner *r = ctx->runner;
     const scn_t *s = ctx->scn;
     if (ctx->status != ALG_RUNNING) return false;
@@ -109,7 +117,7 @@ bool alg_update_done(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss, double
         diverge(ctx, "training loss");
         return false;
     }
-    if (ctx->numerics && alg_any_nonfinite(ctx->params, ctx->nparams)) {
+    if (ctx->numerics && !params_finite) {
         diverge(ctx, "a parameter");
         return false;
     }
@@ -239,6 +247,172 @@ static uint64_t *model_tensors(const model_t *m, int *ntensors)
     return t;
 }
 
+/* What one run allocates; release() gives it all back, whatever stage setup reached. */
+typedef struct run_res {
+    sgd_dataset_t train_all, test_all, train, val;
+    model_t *model;
+    sgd_backend_t backend;
+    sim_engine_t *engine;
+    void *state;                /* the algorithm's */
+    float *params;
+    model_preset_t preset;
+    uint64_t *real_tensors;
+} run_res_t;
+
+/* The costs a run charges when they are not the real model's: model.preset (cost-only) or
+ * model.cost_preset (hybrid). */
+static void setup_preset_costs(const scn_t *s, alg_ctx_t *ctx, run_res_t *r)
+{
+    if (s->cost_preset < 0) return;
+    model_preset_build((model_preset_id_t)s->cost_preset, &r->preset);
+    ctx->tensor_elems = r->preset.tensor_elems;
+    ctx->ntensors = r->preset.ntensors;
+    ctx->cost_nparams = r->preset.nparams;
+    ctx->flops_per_sample = r->preset.train_flops_per_sample;
+}
+
+/* The model's workspace rows: what the algorithm asks for, or workers x per_worker. */
+static int model_rows(const scn_t *s, const alg_ops_t *ops, int64_t ntrain, int64_t *rows,
+                      sgd_err_t *err)
+{
+    int64_t global_batch = s->workers * s->batch_per_worker;
+    if (ops->model_batch) {
+        global_batch = ops->model_batch(s); /* the algorithm checks its batches in create() */
+    } else if (global_batch > ntrain) {
+        return sgd_errf(err, "batch.per_worker: %lld workers x %lld = %lld samples per update "
+                             "exceeds the %lld training rows", (long long)s->workers,
+                        (long long)s->batch_per_worker, (long long)global_batch,
+                        (long long)ntrain);
+    }
+    if (global_batch > INT32_MAX / 2)
+        return sgd_errf(err, "batch.per_worker: global batch %lld is too large",
+                        (long long)global_batch);
+    *rows = global_batch;
+    return 0;
+}
+
+/* Data, model, backend and initial parameters of a run with real numerics. */
+static int setup_numerics(const scn_t *s, const alg_ops_t *ops, alg_ctx_t *ctx, run_res_t *r,
+                          sgd_err_t *err)
+{
+    if (load_data(s, &r->train_all, &r->test_all, &r->train, &r->val, err)) return -1;
+    model_spec_t spec = s->model;
+    spec.ninputs = r->train.dim;
+    spec.nclasses = r->train.classes > r->val.classes ? r->train.classes : r->val.classes;
+    if (r->val.dim != r->train.dim)
+        return sgd_errf(err, "data: validation samples have %d values, training samples %d",
+                        r->val.dim, r->train.dim);
+    int64_t rows = 0;
+    if (model_rows(s, ops, r->train.n, &rows, err) ||
+        alg_check_memory("model", model_bytes(&spec, rows), err))
+        return -1;
+    if (model_spec_check(&spec, err)) return sgd_err_prefix(err, "model");
+    r->model = model_create(&spec, (int)rows);
+    /* "cuda" without a GPU (or in a build without CUDA) is an environment error: exit 2. */
+    if (sgd_backend_create(s->backend, r->model, &r->backend, err)) return -1;
+    ctx->nparams = model_nparams(r->model);
+    r->params = sgd_xmalloc(ctx->nparams * sizeof *r->params);
+    gsl_rng *init_rng = sim_rng_create(s->seed, SIM_STREAM_INIT, 0);
+    model_init_params(r->model, r->params, s->init, init_rng);
+    gsl_rng_free(init_rng);
+
+    ctx->model = r->model;
+    ctx->backend = &r->backend;
+    ctx->train = &r->train;
+    ctx->val = &r->val;
+    ctx->params = r->params;
+    if (s->cost_preset < 0) {
+        r->real_tensors = model_tensors(r->model, &ctx->ntensors);
+        ctx->tensor_elems = r->real_tensors;
+        ctx->cost_nparams = ctx->nparams;
+        ctx->flops_per_sample = model_flops_per_sample(r->model);
+    }
+    return 0;
+}
+
+/* Everything up to the first event: costs, numerics (unless cost-only), the engine, the
+ * algorithm's state and the sink's begin.  Returns -1 with err for input and environment
+ * errors. */
+static int setup(const scn_t *s, const alg_ops_t *ops, const alg_sink_t *sink, alg_ctx_t *ctx,
+                 run_res_t *r, sgd_err_t *err)
+{
+    /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous.
+     * Checked before the cost-only branch: a cost-only run has workers too. */
+    if (alg_check_memory("cluster.workers", 512.0 * (double)s->workers, err)) return -1;
+    setup_preset_costs(s, ctx, r);
+    if (s->cost_only)
+        ctx->nparams = r->preset.nparams; /* no data, no model, no parameters */
+    else if (setup_numerics(s, ops, ctx, r, err))
+        return -1;
+    r->engine = sim_engine_create();
+    ctx->engine = r->engine;
+    r->state = ops->create(ctx, err);
+    if (!r->state) return -1;
+    if (sink && sink->begin && sink->begin(sink->ctx, ctx->nparams, err)) return -1;
+    return 0;
+}
+
+/* Runs the engine to the stop condition and records what the end of a run records: the final
+ * evaluation, images_per_s and the algorithm's report.  The outcome is in ctx->status. */
+static void simulate(const alg_ops_t *ops, const alg_sink_t *sink, alg_ctx_t *ctx,
+                     run_res_t *r)
+{
+    const scn_t *s = ctx->scn;
+    const struct alg_runner *rn = ctx->runner;
+    if (ctx->numerics && s->eval_every > 0 && evaluate(ctx, 0)) return;
+    ops->start(r->state);
+    sim_run_limits_t lim = {.until_ns = s->stop_vtime_ns ? s->stop_vtime_ns : INT64_MAX,
+                            .max_events = 0};
+    sim_engine_run(r->engine, &lim);
+    if (ops->finish) ops->finish(r->state);
+    if (ctx->status == ALG_RUNNING) ctx->status = ALG_COMPLETE; /* virtual-time limit reached */
+    if (ctx->numerics && ctx->status == ALG_COMPLETE && rn->last_eval_update != ctx->updates &&
+        evaluate(ctx, rn->last_vtime_ns))
+        return;
+    if (ctx->status == ALG_COMPLETE && ctx->samples_per_update > 0 && ctx->updates > 0 &&
+        emit(ctx, ctx->updates, rn->last_vtime_ns, "images_per_s", images_per_s(ctx)))
+        return;
+    sgd_err_t err = {{0}};
+    if (ctx->status != ALG_FAILED && ops->report && ops->report(r->state, sink, &err)) {
+        ctx->status = ALG_FAILED;
+        snprintf(ctx->detail, sizeof ctx->detail, "%s", err.msg);
+    }
+}
+
+/* The run's outcome; the final parameters pass to the caller. */
+static void fill_outcome(alg_ctx_t *ctx, run_res_t *r, alg_outcome_t *out)
+{
+    struct alg_runner *rn = ctx->runner;
+    sim_counters_t c = sim_engine_counters(r->engine);
+    if (r->params) sgd_sha256_update(&rn->digest, r->params, ctx->nparams * sizeof *r->params);
+    sgd_sha256_final_hex(&rn->digest, out->digest);
+    out->status = ctx->status;
+    snprintf(out->detail, sizeof out->detail, "%s", ctx->detail);
+    out->updates = ctx->updates;
+    out->vtime_ns = rn->last_vtime_ns;
+    out->events = ctx->events_at_stop ? ctx->events_at_stop : c.events_processed;
+    out->wall_s = c.wall_s;
+    out->events_per_s = c.events_per_s;
+    out->grad_calls = r->backend.grad_calls;
+    out->grads = r->backend.grads;
+    out->final_params = r->params;
+    out->nparams = r->params ? ctx->nparams : 0;
+    r->params = NULL;
+}
+
+static void release(const alg_ops_t *ops, run_res_t *r)
+{
+    if (r->state) ops->destroy(r->state);
+    if (r->engine) sim_engine_destroy(r->engine);
+    sgd_backend_destroy(&r->backend);
+    if (r->model) model_destroy(r->model);
+    free(r->params);
+    free(r->real_tensors);
+    model_preset_free(&r->preset);
+    dataset_free(&r->test_all);
+    dataset_free(&r->train_all);
+}
+
 int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_t *err)
 {
     memset(out, 0, sizeof *out);
@@ -249,139 +423,16 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
      * results differ in the last bit between thread counts (docs/architecture.md). */
     openblas_set_num_threads(1);
 
-    sgd_dataset_t train_all = {0}, test_all = {0}, train = {0}, val = {0};
-    int rc = -1;
-    model_t *model = NULL;
-    sgd_backend_t backend = {0};
-    sim_engine_t *engine = NULL;
-    void *state = NULL;
-    float *params = NULL;
     struct alg_runner runner = {.sink = sink, .last_eval_update = -1};
     alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner,
                      .numerics = !s->cost_only, .trace = sink ? sink->trace : NULL};
-    model_preset_t preset = {0};
-    uint64_t *real_tensors = NULL;
     sgd_sha256_init(&runner.digest);
-
-    /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous.
-     * Checked before the cost-only branch: a cost-only run has workers too. */
-    if (alg_check_memory("cluster.workers", 512.0 * (double)s->workers, err)) goto done;
-    if (s->cost_preset >= 0) {
-        model_preset_build((model_preset_id_t)s->cost_preset, &preset);
-        ctx.tensor_elems = preset.tensor_elems;
-        ctx.ntensors = preset.ntensors;
-        ctx.cost_nparams = preset.nparams;
-        ctx.flops_per_sample = preset.train_flops_per_sample;
+    run_res_t res = {0};
+    int rc = setup(s, ops, sink, &ctx, &res, err);
+    if (rc == 0) {
+        simulate(ops, sink, &ctx, &res);
+        fill_outcome(&ctx, &res, out);
     }
-    if (s->cost_only) {
-        /* No data, no model, no parameters: only the preset's costs are simulated. */
-        ctx.nparams = preset.nparams;
-        engine = sim_engine_create();
-        ctx.engine = engine;
-        goto build_algorithm;
-    }
-
-    if (load_data(s, &train_all, &test_all, &train, &val, err)) goto done;
-
-    model_spec_t spec = s->model;
-    spec.ninputs = train.dim;
-    spec.nclasses = train.classes > val.classes ? train.classes : val.classes;
-    if (val.dim != train.dim) {
-        sgd_errf(err, "data: validation samples have %d values, training samples %d", val.dim,
-                 train.dim);
-        goto done;
-    }
-    int64_t global_batch = s->workers * s->batch_per_worker;
-    if (ops->model_batch) {
-        global_batch = ops->model_batch(s); /* the algorithm checks its batches in create() */
-    } else if (global_batch > train.n) {
-        sgd_errf(err, "batch.per_worker: %lld workers x %lld = %lld samples per update exceeds "
-                      "the %lld training rows", (long long)s->workers,
-                 (long long)s->batch_per_worker, (long long)global_batch, (long long)train.n);
-        goto done;
-    }
-    if (global_batch > INT32_MAX / 2) {
-        sgd_errf(err, "batch.per_worker: global batch %lld is too large", (long long)global_batch);
-        goto done;
-    }
-    if (alg_check_memory("model", model_bytes(&spec, global_batch), err)) goto done;
-    if (model_spec_check(&spec, err)) {
-        sgd_err_prefix(err, "model");
-        goto done;
-    }
-    model = model_create(&spec, (int)global_batch);
-    /* "cuda" without a GPU (or in a build without CUDA) is an environment error: exit 2. */
-    if (sgd_backend_create(s->backend, model, &backend, err)) goto done;
-    ctx.nparams = model_nparams(model);
-    params = sgd_xmalloc(ctx.nparams * sizeof *params);
-    gsl_rng *init_rng = sim_rng_create(s->seed, SIM_STREAM_INIT, 0);
-    model_init_params(model, params, s->init, init_rng);
-    gsl_rng_free(init_rng);
-
-    engine = sim_engine_create();
-    ctx.engine = engine;
-    ctx.model = model;
-    ctx.backend = &backend;
-    ctx.train = &train;
-    ctx.val = &val;
-    ctx.params = params;
-    if (s->cost_preset < 0) {
-        real_tensors = model_tensors(model, &ctx.ntensors);
-        ctx.tensor_elems = real_tensors;
-        ctx.cost_nparams = ctx.nparams;
-        ctx.flops_per_sample = model_flops_per_sample(model);
-    }
-
-build_algorithm:
-    state = ops->create(&ctx, err);
-    if (!state) goto done;
-    if (sink && sink->begin && sink->begin(sink->ctx, ctx.nparams, err)) goto done;
-
-    if (ctx.numerics && s->eval_every > 0 && evaluate(&ctx, 0)) goto finished;
-    ops->start(state);
-    sim_run_limits_t lim = {.until_ns = s->stop_vtime_ns ? s->stop_vtime_ns : INT64_MAX,
-                            .max_events = 0};
-    sim_engine_run(engine, &lim);
-    if (ops->finish) ops->finish(state);
-    if (ctx.status == ALG_RUNNING) ctx.status = ALG_COMPLETE; /* virtual-time limit reached */
-    if (ctx.numerics && ctx.status == ALG_COMPLETE && runner.last_eval_update != ctx.updates &&
-        evaluate(&ctx, runner.last_vtime_ns))
-        goto finished;
-    if (ctx.status == ALG_COMPLETE && ctx.samples_per_update > 0 && ctx.updates > 0 &&
-        emit(&ctx, ctx.updates, runner.last_vtime_ns, "images_per_s", images_per_s(&ctx)))
-        goto finished;
-    if (ctx.status != ALG_FAILED && ops->report && ops->report(state, sink, &ctx.err)) {
-        ctx.status = ALG_FAILED;
-        snprintf(ctx.detail, sizeof ctx.detail, "%s", ctx.err.msg);
-    }
-
-finished:;
-    sim_counters_t c = sim_engine_counters(engine);
-    if (params) sgd_sha256_update(&runner.digest, params, ctx.nparams * sizeof *params);
-    sgd_sha256_final_hex(&runner.digest, out->digest);
-    out->status = ctx.status;
-    snprintf(out->detail, sizeof out->detail, "%s", ctx.detail);
-    out->updates = ctx.updates;
-    out->vtime_ns = runner.last_vtime_ns;
-    out->events = ctx.events_at_stop ? ctx.events_at_stop : c.events_processed;
-    out->wall_s = c.wall_s;
-    out->events_per_s = c.events_per_s;
-    out->grad_calls = backend.grad_calls;
-    out->grads = backend.grads;
-    out->final_params = params;
-    out->nparams = params ? ctx.nparams : 0;
-    params = NULL;
-    rc = 0;
-
-done:
-    if (state) ops->destroy(state);
-    if (engine) sim_engine_destroy(engine);
-    sgd_backend_destroy(&backend);
-    if (model) model_destroy(model);
-    free(params);
-    free(real_tensors);
-    model_preset_free(&preset);
-    dataset_free(&test_all);
-    dataset_free(&train_all);
+    release(ops, &res);
     return rc;
 }

@@ -189,15 +189,18 @@ int64_t alg_sync_step_ns(alg_sync_t *y, int i)
     return draw_ns(&y->s->update_time_s, y->workers[i].compute_rng, 1.0);
 }
 
+/* Most messages one allreduce call's schedule may hold (a ring over ~2,900 ranks). */
+#define SYNC_MAX_SCHED_MESSAGES (1u << 24)
+
 int alg_sync_check_allreduce(const scn_t *s, int nranks, sgd_err_t *err)
 {
     uint64_t m = sim_sched_allreduce_size((sim_allreduce_alg_t)s->allreduce_alg, nranks);
-    if (m > (1u << 24))
+    if (m > SYNC_MAX_SCHED_MESSAGES)
         return sgd_errf(err, "network.allreduce: a %s allreduce over %d ranks has %llu messages "
                              "per call, too many to simulate (limit %u); use \"rsag\" or "
                              "\"recursive_doubling\"",
                         sim_allreduce_names[s->allreduce_alg], nranks, (unsigned long long)m,
-                        1u << 24);
+                        SYNC_MAX_SCHED_MESSAGES);
     return 0;
 }
 

@@ -9,7 +9,9 @@
  * and prints grad/sgemm (what the non-GEMM kernels cost: bias, ReLU, softmax, reductions)
  * and grad/cpu.  Shapes: k = 1 x 8192 rows is one CSGD update of 256 workers x 32; k = 64 x
  * 32 rows is 64 asynchronous clients' gradients in one strided-batched call.
- * Exits 77 without CUDA or without a device.  Each figure is the best of several timings. */
+ * Exits 77 without CUDA or without a device.  Each figure is the best of several timings.
+ * The CUDA plugin is not next to this executable: run it with SGDSIM_CUDA_PLUGIN naming the
+ * build's libsgd_cuda.so, as bench/gpu_check.sh does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

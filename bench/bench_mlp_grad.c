@@ -252,12 +252,14 @@ int main(void)
             int L = model_nlayers(m), maxw = 784;
             w.act[0] = x;
             for (int l = 1; l <= L; l++) {
-                w.act[l] = malloc((size_t)B * model_layer_fan_in(m, l - 1 + 0) * sizeof(float) +
-                                  (size_t)B * model_layer_fan_out(m, l - 1) * sizeof(float));
-                memset(w.act[l], 0, (size_t)B * model_layer_fan_out(m, l - 1) * sizeof(float));
+                size_t fan_in = (size_t)model_layer_fan_in(m, l - 1);
+                size_t fan_out = (size_t)model_layer_fan_out(m, l - 1);
+                w.act[l] = malloc((size_t)B * fan_in * sizeof(float) +
+                                  (size_t)B * fan_out * sizeof(float));
+                memset(w.act[l], 0, (size_t)B * fan_out * sizeof(float));
             }
-            w.delta = calloc((size_t)B * maxw, sizeof(float));
-            w.delta2 = calloc((size_t)B * maxw, sizeof(float));
+            w.delta = calloc((size_t)B * (size_t)maxw, sizeof(float));
+            w.delta2 = calloc((size_t)B * (size_t)maxw, sizeof(float));
             for (int i = 0; i < B * maxw; i++) w.delta[i] = 1e-3f * (float)(i % 7);
 
             double flops = model_flops_per_sample(m) * B;

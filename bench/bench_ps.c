@@ -109,8 +109,8 @@ int main(int argc, char **argv)
         double t0 = now();
         for (int t = 0; t < updates; t++) {
             int b = t % batches;
-            __real_model_loss_grad(m, theta, x + (size_t)b * mu * 784, y + (size_t)b * mu, mu,
-                                   g);
+            __real_model_loss_grad(m, theta, x + (size_t)b * (size_t)mu * 784,
+                                   y + (size_t)b * (size_t)mu, mu, g);
         }
         double dt = now() - t0;
         if (dt < G) G = dt;

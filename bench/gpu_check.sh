@@ -57,7 +57,9 @@ ctest --test-dir "$BUILD" -R 'test_models_backend_cuda_matches_cpu|test_cli_cuda
 cat "$TMP/agree.txt"
 
 echo "== bench_cuda_grad"
-"$BUILD/bench/bench_cuda_grad" > "$TMP/grad.txt" 2>&1 || fail "bench_cuda_grad: exit $?"
+# The plugin sits next to sgdsim, not next to bench/: name it (models/backend.c, load_plugin).
+SGDSIM_CUDA_PLUGIN="$ROOT/$BUILD/libsgd_cuda.so" "$BUILD/bench/bench_cuda_grad" > "$TMP/grad.txt" 2>&1 ||
+  fail "bench_cuda_grad: exit $?"
 cat "$TMP/grad.txt"
 
 # ---- speed-up of the GPU backend over the CPU backend -------------------------------------

@@ -38,6 +38,9 @@ enum {
     CLI_OPT_NUMERICS = 32, /* --blas-core NAME, -t/--threads N */
 };
 
+/* The results database of run and sweep when --db is not given (in the working directory). */
+#define CLI_DEFAULT_DB "sgdsim.db"
+
 typedef struct cli_opts {
     const char *scenario;    /* the one positional argument */
     scn_override_t *sets;    /* --set assignments, in order (owned; cli_opts_free) */

@@ -126,10 +126,6 @@ static verdict_t compare_series(const series_t *a, const series_t *b, double rto
     return worst <= rtol ? V_WITHIN : V_REGRESSED;
 }
 
-typedef struct match {
-    int64_t base_id, cand_id; /* cand_id 0 = missing */
-} match_t;
-
 static bool in_list(const char *list, const char *name)
 {
     if (!list) return true;

@@ -3,10 +3,15 @@
  * one line per group of runs, with legend and axis labels, as PNG, SVG or PDF by the output
  * file's extension.  Runs of one group (e.g. several seeds) are averaged per update.
  *
- * The data goes to gnuplot inline (datablocks in a temporary script), so no data files are
- * left behind; the figure is drawn to FIG.tmp and renamed, so a failed plot never leaves a
- * half-written figure under the requested name. */
+ * A database's strings are whatever its writer put there, so the script comes from
+ * gnuplot_script.c, which makes every string inert (no command, variable or markup) and
+ * writes the data as numbers in inline datablocks.  The script goes to gnuplot as its
+ * standard input from a temporary file that is unlinked as soon as it is opened, so nothing
+ * is left behind on any path; gnuplot's standard output is FIG.tmp, opened here, renamed to
+ * FIG once gnuplot succeeds, so the figure's name never reaches gnuplot and a failed plot
+ * never leaves a half-written figure under the requested name. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/gnuplot_script.h"
+#include "cli/text.h"
 #include "results/rdb.h"
 
 static void usage(FILE *f)
@@ -29,9 +36,74 @@ static void usage(FILE *f)
         "                configuration keys (cluster.workers, optimizer.lr, ...); runs of a\n"
         "                group are averaged per update.  Default: one line per run\n"
         "  --logx, --logy  logarithmic axes (points <= 0 are left out)\n"
+        "Text is drawn as it is (no gnuplot markup); control characters show as spaces.\n"
         "Needs gnuplot (Debian: apt-get install gnuplot-nox).\n\n"
         "exit codes: 0 drawn, 2 bad input (unknown metric or key, not a results database,\n"
         "unknown figure type, gnuplot missing or failing)\n");
+}
+
+typedef struct plot_args {
+    const char *db, *x, *y, *by, *out, *title;
+    bool logx, logy, help;
+    gp_format_t format;
+} plot_args_t;
+
+/* One line of the figure: its legend entry and points (all owned). */
+typedef struct line {
+    char *label;
+    double *x, *y;
+    int n, cap;
+} line_t;
+
+static int parse_option(plot_args_t *a, int argc, char **argv, int *i)
+{
+    const char *o = argv[*i];
+    const char **dst = strcmp(o, "--x") == 0 ? &a->x
+                       : strcmp(o, "--y") == 0 ? &a->y
+                       : strcmp(o, "--by") == 0 ? &a->by
+                       : strcmp(o, "--title") == 0 ? &a->title
+                       : strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0 ? &a->out : NULL;
+    if (dst) {
+        if (*i + 1 >= argc) return cli_bad_input("plot: %s: missing value", o);
+        *dst = argv[++*i];
+    } else if (strcmp(o, "--logx") == 0) {
+        a->logx = true;
+    } else if (strcmp(o, "--logy") == 0) {
+        a->logy = true;
+    } else {
+        return cli_bad_input("plot: unknown option %s (see sgdsim plot --help)", o);
+    }
+    return SGD_EXIT_OK;
+}
+
+static int parse_args(int argc, char **argv, plot_args_t *a)
+{
+    memset(a, 0, sizeof *a);
+    a->x = "update";
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i];
+        int rc = SGD_EXIT_OK;
+        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+            a->help = true;
+            return SGD_EXIT_OK;
+        } else if (o[0] == '-' && o[1]) {
+            rc = parse_option(a, argc, argv, &i);
+        } else if (a->db) {
+            rc = cli_bad_input("plot: unexpected argument %s", o);
+        } else {
+            a->db = o;
+        }
+        if (rc) return rc;
+    }
+    if (!a->db) return cli_bad_input("plot: missing DB (see sgdsim plot --help)");
+    if (!a->y) return cli_bad_input("plot: missing --y METRIC (see sgdsim plot --help)");
+    if (!a->out) return cli_bad_input("plot: missing -o FIG.png|FIG.svg|FIG.pdf");
+    if (strcmp(a->x, "update") != 0 && strcmp(a->x, "vtime") != 0)
+        return cli_bad_input("plot: --x %s: expected update or vtime", a->x);
+    if (!gp_format_for(a->out, &a->format))
+        return cli_bad_input("plot: -o %s: the figure's name must end in .png, .svg or .pdf",
+                             a->out);
+    return SGD_EXIT_OK;
 }
 
 /* Finds an executable in PATH; false when absent. */
@@ -62,142 +134,271 @@ static bool is_runs_column(sqlite3 *h, const char *name)
     return found;
 }
 
-/* A gnuplot double-quoted string: backslash and quote escaped. */
-static void gp_string(FILE *f, const char *s)
+/* The metric's names in the database, escaped for the terminal, for the error message. */
+static void metric_names(sqlite3 *h, char *names, size_t size)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', f);
-        if (*s != '\n') fputc(*s, f);
-    }
-    fputc('"', f);
+    sqlite3_stmt *st = NULL;
+    size_t len = 0;
+    names[0] = '\0';
+    if (sqlite3_prepare_v2(h, "SELECT DISTINCT name FROM metrics ORDER BY name", -1, &st,
+                           NULL) == SQLITE_OK)
+        while (sqlite3_step(st) == SQLITE_ROW && len + 64 < size) {
+            char *e = cli_text_escape((const char *)sqlite3_column_text(st, 0));
+            len += (size_t)snprintf(names + len, size - len, "%s%s", len ? ", " : "", e);
+            free(e);
+        }
+    if (len >= size) len = size - 1;
+    sqlite3_finalize(st);
+    if (!len) snprintf(names, size, "no metrics at all");
 }
 
-int cli_plot_main(int argc, char **argv)
+/* The metric must exist: a typo would otherwise draw an empty figure. */
+static int check_metric(sqlite3 *h, const plot_args_t *a)
 {
-    const char *db_path = NULL, *x = "update", *y = NULL, *by = NULL, *out = NULL,
-               *title = NULL;
-    bool logx = false, logy = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        bool takes = strcmp(a, "--x") == 0 || strcmp(a, "--y") == 0 || strcmp(a, "--by") == 0 ||
-                     strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                     strcmp(a, "--title") == 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return SGD_EXIT_OK;
-        } else if (takes) {
-            if (i + 1 >= argc) return cli_bad_input("plot: %s: missing value", a);
-            const char *v = argv[++i];
-            if (strcmp(a, "--x") == 0) x = v;
-            else if (strcmp(a, "--y") == 0) y = v;
-            else if (strcmp(a, "--by") == 0) by = v;
-            else if (strcmp(a, "--title") == 0) title = v;
-            else out = v;
-        } else if (strcmp(a, "--logx") == 0) {
-            logx = true;
-        } else if (strcmp(a, "--logy") == 0) {
-            logy = true;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_bad_input("plot: unknown option %s (see sgdsim plot --help)", a);
-        } else if (db_path) {
-            return cli_bad_input("plot: unexpected argument %s", a);
-        } else {
-            db_path = a;
-        }
-    }
-    if (!db_path) return cli_bad_input("plot: missing DB (see sgdsim plot --help)");
-    if (!y) return cli_bad_input("plot: missing --y METRIC (see sgdsim plot --help)");
-    if (!out) return cli_bad_input("plot: missing -o FIG.png|FIG.svg|FIG.pdf");
-    if (strcmp(x, "update") != 0 && strcmp(x, "vtime") != 0)
-        return cli_bad_input("plot: --x %s: expected update or vtime", x);
-    const char *ext = strrchr(out, '.'), *term;
-    if (ext && strcmp(ext, ".png") == 0) term = "pngcairo size 960,640 noenhanced";
-    else if (ext && strcmp(ext, ".svg") == 0) term = "svg size 960,640 dynamic noenhanced";
-    else if (ext && strcmp(ext, ".pdf") == 0) term = "pdfcairo size 6in,4in noenhanced";
-    else return cli_bad_input("plot: -o %s: the figure's name must end in .png, .svg or .pdf", out);
-
-    sgd_err_t err = {{0}};
-    rdb_t *db;
-    if (rdb_open_readonly(db_path, &db, &err)) return cli_bad_input("plot: %s", err.msg);
-    sqlite3 *h = rdb_handle(db);
-    int rc = SGD_EXIT_OK;
-    char gnuplot[4096], script[512] = "", tmp_out[4200];
-    FILE *f = NULL;
     sqlite3_stmt *st = NULL;
-
-    /* The metric must exist: a typo would otherwise draw an empty figure. */
     if (sqlite3_prepare_v2(h, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", -1, &st, NULL) !=
-        SQLITE_OK) {
-        rc = cli_bad_input("plot: %s: %s", db_path, sqlite3_errmsg(h));
-        goto out;
-    }
-    sqlite3_bind_text(st, 1, y, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        char names[512] = "";
-        size_t len = 0;
-        if (sqlite3_prepare_v2(h, "SELECT DISTINCT name FROM metrics ORDER BY name", -1, &st,
-                               NULL) == SQLITE_OK)
-            while (sqlite3_step(st) == SQLITE_ROW && len < sizeof names - 64)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
-                                        (const char *)sqlite3_column_text(st, 0));
-        rc = cli_bad_input("plot: --y %s: no such metric in %s (it has: %s)", y, db_path,
-                           len ? names : "no metrics at all");
-        goto out;
-    }
+        SQLITE_OK)
+        return cli_bad_input("plot: %s: %s", a->db, sqlite3_errmsg(h));
+    sqlite3_bind_text(st, 1, a->y, -1, SQLITE_STATIC);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
-    st = NULL;
+    if (found) return SGD_EXIT_OK;
+    char names[512];
+    metric_names(h, names, sizeof names);
+    return cli_bad_input("plot: --y %s: no such metric in %s (it has: %s)", a->y, a->db, names);
+}
 
-    /* Group expressions: runs columns as they are, dotted keys from the configuration. */
-    char group_sql[2048] = "r.id", label_keys[2048] = "run";
-    int ngroups = 1;
-    if (by) {
-        group_sql[0] = '\0';
-        label_keys[0] = '\0';
-        ngroups = 0;
-        char *copy = sgd_xstrdup(by), *save = NULL;
-        if (!*by || strstr(by, ",,") || by[0] == ',' || by[strlen(by) - 1] == ',')
-            rc = cli_bad_input("plot: --by %s: expected keys separated by commas", by);
-        for (char *k = strtok_r(copy, ",", &save); k && rc == SGD_EXIT_OK;
-             k = strtok_r(NULL, ",", &save)) {
-            char expr[512];
-            /* Only names made of these characters reach the SQL text. */
-            static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                       "0123456789_.";
-            bool ok = strspn(k, word) == strlen(k);
-            if (ok && strcmp(k, "lambda") == 0) {
-                /* The papers' name for the number of clients; runs.workers holds it. */
-                snprintf(expr, sizeof expr, "r.workers");
-            } else if (ok && is_runs_column(h, k)) {
-                snprintf(expr, sizeof expr, "r.\"%s\"", k);
-            } else if (ok && strchr(k, '.')) {
-                snprintf(expr, sizeof expr, "json_extract(r.config_json, '$.%s')", k);
-                char probe[700];
-                snprintf(probe, sizeof probe, "SELECT 1 FROM runs r WHERE %s IS NOT NULL LIMIT 1",
-                         expr);
-                sqlite3_stmt *p = NULL;
-                ok = sqlite3_prepare_v2(h, probe, -1, &p, NULL) == SQLITE_OK &&
-                     sqlite3_step(p) == SQLITE_ROW;
-                sqlite3_finalize(p);
-            } else {
-                ok = false;
-            }
-            if (!ok) {
-                rc = cli_bad_input("plot: --by %s: \"%s\" is neither a column of runs (algorithm, "
-                                   "workers, seed, ...) nor a configuration key of any run "
-                                   "(cluster.workers, optimizer.lr, ...)", by, k);
-                break;
-            }
-            size_t gl = strlen(group_sql), ll = strlen(label_keys);
-            snprintf(group_sql + gl, sizeof group_sql - gl, "%s%s", ngroups ? ", " : "", expr);
-            snprintf(label_keys + ll, sizeof label_keys - ll, "%s%s", ngroups ? "\t" : "", k);
-            ngroups++;
-        }
-        free(copy);
-        if (rc) goto out;
+/* The SQL expression for one --by key: runs columns as they are, dotted keys from the
+ * configuration (only if some run has them); false for anything else. */
+static bool group_expr(sqlite3 *h, const char *k, char *expr, size_t size)
+{
+    /* Only names made of these characters reach the SQL text. */
+    static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_.";
+    if (strspn(k, word) != strlen(k)) return false;
+    if (strcmp(k, "lambda") == 0) {
+        /* The papers' name for the number of clients; runs.workers holds it. */
+        snprintf(expr, size, "r.workers");
+        return true;
     }
+    if (is_runs_column(h, k)) {
+        snprintf(expr, size, "r.\"%s\"", k);
+        return true;
+    }
+    if (!strchr(k, '.')) return false;
+    snprintf(expr, size, "json_extract(r.config_json, '$.%s')", k);
+    char probe[700];
+    snprintf(probe, sizeof probe, "SELECT 1 FROM runs r WHERE %s IS NOT NULL LIMIT 1", expr);
+    sqlite3_stmt *p = NULL;
+    bool ok = sqlite3_prepare_v2(h, probe, -1, &p, NULL) == SQLITE_OK &&
+              sqlite3_step(p) == SQLITE_ROW;
+    sqlite3_finalize(p);
+    return ok;
+}
 
+/* Group expressions (comma-separated, for SQL) and their keys (tab-separated, for labels)
+ * from --by; without --by every run is its own group. */
+static int group_exprs(sqlite3 *h, const char *by, char *sql, size_t sql_size, char *keys,
+                       size_t keys_size, int *ngroups)
+{
+    *ngroups = 0;
+    if (!by) {
+        snprintf(sql, sql_size, "r.id");
+        snprintf(keys, keys_size, "run");
+        *ngroups = 1;
+        return SGD_EXIT_OK;
+    }
+    if (!*by || strstr(by, ",,") || by[0] == ',' || by[strlen(by) - 1] == ',')
+        return cli_bad_input("plot: --by %s: expected keys separated by commas", by);
+    sql[0] = keys[0] = '\0';
+    char *copy = sgd_xstrdup(by), *save = NULL;
+    int rc = SGD_EXIT_OK;
+    for (char *k = strtok_r(copy, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+        char expr[512];
+        if (!group_expr(h, k, expr, sizeof expr)) {
+            rc = cli_bad_input("plot: --by %s: \"%s\" is neither a column of runs (algorithm, "
+                               "workers, seed, ...) nor a configuration key of any run "
+                               "(cluster.workers, optimizer.lr, ...)", by, k);
+            break;
+        }
+        size_t sl = strlen(sql), kl = strlen(keys);
+        snprintf(sql + sl, sql_size - sl, "%s%s", *ngroups ? ", " : "", expr);
+        snprintf(keys + kl, keys_size - kl, "%s%s", *ngroups ? "\t" : "", k);
+        (*ngroups)++;
+    }
+    free(copy);
+    return rc;
+}
+
+/* "key=value key=value" for the current row's group columns (malloc'ed). */
+static char *group_label(sqlite3_stmt *st, const char *keys, int ngroups)
+{
+    size_t cap = 64, len = 0;
+    char *label = sgd_xmalloc(cap);
+    label[0] = '\0';
+    for (int g = 0; g < ngroups; g++) {
+        size_t kl = strcspn(keys, "\t");
+        const char *v = (const char *)sqlite3_column_text(st, g);
+        if (!v) v = "NULL";
+        size_t need = len + kl + strlen(v) + 3;
+        if (need > cap) label = sgd_xrealloc(label, cap = 2 * need);
+        len += (size_t)snprintf(label + len, cap - len, "%s%.*s=%s", g ? " " : "", (int)kl,
+                                keys, v);
+        keys += kl + (keys[kl] ? 1 : 0);
+    }
+    return label;
+}
+
+static void line_add(line_t *l, double x, double y)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->x = sgd_xrealloc(l->x, (size_t)l->cap * sizeof *l->x);
+        l->y = sgd_xrealloc(l->y, (size_t)l->cap * sizeof *l->y);
+    }
+    l->x[l->n] = x;
+    l->y[l->n++] = y;
+}
+
+static void lines_free(line_t *lines, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(lines[i].label);
+        free(lines[i].x);
+        free(lines[i].y);
+    }
+    free(lines);
+}
+
+/* Reads the rows of st (group columns, update, vtime, value) into lines, one per group, and
+ * counts the points kept: on log axes points <= 0 are left out, and non-finite values
+ * always.  Returns the last sqlite3_step() code. */
+static int read_lines(sqlite3_stmt *st, const plot_args_t *a, const char *keys, int ngroups,
+                      line_t **lines, int *nlines, int *npoints)
+{
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        char *label = group_label(st, keys, ngroups);
+        if (*nlines == 0 || strcmp(label, (*lines)[*nlines - 1].label) != 0) {
+            *lines = sgd_xrealloc(*lines, (size_t)(*nlines + 1) * sizeof **lines);
+            (*lines)[(*nlines)++] = (line_t){.label = label};
+        } else {
+            free(label);
+        }
+        double xv = strcmp(a->x, "vtime") == 0 ? sqlite3_column_double(st, ngroups + 1)
+                                               : (double)sqlite3_column_int64(st, ngroups);
+        double yv = sqlite3_column_double(st, ngroups + 2);
+        if ((a->logx && !(xv > 0)) || (a->logy && !(yv > 0)) || !isfinite(xv) || !isfinite(yv))
+            continue;
+        line_add(&(*lines)[*nlines - 1], xv, yv);
+        (*npoints)++;
+    }
+    return s;
+}
+
+/* The script for the lines read (malloc'ed). */
+static char *build_script(const plot_args_t *a, const line_t *lines, int nlines)
+{
+    gp_series_t *series = sgd_xcalloc((size_t)nlines + 1, sizeof *series);
+    for (int i = 0; i < nlines; i++)
+        series[i] = (gp_series_t){lines[i].label, lines[i].x, lines[i].y, lines[i].n};
+    gp_plot_t p = {
+        .format = a->format,
+        .title = a->title ? a->title : a->db,
+        .xlabel = strcmp(a->x, "vtime") == 0 ? "virtual time (s)" : "update",
+        .ylabel = a->y,
+        .logx = a->logx,
+        .logy = a->logy,
+        .series = series,
+        .nseries = nlines,
+    };
+    char *script = gp_script_build(&p);
+    free(series);
+    return script;
+}
+
+/* A temporary file holding text, already unlinked (so it can never be left behind), with
+ * its offset back at the start; -1 after printing why not. */
+static int script_file(const char *text)
+{
+    const char *dir = getenv("TMPDIR");
+    size_t n = strlen(dir && *dir ? dir : "/tmp") + 32;
+    char *path = sgd_xmalloc(n);
+    snprintf(path, n, "%s/sgdsim-plot-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        cli_bad_input("plot: %s: cannot create a temporary file: %s", path, strerror(errno));
+        free(path);
+        return -1;
+    }
+    unlink(path);
+    size_t len = strlen(text), done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    if (done < len || lseek(fd, 0, SEEK_SET) != 0) {
+        cli_bad_input("plot: %s: cannot write the gnuplot script: %s", path, strerror(errno));
+        close(fd);
+        fd = -1;
+    }
+    free(path);
+    return fd;
+}
+
+/* Runs gnuplot with the script on its standard input and the figure on its standard
+ * output; true when it exits 0. */
+static bool run_gnuplot(const char *gnuplot, int script_fd, int fig_fd, int *status)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (dup2(script_fd, STDIN_FILENO) < 0 || dup2(fig_fd, STDOUT_FILENO) < 0) _exit(127);
+        execl(gnuplot, "gnuplot", (char *)NULL);
+        _exit(127);
+    }
+    *status = 0;
+    if (pid < 0) return false;
+    while (waitpid(pid, status, 0) < 0)
+        if (errno != EINTR) return false;
+    return WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
+}
+
+/* Draws the script into a->out by way of a->out.tmp; the temporary figure is removed on
+ * every failure. */
+static int draw(const char *gnuplot, const char *script, const plot_args_t *a)
+{
+    int sfd = script_file(script);
+    if (sfd < 0) return SGD_EXIT_BAD_INPUT;
+    size_t n = strlen(a->out) + 5;
+    char *tmp = sgd_xmalloc(n);
+    snprintf(tmp, n, "%s.tmp", a->out);
+    int rc = SGD_EXIT_OK, status = 0;
+    int ffd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (ffd < 0) {
+        rc = cli_bad_input("plot: %s: cannot write: %s", tmp, strerror(errno));
+    } else {
+        bool ok = run_gnuplot(gnuplot, sfd, ffd, &status);
+        struct stat sb;
+        if (close(ffd) != 0 || !ok)
+            rc = cli_bad_input("plot: gnuplot failed drawing %s (exit status %d)", a->out,
+                               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        else if (stat(tmp, &sb) != 0 || sb.st_size == 0)
+            rc = cli_bad_input("plot: %s: gnuplot wrote no figure", a->out);
+        else if (rename(tmp, a->out) != 0)
+            rc = cli_bad_input("plot: %s: %s", a->out, strerror(errno));
+        if (rc) remove(tmp);
+    }
+    close(sfd);
+    free(tmp);
+    return rc;
+}
+
+/* The rows to draw: per group and update, mean time and mean value of finished runs. */
+static int prepare_rows(sqlite3 *h, const plot_args_t *a, const char *group_sql,
+                        sqlite3_stmt **st)
+{
     char sql[8192];
     snprintf(sql, sizeof sql,
              "SELECT %s, m.update_idx, avg(m.vtime_ns) / 1e9, avg(m.value), count(*)"
@@ -205,114 +406,57 @@ int cli_plot_main(int argc, char **argv)
              " WHERE m.name = ?1 AND m.value IS NOT NULL AND r.status IN ('complete', 'diverged')"
              " GROUP BY %s, m.update_idx ORDER BY %s, m.update_idx",
              group_sql, group_sql, group_sql);
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
-        rc = cli_bad_input("plot: %s: %s", db_path, sqlite3_errmsg(h));
-        goto out;
-    }
-    sqlite3_bind_text(st, 1, y, -1, SQLITE_STATIC);
+    if (sqlite3_prepare_v2(h, sql, -1, st, NULL) != SQLITE_OK)
+        return cli_bad_input("plot: %s: %s", a->db, sqlite3_errmsg(h));
+    sqlite3_bind_text(*st, 1, a->y, -1, SQLITE_STATIC);
+    return SGD_EXIT_OK;
+}
 
-    if (!find_in_path("gnuplot", gnuplot, sizeof gnuplot)) {
+static int plot_db(sqlite3 *h, const plot_args_t *a)
+{
+    char group_sql[2048], keys[2048], gnuplot[4096];
+    int ngroups, nlines = 0, npoints = 0, rc = check_metric(h, a);
+    if (!rc) rc = group_exprs(h, a->by, group_sql, sizeof group_sql, keys, sizeof keys, &ngroups);
+    sqlite3_stmt *st = NULL;
+    if (!rc) rc = prepare_rows(h, a, group_sql, &st);
+    if (!rc && !find_in_path("gnuplot", gnuplot, sizeof gnuplot))
         rc = cli_bad_input("plot: gnuplot is not installed, so nothing was drawn (Debian: "
                            "apt-get install gnuplot-nox); the data is available with sgdsim "
                            "query or export");
-        goto out;
-    }
-    const char *tmpdir = getenv("TMPDIR");
-    snprintf(script, sizeof script, "%s/sgdsim-plot-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    int fd = mkstemp(script);
-    if (fd < 0 || !(f = fdopen(fd, "w"))) {
-        rc = cli_bad_input("plot: %s: cannot create a temporary file: %s", script, strerror(errno));
-        script[0] = '\0';
-        goto out;
-    }
-    snprintf(tmp_out, sizeof tmp_out, "%s.tmp", out);
-    fprintf(f, "set terminal %s\nset output ", term);
-    gp_string(f, tmp_out);
-    fprintf(f, "\nset key outside right top\nset grid\nset xlabel \"%s\"\nset ylabel ",
-            strcmp(x, "vtime") == 0 ? "virtual time (s)" : "update");
-    gp_string(f, y);
-    fputs("\nset title ", f);
-    gp_string(f, title ? title : db_path);
-    fputc('\n', f);
-    if (logx) fputs("set logscale x\n", f);
-    if (logy) fputs("set logscale y\n", f);
-
-    /* One datablock per group, labels collected for the plot command. */
-    int nlines = 0, npoints = 0;
-    char **labels = NULL;
-    char prev[1024] = "";
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        char label[1024] = "";
-        size_t len = 0;
-        const char *kp = label_keys;
-        for (int g = 0; g < ngroups; g++) {
-            size_t kl = strcspn(kp, "\t");
-            const char *v = (const char *)sqlite3_column_text(st, g);
-            len += (size_t)snprintf(label + len, sizeof label - len, "%s%.*s=%s", g ? " " : "",
-                                    (int)kl, kp, v ? v : "NULL");
-            if (len >= sizeof label) len = sizeof label - 1;
-            kp += kl + (kp[kl] ? 1 : 0);
-        }
-        if (nlines == 0 || strcmp(label, prev) != 0) {
-            if (nlines) fputs("EOD\n", f);
-            fprintf(f, "$g%d << EOD\n", nlines);
-            labels = sgd_xrealloc(labels, (size_t)(nlines + 1) * sizeof *labels);
-            labels[nlines++] = sgd_xstrdup(label);
-            snprintf(prev, sizeof prev, "%s", label);
-        }
-        double xv = strcmp(x, "vtime") == 0 ? sqlite3_column_double(st, ngroups + 1)
-                                            : (double)sqlite3_column_int64(st, ngroups);
-        double yv = sqlite3_column_double(st, ngroups + 2);
-        if ((logx && !(xv > 0)) || (logy && !(yv > 0)) || !isfinite(yv)) continue;
-        fprintf(f, "%.17g %.17g\n", xv, yv);
-        npoints++;
-    }
-    if (nlines) fputs("EOD\n", f);
-    if (s != SQLITE_DONE) rc = cli_bad_input("plot: %s: %s", db_path, sqlite3_errmsg(h));
-    else if (npoints == 0)
-        rc = cli_bad_input("plot: --y %s: no finite values to draw in finished runs of %s%s", y,
-                           db_path, logx || logy ? " (points <= 0 are left out on log axes)" : "");
-    if (rc == SGD_EXIT_OK) {
-        fputs("plot ", f);
-        for (int i = 0; i < nlines; i++) {
-            fprintf(f, "%s$g%d using 1:2 with linespoints pointsize 0.5 title ",
-                    i ? ", \\\n     " : "", i);
-            gp_string(f, labels[i]);
-        }
-        fputc('\n', f);
-    }
-    for (int i = 0; i < nlines; i++) free(labels[i]);
-    free(labels);
-    if (fclose(f) != 0 && rc == SGD_EXIT_OK)
-        rc = cli_bad_input("plot: %s: cannot write: %s", script, strerror(errno));
-    f = NULL;
-    if (rc) goto out;
-
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl(gnuplot, "gnuplot", script, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0) {
-        remove(tmp_out);
-        rc = cli_bad_input("plot: gnuplot failed drawing %s (exit status %d)", out,
-                           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        goto out;
-    }
-    struct stat sb;
-    if (stat(tmp_out, &sb) != 0 || sb.st_size == 0 || rename(tmp_out, out) != 0) {
-        remove(tmp_out);
-        rc = cli_bad_input("plot: %s: gnuplot wrote no figure", out);
-        goto out;
-    }
-    printf("%s: %d line%s, %d points\n", out, nlines, nlines == 1 ? "" : "s", npoints);
-out:
-    if (f) fclose(f);
-    if (script[0]) remove(script);
+    line_t *lines = NULL;
+    if (!rc && read_lines(st, a, keys, ngroups, &lines, &nlines, &npoints) != SQLITE_DONE)
+        rc = cli_bad_input("plot: %s: %s", a->db, sqlite3_errmsg(h));
+    else if (!rc && npoints == 0)
+        rc = cli_bad_input("plot: --y %s: no finite values to draw in finished runs of %s%s",
+                           a->y, a->db,
+                           a->logx || a->logy ? " (points <= 0 are left out on log axes)" : "");
     sqlite3_finalize(st);
+    if (!rc) {
+        char *script = build_script(a, lines, nlines);
+        rc = draw(gnuplot, script, a);
+        free(script);
+    }
+    if (!rc) {
+        char *shown = cli_text_escape(a->out);
+        printf("%s: %d line%s, %d points\n", shown, nlines, nlines == 1 ? "" : "s", npoints);
+        free(shown);
+    }
+    lines_free(lines, nlines);
+    return rc;
+}
+
+int cli_plot_main(int argc, char **argv)
+{
+    plot_args_t a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc || a.help) {
+        if (a.help) usage(stdout);
+        return rc;
+    }
+    sgd_err_t err = {{0}};
+    rdb_t *db;
+    if (rdb_open_readonly(a.db, &db, &err)) return cli_bad_input("plot: %s", err.msg);
+    rc = plot_db(rdb_handle(db), &a);
     rdb_close(db);
     return rc;
 }

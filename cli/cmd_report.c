@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "cli/table.h"
+#include "cli/text.h"
 #include "results/rdb.h"
 
 static void usage(FILE *f)
@@ -32,6 +33,15 @@ static void usage(FILE *f)
                "configurations, pivot tables of final val_error, virtual time and scaling\n"
                "efficiency by the swept keys (e.g. cluster.workers x algorithm.name).\n\n"
                "exit codes: 0 ok, 2 bad input (not a results database)\n");
+}
+
+/* Prints s escaped for the terminal (cli/text.h), as the tables print their cells: a
+ * scenario name or configuration value from the database may hold control characters. */
+static void print_escaped(const char *s)
+{
+    char *e = cli_text_escape(s);
+    fputs(e, stdout);
+    free(e);
 }
 
 /* ---- per-run table -------------------------------------------------------------------- */
@@ -103,7 +113,9 @@ static int report_runs(sqlite3 *h, const char *path)
             for (int c = 0; c < 3; c++) cli_table_sql(&t, r, nfixed + nnames + 2 + c, traffic, c);
         sqlite3_reset(traffic);
     }
-    printf("Runs (%d) in %s\n\n", t.nrows, path);
+    printf("Runs (%d) in ", t.nrows);
+    print_escaped(path);
+    printf("\n\n");
     cli_table_print(&t, CLI_FMT_TEXT, stdout);
     cli_table_free(&t);
 out:
@@ -300,7 +312,9 @@ static void report_group(srun_t *runs, int n)
                 break;
             }
     }
-    printf("\nSweep: scenario \"%s\", %d finished runs", runs[0].scenario, n);
+    printf("\nSweep: scenario \"");
+    print_escaped(runs[0].scenario);
+    printf("\", %d finished runs", n);
     if (naxes == 0) {
         printf(", all with the same configuration (repeats)\n");
         free(axes);
@@ -310,7 +324,9 @@ static void report_group(srun_t *runs, int n)
     for (int a = 0; a < naxes; a++) {
         int nv;
         char **v = distinct_values(runs, n, axes[a], &nv);
-        printf(" %s (%d)", axes[a], nv);
+        printf(" ");
+        print_escaped(axes[a]);
+        printf(" (%d)", nv);
         free(v);
     }
     printf("\n");
@@ -349,8 +365,12 @@ static void report_group(srun_t *runs, int n)
         for (int qi = 0; qi < 3; qi++) {
             if (qs[qi].q == Q_EFFICIENCY && !workers_axis) continue;
             printf("\n%s%s", qs[qi].title, seeds ? " (mean over seeds)" : "");
-            for (int e = 0; e < nextra; e++)
-                printf("%s %s=%s", e ? "," : " with", extra[e], fvals[e]);
+            for (int e = 0; e < nextra; e++) {
+                printf("%s ", e ? "," : " with");
+                print_escaped(extra[e]);
+                printf("=");
+                print_escaped(fvals[e]);
+            }
             printf("\n");
             pivot(runs, n, row, col, extra, fvals, nextra, qs[qi].q);
         }

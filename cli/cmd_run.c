@@ -17,13 +17,11 @@
 #include "cli/cli.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
-
-#define CLI_DEFAULT_DB "sgdsim.db"
+#include "sim/dist.h"
 
 typedef struct run_sink {
     rdb_t *db;
     const scn_t *scn;
-    const char *db_path;
     int64_t run_id;
     char host[256];
     /* progress display */
@@ -166,9 +164,9 @@ static int parse_window(const char *v, sim_trace_opts_t *o)
         t1 = strtod(colon + 1, &end);
         if (*end) return -1;
     }
-    if (!(t0 >= 0) || !(t1 >= t0) || t0 > 9.2e9) return -1;
+    if (!(t0 >= 0) || !(t1 >= t0) || t0 > SIM_VTIME_MAX_S) return -1;
     o->t0_ns = sim_seconds_to_ns(t0);
-    o->t1_ns = t1 > 9.2e9 ? INT64_MAX : sim_seconds_to_ns(t1);
+    o->t1_ns = t1 > SIM_VTIME_MAX_S ? INT64_MAX : sim_seconds_to_ns(t1);
     return 0;
 }
 
@@ -220,7 +218,7 @@ int cli_run_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     /* Before anything is opened: this may start the program again on another BLAS kernel. */
     if ((rc = cli_load_scenario(&opts, &s)) != 0) goto out;
-    run_sink_t r = {.scn = &s, .db_path = db_path, .progress = !quiet && isatty(2)};
+    run_sink_t r = {.scn = &s, .progress = !quiet && isatty(2)};
     if (gethostname(r.host, sizeof r.host) != 0) snprintf(r.host, sizeof r.host, "unknown");
     r.host[sizeof r.host - 1] = '\0';
     if (rdb_open(db_path, &r.db, &err)) {

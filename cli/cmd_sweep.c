@@ -18,7 +18,8 @@
 #include "cli/sweep.h"
 #include "results/rdb.h"
 
-#define CLI_DEFAULT_DB "sgdsim.db"
+/* Most point processes -j may run at once. */
+#define SWEEP_MAX_JOBS 4096
 
 /* ---- the database side of resuming -------------------------------------------------- */
 
@@ -365,9 +366,9 @@ int cli_sweep_main(int argc, char **argv)
             const char *v = argv[++i];
             if (a[1] == 'j' || a[2] == 'j') {
                 uint64_t j;
-                if (!cli_parse_u64(v, &j) || j < 1 || j > 4096) {
-                    rc = cli_bad_input("sweep: %s %s: expected a number of processes in 1..4096",
-                                       a, v);
+                if (!cli_parse_u64(v, &j) || j < 1 || j > SWEEP_MAX_JOBS) {
+                    rc = cli_bad_input("sweep: %s %s: expected a number of processes in 1..%d",
+                                       a, v, SWEEP_MAX_JOBS);
                     goto out_rest;
                 }
                 jobs = (int)j;
@@ -379,8 +380,9 @@ int cli_sweep_main(int argc, char **argv)
             list = true;
         } else if (strncmp(a, "-j", 2) == 0 && a[2] >= '0' && a[2] <= '9') {
             uint64_t j;
-            if (!cli_parse_u64(a + 2, &j) || j < 1 || j > 4096) {
-                rc = cli_bad_input("sweep: %s: expected a number of processes in 1..4096", a);
+            if (!cli_parse_u64(a + 2, &j) || j < 1 || j > SWEEP_MAX_JOBS) {
+                rc = cli_bad_input("sweep: %s: expected a number of processes in 1..%d", a,
+                                   SWEEP_MAX_JOBS);
                 goto out_rest;
             }
             jobs = (int)j;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/sha256.h"
 #include "config/scenario.h"
 
 /* Largest number of points a sweep may have (a guard against a typo such as 1e6 values). */
@@ -25,7 +26,7 @@ typedef struct cli_sweep_point {
     char **sets;     /* nsets "key=value" assignments, in axis order (owned) */
     int nsets;
     char *label;     /* "cluster.workers=250 algorithm.name=csgd" for messages (owned) */
-    char run_key[65];
+    char run_key[SGD_SHA256_HEX_LEN + 1];
     char blas_core[BLAS_KERNEL_NAME_MAX]; /* the point's resolved OpenBLAS kernel */
     int64_t threads_auto; /* threads "auto" resolved for the sweep's -j; 0 when the point's
                              configuration gives a number itself */

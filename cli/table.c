@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/text.h"
 #include "common/error.h"
 
 void cli_table_init(cli_table_t *t, int ncols, const char *const *head)
@@ -89,15 +90,18 @@ void cli_table_sql(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i)
     }
 }
 
-/* Text form of a cell in an aligned table: reals shortened to 6 significant digits. */
-static const char *text_form(const cli_cell_t *c, char *buf, size_t size)
+/* Text form of a cell in an aligned table (malloc'ed): reals shortened to 6 significant
+ * digits, text with its control characters escaped, so that a name holding an ESC sequence
+ * shows as \x1b[... instead of driving the terminal. */
+static char *text_form(const cli_cell_t *c)
 {
-    if (c->kind == CLI_CELL_NULL) return "NULL";
+    if (c->kind == CLI_CELL_NULL) return sgd_xstrdup("NULL");
     if (c->kind == CLI_CELL_REAL) {
-        snprintf(buf, size, "%.6g", strtod(c->text, NULL));
-        return buf;
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.6g", strtod(c->text, NULL));
+        return sgd_xstrdup(buf);
     }
-    return c->text;
+    return cli_text_escape(c->text);
 }
 
 /* Display width in characters (UTF-8 continuation bytes do not count). */
@@ -109,6 +113,8 @@ static int width(const char *s)
     return w;
 }
 
+/* CSV keeps every byte as it is (it is data for programs); fields holding a separator, a
+ * quote or a line break are quoted (RFC 4180). */
 static void print_csv_field(const char *s, FILE *f)
 {
     if (!s) return;
@@ -124,89 +130,109 @@ static void print_csv_field(const char *s, FILE *f)
     fputc('"', f);
 }
 
+/* A JSON string (RFC 8259): control characters (DEL and U+0080..U+009F too, which JSON
+ * allows raw but terminals obey) as escapes; bytes that are not well-formed UTF-8, which a
+ * JSON text cannot hold, as U+FFFD. */
 static void print_json_string(const char *s, FILE *f)
 {
     fputc('"', f);
-    for (; *s; s++) {
+    while (*s) {
+        size_t len = cli_utf8_len(s);
         unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        if (len == 0) fputs("\\ufffd", f);
+        else if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
         else if (ch == '\n') fputs("\\n", f);
         else if (ch == '\t') fputs("\\t", f);
         else if (ch == '\r') fputs("\\r", f);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
+        else if (cli_is_control(s, len))
+            fprintf(f, "\\u%04x", len == 1 ? ch : (unsigned char)s[1]);
+        else fwrite(s, 1, len, f);
+        s += len ? len : 1;
     }
     fputc('"', f);
 }
 
-void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f)
+static void print_csv(const cli_table_t *t, FILE *f)
 {
-    char buf[64];
-    if (fmt == CLI_FMT_CSV) {
+    for (int c = 0; c < t->ncols; c++) {
+        if (c) fputc(',', f);
+        print_csv_field(t->head[c], f);
+    }
+    fputc('\n', f);
+    for (int r = 0; r < t->nrows; r++) {
         for (int c = 0; c < t->ncols; c++) {
             if (c) fputc(',', f);
-            print_csv_field(t->head[c], f);
+            print_csv_field(t->cells[r * t->ncols + c].text, f);
         }
         fputc('\n', f);
-        for (int r = 0; r < t->nrows; r++) {
-            for (int c = 0; c < t->ncols; c++) {
-                if (c) fputc(',', f);
-                print_csv_field(t->cells[r * t->ncols + c].text, f);
-            }
-            fputc('\n', f);
-        }
-        return;
     }
-    if (fmt == CLI_FMT_JSON) {
-        fputs("[", f);
-        for (int r = 0; r < t->nrows; r++) {
-            fputs(r ? ",\n {" : "\n {", f);
-            for (int c = 0; c < t->ncols; c++) {
-                const cli_cell_t *x = &t->cells[r * t->ncols + c];
-                if (c) fputs(", ", f);
-                print_json_string(t->head[c], f);
-                fputs(": ", f);
-                if (x->kind == CLI_CELL_NULL) fputs("null", f);
-                else if (x->kind == CLI_CELL_TEXT) print_json_string(x->text, f);
-                else fputs(x->text, f);
-            }
-            fputs("}", f);
-        }
-        fputs(t->nrows ? "\n]\n" : "]\n", f);
-        return;
-    }
-    int *w = sgd_xcalloc((size_t)t->ncols, sizeof *w);
-    for (int c = 0; c < t->ncols; c++) w[c] = width(t->head[c]);
-    for (int r = 0; r < t->nrows; r++)
+}
+
+static void print_json(const cli_table_t *t, FILE *f)
+{
+    fputs("[", f);
+    for (int r = 0; r < t->nrows; r++) {
+        fputs(r ? ",\n {" : "\n {", f);
         for (int c = 0; c < t->ncols; c++) {
-            int n = width(text_form(&t->cells[r * t->ncols + c], buf, sizeof buf));
-            if (n > w[c]) w[c] = n;
+            const cli_cell_t *x = &t->cells[r * t->ncols + c];
+            if (c) fputs(", ", f);
+            print_json_string(t->head[c], f);
+            fputs(": ", f);
+            if (x->kind == CLI_CELL_NULL) fputs("null", f);
+            else if (x->kind == CLI_CELL_TEXT) print_json_string(x->text, f);
+            else fputs(x->text, f);
         }
-    /* Numbers right-aligned, everything else left-aligned, two spaces between columns. */
+        fputs("}", f);
+    }
+    fputs(t->nrows ? "\n]\n" : "]\n", f);
+}
+
+/* The aligned table: every header and cell in its escaped text form, numbers right-aligned,
+ * everything else left-aligned, two spaces between columns. */
+static void print_text(const cli_table_t *t, FILE *f)
+{
+    int n = t->nrows * t->ncols;
+    char **head = sgd_xcalloc((size_t)t->ncols, sizeof *head);
+    char **form = sgd_xcalloc((size_t)n + 1, sizeof *form);
+    int *w = sgd_xcalloc((size_t)t->ncols, sizeof *w);
+    for (int c = 0; c < t->ncols; c++) {
+        head[c] = cli_text_escape(t->head[c]);
+        w[c] = width(head[c]);
+    }
+    for (int i = 0; i < n; i++) {
+        form[i] = text_form(&t->cells[i]);
+        if (width(form[i]) > w[i % t->ncols]) w[i % t->ncols] = width(form[i]);
+    }
     for (int c = 0; c < t->ncols; c++)
-        fprintf(f, "%s%s%*s", c ? "  " : "", t->head[c],
-                c + 1 < t->ncols ? w[c] - width(t->head[c]) : 0, "");
+        fprintf(f, "%s%s%*s", c ? "  " : "", head[c],
+                c + 1 < t->ncols ? w[c] - width(head[c]) : 0, "");
     fputc('\n', f);
     for (int c = 0; c < t->ncols; c++) {
         if (c) fputs("  ", f);
         for (int i = 0; i < w[c]; i++) fputc('-', f);
     }
     fputc('\n', f);
-    for (int r = 0; r < t->nrows; r++) {
-        for (int c = 0; c < t->ncols; c++) {
-            const cli_cell_t *x = &t->cells[r * t->ncols + c];
-            const char *s = text_form(x, buf, sizeof buf);
-            int pad = w[c] - width(s);
-            bool last = c + 1 == t->ncols;
-            if (c) fputs("  ", f);
-            if (x->kind == CLI_CELL_INT || x->kind == CLI_CELL_REAL)
-                fprintf(f, "%*s%s", pad, "", s);
-            else
-                fprintf(f, "%s%*s", s, last ? 0 : pad, "");
-        }
-        fputc('\n', f);
+    for (int i = 0; i < n; i++) {
+        int c = i % t->ncols, pad = w[c] - width(form[i]);
+        bool last = c + 1 == t->ncols;
+        cli_cell_kind_t kind = t->cells[i].kind;
+        if (c) fputs("  ", f);
+        if (kind == CLI_CELL_INT || kind == CLI_CELL_REAL) fprintf(f, "%*s%s", pad, "", form[i]);
+        else fprintf(f, "%s%*s", form[i], last ? 0 : pad, "");
+        if (last) fputc('\n', f);
     }
+    for (int c = 0; c < t->ncols; c++) free(head[c]);
+    for (int i = 0; i < n; i++) free(form[i]);
+    free(head);
+    free(form);
     free(w);
+}
+
+void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f)
+{
+    if (fmt == CLI_FMT_CSV) print_csv(t, f);
+    else if (fmt == CLI_FMT_JSON) print_json(t, f);
+    else print_text(t, f);
 }
 
 int cli_table_from_stmt(cli_table_t *t, sqlite3_stmt *st)

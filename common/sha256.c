@@ -65,7 +65,7 @@ void sgd_sha256_update(sgd_sha256_t *s, const void *data, size_t n)
     }
 }
 
-void sgd_sha256_final_hex(sgd_sha256_t *s, char hex[65])
+void sgd_sha256_final_hex(sgd_sha256_t *s, char hex[SGD_SHA256_HEX_LEN + 1])
 {
     uint64_t bits = s->nbytes * 8;
     uint8_t pad = 0x80;
@@ -78,7 +78,7 @@ void sgd_sha256_final_hex(sgd_sha256_t *s, char hex[65])
     for (int i = 0; i < 8; i++) snprintf(hex + 8 * i, 9, "%08x", s->h[i]);
 }
 
-void sgd_sha256_hex(const void *data, size_t n, char hex[65])
+void sgd_sha256_hex(const void *data, size_t n, char hex[SGD_SHA256_HEX_LEN + 1])
 {
     sgd_sha256_t s;
     sgd_sha256_init(&s);

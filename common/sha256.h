@@ -14,11 +14,15 @@ typedef struct sgd_sha256 {
     size_t nblock;      /* bytes used in block */
 } sgd_sha256_t;
 
+/* Hex characters of a digest; a buffer for one as a string holds SGD_SHA256_HEX_LEN + 1
+ * bytes (the NUL). */
+#define SGD_SHA256_HEX_LEN 64
+
 void sgd_sha256_init(sgd_sha256_t *s);
 void sgd_sha256_update(sgd_sha256_t *s, const void *data, size_t n);
-/* Writes the digest as 64 lowercase hex characters plus NUL into hex[65]. */
-void sgd_sha256_final_hex(sgd_sha256_t *s, char hex[65]);
+/* Writes the digest as SGD_SHA256_HEX_LEN lowercase hex characters plus NUL into hex. */
+void sgd_sha256_final_hex(sgd_sha256_t *s, char hex[SGD_SHA256_HEX_LEN + 1]);
 /* One-shot convenience. */
-void sgd_sha256_hex(const void *data, size_t n, char hex[65]);
+void sgd_sha256_hex(const void *data, size_t n, char hex[SGD_SHA256_HEX_LEN + 1]);
 
 #endif

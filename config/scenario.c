@@ -20,6 +20,7 @@
 #include "models/backend.h"
 #include "models/preset.h"
 #include "sim/collective.h"
+#include "sim/dist.h"
 
 /* A scenario is a few kilobytes; anything past this is a mistake (or an attack on the
  * loader), refused before reading it into memory. */
@@ -315,11 +316,11 @@ static int parse_optimizer(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
     const cJSON *ms = sch.in ? cJSON_GetObjectItemCaseSensitive(sch.in, "milestones") : NULL;
     lr->nmilestones = 0;
     if (ms) {
-        if (!cJSON_IsArray(ms) || cJSON_GetArraySize(ms) > 16) {
+        if (!cJSON_IsArray(ms) || cJSON_GetArraySize(ms) > LR_MAX_MILESTONES) {
             char desc[96];
             sgd_json_describe(ms, desc, sizeof desc);
-            return sgd_errf(err, "%s: expected an array of at most 16 update indices, got %s",
-                            path, desc);
+            return sgd_errf(err, "%s: expected an array of at most %d update indices, got %s",
+                            path, LR_MAX_MILESTONES, desc);
         }
         int i = 0;
         for (const cJSON *e = ms->child; e; e = e->next, i++) {
@@ -401,7 +402,7 @@ static int parse_run_control(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
     double vtime_s;
     if (sgd_jobj_child(root, "stop", &st, err) || sgd_jobj_check_keys(&st, skeys, err) ||
         sgd_jobj_int(&st, "updates", 100, 1, INT64_MAX / 2, &s->stop_updates, err) ||
-        sgd_jobj_num(&st, "vtime_s", 0.0, 0.0, false, 9.2e9, &vtime_s, err))
+        sgd_jobj_num(&st, "vtime_s", 0.0, 0.0, false, SIM_VTIME_MAX_S, &vtime_s, err))
         return -1;
     s->stop_vtime_ns = sim_seconds_to_ns(vtime_s);
     if (sgd_jobj_child(root, "eval", &ev, err) || sgd_jobj_check_keys(&ev, ekeys, err) ||

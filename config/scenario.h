@@ -16,6 +16,7 @@
 
 #include "common/error.h"
 #include "common/json.h"
+#include "common/sha256.h"
 #include "models/blas_kernel.h"
 #include "models/model.h"
 #include "models/optim.h"
@@ -140,8 +141,9 @@ typedef struct scn {
     int nsweep;
 
     char *resolved_json;         /* canonical resolved configuration (owned) */
-    char config_hash[65];        /* SHA-256 hex of resolved_json without numerics.threads,
-                                    which never changes a result (docs/results.md) */
+    char config_hash[SGD_SHA256_HEX_LEN + 1]; /* SHA-256 hex of resolved_json without
+                                                 numerics.threads, which never changes a
+                                                 result (docs/results.md) */
 } scn_t;
 
 /* How the loader learns which algorithms exist and reads each one's own options.  The

@@ -36,7 +36,8 @@
  * Determinism: every backend gives the same bits for the same inputs on the same machine
  * (the CPU backend on the same OpenBLAS core and thread count; the CUDA backend on the same
  * GPU model, driver and cuBLAS: one stream per context, no atomics, no TF32).  CPU and CUDA
- * agree within a tolerance, not bitwise: tests/models/test_backend_cuda.c states it.
+ * agree within a tolerance, not bitwise: tests/models/test_models_backend_cuda_matches_cpu.c
+ * states it.
  *
  * Ownership: sgd_backend_create fills a caller-allocated sgd_backend_t that borrows `model`
  * (which must outlive it); sgd_backend_destroy releases what create allocated.  A backend,
@@ -79,6 +80,10 @@ typedef struct sgd_backend_iface {
      * the caller must not modify. */
     double (*sync_step)(void *ctx, const int64_t *rows, int nrows, float lr, float *params);
     void (*destroy)(void *ctx);
+    /* Optional: compute on `threads` host threads from now on (loss_grad_batched's requests
+     * and evaluate's chunks in parallel, every result the same bits as on one thread).
+     * NULL: the backend has its own parallelism (a GPU) and ignores the host's. */
+    void (*set_threads)(void *ctx, int threads);
 } sgd_backend_iface_t;
 
 typedef struct sgd_backend {
@@ -101,7 +106,19 @@ int sgd_backend_have_cuda(void);
 int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err);
 void sgd_backend_destroy(sgd_backend_t *b);
 
+/* Lets the backend use `threads` (>= 1) host threads (iface.set_threads; a no-op for a
+ * backend without it).  Results do not change: the CPU backend evaluates loss_grad_batched's
+ * requests and evaluate's chunks of max_batch rows in parallel, each on a model_t of its own
+ * with OpenBLAS on one thread, and reduces nothing across threads (the row losses of an
+ * evaluation are added in row order afterwards). */
+void sgd_backend_set_threads(sgd_backend_t *b, int threads);
+
 /* The CUDA side (libsgd_cuda.so, loaded on first use; backend_cuda.h):
+ *   sgd_backend_cuda_load         0 when this build's CUDA plugin is loaded (loading it if it
+ *                                 was not yet), else -1 with err saying why: a build without
+ *                                 CUDA, a plugin that cannot be loaded or is of another
+ *                                 version.  No device is not a load failure: the plugin
+ *                                 loads without a GPU or driver (tests tell the two apart);
  *   sgd_backend_cuda_devices      devices the "cuda" backend can use: 0 in a build without
  *                                 CUDA, when the plugin or the driver cannot be loaded, or
  *                                 without a device (GPU tests exit 77 then);
@@ -112,6 +129,7 @@ void sgd_backend_destroy(sgd_backend_t *b);
  *                                 seconds per replay of only its cuBLAS calls (same shapes,
  *                                 order), each the best of `reps` timings with CUDA events.
  *                                 Returns -1 with err when "cuda" cannot run. */
+int sgd_backend_cuda_load(sgd_err_t *err);
 int sgd_backend_cuda_devices(void);
 void sgd_backend_cuda_device_name(char *buf, size_t size);
 int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, double *grad_s,

@@ -21,9 +21,10 @@
  * each thread adds a fixed stride of rows in order and a fixed tree joins the partial sums;
  * the batch loss adds per-row losses with the same kind of tree.  So the same inputs give the
  * same bits on the same GPU, cuBLAS and driver.  Against the CPU the differences are the
- * GEMMs' summation orders and the reductions' trees: see tests/models/test_backend_cuda.c for
- * the tolerance.  The SGD step uses __fmul_rn/__fadd_rn so that nvcc cannot contract it into
- * FMAs: given the same gradient it produces the CPU's parameters bit for bit.
+ * GEMMs' summation orders and the reductions' trees: see
+ * tests/models/test_models_backend_cuda_matches_cpu.c for the tolerance.  The SGD step uses
+ * __fmul_rn/__fadd_rn so that nvcc cannot contract it into FMAs: given the same gradient it
+ * produces the CPU's parameters bit for bit.
  *
  * Errors: cudaCheck/cublasCheck abort with file:line (a failing CUDA call mid-run is a broken
  * invariant or out-of-memory, STYLE.md §4); only "no usable device" at creation is an
@@ -636,6 +637,7 @@ static const sgd_backend_iface_t cuda_iface = {
     cu_sync_begin,
     cu_sync_step,
     cu_destroy,
+    NULL, /* set_threads: the GPU's own parallelism, the host's threads are not used */
 };
 
 /* ---- creation, device query -------------------------------------------------------------- */
@@ -662,7 +664,7 @@ extern "C" void sgd_cuda_device_name(char *buf, size_t size)
              prop.multiProcessorCount);
 }
 
-static cuda_backend_t *create_ctx(const sgd_cuda_layout_t *m, sgd_err_t *err)
+static cuda_backend_t *create_ctx(const model_layout_t *m, sgd_err_t *err)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
@@ -702,7 +704,7 @@ static cuda_backend_t *create_ctx(const sgd_cuda_layout_t *m, sgd_err_t *err)
 
 extern "C" int sgd_cuda_plugin_version(void) { return SGD_CUDA_PLUGIN_VERSION; }
 
-extern "C" int sgd_cuda_backend_create(const sgd_cuda_layout_t *layout, sgd_backend_t *out,
+extern "C" int sgd_cuda_backend_create(const model_layout_t *layout, sgd_backend_t *out,
                                        sgd_err_t *err)
 {
     cuda_backend_t *c = create_ctx(layout, err);
@@ -772,7 +774,7 @@ template <typename F> static double best_time(cuda_backend_t *c, F f, int reps)
     return best;
 }
 
-extern "C" int sgd_cuda_bench_grad(const sgd_cuda_layout_t *layout, int k, int batch, int reps,
+extern "C" int sgd_cuda_bench_grad(const model_layout_t *layout, int k, int batch, int reps,
                                    double *grad_s, double *sgemm_s, sgd_err_t *err)
 {
     cuda_backend_t *c = create_ctx(layout, err);

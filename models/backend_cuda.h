@@ -7,7 +7,7 @@
  * asked for.  Linking cuBLAS into sgdsim itself made every start of the program (every CLI
  * call, every sweep point) take 0.17 s instead of 0.01 s, loading libraries a CPU run never
  * uses.  The plugin does not call back into the executable: it gets the model's layout as
- * plain data below and reports errors in the caller's sgd_err_t.
+ * plain data (model_layout_t of model.h) and reports errors in the caller's sgd_err_t.
  *
  * Callers use models/backend.h; only backend.c and backend_cuda.cu include this header. */
 #ifndef SGDSIM_MODELS_BACKEND_CUDA_H
@@ -24,18 +24,8 @@ extern "C" {
 
 struct sgd_backend;
 
-/* The model as the plugin needs it: model.h's layout, copied out of a model_t. */
-typedef struct sgd_cuda_layout {
-    int nlayers;                       /* weight layers */
-    int width[MODEL_MAX_LAYERS + 1];   /* width[0] = ninputs ... width[nlayers] = nclasses */
-    size_t woff[MODEL_MAX_LAYERS];     /* offset of W_l in the parameter array */
-    size_t boff[MODEL_MAX_LAYERS];     /* offset of b_l */
-    size_t nparams;
-    int max_batch;
-} sgd_cuda_layout_t;
-
 /* Bumped when anything below changes; backend.c refuses a plugin of another version. */
-#define SGD_CUDA_PLUGIN_VERSION 1
+#define SGD_CUDA_PLUGIN_VERSION 2
 
 /* The plugin's exported functions (looked up with dlsym by these names). */
 int sgd_cuda_plugin_version(void);
@@ -48,11 +38,11 @@ void sgd_cuda_device_name(char *buf, size_t size);
 
 /* Creates the CUDA backend on device 0: one stream and one cuBLAS handle, math mode
  * CUBLAS_DEFAULT_MATH (no TF32).  Returns -1 with err when no device is usable. */
-int sgd_cuda_backend_create(const sgd_cuda_layout_t *layout, struct sgd_backend *out,
+int sgd_cuda_backend_create(const model_layout_t *layout, struct sgd_backend *out,
                             sgd_err_t *err);
 
 /* Benchmark hook, see sgd_backend_cuda_bench_grad in backend.h. */
-int sgd_cuda_bench_grad(const sgd_cuda_layout_t *layout, int k, int batch, int reps,
+int sgd_cuda_bench_grad(const model_layout_t *layout, int k, int batch, int reps,
                         double *grad_s, double *sgemm_s, sgd_err_t *err);
 
 #ifdef __cplusplus

@@ -50,6 +50,17 @@ typedef struct model_spec {
 
 typedef struct model model_t;
 
+/* Where a model's layers are: their widths and their offsets in the parameter array, plain
+ * data (the CUDA plugin, backend_cuda.h, gets a model in this form). */
+typedef struct model_layout {
+    int nlayers;                       /* weight layers */
+    int width[MODEL_MAX_LAYERS + 1];   /* width[0] = ninputs ... width[nlayers] = nclasses */
+    size_t woff[MODEL_MAX_LAYERS];     /* offset of W_l in the parameter array */
+    size_t boff[MODEL_MAX_LAYERS];     /* offset of b_l */
+    size_t nparams;
+    int max_batch;
+} model_layout_t;
+
 /* Checks a spec that came from user input.  Returns 0, or -1 with a message such as
  * "hidden[1]: must be >= 1, got 0".  model_create asserts the same conditions. */
 int model_spec_check(const model_spec_t *spec, sgd_err_t *err);
@@ -61,6 +72,8 @@ model_t *model_create(const model_spec_t *spec, int max_batch);
 void model_destroy(model_t *m);
 
 const model_spec_t *model_spec(const model_t *m);
+/* The model's layout, valid while m lives. */
+const model_layout_t *model_layout(const model_t *m);
 int model_max_batch(const model_t *m);
 size_t model_nparams(const model_t *m);
 
@@ -91,6 +104,15 @@ double model_loss_grad(model_t *m, const float *params, const float *x, const in
  * d->dim must equal ninputs and d->n >= 1 (asserted). */
 void model_evaluate(model_t *m, const float *params, const sgd_dataset_t *d, double *mean_loss,
                     double *error_rate);
+
+/* One chunk of model_evaluate: the loss of each of rows (1 <= rows <= max_batch) samples x
+ * (rows x ninputs) with labels y into row_loss[0 .. rows), and the number of them whose
+ * highest logit is not the label.  model_evaluate adds the row losses in row order, so a
+ * caller that evaluates chunks [k max_batch, (k + 1) max_batch) in any order -- on several
+ * threads, each with its own model_t of the same max_batch -- and then adds the row losses
+ * in row order gets model_evaluate's bits. */
+int64_t model_evaluate_rows(model_t *m, const float *params, const float *x, const int32_t *y,
+                            int rows, double *row_loss);
 
 /* FLOPs of one sample's forward + backward pass, counting a multiply-add as 2, for the matrix
  * products only: forward 2*n_l*n_{l+1} per layer, weight gradient the same, and the gradient

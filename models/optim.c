@@ -31,7 +31,7 @@ void optim_sgd_step(const optim_sgd_t *o, float *params, float *velocity, const 
 
 double lr_at(const lr_schedule_t *s, int64_t update, int64_t global_batch)
 {
-    SGD_ASSERT(update >= 0 && s->nmilestones >= 0 && s->nmilestones <= 16);
+    SGD_ASSERT(update >= 0 && s->nmilestones >= 0 && s->nmilestones <= LR_MAX_MILESTONES);
     double lr = s->base_lr;
     if (s->scale_kind == LR_SCALE_LINEAR) {
         SGD_ASSERT(s->ref_batch >= 1);

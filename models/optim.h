@@ -27,14 +27,16 @@ void optim_sgd_step(const optim_sgd_t *o, float *params, float *velocity, const 
 
 enum { LR_SCALE_NONE = 0, LR_SCALE_LINEAR = 1 };
 
+#define LR_MAX_MILESTONES 16 /* step-decay milestones a schedule may have */
+
 typedef struct lr_schedule {
     double base_lr;         /* learning rate at the reference batch size */
     int scale_kind;         /* LR_SCALE_NONE or LR_SCALE_LINEAR */
     int64_t ref_batch;      /* reference batch for LR_SCALE_LINEAR, >= 1 */
     int64_t warmup_updates; /* W >= 0; 0 disables warm-up */
     double warmup_start_lr_factor; /* f in [0, 1]: warm-up starts at f * peak */
-    int nmilestones;        /* 0..16 */
-    int64_t milestones[16]; /* update indices, any order */
+    int nmilestones;        /* 0..LR_MAX_MILESTONES */
+    int64_t milestones[LR_MAX_MILESTONES]; /* update indices, any order */
     double gamma;           /* multiplicative decay applied at each milestone */
 } lr_schedule_t;
 

@@ -51,7 +51,7 @@ void model_preset_build(model_preset_id_t id, model_preset_t *out)
     switch (id) {
     case MODEL_PRESET_RESNET50: resnet50(out); return;
     }
-    SGD_ASSERT(!"unknown preset");
+    sgd_die(__FILE__, __LINE__, "unknown preset %d", (int)id);
 }
 
 void model_preset_free(model_preset_t *p)

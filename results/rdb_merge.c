@@ -68,15 +68,17 @@ int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t 
     }
     snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM src.runs WHERE id = ?1",
              cols, cols);
+    /* One statement per element, each split over lines (parenthesised, so the compiler
+     * sees the concatenation is meant). */
     static const char *const rows_sql[3] = {
-        "INSERT INTO main.metrics(run_id, update_idx, vtime_ns, name, value, nonfinite)"
-        " SELECT ?1, update_idx, vtime_ns, name, value, nonfinite FROM src.metrics"
-        " WHERE run_id = ?2",
-        "INSERT INTO main.traffic(run_id, kind, sent_msgs, sent_bytes, skipped_msgs,"
-        " skipped_bytes) SELECT ?1, kind, sent_msgs, sent_bytes, skipped_msgs, skipped_bytes"
-        " FROM src.traffic WHERE run_id = ?2",
-        "INSERT INTO main.staleness(run_id, tau, count) SELECT ?1, tau, count"
-        " FROM src.staleness WHERE run_id = ?2",
+        ("INSERT INTO main.metrics(run_id, update_idx, vtime_ns, name, value, nonfinite)"
+         " SELECT ?1, update_idx, vtime_ns, name, value, nonfinite FROM src.metrics"
+         " WHERE run_id = ?2"),
+        ("INSERT INTO main.traffic(run_id, kind, sent_msgs, sent_bytes, skipped_msgs,"
+         " skipped_bytes) SELECT ?1, kind, sent_msgs, sent_bytes, skipped_msgs, skipped_bytes"
+         " FROM src.traffic WHERE run_id = ?2"),
+        ("INSERT INTO main.staleness(run_id, tau, count) SELECT ?1, tau, count"
+         " FROM src.staleness WHERE run_id = ?2"),
     };
     if (sqlite3_prepare_v2(db, "SELECT id, run_key, host, started_at, digest, status"
                                " FROM src.runs ORDER BY id", -1, &list, NULL) != SQLITE_OK ||

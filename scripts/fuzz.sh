@@ -9,9 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"; shift || true
-if [ $# -gt 0 ]; then targets=("$@"); else targets=(scenario set idx); fi
+if [ $# -gt 0 ]; then targets=("$@"); else targets=(scenario set idx gnuplot); fi
 CC=clang cmake -S . -B build-fuzz -DSGDSIM_FUZZ=ON -DSGDSIM_CUDA=OFF -DSGDSIM_MPI=OFF -DBUILD_TESTING=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DSGDSIM_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 for t in "${targets[@]}"; do cmake --build build-fuzz -j"$(nproc)" --target "fuzz_$t" >/dev/null; done
 status=0
 for t in "${targets[@]}"; do

@@ -330,6 +330,10 @@ int64_t sim_sched_analytic_ns(const sim_sched_t *s, const sim_topo_t *t, const s
 
 /* ---- message-level execution -------------------------------------------------------- */
 
+/* Rendezvous: sends one slot may hold waiting for their receive.  The schedules above hold at
+ * most one per slot; a few more leave room. */
+#define COLL_PENDING_MAX 4
+
 typedef struct coll_rank {
     int call;            /* call of the current round */
     int op;              /* next operation of the current call */
@@ -355,9 +359,8 @@ struct sim_coll {
     uint64_t *arrived, *consumed; /* per slot, over the whole run */
     bool rendezvous;
     uint64_t *posted, *started;   /* rendezvous, per slot: receives posted, sends started */
-    /* rendezvous, per slot: sizes of sends waiting for their receive (at most one per slot
-     * in the schedules above, room for a few) */
-    uint64_t (*pending)[4];
+    /* rendezvous, per slot: sizes of sends waiting for their receive */
+    uint64_t (*pending)[COLL_PENDING_MAX];
     uint8_t *npending;
     coll_rank_t *ranks;
     uint64_t messages, bytes;
@@ -433,7 +436,7 @@ static void advance(sim_coll_t *c, int r)
                 if (done_at > rk->sends_until) rk->sends_until = done_at;
             } else {
                 /* The receiver has not posted its receive: the data waits with the sender. */
-                SGD_ASSERT(c->npending[op->slot] < 4);
+                SGD_ASSERT(c->npending[op->slot] < COLL_PENDING_MAX);
                 c->pending[op->slot][c->npending[op->slot]++] = bytes;
                 rk->pending_sends++;
             }

@@ -67,4 +67,9 @@ double sim_dist_mean(const sim_dist_t *d);
 /* Seconds to integer nanoseconds: llround(s * 1e9), clamped to [0, INT64_MAX].  NaN aborts. */
 int64_t sim_seconds_to_ns(double s);
 
+/* The largest virtual time in seconds that inputs may name (stop.vtime_s, the start of a
+ * --trace window; a window ending later has no end): a round number below INT64_MAX ns =
+ * 9.223e9 s, so every accepted time converts to int64_t nanoseconds without saturating. */
+#define SIM_VTIME_MAX_S 9.2e9
+
 #endif

@@ -1,5 +1,5 @@
-/* Network model: links, messages over routes of links, a star topology, and the ring
- * allreduce at two fidelities (closed form and message by message).
+/* Network model: links, messages over routes of links, and a star topology.  Collectives
+ * over these links are in sim/collective.h.
  *
  * Message model.  A message of `bytes` over a route of links
  *   - starts at max(t_ns, free_at_ns of every link on the route): links serialise, so a
@@ -13,15 +13,12 @@
  * them (first come, first served in call order), which the event engine makes deterministic.
  *
  * Ownership: sim_net_create returns a network owned by the caller (sim_net_destroy);
- * sim_star_t is caller-allocated plain data referring to link ids of one network;
- * sim_ring_create returns a collective owned by the caller (sim_ring_destroy) that borrows
- * the engine, the network and the topology, which must outlive it. */
+ * sim_star_t is caller-allocated plain data referring to link ids of one network. */
 #ifndef SGDSIM_SIM_NETWORK_H
 #define SGDSIM_SIM_NETWORK_H
 
 #include <stdint.h>
 
-#include "sim/engine.h"
 #include "sim/trace.h"
 
 typedef struct sim_link {
@@ -81,48 +78,5 @@ void sim_star_init(sim_star_t *s, sim_net_t *n, int p, double bandwidth_Bps,
 /* Writes the route from endpoint `from` to endpoint `to` (from != to) and returns its
  * length, 2. */
 int sim_star_route(const sim_star_t *s, int from, int to, int route[2]);
-
-/* Closed-form ring allreduce time: 2(p-1) steps of (alpha_ns + sim_transfer_ns(chunk)),
- * where chunk = ceil(nelems / p) * elem_bytes (the vector is padded to p equal chunks, as
- * real implementations do).  p == 1 -> 0.  On an uncontended star with latency L per link,
- * alpha_ns = 2L reproduces the message-level ring exactly. */
-int64_t sim_allreduce_ring_analytic_ns(int p, uint64_t nelems, uint32_t elem_bytes,
-                                       int64_t alpha_ns, double bandwidth_Bps);
-
-/* Called when `rank` has its reduced vector, at virtual time t_ns, from inside an engine
- * event handler (never from inside sim_ring_enter). */
-typedef void (*sim_coll_done_fn)(void *ctx, int rank, int64_t t_ns);
-
-typedef struct sim_ring sim_ring_t;
-
-/* Message-level ring allreduce over the star endpoints 0..p-1 (rank i = endpoint i,
- * topo->p >= p).  An iteration is 2(p-1) steps, reduce-scatter then allgather; in step s
- * rank i sends one chunk (as in the analytic form) to rank (i+1) % p over the star route.
- * Rank i sends its step-s message as soon as it has entered the iteration and, for s > 0,
- * has received its step s-1 message; sends are reserved on the network at that moment, so
- * a rank's messages queue on its uplink.  When rank i has received its 2(p-1)-th message,
- * done(ctx, i, t) is called.  With p == 1 there are no messages and done is called from an
- * event at the entry time.
- *
- * Registers one event type with the engine for message arrivals (entity = receiving rank,
- * arg = the message's index in that rank's stream). */
-sim_ring_t *sim_ring_create(sim_engine_t *e, sim_net_t *n, const sim_star_t *topo, int p,
-                            uint64_t nelems, uint32_t elem_bytes, sim_coll_done_fn done,
-                            void *ctx);
-
-/* Rank's contribution is ready at t_ns (>= the engine's now): it enters its next iteration.
- * A rank may enter iteration k+1 once done was called for its iteration k, even while other
- * ranks are still finishing iteration k (their messages are kept apart by order: every
- * link carries a rank's messages first in, first out). */
-void sim_ring_enter(sim_ring_t *r, int rank, int64_t t_ns);
-
-/* Messages and bytes sent so far, over all iterations. */
-uint64_t sim_ring_messages(const sim_ring_t *r);
-uint64_t sim_ring_bytes(const sim_ring_t *r);
-
-/* Bytes of one message (one padded chunk). */
-uint64_t sim_ring_chunk_bytes(const sim_ring_t *r);
-
-void sim_ring_destroy(sim_ring_t *r);
 
 #endif

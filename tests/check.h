@@ -1,5 +1,7 @@
-/* Minimal assertion macros for sgdsim's test executables: each failure prints file:line and
- * both operands, the test keeps going, and check_exit() returns non-zero if anything failed. */
+/* Minimal assertion macros for sgdsim's test executables: each failure prints file:line, the
+ * test keeps going, and check_exit() returns non-zero if anything failed.  CHECK prints only
+ * the condition's text; the comparing forms (CHECK_INT_EQ, CHECK_NEAR, CHECK_STR_EQ,
+ * CHECK_STR_CONTAINS) also print both operands' values, so prefer them where there are two. */
 #ifndef SGDSIM_TESTS_CHECK_H
 #define SGDSIM_TESTS_CHECK_H
 
@@ -34,6 +36,17 @@ static int check_failures;
         if (!(fabs(va_ - vb_) <= vt_)) {                                                 \
             fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.9g, %s = %.9g (tol %.3g)\n", \
                     __FILE__, __LINE__, #a, va_, #b, vb_, vt_);                          \
+            check_failures++;                                                            \
+        }                                                                                \
+    } while (0)
+
+/* Both strings non-NULL and equal; a NULL operand fails and prints as (null). */
+#define CHECK_STR_EQ(a, b)                                                               \
+    do {                                                                                 \
+        const char *sa_ = (a), *sb_ = (b);                                               \
+        if (!sa_ || !sb_ || strcmp(sa_, sb_) != 0) {                                     \
+            fprintf(stderr, "%s:%d: CHECK_STR_EQ failed: %s = \"%s\", %s = \"%s\"\n",    \
+                    __FILE__, __LINE__, #a, sa_ ? sa_ : "(null)", #b, sb_ ? sb_ : "(null)"); \
             check_failures++;                                                            \
         }                                                                                \
     } while (0)

@@ -7,7 +7,7 @@
 
 #include "algorithms/alg.h"
 #include "models/optim.h"
-#include "sim/network.h"
+#include "sim/collective.h"
 #include "sim/rng.h"
 #include "tests/algorithms/run_scenario.h"
 #include "tests/check.h"
@@ -25,12 +25,6 @@ static const char *base =
 static alg_outcome_t run(const char *text, const char *const *sets, int nsets)
 {
     return run_scenario(text, "csgd.json", sets, nsets, NULL);
-}
-
-static bool same_params(const alg_outcome_t *a, const alg_outcome_t *b)
-{
-    return a->nparams == b->nparams && a->final_params && b->final_params &&
-           memcmp(a->final_params, b->final_params, a->nparams * sizeof(float)) == 0;
 }
 
 static void p_workers_equal_one_worker_with_p_times_the_batch(void)
@@ -94,6 +88,24 @@ static void one_worker_equals_plain_minibatch_sgd(void)
     dataset_free(&all);
 }
 
+/* Closed-form time of a ring allreduce of nelems floats over a flat star of p workers. */
+static int64_t ring_allreduce_ns(int p, uint64_t nelems, double link_Bps, int64_t latency_ns)
+{
+    sim_net_t *n = sim_net_create();
+    sim_topo_spec_t spec = {.kind = SIM_TOPO_FLAT, .workers = p, .link_Bps = link_Bps,
+                            .link_latency_ns = latency_ns};
+    sim_topo_t t;
+    sim_topo_init(&t, n, &spec);
+    sim_sched_t *s = sim_sched_allreduce(SIM_AR_RING, p);
+    int eps[8];
+    SGD_ASSERT(p <= (int)(sizeof eps / sizeof eps[0]));
+    for (int i = 0; i < p; i++) eps[i] = i;
+    int64_t ns = sim_sched_analytic_ns(s, &t, n, eps, nelems, 4);
+    sim_sched_destroy(s);
+    sim_net_destroy(n);
+    return ns;
+}
+
 static void iteration_time_is_io_plus_compute_plus_allreduce(void)
 {
     const char *sets[] = {"cluster.workers=4", "network.fidelity=analytic",
@@ -101,7 +113,10 @@ static void iteration_time_is_io_plus_compute_plus_allreduce(void)
     alg_outcome_t o = run(base, sets, 3);
     /* parameters of 12-16-8-4: (12*16+16) + (16*8+8) + (8*4+4) = 380 */
     CHECK_INT_EQ(o.nparams, 380);
-    int64_t ar = sim_allreduce_ring_analytic_ns(4, 380, 4, 2 * 5000, 10e9 / 8);
+    /* The default network, 10 Gbit/s and 5 us per link, and a ring allreduce of all 380:
+     * 6 steps of 2 link latencies + a chunk of 95 floats (380 B at 1.25 B/ns = 304 ns). */
+    int64_t ar = ring_allreduce_ns(4, 380, 10e9 / 8, 5000);
+    CHECK_INT_EQ(ar, 6 * (2 * 5000 + 304));
     CHECK_INT_EQ(o.vtime_ns, 40 * (2000000 + 10000000 + ar + 1000000));
     free(o.final_params);
 }
@@ -129,7 +144,7 @@ static void same_seed_same_digest_other_seed_other_digest(void)
     const char *s2[] = {"compute.time_s={\"dist\":\"lognormal\",\"mean\":0.01,\"cv\":0.3}",
                         "seed=12"};
     alg_outcome_t a = run(base, s1, 1), b = run(base, s1, 1), c = run(base, s2, 2);
-    CHECK(strcmp(a.digest, b.digest) == 0);
+    CHECK_STR_EQ(a.digest, b.digest);
     CHECK_INT_EQ(a.vtime_ns, b.vtime_ns);
     CHECK(strcmp(a.digest, c.digest) != 0);
     free(a.final_params);

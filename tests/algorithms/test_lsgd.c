@@ -59,12 +59,6 @@ static alg_outcome_t run(const char *const *sets, int nsets, rows_t *rows)
     return o;
 }
 
-static bool same_params(const alg_outcome_t *a, const alg_outcome_t *b)
-{
-    return a->nparams == b->nparams && a->nparams > 0 &&
-           memcmp(a->final_params, b->final_params, a->nparams * sizeof(float)) == 0;
-}
-
 /* Virtual time of update u in the collected rows (-1 if absent). */
 static int64_t vtime_of(const rows_t *r, int64_t u)
 {
@@ -94,7 +88,7 @@ static void lsgd_and_csgd_have_identical_parameters_after_every_update(void)
         CHECK_INT_EQ(rl.n, rc.n);
         int differing_times = 0;
         for (int i = 0; i < rl.n && i < rc.n; i++) {
-            CHECK(strcmp(rl.name[i], rc.name[i]) == 0);
+            CHECK_STR_EQ(rl.name[i], rc.name[i]);
             CHECK_INT_EQ(rl.update[i], rc.update[i]);
             if (strcmp(rl.name[i], "images_per_s") != 0 && rl.value[i] != rc.value[i]) {
                 fprintf(stderr, "row %d (%s, update %lld): lsgd %.17g csgd %.17g\n", i,
@@ -178,7 +172,8 @@ static void iteration_time_is_the_protocols_cost_model(void)
         /* update 1: load, compute, reduce, allreduce, broadcast, then the step after the
          * second load */
         CHECK_INT_EQ(vtime_of(&r, 1), L + C + ph.r + (L > ph.a ? L : ph.a) + ph.b + S);
-        CHECK_NEAR(metric(&r, "images_per_s"), 40.0 / (T * 1e-9), 1e-6 * 40.0 / (T * 1e-9));
+        CHECK_NEAR(metric(&r, "images_per_s"), 40.0 / ((double)T * 1e-9),
+                   1e-6 * 40.0 / ((double)T * 1e-9));
         free(o.final_params);
 
         /* Without overlap the load adds to everything else. */
@@ -257,7 +252,7 @@ static void stragglers_complete_repeat_and_keep_the_numerics(void)
                               "io.time_s={\"dist\":\"lognormal\",\"mean\":0.003,\"cv\":0.5}"};
         alg_outcome_t a = run(sets, 9, NULL), b = run(sets, 9, NULL);
         CHECK_INT_EQ(a.updates, 12);
-        CHECK(strcmp(a.digest, b.digest) == 0);
+        CHECK_STR_EQ(a.digest, b.digest);
         CHECK_INT_EQ(a.vtime_ns, b.vtime_ns);
         free(a.final_params);
         free(b.final_params);

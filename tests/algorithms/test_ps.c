@@ -93,12 +93,6 @@ static alg_outcome_t run(const char *const *sets, int nsets)
     return run_rows(sets, nsets, NULL);
 }
 
-static bool same_params(const alg_outcome_t *a, const alg_outcome_t *b)
-{
-    return a->nparams == b->nparams && a->final_params && b->final_params &&
-           memcmp(a->final_params, b->final_params, a->nparams * sizeof(float)) == 0;
-}
-
 static void release(alg_outcome_t *a, alg_outcome_t *b)
 {
     free(a->final_params);

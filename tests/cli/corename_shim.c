@@ -24,6 +24,9 @@ __attribute__((constructor)) static void log_image(void)
     close(fd);
 }
 
+/* OpenBLAS's declaration (cblas.h), repeated so this library needs no OpenBLAS headers. */
+char *openblas_get_corename(void);
+
 char *openblas_get_corename(void)
 {
     static char fake[64];

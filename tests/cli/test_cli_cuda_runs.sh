@@ -1,4 +1,5 @@
-# The CUDA backend end to end (needs a GPU; exits 77, skipped, without one):
+# The CUDA backend end to end (needs a GPU; exits 77, skipped, without one or in a build
+# without CUDA -- but in a CUDA build a plugin that does not load fails, GPU or not):
 #   determinism -- the same scenario twice on the same GPU gives identical digests and rows;
 #   agreement   -- CPU and GPU runs of the same scenario agree within the stated tolerance:
 #                  every train_loss and val_loss within 1e-3 relative (docs/performance.md),
@@ -19,7 +20,7 @@ beyond_tolerance() {
 }
 out=$("$SGDSIM" run "$S" --db "$DB" --quiet --backend cuda 2>&1); rc=$?
 case "$out" in
-  *'needs a CUDA GPU'*|*'built without CUDA'*|*'cannot load the CUDA plugin'*)
+  *'needs a CUDA GPU'*|*'built without CUDA'*)
     echo "no usable CUDA backend: skipping ($out)"; exit 77 ;;
 esac
 [ "$rc" = 0 ] || { fail "cuda run: exit $rc: $out"; finish; }

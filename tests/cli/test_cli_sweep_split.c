@@ -31,14 +31,13 @@ static const char *split(const char *a)
 
 int main(void)
 {
-    CHECK(strcmp(split("cluster.workers=250,500,1000"), "cluster.workers:250|500|1000") == 0);
-    CHECK(strcmp(split("cluster.workers=4"), "cluster.workers:4") == 0);
-    CHECK(strcmp(split("model.hidden=[16,8],[32]"), "model.hidden:[16,8]|[32]") == 0);
-    CHECK(strcmp(split("x={\"a\":1,\"b\":[1,2]},{}"), "x:{\"a\":1,\"b\":[1,2]}|{}") == 0);
-    CHECK(strcmp(split("name=\"a,b\",c"), "name:\"a,b\"|c") == 0);
-    CHECK(strcmp(split("name=\"q\\\",r\",s"), "name:\"q\\\",r\"|s") == 0);
-    CHECK(strcmp(split("network.fidelity=message,analytic"),
-                 "network.fidelity:message|analytic") == 0);
+    CHECK_STR_EQ(split("cluster.workers=250,500,1000"), "cluster.workers:250|500|1000");
+    CHECK_STR_EQ(split("cluster.workers=4"), "cluster.workers:4");
+    CHECK_STR_EQ(split("model.hidden=[16,8],[32]"), "model.hidden:[16,8]|[32]");
+    CHECK_STR_EQ(split("x={\"a\":1,\"b\":[1,2]},{}"), "x:{\"a\":1,\"b\":[1,2]}|{}");
+    CHECK_STR_EQ(split("name=\"a,b\",c"), "name:\"a,b\"|c");
+    CHECK_STR_EQ(split("name=\"q\\\",r\",s"), "name:\"q\\\",r\"|s");
+    CHECK_STR_EQ(split("network.fidelity=message,analytic"), "network.fidelity:message|analytic");
     CHECK_STR_CONTAINS(split("cluster.workers=1,,2"),
                        "ERR --set cluster.workers=1,,2: empty value in the list (value 2)");
     CHECK_STR_CONTAINS(split("cluster.workers=1,"), "empty value in the list (value 2)");

@@ -18,7 +18,7 @@ int main(void)
 
     int64_t v;
     CHECK(sgd_jobj_int(&cluster, "workers", 4, 1, INT64_MAX, &v, &err) == -1);
-    CHECK(strcmp(err.msg, "cluster.workers: expected integer >= 1, got \"four\"") == 0);
+    CHECK_STR_EQ(err.msg, "cluster.workers: expected integer >= 1, got \"four\"");
     CHECK(sgd_jobj_int(&cluster, "x", 4, 1, INT64_MAX, &v, &err) == -1);
     CHECK_STR_CONTAINS(err.msg, "cluster.x: expected integer >= 1, got 1.5");
     CHECK(sgd_jobj_int(&root, "n", 1, 0, 10, &v, &err) == 0);

@@ -34,15 +34,15 @@ int main(void)
     CHECK_INT_EQ(plain.nsweep, 0);
     CHECK_INT_EQ(swept.nsweep, 3);
     if (swept.nsweep == 3) {
-        CHECK(strcmp(swept.sweep[0].key, "cluster.workers") == 0);
+        CHECK_STR_EQ(swept.sweep[0].key, "cluster.workers");
         CHECK_INT_EQ(swept.sweep[0].nvalues, 2);
-        CHECK(strcmp(swept.sweep[0].values[1], "8") == 0);
-        CHECK(strcmp(swept.sweep[1].values[0], "\"csgd\"") == 0);
-        CHECK(strcmp(swept.sweep[2].values[0], "[16,8]") == 0);
+        CHECK_STR_EQ(swept.sweep[0].values[1], "8");
+        CHECK_STR_EQ(swept.sweep[1].values[0], "\"csgd\"");
+        CHECK_STR_EQ(swept.sweep[2].values[0], "[16,8]");
     }
     /* The block is not configuration: same resolved JSON, same hash. */
-    CHECK(strcmp(plain.resolved_json, swept.resolved_json) == 0);
-    CHECK(strcmp(plain.config_hash, swept.config_hash) == 0);
+    CHECK_STR_EQ(plain.resolved_json, swept.resolved_json);
+    CHECK_STR_EQ(plain.config_hash, swept.config_hash);
     CHECK(strstr(swept.resolved_json, "sweep") == NULL);
     scn_free(&plain);
     scn_free(&swept);
@@ -60,6 +60,6 @@ int main(void)
     CHECK_STR_CONTAINS(load_err("{\"schema_version\": 1,"
                                 " \"sweep\": {\"seed\": [1], \"seed\": [2]}}"),
                        "sweep.seed: key appears more than once");
-    CHECK(strcmp(load_err("{\"schema_version\": 1, \"sweep\": {}}"), "") == 0);
+    CHECK_STR_EQ(load_err("{\"schema_version\": 1, \"sweep\": {}}"), "");
     return check_exit();
 }

@@ -2,7 +2,8 @@
  * direct models/ calls give -- loss_grad, loss_grad_batched request by request, evaluate,
  * and sync_step against a hand-written gather + model_loss_grad + optim_sgd_step -- so that
  * routing the algorithms through backends changed no CPU digest.  Also: unknown backend
- * names and "cuda" where it cannot run are refused with a message, not an abort. */
+ * names and "cuda" where it cannot run are refused with a message, not an abort; in a CUDA
+ * build the plugin loads, GPU or not. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ static void test_callbacks_equal_model_calls(const model_spec_t *spec, gsl_rng *
     float *p = malloc(K * np * sizeof *p), *g = malloc(K * np * sizeof *g);
     float *gref = malloc(np * sizeof *gref), *x = malloc(K * BATCH * DIM * sizeof *x);
     int32_t y[K * BATCH];
-    for (int k = 0; k < K; k++) model_init_params(m, p + k * np, MODEL_INIT_HE, r);
+    for (int k = 0; k < K; k++) model_init_params(m, p + (size_t)k * np, MODEL_INIT_HE, r);
     fill(x, K * BATCH * DIM, r);
     for (int i = 0; i < K * BATCH; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, CLASSES);
 
@@ -51,10 +52,10 @@ static void test_callbacks_equal_model_calls(const model_spec_t *spec, gsl_rng *
     float *gp[K];
     double loss[K];
     for (int k = 0; k < K; k++) {
-        pp[k] = p + k * np;
+        pp[k] = p + (size_t)k * np;
         xp[k] = x + k * BATCH * DIM;
         yp[k] = y + k * BATCH;
-        gp[k] = g + k * np;
+        gp[k] = g + (size_t)k * np;
     }
     be.iface->loss_grad_batched(be.ctx, K, pp, xp, yp, BATCH, gp, loss);
     for (int k = 0; k < K; k++) {
@@ -111,9 +112,16 @@ static void test_refusals_are_messages(void)
     sgd_backend_destroy(&be); /* safe on a zeroed backend */
     memset(&err, 0, sizeof err);
     if (!sgd_backend_have_cuda()) {
+        CHECK_INT_EQ(sgd_backend_cuda_load(&err), -1);
+        CHECK_STR_CONTAINS(err.msg, "built without CUDA");
+        memset(&err, 0, sizeof err);
         CHECK_INT_EQ(sgd_backend_cuda_devices(), 0);
         CHECK_INT_EQ(sgd_backend_create("cuda", m, &be, &err), -1);
         CHECK_STR_CONTAINS(err.msg, "built without CUDA");
+    } else if (sgd_backend_cuda_load(&err) != 0) {
+        /* The plugin loads with or without a GPU: failing to is a broken build. */
+        fprintf(stderr, "this build has the CUDA backend, but: %s\n", err.msg);
+        check_failures++;
     } else if (sgd_backend_cuda_devices() == 0) {
         CHECK_INT_EQ(sgd_backend_create("cuda", m, &be, &err), -1);
         CHECK_STR_CONTAINS(err.msg, "backend: \"cuda\"");

@@ -11,7 +11,9 @@
  * Determinism: the same inputs twice give the same bits (memcmp), for single and batched
  * gradients and for 20 resident training steps on two fresh backends.
  *
- * Exits 77 (skipped) in a build without CUDA and where cudaGetDeviceCount finds no device. */
+ * Exits 77 (skipped) in a build without CUDA and where cudaGetDeviceCount finds no device.  In
+ * a CUDA build whose plugin does not load it fails, GPU or not: that is a broken build, and a
+ * skip would hide it on the very machines that should run this test. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,17 +80,18 @@ static void test_case(const case_t *c, gsl_rng *r)
         return;
     }
     size_t np = model_nparams(m);
-    float *p = malloc(K * np * sizeof *p), *x = malloc((size_t)K * B * D * sizeof *x);
+    float *p = malloc(K * np * sizeof *p);
+    float *x = malloc((size_t)K * (size_t)B * (size_t)D * sizeof *x);
     float *gc = malloc(K * np * sizeof *gc), *gg = malloc(K * np * sizeof *gg);
     float *g2 = malloc(K * np * sizeof *g2);
-    int32_t *y = malloc((size_t)K * B * sizeof *y);
-    for (int k = 0; k < K; k++) model_init_params(m, p + k * np, MODEL_INIT_HE, r);
+    int32_t *y = malloc((size_t)K * (size_t)B * sizeof *y);
+    for (int k = 0; k < K; k++) model_init_params(m, p + (size_t)k * np, MODEL_INIT_HE, r);
     /* non-zero biases, so the bias broadcast is exercised */
     for (int l = 0; l < model_nlayers(m); l++)
         for (int k = 0; k < K; k++)
-            fill(p + k * np + model_layer_offset(m, l, true), (size_t)model_layer_fan_out(m, l),
-                 0.1, r);
-    fill(x, (size_t)K * B * D, 1.0, r);
+            fill(p + (size_t)k * np + model_layer_offset(m, l, true),
+                 (size_t)model_layer_fan_out(m, l), 0.1, r);
+    fill(x, (size_t)K * (size_t)B * (size_t)D, 1.0, r);
     for (int i = 0; i < K * B; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, (unsigned long)C);
 
     double lc = sgd_backend_loss_grad(&cpu, p, x, y, B, gc);
@@ -104,11 +107,11 @@ static void test_case(const case_t *c, gsl_rng *r)
     float *gcp[K], *ggp[K];
     double lcs[K], lgs[K], lgs2[K];
     for (int k = 0; k < K; k++) {
-        pp[k] = p + k * np;
-        xp[k] = x + (size_t)k * B * D;
-        yp[k] = y + (size_t)k * B;
-        gcp[k] = gc + k * np;
-        ggp[k] = gg + k * np;
+        pp[k] = p + (size_t)k * np;
+        xp[k] = x + (size_t)k * (size_t)B * (size_t)D;
+        yp[k] = y + (size_t)k * (size_t)B;
+        gcp[k] = gc + (size_t)k * np;
+        ggp[k] = gg + (size_t)k * np;
     }
     cpu.iface->loss_grad_batched(cpu.ctx, K, pp, xp, yp, B, gcp, lcs);
     gpu.iface->loss_grad_batched(gpu.ctx, K, pp, xp, yp, B, ggp, lgs);
@@ -190,6 +193,11 @@ int main(void)
     if (!sgd_backend_have_cuda()) {
         printf("built without CUDA: skipping\n");
         return 77;
+    }
+    sgd_err_t err = {{0}};
+    if (sgd_backend_cuda_load(&err)) {
+        fprintf(stderr, "this build has the CUDA backend, but: %s\n", err.msg);
+        return 1;
     }
     if (sgd_backend_cuda_devices() == 0) {
         printf("no usable CUDA device: skipping\n");

@@ -101,7 +101,7 @@ static void gradcheck(const char *name, const model_spec_t *spec, unsigned long 
     float *params = malloc(np * sizeof *params);
     float *grad = malloc(np * sizeof *grad);
     float *scratch = malloc(np * sizeof *scratch);
-    float *x = malloc((size_t)batch * spec->ninputs * sizeof *x);
+    float *x = malloc((size_t)batch * (size_t)spec->ninputs * sizeof *x);
     int32_t y[6];
 
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -116,7 +116,8 @@ static void gradcheck(const char *name, const model_spec_t *spec, unsigned long 
     int draws = 0;
     do {
         for (int i = 0; i < batch * spec->ninputs; i++) x[i] = (float)gsl_ran_gaussian(r, 1.0);
-        for (int i = 0; i < batch; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, spec->nclasses);
+        for (int i = 0; i < batch; i++)
+            y[i] = (int32_t)gsl_rng_uniform_int(r, (unsigned long)spec->nclasses);
         ref = reference_loss(m, params, x, y, batch, &min_z);
         draws++;
     } while (min_z < KINK_MARGIN && draws < 1000);
@@ -133,7 +134,7 @@ static void gradcheck(const char *name, const model_spec_t *spec, unsigned long 
         int fo = model_layer_fan_out(m, l);
         size_t nw = (size_t)model_layer_fan_in(m, l) * (size_t)fo;
         for (int j = 0; j < fo; j++, checked++)
-            bad += check_coord(m, params, x, y, batch, grad, scratch, boff + j, name);
+            bad += check_coord(m, params, x, y, batch, grad, scratch, boff + (size_t)j, name);
         for (int t = 0; t < 40; t++, checked++)
             bad += check_coord(m, params, x, y, batch, grad, scratch,
                                woff + gsl_rng_uniform_int(r, nw), name);

@@ -93,7 +93,7 @@ static void test_evaluate_hand_case(void)
 static void random_problem(const model_spec_t *s, int n, gsl_rng *r, float *x, int32_t *y)
 {
     for (int i = 0; i < n * s->ninputs; i++) x[i] = (float)gsl_ran_gaussian(r, 1.0);
-    for (int i = 0; i < n; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, s->nclasses);
+    for (int i = 0; i < n; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, (unsigned long)s->nclasses);
 }
 
 static void test_determinism_and_stacking(void)
@@ -174,13 +174,14 @@ static void check_init(model_t *m, const float *p, int l, double want_var, const
         s += w[k];
         s2 += (double)w[k] * w[k];
     }
-    double mean = s / n, var = s2 / n - mean * mean;
+    const double dn = (double)n;
+    double mean = s / dn, var = s2 / dn - mean * mean;
     /* Sample variance of n normals has relative s.d. sqrt(2/n) (<= 0.6% here): allow 5 s.d.;
      * the mean has s.d. sqrt(var/n). */
     printf("init %s layer %d: n %zu var %.6g (want %.6g) mean %.3g\n", name, l, n, var, want_var,
            mean);
-    CHECK_NEAR(var, want_var, 5 * sqrt(2.0 / n) * want_var);
-    CHECK_NEAR(mean, 0.0, 5 * sqrt(want_var / n));
+    CHECK_NEAR(var, want_var, 5 * sqrt(2.0 / dn) * want_var);
+    CHECK_NEAR(mean, 0.0, 5 * sqrt(want_var / dn));
     const float *b = p + model_layer_offset(m, l, true);
     for (int j = 0; j < model_layer_fan_out(m, l); j++) CHECK(b[j] == 0.0f);
 }

@@ -1,10 +1,19 @@
-/* An extra message occupying rank 0's uplink when the ring starts delays the ring by
- * exactly the hand-computed amounts.  Bandwidth is 1 B/ns so bytes read as nanoseconds. */
-#include "sim/network.h"
+/* An extra message occupying rank 0's uplink when a ring allreduce (SIM_AR_RING, message
+ * level, flat star) starts delays the ring by exactly the hand-computed amounts, rank by
+ * rank.  Bandwidth is 1 B/ns so bytes read as nanoseconds.  A rank is done when its last
+ * message arrives: in every case below its own last send has left its uplink by then
+ * (for rank 1 at p = 2 exactly then), so the collective's end-of-call wait for local
+ * completion adds nothing.  (The contention test of
+ * test_sim_collective_contention_delays_by_hand_computed_amount is a different case:
+ * recursive doubling whose own messages share a NIC.) */
+#include "common/error.h"
+#include "sim/collective.h"
 #include "tests/check.h"
 
+#define MAXP 4
+
 typedef struct run {
-    int64_t done_at[8];
+    int64_t done_at[MAXP];
 } run_t;
 
 static void on_done(void *ctx, int rank, int64_t t_ns) { ((run_t *)ctx)->done_at[rank] = t_ns; }
@@ -15,17 +24,24 @@ static run_t ring_with_extra(int p, uint64_t nelems, int64_t lat, uint64_t extra
 {
     sim_engine_t *e = sim_engine_create();
     sim_net_t *n = sim_net_create();
-    sim_star_t s;
-    sim_star_init(&s, n, p, 1e9, lat);
+    sim_topo_spec_t spec = {.kind = SIM_TOPO_FLAT, .workers = p, .link_Bps = 1e9,
+                            .link_latency_ns = lat};
+    sim_topo_t t;
+    sim_topo_init(&t, n, &spec);
+    sim_sched_t *s = sim_sched_allreduce(SIM_AR_RING, p);
+    SGD_ASSERT(p <= MAXP);
+    int eps[MAXP];
+    for (int i = 0; i < p; i++) eps[i] = i;
     run_t r = {{0}};
-    sim_ring_t *ring = sim_ring_create(e, n, &s, p, nelems, 4, on_done, &r);
+    sim_coll_t *ring = sim_coll_create(e, n, &t, s, eps, &nelems, 1, 4, on_done, &r, "ring");
     if (extra_bytes) {
-        int up0 = s.uplink0;
+        int up0 = t.star.uplink0;
         CHECK_INT_EQ(sim_net_reserve(n, &up0, 1, extra_bytes, 0), (int64_t)extra_bytes + lat);
     }
-    for (int i = 0; i < p; i++) sim_ring_enter(ring, i, 0);
-    sim_engine_run(e, NULL);
-    sim_ring_destroy(ring);
+    for (int i = 0; i < p; i++) sim_coll_enter(ring, i, 0);
+    CHECK_INT_EQ(sim_engine_run(e, NULL), SIM_STOP_EMPTY);
+    sim_coll_destroy(ring);
+    sim_sched_destroy(s);
     sim_net_destroy(n);
     sim_engine_destroy(e);
     return r;

@@ -1,0 +1,145 @@
+/* The gnuplot script of `sgdsim plot` (see gnuplot_script.h for what it guarantees). */
+#include "cli/gnuplot_script.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/text.h"
+#include "common/error.h"
+
+typedef struct buf {
+    char *s;
+    size_t len, cap;
+} buf_t;
+
+static void put(buf_t *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = 2 * (b->len + n + 1);
+        b->s = sgd_xrealloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+/* Appends fixed text with numbers; never a string from the caller (those go through
+ * put_quoted). */
+static void putf(buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(buf_t *b, const char *fmt, ...)
+{
+    char tmp[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    SGD_ASSERT(n >= 0 && (size_t)n < sizeof tmp);
+    put(b, tmp, (size_t)n);
+}
+
+static void put_str(buf_t *b, const char *s) { put(b, s, strlen(s)); }
+
+static void put_quoted(buf_t *b, const char *s)
+{
+    char *q = gp_quote(s);
+    put_str(b, q);
+    free(q);
+}
+
+bool gp_format_for(const char *path, gp_format_t *format)
+{
+    const char *ext = strrchr(path, '.');
+    if (ext && strcmp(ext, ".png") == 0) *format = GP_PNG;
+    else if (ext && strcmp(ext, ".svg") == 0) *format = GP_SVG;
+    else if (ext && strcmp(ext, ".pdf") == 0) *format = GP_PDF;
+    else return false;
+    return true;
+}
+
+/* Why not gnuplot's own '' for a quote: gnuplot 5.4's scanner takes '' as a quote only
+ * right after another character of the string, so a string starting with ' or holding ''
+ * ends early (a syntax error, text lost).  Why "\047" and not "'": gnuplot's macro pass
+ * tracks single quotes without regard to double quotes, so a raw ' there would make it
+ * see the next piece as outside quotes and expand an @name in it. */
+char *gp_quote(const char *s)
+{
+    static const char quote[] = "'.\"\\047\".'"; /* ends a piece, adds ', opens the next */
+    if (!s) s = "";
+    char *out = sgd_xmalloc(sizeof quote * strlen(s) + 3), *o = out;
+    *o++ = '\'';
+    while (*s) {
+        size_t len = cli_utf8_len(s);
+        if (len == 0) {
+            *o++ = '?';
+            len = 1;
+        } else if (cli_is_control(s, len)) {
+            *o++ = ' ';
+        } else if (*s == '\'') {
+            memcpy(o, quote, sizeof quote - 1);
+            o += sizeof quote - 1;
+        } else {
+            memcpy(o, s, len);
+            o += len;
+        }
+        s += len;
+    }
+    *o++ = '\'';
+    *o = '\0';
+    return out;
+}
+
+static void put_header(buf_t *b, const gp_plot_t *p)
+{
+    static const char *const terminal[] = {
+        [GP_PNG] = "pngcairo size 960,640 noenhanced",
+        [GP_SVG] = "svg size 960,640 dynamic noenhanced",
+        [GP_PDF] = "pdfcairo size 6in,4in noenhanced",
+    };
+    SGD_ASSERT(p->format == GP_PNG || p->format == GP_SVG || p->format == GP_PDF);
+    /* Every string is well-formed UTF-8 (gp_quote), which is what the terminals expect. */
+    putf(b, "set encoding utf8\nset terminal %s\n", terminal[p->format]);
+    put_str(b, "set key outside right top noenhanced\nset grid\n");
+    static const char *const cmd[] = {"set title ", "set xlabel ", "set ylabel "};
+    const char *text[] = {p->title, p->xlabel, p->ylabel};
+    for (int i = 0; i < 3; i++) {
+        put_str(b, cmd[i]);
+        put_quoted(b, text[i]);
+        put_str(b, " noenhanced\n");
+    }
+    if (p->logx) put_str(b, "set logscale x\n");
+    if (p->logy) put_str(b, "set logscale y\n");
+}
+
+/* Datablock $g<i>: only finite numbers the builder formats itself, so no line is EOD. */
+static void put_data(buf_t *b, int i, const gp_series_t *s)
+{
+    putf(b, "$g%d << EOD\n", i);
+    for (int k = 0; k < s->n; k++)
+        if (isfinite(s->x[k]) && isfinite(s->y[k])) putf(b, "%.17g %.17g\n", s->x[k], s->y[k]);
+    put_str(b, "EOD\n");
+}
+
+static void put_plot(buf_t *b, const gp_plot_t *p)
+{
+    if (p->nseries == 0) return; /* nothing to draw: gnuplot writes no figure */
+    put_str(b, "plot ");
+    for (int i = 0; i < p->nseries; i++) {
+        if (i) put_str(b, ", \\\n     ");
+        putf(b, "$g%d using 1:2 with linespoints pointsize 0.5 title ", i);
+        put_quoted(b, p->series[i].label);
+        put_str(b, " noenhanced");
+    }
+    put_str(b, "\n");
+}
+
+char *gp_script_build(const gp_plot_t *p)
+{
+    buf_t b = {0};
+    put_header(&b, p);
+    for (int i = 0; i < p->nseries; i++) put_data(&b, i, &p->series[i]);
+    put_plot(&b, p);
+    return b.s;
+}

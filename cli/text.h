@@ -1,0 +1,32 @@
+/* Text safety for what sgdsim prints and what it hands to other programs: strings from a
+ * results database (scenario names, configuration values, metric names) are whatever its
+ * writer put there, so before they reach a terminal or gnuplot they are checked here.
+ *
+ *   cli_utf8_len     the length of one well-formed UTF-8 sequence, so callers can pass text
+ *                    through unchanged and treat anything else as single bytes
+ *   cli_is_control   C0 controls, DEL and the C1 controls U+0080..U+009F, which terminals
+ *                    obey (ESC sequences, 8-bit CSI) instead of showing
+ *   cli_text_escape  the form shown in text tables and report lines: printable text as it
+ *                    is, every control character and invalid byte as an escape
+ *
+ * Pure functions; what they return is malloc'ed and owned by the caller. */
+#ifndef SGDSIM_CLI_TEXT_H
+#define SGDSIM_CLI_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* 1..4: the bytes of the well-formed UTF-8 sequence at s (no overlong forms, surrogates or
+ * code points above U+10FFFF); 0 at the terminating NUL or where s is not well-formed. */
+size_t cli_utf8_len(const char *s);
+
+/* True when the sequence of len bytes at s (as cli_utf8_len measured it) is a control
+ * character: bytes 0x01..0x1f and 0x7f, or U+0080..U+009F. */
+bool cli_is_control(const char *s, size_t len);
+
+/* s for a terminal: \n, \t and \r as those two characters, other control bytes and bytes
+ * that are not well-formed UTF-8 as \xHH, C1 controls as \u0080..\u009f; everything else,
+ * backslashes included, as it is.  The caller frees the result. */
+char *cli_text_escape(const char *s);
+
+#endif

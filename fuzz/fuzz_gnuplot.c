@@ -1,0 +1,243 @@
+/* libFuzzer target: the gnuplot script builder of `sgdsim plot` (cli/gnuplot_script.h).
+ *
+ * Input: one flags byte (figure format, log axes), then NUL-separated strings: the title,
+ * the two axis labels and up to 8 legend entries; each legend entry's bytes also make its
+ * points, arbitrary doubles included (NaN, infinities).  The script is checked by a small
+ * reader of gnuplot's syntax, written apart from the builder:
+ *   - every string is single-quoted pieces joined by ."\047". (a quote), each closing on
+ *     its own line and never followed by another ' (which gnuplot would read as a quote
+ *     inside it); it holds no control character, is well-formed UTF-8 and reads back as
+ *     the input string whenever the input was printable UTF-8;
+ *   - every datablock line is two finite numbers until EOD;
+ *   - outside strings the script is exactly the script built with every string empty, so
+ *     no byte of a string ever becomes gnuplot syntax (a command, a backquote, a macro);
+ *   - gnuplot's macro pass, which keeps its own count of quotes, sees no @ or # outside
+ *     quotes.
+ * Any violation aborts. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/gnuplot_script.h"
+#include "fuzz/fuzz_text.h"
+
+#define MAX_LINES 8
+#define MAX_STRINGS (3 + MAX_LINES)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Bytes of the UTF-8 character at s, or 0 when s is not well-formed there (RFC 3629). */
+static size_t utf8_char(const unsigned char *s)
+{
+    size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : s[0] >= 0xE0 && s[0] < 0xF0 ? 3
+               : s[0] >= 0xF0 && s[0] < 0xF5 ? 4 : 0;
+    uint32_t cp = n == 1 ? s[0] : n == 2 ? s[0] & 0x1Fu : n == 3 ? s[0] & 0x0Fu : s[0] & 0x07u;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3Fu);
+    }
+    static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (n == 0 || cp < min[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+/* Printable: well-formed UTF-8 without C0, DEL or C1 control characters. */
+static bool printable(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_char(u + i);
+        if (n == 0 || i + n > len || u[i] < 0x20 || u[i] == 0x7F ||
+            (n == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0))
+            return false;
+        i += n;
+    }
+    return true;
+}
+
+typedef struct reader {
+    char *skeleton; /* the script with every string's contents taken out */
+    size_t len;
+    char *strings[MAX_STRINGS]; /* the strings as gnuplot reads them, in order */
+    int nstrings;
+} reader_t;
+
+/* gnuplot 5.4 reads '' right after a character of a single-quoted string as a quote in
+ * it; the builder must never write that, so a piece that ends before another ' aborts. */
+static const char *read_piece(const char *s, char *value, size_t *n)
+{
+    for (s++; *s != '\''; s++) {
+        if (*s == '\0' || *s == '\n') abort(); /* unclosed on its line */
+        value[(*n)++] = *s;
+    }
+    if (s[1] == '\'') abort();
+    return s + 1;
+}
+
+/* Reads the string expression opening at *p: single-quoted pieces joined by ."\047". (a
+ * quote); appends its value and aborts unless it is printable. */
+static void read_string(reader_t *r, const char **p)
+{
+    static const char join[] = ".\"\\047\".";
+    char *value = malloc(strlen(*p) + 1);
+    size_t n = 0;
+    const char *s = read_piece(*p, value, &n);
+    while (strncmp(s, join, sizeof join - 1) == 0 && s[sizeof join - 1] == '\'') {
+        value[n++] = '\'';
+        s = read_piece(s + sizeof join - 1, value, &n);
+    }
+    value[n] = '\0';
+    if (!printable(value, n) || r->nstrings == MAX_STRINGS) abort();
+    r->strings[r->nstrings++] = value;
+    *p = s;
+}
+
+/* Checks a datablock's lines after its header line: two finite numbers each, then EOD. */
+static const char *read_datablock(const char *p)
+{
+    for (;;) {
+        if (strncmp(p, "EOD\n", 4) == 0) return p + 4;
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || *end != ' ') abort();
+        const char *q = end + 1;
+        double y = strtod(q, &end);
+        if (end == q || *end != '\n' || !isfinite(x) || !isfinite(y)) abort();
+        p = end + 1;
+    }
+}
+
+/* A datablock's first line: $name << EOD. */
+static bool datablock_header(const char *p)
+{
+    if (*p++ != '$') return false;
+    p += strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789");
+    return strncmp(p, " << EOD\n", 8) == 0;
+}
+
+static void reader_read(reader_t *r, const char *script)
+{
+    memset(r, 0, sizeof *r);
+    r->skeleton = malloc(strlen(script) + 1);
+    for (const char *p = script; *p;) {
+        bool line_start = p == script || p[-1] == '\n';
+        if (line_start && datablock_header(p)) {
+            const char *body = strchr(p, '\n') + 1;
+            memcpy(r->skeleton + r->len, p, (size_t)(body - p));
+            r->len += (size_t)(body - p);
+            p = body;
+            const char *end = read_datablock(p);
+            memcpy(r->skeleton + r->len, p, (size_t)(end - p));
+            r->len += (size_t)(end - p);
+            p = end;
+        } else if (*p == '\'') {
+            read_string(r, &p); /* its skeleton is that of an empty string */
+            r->skeleton[r->len++] = '\'';
+            r->skeleton[r->len++] = '\'';
+        } else {
+            r->skeleton[r->len++] = *p++;
+        }
+    }
+    r->skeleton[r->len] = '\0';
+}
+
+/* Aborts where gnuplot's macro pass, which runs over each line (continuations joined)
+ * before the scanner, would expand @name or start a comment: it toggles its single-quote
+ * state at every ' and its double-quote state at every " not after a backslash. */
+static void check_macro_pass(const char *script)
+{
+    bool sq = false, dq = false, after_backslash = false;
+    for (const char *c = script; *c; c++) {
+        if (*c == '\n' && (c == script || c[-1] != '\\')) sq = dq = after_backslash = false;
+        else if (*c == '\'') sq = !sq;
+        else if (*c == '"' && !after_backslash) dq = !dq;
+        if ((*c == '@' || *c == '#') && !sq && !dq) abort();
+        after_backslash = *c == '\\' && dq ? !after_backslash : false;
+    }
+}
+
+static void reader_free(reader_t *r)
+{
+    for (int i = 0; i < r->nstrings; i++) free(r->strings[i]);
+    free(r->skeleton);
+}
+
+/* One small value per byte; bytes 0xfd..0xff are NaN and the infinities, which cannot
+ * come from whole doubles (their zero bytes would end the string). */
+static double byte_value(unsigned char c)
+{
+    return c == 0xFD ? NAN : c == 0xFE ? INFINITY : c == 0xFF ? -INFINITY : (double)c - 128;
+}
+
+/* Points from a legend entry's bytes: small ones from its first bytes, and whole doubles
+ * (any bit pattern without a zero byte) from each further 16 bytes. */
+static int make_points(const char *label, size_t len, double *x, double *y)
+{
+    int n = 0;
+    for (size_t k = 0; k < len && k < 4; k++, n++)
+        x[n] = (double)k, y[n] = byte_value((unsigned char)label[k]);
+    for (size_t k = 4; k + 16 <= len && n < 12; k += 16, n++) {
+        memcpy(&x[n], label + k, 8);
+        memcpy(&y[n], label + k + 8, 8);
+    }
+    return n;
+}
+
+static char *build(const gp_plot_t *p, const char *const *text, const gp_series_t *series,
+                   const char *const *labels)
+{
+    gp_plot_t q = *p;
+    gp_series_t s[MAX_LINES];
+    for (int i = 0; i < p->nseries; i++) s[i] = series[i], s[i].label = labels[i];
+    q.title = text[0], q.xlabel = text[1], q.ylabel = text[2], q.series = s;
+    return gp_script_build(&q);
+}
+
+static void check(const gp_plot_t *p, const char *const *str, const size_t *len, int nstr,
+                  const gp_series_t *series)
+{
+    static const char *const empty[MAX_STRINGS] = {"", "", "", "", "", "", "", "", "", "", ""};
+    char *script = build(p, str, series, str + 3);
+    char *blank = build(p, empty, series, empty + 3);
+    reader_t r, b;
+    reader_read(&r, script);
+    reader_read(&b, blank);
+    check_macro_pass(script);
+    if (strcmp(r.skeleton, b.skeleton) != 0 || strpbrk(r.skeleton, "`\"@!") ||
+        r.nstrings != nstr)
+        abort();
+    for (int i = 0; i < nstr; i++) {
+        size_t got = strlen(r.strings[i]);
+        bool clean = printable(str[i], len[i]);
+        if (got > len[i] || (clean && strcmp(r.strings[i], str[i]) != 0)) abort();
+    }
+    reader_free(&r);
+    reader_free(&b);
+    free(script);
+    free(blank);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0) return 0;
+    char *text = fuzz_text(data + 1, size - 1);
+    if (!text) return 0;
+    const char *str[MAX_STRINGS];
+    size_t len[MAX_STRINGS];
+    int nstr = 0;
+    for (const char *s = text; nstr < MAX_STRINGS && s <= text + size - 1; s += strlen(s) + 1)
+        len[nstr] = strlen(s), str[nstr++] = s;
+    while (nstr < 3) len[nstr] = 0, str[nstr++] = "";
+    static double x[MAX_LINES][12], y[MAX_LINES][12];
+    gp_series_t series[MAX_LINES];
+    for (int i = 0; i < nstr - 3; i++)
+        series[i] = (gp_series_t){str[3 + i], x[i], y[i],
+                                  make_points(str[3 + i], len[3 + i], x[i], y[i])};
+    gp_plot_t p = {.format = (gp_format_t)(data[0] % 3), .logx = data[0] & 4,
+                   .logy = data[0] & 8, .series = series, .nseries = nstr - 3};
+    check(&p, str, len, nstr, series);
+    free(text);
+    return 0;
+}
