@@ -136,7 +136,7 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
         argv[a++] = x->threads ? x->threads : threads_buf;
     }
     argv[a] = NULL;
-    /* Built before fork(): the child only calls async-signal-safe functions, then execve. */
+    /* Built before fork(), so the child sets up nothing but the signals before execve. */
     char **env = cli_machine_child_env(pt->blas_core);
     pid_t parent = getpid();
     fflush(NULL);

@@ -96,7 +96,6 @@ static int parse_valued(const char *a, const char *v, cli_opts_t *o)
     return 0;
 }
 
-
 int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cli_opts_t *o)
 {
     memset(o, 0, sizeof *o);

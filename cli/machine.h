@@ -53,7 +53,7 @@ int cli_machine_use_kernel(const char *kernel, sgd_err_t *err);
 /* The environment for a sweep point's child process that is to run `kernel`: this
  * process's environment with OPENBLAS_CORETYPE=kernel and a marker (restarts 0), so the
  * child starts on its kernel without a re-exec.  NULL-terminated; the caller frees it with
- * cli_machine_env_free().  Built before fork(), so the child only calls execve. */
+ * cli_machine_env_free().  Meant to be built before fork() and handed to execve. */
 char **cli_machine_child_env(const char *kernel);
 void cli_machine_env_free(char **env);
 
