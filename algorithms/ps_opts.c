@@ -86,10 +86,12 @@ static int parse_common(const sgd_jobj_t *a, const scn_t *s, ps_opts_t *o, sgd_e
         return sgd_errf(err, "%s.denormals: \"flush\" needs an x86 CPU (MXCSR FTZ/DAZ); use "
                              "\"keep\"", a->path);
     o->flush_denormals = dn == 0;
-    /* On the CPU a batch is evaluated one request after another: nothing to gain from
-     * running ahead, so the default applies every update at once.  On a GPU one call
-     * evaluates the whole batch with strided-batched GEMMs. */
-    if (sgd_jobj_int(a, "gradient_batch", strcmp(s->backend, "cuda") == 0 ? 64 : 1, 1, 4096,
+    /* On the CPU a batch's requests are evaluated on the run's threads (numerics.threads):
+     * 16 ready gradients keep a few cores busy and cost 16 gradients of memory.  On a GPU
+     * one call evaluates the whole batch with strided-batched GEMMs.  Results are the same
+     * bits for any value, so the default never depends on the thread count (it is part of
+     * the run key). */
+    if (sgd_jobj_int(a, "gradient_batch", strcmp(s->backend, "cuda") == 0 ? 64 : 16, 1, 4096,
                      &o->gradient_batch, err))
         return -1;
     if (o->driver == PS_DRIVER_TIMED)

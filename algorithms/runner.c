@@ -291,6 +291,13 @@ static int model_rows(const scn_t *s, const alg_ops_t *ops, int64_t ntrain, int6
     return 0;
 }
 
+/* Host threads of the numerics: numerics.threads as resolved by the CLI; a scenario that was
+ * never resolved (a test calling alg_run directly) runs on one. */
+static int run_threads(const scn_t *s)
+{
+    return s->numerics.threads_resolved > 0 ? (int)s->numerics.threads_resolved : 1;
+}
+
 /* Data, model, backend and initial parameters of a run with real numerics. */
 static int setup_numerics(const scn_t *s, const alg_ops_t *ops, alg_ctx_t *ctx, run_res_t *r,
                           sgd_err_t *err)
@@ -303,13 +310,15 @@ static int setup_numerics(const scn_t *s, const alg_ops_t *ops, alg_ctx_t *ctx, 
         return sgd_errf(err, "data: validation samples have %d values, training samples %d",
                         r->val.dim, r->train.dim);
     int64_t rows = 0;
+    const int threads = run_threads(s);
     if (model_rows(s, ops, r->train.n, &rows, err) ||
-        alg_check_memory("model", model_bytes(&spec, rows), err))
+        alg_check_memory("model", model_bytes(&spec, rows) * (double)threads, err))
         return -1;
     if (model_spec_check(&spec, err)) return sgd_err_prefix(err, "model");
     r->model = model_create(&spec, (int)rows);
     /* "cuda" without a GPU (or in a build without CUDA) is an environment error: exit 2. */
     if (sgd_backend_create(s->backend, r->model, &r->backend, err)) return -1;
+    sgd_backend_set_threads(&r->backend, threads); /* one workspace per thread, same bits */
     ctx->nparams = model_nparams(r->model);
     r->params = sgd_xmalloc(ctx->nparams * sizeof *r->params);
     gsl_rng *init_rng = sim_rng_create(s->seed, SIM_STREAM_INIT, 0);

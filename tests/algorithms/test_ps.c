@@ -472,13 +472,13 @@ static void batched_evaluation_changes_no_result(void)
                                    "optimizer.lr=1e30", ALG_DIVERGED);
 }
 
-/* The default batch follows the backend: 1 (each update applied when made) on the CPU, 64
- * on a GPU; the resolved configuration records it.  Loading needs no GPU. */
+/* The default batch follows the backend: 16 (for the run's threads) on the CPU, 64 on a GPU;
+ * the resolved configuration records it.  Loading needs no GPU. */
 static void gradient_batch_default_follows_the_backend(void)
 {
     static const struct {
         const char *set, *want;
-    } cases[] = {{"backend=\"cpu\"", "\"gradient_batch\":1,"},
+    } cases[] = {{"backend=\"cpu\"", "\"gradient_batch\":16,"},
                  {"backend=\"cuda\"", "\"gradient_batch\":64,"}};
     for (int i = 0; i < 2; i++) {
         scn_override_t ov[1] = {{cases[i].set}};

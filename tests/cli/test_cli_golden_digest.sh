@@ -35,8 +35,10 @@ check() {
     compared=$((compared + 1))
   done
   local batched
-  batched=$(digest "${PS[@]}" --set algorithm.gradient_batch=16 "$@")
-  [ "$batched" = "$ps" ] || fail "ps_small on $core: gradient_batch 16 gives $batched, 1 gives $ps"
+  batched=$(digest "${PS[@]}" --set algorithm.gradient_batch=1 --threads 1 "$@")
+  [ "$batched" = "$ps" ] || fail "ps_small on $core: gradient_batch 1 on 1 thread gives $batched, the default gives $ps"
+  batched=$(digest "${PS[@]}" --set algorithm.gradient_batch=64 --threads 3 "$@")
+  [ "$batched" = "$ps" ] || fail "ps_small on $core: gradient_batch 64 on 3 threads gives $batched, the default gives $ps"
 }
 
 core=$("$SGDSIM" --version | sed -n 's/.*(core \(.*\))$/\1/p')

@@ -1,0 +1,59 @@
+# Threads inside one run change nothing: for every algorithm (CSGD, LSGD and the five of the
+# parameter-server family, on both drivers), runs with --threads 1, 2, 3 and 8 give the same
+# run key, digest and rows in every table but the wall-clock columns.  The parameter-server
+# runs evaluate batched gradients on the threads (algorithm.gradient_batch 16, the CPU
+# default) and the CSGD run's evaluations are split into chunks, so the threads really work.
+. "$(dirname "$0")/lib.sh"
+command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
+S="$TMP/s.json"; small_scenario "$S"
+L="$TMP/l.json" # LSGD: 2 nodes of 2 GPUs
+cat > "$L" <<'JSON'
+{
+  "schema_version": 1, "name": "lsgd-small", "seed": 3,
+  "algorithm": { "name": "lsgd" },
+  "cluster": { "workers": 4 },
+  "data": { "source": "synthetic", "n_train": 400, "n_validation": 100, "dim": 8, "classes": 3 },
+  "model": { "kind": "mlp", "hidden": [8] },
+  "batch": { "per_worker": 4 },
+  "optimizer": { "lr": 0.05 },
+  "compute": { "kind": "time", "time_s": 0.002 },
+  "topology": { "kind": "cluster", "gpus_per_node": 2 },
+  "stop": { "updates": 30 }, "eval": { "every": 10 }
+}
+JSON
+
+dump() { # what must not depend on the thread count, for the last run of db $1
+  sqlite3 "$1" "SELECT run_key, config_hash, status, vtime_ns, updates, events, digest FROM runs ORDER BY id DESC LIMIT 1;
+                SELECT update_idx, vtime_ns, name, quote(value) FROM metrics WHERE run_id=(SELECT max(id) FROM runs) ORDER BY name, update_idx;
+                SELECT kind, sent_msgs, sent_bytes, skipped_msgs, skipped_bytes FROM traffic WHERE run_id=(SELECT max(id) FROM runs) ORDER BY kind;
+                SELECT tau, count FROM staleness WHERE run_id=(SELECT max(id) FROM runs) ORDER BY tau;"
+}
+PSCOMMON=(--set optimizer.momentum=0 --set cluster.workers=6 --set stop.updates=90)
+cases=(
+  "csgd|"
+  "lsgd|"
+  "sasgd|--set algorithm={\"name\":\"sasgd\",\"n\":2}"
+  "fasgd uniform|--set algorithm={\"name\":\"fasgd\",\"minibatch\":\"random\"}"
+  "fasgd timed|--set algorithm={\"name\":\"fasgd\",\"driver\":\"timed\",\"server_time_s\":0.0005}"
+  "b-fasgd|--set algorithm={\"name\":\"b-fasgd\",\"driver\":\"timed\",\"c_fetch\":0.2}"
+  "downpour|--set algorithm={\"name\":\"downpour\",\"k_push\":2,\"k_fetch\":3}"
+  "hardsync|--set algorithm={\"name\":\"hardsync\"}"
+)
+for c in "${cases[@]}"; do
+  name=${c%%|*}; set -- ${c#*|}
+  extra=("$@")
+  case "$name" in csgd|lsgd) ;; *) extra+=("${PSCOMMON[@]}") ;; esac
+  for t in 1 2 3 8; do
+    db="$TMP/${name// /_}-$t.db"
+    file=$S; [ "$name" = lsgd ] && file=$L
+    "$SGDSIM" run "$file" --db "$db" --quiet --threads "$t" "${extra[@]}" 2>"$TMP/err" ||
+      { fail "$name, $t threads: run failed: $(cat "$TMP/err")"; continue; }
+    dump "$db" > "$TMP/$t.txt"
+  done
+  [ "$(wc -l < "$TMP/1.txt")" -gt 10 ] || fail "$name: too few rows to compare"
+  for t in 2 3 8; do
+    cmp -s "$TMP/1.txt" "$TMP/$t.txt" ||
+      { fail "$name: $t threads differ from 1"; diff "$TMP/1.txt" "$TMP/$t.txt" | head -5 >&2; }
+  done
+done
+finish
