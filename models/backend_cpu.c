@@ -23,6 +23,8 @@ typedef struct cpu_backend {
     int threads;
     double *row_loss;       /* evaluate: one loss per row, row_loss_cap of them */
     int64_t row_loss_cap;
+    float *shard_grad;      /* a sharded gradient's shards, nparams each (max_shards) */
+    int max_shards;
     /* resident synchronous training */
     const sgd_dataset_t *train;
     optim_sgd_t opt;
@@ -31,11 +33,113 @@ typedef struct cpu_backend {
     int32_t *batch_y;
 } cpu_backend_t;
 
+/* ---- gradients of large batches: shards ---------------------------------------------------
+ * A batch of more than SHARD_ROWS rows is split into shards of shard_rows(batch) rows (the
+ * last one shorter) whose boundaries depend on the batch size only -- never on the thread
+ * count.  Each shard's mean gradient is computed on its own (on the pool's workers when
+ * there are several), weighted by its share of the rows, and the shards are added in a fixed
+ * pairwise tree, element by element; the loss is the shards' losses weighted the same way,
+ * added in shard order.  A batch of up to SHARD_ROWS rows is one model_loss_grad call, as
+ * before shards existed, so small runs keep their digests. */
+#define SHARD_ROWS 128
+#define MAX_SHARDS 64
+#define COMBINE_CHUNK 16384 /* parameters per task of the pairwise sum */
+
+static int shard_rows(int batch)
+{
+    int fewest = (batch + MAX_SHARDS - 1) / MAX_SHARDS;
+    return fewest > SHARD_ROWS ? fewest : SHARD_ROWS;
+}
+
+typedef struct shard_call { /* one sharded gradient */
+    cpu_backend_t *c;
+    const float *params, *x;
+    const int32_t *y;
+    int batch, rows, nshards; /* rows: per shard (the last may have fewer) */
+    double loss[MAX_SHARDS];
+    float *out;               /* the combined gradient */
+} shard_call_t;
+
+static int shard_len(const shard_call_t *s, int k)
+{
+    int left = s->batch - k * s->rows;
+    return left < s->rows ? left : s->rows;
+}
+
+static float *shard_grad(const shard_call_t *s, int k)
+{
+    return s->c->shard_grad + (size_t)k * model_nparams(s->c->model);
+}
+
+static void shard_task(void *arg, int k, int worker)
+{
+    shard_call_t *s = arg;
+    model_t *m = s->c->workers ? s->c->workers[worker] : s->c->model;
+    const size_t dim = (size_t)model_spec(m)->ninputs, first = (size_t)k * (size_t)s->rows;
+    s->loss[k] = model_loss_grad(m, s->params, s->x + first * dim, s->y + first,
+                                 shard_len(s, k), shard_grad(s, k));
+}
+
+/* Parameters [task * COMBINE_CHUNK, ...) of sum_k (n_k / batch) g_k, added pairwise:
+ * ((g0 + g1) + (g2 + g3)) + ...  Element-wise, so how the range is split changes nothing. */
+static void combine_task(void *arg, int task, int worker)
+{
+    (void)worker;
+    shard_call_t *s = arg;
+    const size_t np = model_nparams(s->c->model), a = (size_t)task * COMBINE_CHUNK;
+    const size_t b = a + COMBINE_CHUNK < np ? a + COMBINE_CHUNK : np;
+    for (int k = 0; k < s->nshards; k++) {
+        const float w = (float)((double)shard_len(s, k) / (double)s->batch);
+        float *g = shard_grad(s, k);
+        for (size_t i = a; i < b; i++) g[i] *= w;
+    }
+    for (int step = 1; step < s->nshards; step *= 2)
+        for (int k = 0; k + step < s->nshards; k += 2 * step) {
+            float *restrict g = shard_grad(s, k);
+            const float *restrict h = shard_grad(s, k + step);
+            for (size_t i = a; i < b; i++) g[i] += h[i];
+        }
+    memcpy(s->out + a, shard_grad(s, 0) + a, (b - a) * sizeof *s->out);
+}
+
+static void run_tasks(cpu_backend_t *c, int n, sgd_pool_task_fn fn, void *arg)
+{
+    if (c->pool) {
+        sgd_pool_run(c->pool, n, fn, arg);
+        return;
+    }
+    for (int i = 0; i < n; i++) fn(arg, i, 0);
+}
+
+/* The mean loss and gradient of a batch on `params` (model_loss_grad's contract), in shards
+ * when the batch is large.  Not to be called from inside a pool task. */
+static double stacked_loss_grad(cpu_backend_t *c, const float *params, const float *x,
+                                const int32_t *y, int batch, float *grad)
+{
+    if (batch <= SHARD_ROWS) return model_loss_grad(c->model, params, x, y, batch, grad);
+    shard_call_t s = {.c = c, .params = params, .x = x, .y = y, .batch = batch,
+                      .rows = shard_rows(batch), .out = grad};
+    s.nshards = (batch + s.rows - 1) / s.rows;
+    if (s.nshards > c->max_shards) {
+        free(c->shard_grad);
+        c->shard_grad = sgd_xmalloc((size_t)s.nshards * model_nparams(c->model) * sizeof(float));
+        c->max_shards = s.nshards;
+    }
+    run_tasks(c, s.nshards, shard_task, &s);
+    const size_t np = model_nparams(c->model);
+    run_tasks(c, (int)((np + COMBINE_CHUNK - 1) / COMBINE_CHUNK), combine_task, &s);
+    double loss = 0.0;
+    for (int k = 0; k < s.nshards; k++)
+        loss += s.loss[k] * ((double)shard_len(&s, k) / (double)batch);
+    return loss;
+}
+
+/* ---- the interface ---------------------------------------------------------------------- */
+
 static double cpu_loss_grad(void *ctx, const float *params, const float *x, const int32_t *y,
                             int batch, float *grad)
 {
-    cpu_backend_t *c = ctx;
-    return model_loss_grad(c->model, params, x, y, batch, grad);
+    return stacked_loss_grad(ctx, params, x, y, batch, grad);
 }
 
 typedef struct batched_call { /* the arguments of one loss_grad_batched call */
@@ -61,10 +165,11 @@ static void cpu_loss_grad_batched(void *ctx, int k, const float *const *params,
     cpu_backend_t *c = ctx;
     SGD_ASSERT(k >= 1);
     /* Each result depends only on its own inputs (model.h), so the requests may run on any
-     * worker in any order. */
-    if (!c->pool) {
+     * worker in any order.  Sharded requests (batch > SHARD_ROWS) use the pool themselves,
+     * so they run one after another. */
+    if (!c->pool || batch > SHARD_ROWS) {
         for (int i = 0; i < k; i++)
-            loss[i] = model_loss_grad(c->model, params[i], x[i], y[i], batch, grad[i]);
+            loss[i] = stacked_loss_grad(c, params[i], x[i], y[i], batch, grad[i]);
         return;
     }
     batched_call_t call = {c, params, x, y, batch, grad, loss};
@@ -168,7 +273,7 @@ static double cpu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr,
                (size_t)d->dim * sizeof(float));
         c->batch_y[k] = d->y[rows[k]];
     }
-    double loss = model_loss_grad(c->model, params, c->batch_x, c->batch_y, nrows, c->grad);
+    double loss = stacked_loss_grad(c, params, c->batch_x, c->batch_y, nrows, c->grad);
     optim_sgd_step(&c->opt, params, c->velocity, c->grad, model_nparams(c->model), lr);
     return loss;
 }
@@ -178,6 +283,7 @@ static void cpu_destroy(void *ctx)
     cpu_backend_t *c = ctx;
     free_workers(c);
     free(c->row_loss);
+    free(c->shard_grad);
     free(c->grad);
     free(c->velocity);
     free(c->batch_x);

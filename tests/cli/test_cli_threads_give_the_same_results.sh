@@ -2,7 +2,8 @@
 # parameter-server family, on both drivers), runs with --threads 1, 2, 3 and 8 give the same
 # run key, digest and rows in every table but the wall-clock columns.  The parameter-server
 # runs evaluate batched gradients on the threads (algorithm.gradient_batch 16, the CPU
-# default) and the CSGD run's evaluations are split into chunks, so the threads really work.
+# default), the CSGD runs' evaluations are split into chunks and the 16 x 20 = 320-row
+# stacked batch into shards of 128 rows, so the threads really work.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -31,6 +32,7 @@ dump() { # what must not depend on the thread count, for the last run of db $1
 PSCOMMON=(--set optimizer.momentum=0 --set cluster.workers=6 --set stop.updates=90)
 cases=(
   "csgd|"
+  "csgd sharded|--set cluster.workers=16 --set batch.per_worker=20"
   "lsgd|"
   "sasgd|--set algorithm={\"name\":\"sasgd\",\"n\":2}"
   "fasgd uniform|--set algorithm={\"name\":\"fasgd\",\"minibatch\":\"random\"}"
@@ -42,7 +44,7 @@ cases=(
 for c in "${cases[@]}"; do
   name=${c%%|*}; set -- ${c#*|}
   extra=("$@")
-  case "$name" in csgd|lsgd) ;; *) extra+=("${PSCOMMON[@]}") ;; esac
+  case "$name" in csgd*|lsgd) ;; *) extra+=("${PSCOMMON[@]}") ;; esac
   for t in 1 2 3 8; do
     db="$TMP/${name// /_}-$t.db"
     file=$S; [ "$name" = lsgd ] && file=$L

@@ -1,9 +1,12 @@
 /* The "cpu" backend on several threads (sgd_backend_set_threads) gives exactly (memcmp) what
- * it gives on one: loss_grad_batched request by request, and evaluate over a dataset of many
- * chunks (the row losses added in row order).  Repeated many times with 1, 2, 3 and 8
+ * it gives on one: loss_grad_batched request by request, evaluate over a dataset of many
+ * chunks (the row losses added in row order), and the gradient of a batch large enough to be
+ * split into shards (loss_grad and sync_step) -- which also agrees with one unsharded
+ * model_loss_grad within float rounding.  Repeated many times with 1, 2, 3 and 8
  * threads, this is also the check that OpenBLAS 0.3.21 (Debian's pthread build, pinned to
  * one thread per call) gives bit-identical sgemm results when several threads call it at
  * once on the model's shapes -- the property sgdsim's threads rely on. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +58,72 @@ static void run_backend(model_t *m, int threads, const results_t *in, results_t 
     sgd_backend_destroy(&be);
 }
 
+#define BIG 777 /* rows of the sharded batch: 6 shards of 128 and one of 9 */
+
+/* loss_grad and one sync_step on a batch of BIG rows, on `threads` threads. */
+static void run_sharded(model_t *m, int threads, const sgd_dataset_t *d, const float *params,
+                        float *grad, double *loss, float *after_step)
+{
+    sgd_backend_t be;
+    sgd_err_t err = {{0}};
+    CHECK_INT_EQ(sgd_backend_create("cpu", m, &be, &err), 0);
+    sgd_backend_set_threads(&be, threads);
+    const size_t np = model_nparams(m);
+    *loss = sgd_backend_loss_grad(&be, params, d->x, d->y, BIG, grad);
+    int64_t rows[BIG];
+    for (int i = 0; i < BIG; i++) rows[i] = (i * 7) % d->n;
+    const optim_sgd_t opt = {.momentum = 0.9};
+    memcpy(after_step, params, np * sizeof *after_step);
+    be.iface->sync_begin(be.ctx, d, &opt, after_step);
+    be.iface->sync_step(be.ctx, rows, BIG, 0.1f, after_step);
+    sgd_backend_destroy(&be);
+}
+
+static void sharded_gradients_are_the_same_bits_on_any_thread_count(const float *params,
+                                                                   gsl_rng *r)
+{
+    sgd_dataset_t data = {.n = BIG, .dim = DIM, .classes = CLASSES,
+                          .x = malloc((size_t)BIG * DIM * sizeof(float)),
+                          .y = malloc(BIG * sizeof(int32_t))};
+    const sgd_dataset_t *d = &data;
+    fill(data.x, (size_t)BIG * DIM, r, 1.0);
+    for (int i = 0; i < BIG; i++) data.y[i] = (int32_t)gsl_rng_uniform_int(r, CLASSES);
+    const model_spec_t spec = {.kind = MODEL_MLP, .ninputs = DIM, .nclasses = CLASSES,
+                               .nhidden = 1, .hidden = {200}};
+    model_t *m = model_create(&spec, BIG);
+    const size_t np = model_nparams(m);
+    float *g1 = malloc(np * sizeof *g1), *s1 = malloc(np * sizeof *s1);
+    float *gt = malloc(np * sizeof *gt), *st = malloc(np * sizeof *st);
+    double l1, lt;
+    run_sharded(m, 1, d, params, g1, &l1, s1);
+    const int threads[] = {2, 3, 8};
+    for (int t = 0; t < 3; t++) {
+        run_sharded(m, threads[t], d, params, gt, &lt, st);
+        CHECK(memcmp(g1, gt, np * sizeof *g1) == 0);
+        CHECK(memcmp(s1, st, np * sizeof *s1) == 0);
+        CHECK(l1 == lt);
+    }
+    /* The same mathematics as one model_loss_grad over all rows, up to float rounding. */
+    double lref = model_loss_grad(m, params, d->x, d->y, BIG, gt);
+    double worst = 0.0, scale = 0.0;
+    for (size_t i = 0; i < np; i++) {
+        double e = fabs((double)g1[i] - (double)gt[i]), a = fabs((double)gt[i]);
+        if (e > worst) worst = e;
+        if (a > scale) scale = a;
+    }
+    CHECK(scale > 0);
+    CHECK_NEAR(worst / scale, 0.0, 1e-5);
+    CHECK_NEAR(l1, lref, 1e-9 * fabs(lref));
+    CHECK(memcmp(g1, gt, np * sizeof *g1) != 0); /* really sharded: other rounding */
+    free(g1);
+    free(s1);
+    free(gt);
+    free(st);
+    free(data.x);
+    free(data.y);
+    model_destroy(m);
+}
+
 int main(void)
 {
     openblas_set_num_threads(1); /* as the runner does */
@@ -91,6 +160,7 @@ int main(void)
         free(many.grad);
     }
     free(one.grad);
+    sharded_gradients_are_the_same_bits_on_any_thread_count(in.params, r);
     free(in.params);
     free(in.x);
     free(in.y);
