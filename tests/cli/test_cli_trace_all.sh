@@ -5,7 +5,8 @@
 # c = 2.  Also: tracing never changes a parameter-server run's digest, the same run gives the
 # same bytes, window and event limit keep flows whole, the uniform driver says (in the file
 # and on stderr) that its spans are iterations, and --trace-window / --trace-max-events
-# without --trace are refused.  First, trace_check itself must reject broken traces.
+# without --trace are refused, and scripts/trace_to_gnuplot.sh draws a chart.  First,
+# trace_check itself must reject broken traces.
 . "$(dirname "$0")/lib.sh"
 CHECK="$2"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
@@ -115,6 +116,13 @@ run cap "$TMP/sasgd_timed.json" --trace-max-events 500
 check cap
 grep -q '"events_dropped_over_max_events": 0' "$TMP/cap.trace" && fail "no events counted as dropped"
 [ "$(grep -c '"ph": "[XCs]"' "$TMP/cap.trace")" = 500 ] || fail "max events: $(grep -c '"ph": "[XCs]"' "$TMP/cap.trace") events"
+
+# ---- scripts/trace_to_gnuplot.sh draws a trace (where gnuplot is installed) --------------
+if command -v gnuplot >/dev/null; then
+  "$(dirname "$0")/../../scripts/trace_to_gnuplot.sh" "$TMP/fasgd_timed.trace" "$TMP/g.png" \
+    --from 10 --to 60 --tracks '^client|^server$' --title test 2>"$TMP/g.err" || fail "trace_to_gnuplot.sh: $(cat "$TMP/g.err")"
+  [ "$(head -c 4 "$TMP/g.png" | tail -c 3)" = PNG ] || fail "trace_to_gnuplot.sh wrote no PNG"
+fi
 
 # ---- the trace options need --trace -----------------------------------------------------
 expect_exit 2 "--trace-window: only valid with --trace FILE" -- "$SGDSIM" run "$S" --db "$DB" --trace-window 0:1
