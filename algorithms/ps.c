@@ -33,7 +33,11 @@
  *
  * Minibatches.  `cyclic` (FRED): the t-th gradient requested in the run uses the t-th block
  * of mu rows, cyclically.  `random`: each client draws mu rows uniformly with replacement
- * from its own stream (data_order, entity = client), when its gradient is scheduled. */
+ * from its own stream (data_order, entity = client), when its gradient is scheduled.
+ *
+ * Timeline.  With ctx->trace the life cycle below records what it schedules (the "timeline"
+ * section: tracks, spans, a flow from each push to its update, counters); the schedule never
+ * reads any of it back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
