@@ -194,28 +194,31 @@ static void trace_fetch(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1,
 }
 
 /* The update the server just made from the n pushes of p->sched.pushes, shown as the span
- * [u0, u1] of the server's track: each push's flow ends in it, the clients that waited
- * for the rest of the update get a "wait update" span, and the staleness counter a sample. */
+ * [u0, u1] of the server's track (written before the flows that end in it, so that a viewer
+ * reading events in file order at equal times finds it open); the clients that waited for
+ * the rest of the update get a "wait update" span, and the staleness counter a sample. */
 static void trace_update(const ps_t *p, int k, int64_t n, int64_t u0, int64_t u1)
 {
     sim_trace_t *t = trace_of(p);
     int64_t tau_max = 0;
     double tau_sum = 0;
     for (int64_t b = 0; b < n; b++) {
-        const ps_push_t *ph = &p->sched.pushes[b];
-        const ps_client_t *c = &p->cl[ph->client];
-        tau_sum += (double)ph->tau;
-        if (ph->tau > tau_max) tau_max = ph->tau;
-        sim_trace_flow_end(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, c->trace.flow,
-                           midpoint(u0, u1));
-        if (p->o->driver == PS_DRIVER_TIMED && ph->client != k && c->trace.t_served < u1)
-            trace_client(p, ph->client, "wait update", c->trace.t_served, u1, NULL, 0);
+        tau_sum += (double)p->sched.pushes[b].tau;
+        if (p->sched.pushes[b].tau > tau_max) tau_max = p->sched.pushes[b].tau;
     }
     const sim_trace_arg_t v[] = {SIM_TRACE_I("update", p->srv.version),
                                  SIM_TRACE_I("client", k), SIM_TRACE_I("pushes", n),
                                  SIM_TRACE_D("staleness_mean", tau_sum / (double)n),
                                  SIM_TRACE_I("staleness_max", tau_max)};
     sim_trace_span_args(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, "update", u0, u1, v, 5);
+    for (int64_t b = 0; b < n; b++) {
+        const int32_t j = p->sched.pushes[b].client;
+        const ps_client_t *c = &p->cl[j];
+        sim_trace_flow_end(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, c->trace.flow,
+                           midpoint(u0, u1));
+        if (p->o->driver == PS_DRIVER_TIMED && j != k && c->trace.t_served < u1)
+            trace_client(p, j, "wait update", c->trace.t_served, u1, NULL, 0);
+    }
     const sim_trace_arg_t tau[] = {SIM_TRACE_D("mean", tau_sum / (double)n),
                                    SIM_TRACE_I("max", tau_max)};
     sim_trace_counter(t, SIM_TRACK_SERVER, "staleness", u1, tau, 2);
