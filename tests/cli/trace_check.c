@@ -202,7 +202,7 @@ static int by_track_then_time(const void *a, const void *b)
 
 static void check_overlaps(trace_t *t)
 {
-    qsort(t->spans, t->nspans, sizeof *t->spans, by_track_then_time);
+    if (t->nspans) qsort(t->spans, t->nspans, sizeof *t->spans, by_track_then_time);
     for (size_t i = 1; i < t->nspans; i++) {
         const span_t *a = &t->spans[i - 1], *b = &t->spans[i];
         if (a->pid == b->pid && a->tid == b->tid && b->t0 < a->t1)
@@ -238,8 +238,8 @@ static int by_id(const void *a, const void *b)
 /* Starts and ends sorted by id, then walked together: each id must occur once in each. */
 static void check_flows(trace_t *t, int complete)
 {
-    qsort(t->starts, t->nstarts, sizeof *t->starts, by_id);
-    qsort(t->ends, t->nends, sizeof *t->ends, by_id);
+    if (t->nstarts) qsort(t->starts, t->nstarts, sizeof *t->starts, by_id);
+    if (t->nends) qsort(t->ends, t->nends, sizeof *t->ends, by_id);
     size_t i = 0, j = 0;
     while (i < t->nstarts || j < t->nends) {
         const flow_end_t *s = i < t->nstarts ? &t->starts[i] : NULL;
