@@ -14,7 +14,11 @@
  * or the cluster of N nodes x G GPUs, where it is one global collective over all P workers
  * that knows nothing of the hierarchy (ranks in node-major order) -- as the scenario's
  * algorithm (network.allreduce), once per tensor or per bucket (network.granularity),
- * either message by message or charged in closed form (network.fidelity). */
+ * either message by message or charged in closed form (network.fidelity).
+ *
+ * Timeline (sim/trace.h): per worker io, compute, wait (from its gradient being ready until
+ * the last worker's is: the allreduce cannot finish before), allreduce (from then until its
+ * part is done) and update, each with the update it belongs to; the links' messages. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,14 +39,26 @@ typedef struct csgd {
     uint64_t analytic_exchanges;
 
     int64_t *t_reduce_ns;   /* per worker: when it entered the current allreduce (timeline) */
+    int64_t *applied;       /* per worker: updates it applied so far (timeline) */
+    int64_t t_all_in_ns;    /* when the last worker entered the current allreduce (timeline) */
     int nready;             /* workers whose gradient is ready in this iteration */
     int nstepped;           /* workers that applied this iteration's update */
 } csgd_t;
 
+/* Worker i's span of the update it works towards (1-based), with extra args. */
+static void span(csgd_t *c, int i, const char *name, int64_t t0, int64_t t1, uint64_t bytes)
+{
+    if (!c->ctx->trace) return;
+    const sim_trace_arg_t args[] = {SIM_TRACE_I("update", c->applied[i] + 1),
+                                    SIM_TRACE_I("bytes", bytes)};
+    sim_trace_span_args(c->ctx->trace, SIM_TRACK_WORKER, (uint32_t)i, name, t0, t1, args,
+                        bytes ? 2 : 1);
+}
+
 static void start_iteration(csgd_t *c, int i, int64_t now)
 {
     int64_t done = now + alg_sync_io_ns(&c->y, i);
-    sim_trace_span(c->ctx->trace, SIM_TRACK_WORKER, (uint32_t)i, "io", now, done);
+    span(c, i, "io", now, done, 0);
     sim_engine_schedule(c->ctx->engine, done, c->ev_io_done, (uint32_t)i, 0, NULL);
 }
 
@@ -50,7 +66,7 @@ static void on_io_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     csgd_t *c = arg;
     int64_t done = ev->t_ns + alg_sync_compute_ns(&c->y, (int)ev->entity);
-    sim_trace_span(c->ctx->trace, SIM_TRACK_WORKER, ev->entity, "compute", ev->t_ns, done);
+    span(c, (int)ev->entity, "compute", ev->t_ns, done, 0);
     sim_engine_schedule(e, done, c->ev_compute_done, ev->entity, 0, NULL);
 }
 
@@ -58,6 +74,7 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     csgd_t *c = arg;
     c->t_reduce_ns[ev->entity] = ev->t_ns;
+    if (c->nready + 1 == c->p) c->t_all_in_ns = ev->t_ns;
     if (++c->nready == c->p) {
         /* Every gradient of this update exists now; its numeric value does not depend on
          * when the allreduce delivers it, so the step is computed here, once. */
@@ -85,11 +102,16 @@ static void on_coll_done(void *arg, int rank, int64_t t_ns)
 static void on_allreduce_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     csgd_t *c = arg;
-    int64_t done = ev->t_ns + alg_sync_step_ns(&c->y, (int)ev->entity);
-    if (c->p > 1)
-        sim_trace_span(c->ctx->trace, SIM_TRACK_WORKER, ev->entity, "allreduce",
-                       c->t_reduce_ns[ev->entity], ev->t_ns);
-    sim_trace_span(c->ctx->trace, SIM_TRACK_WORKER, ev->entity, "update", ev->t_ns, done);
+    int i = (int)ev->entity;
+    int64_t done = ev->t_ns + alg_sync_step_ns(&c->y, i);
+    if (c->p > 1) {
+        /* Every worker's part ends after the last one entered (it needs that gradient). */
+        int64_t in = c->t_reduce_ns[i], all = c->t_all_in_ns;
+        if (all > in) span(c, i, "wait", in, all, 0);
+        span(c, i, "allreduce", all > in ? all : in, ev->t_ns,
+             c->ctx->cost_nparams * sizeof(float));
+    }
+    span(c, i, "update", ev->t_ns, done, 0);
     sim_engine_schedule(e, done, c->ev_step_done, ev->entity, 0, NULL);
 }
 
@@ -97,6 +119,7 @@ static void on_step_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     csgd_t *c = arg;
     (void)e;
+    c->applied[ev->entity]++;
     if (++c->nstepped == c->p) {
         /* The update counts as done when the last worker holds the new parameters. */
         c->nstepped = 0;
@@ -113,6 +136,7 @@ static void *csgd_create(alg_ctx_t *ctx, sgd_err_t *err)
     alg_sync_init(&c->y, ctx);
     c->p = c->y.p;
     c->t_reduce_ns = sgd_xcalloc((size_t)c->p, sizeof *c->t_reduce_ns);
+    c->applied = sgd_xcalloc((size_t)c->p, sizeof *c->applied);
     c->ev_io_done = sim_engine_register(ctx->engine, "csgd.io_done", on_io_done, c);
     c->ev_compute_done = sim_engine_register(ctx->engine, "csgd.compute_done", on_compute_done, c);
     c->ev_allreduce_done =
@@ -163,6 +187,7 @@ static void csgd_destroy(void *state)
     sim_sched_destroy(c->sched);
     alg_sync_free(&c->y);
     free(c->t_reduce_ns);
+    free(c->applied);
     free(c);
 }
 

@@ -34,7 +34,15 @@
  * still loading holds back its broadcast) or in closed form (network.fidelity).  In closed
  * form the phases are charged in lockstep: a node's reduce ends R after its last worker
  * entered it, the allreduce A after the last communicator entered it, a node's broadcast B
- * after both its communicator holds the result and its last worker is ready to receive. */
+ * after both its communicator holds the result and its last worker is ready to receive.
+ *
+ * Timeline (sim/trace.h): per worker io, compute, reduce, broadcast and update, each with
+ * the update it belongs to.  A worker's reduce or broadcast starts with a "wait" span while
+ * it waits for others: a reduce until both the communicator and the node's last worker have
+ * entered it, a broadcast until the communicator holds the global mean and the node's last
+ * worker has posted its receive (under rendezvous the root serves call after call, so every
+ * call waits for the slowest worker) -- but no later than the worker's part ended.  Per
+ * communicator its reduce, allreduce and broadcast; the links' messages at message level. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +90,12 @@ typedef struct lsgd {
     int *node_posted;        /* workers of node a ready to receive the broadcast */
     uint64_t exchanges;      /* analytic: completed iterations of the communicators */
     int64_t *comm_t0_ns;     /* timeline: when communicator a entered the allreduce */
+    struct lsgd_node_times { /* timeline only, per node: the latest time so far that ... */
+        int64_t comm_in;     /* its communicator entered the reduce (message level) */
+        int64_t worker_in;   /* one of its workers entered the reduce */
+        int64_t result;      /* its communicator got the global mean */
+        int64_t posted;      /* one of its workers posted its receive of the broadcast */
+    } *times;
 
     int ncomputed;           /* gradients of the current step computed */
     int nstepped;            /* workers that applied the current update */
@@ -89,23 +103,48 @@ typedef struct lsgd {
 
 static int node_of(const lsgd_t *l, int w) { return w / l->g; }
 
-static void span(lsgd_t *l, sim_track_kind_t kind, int id, const char *name, int64_t t0,
-                 int64_t t1)
+static uint64_t grad_bytes(const lsgd_t *l) { return l->ctx->cost_nparams * sizeof(float); }
+
+/* A communicator's span, with the bytes it moves. */
+static void span(lsgd_t *l, int a, const char *name, int64_t t0, int64_t t1)
 {
-    sim_trace_span(l->ctx->trace, kind, (uint32_t)id, name, t0, t1);
+    const sim_trace_arg_t args[] = {SIM_TRACE_I("bytes", grad_bytes(l))};
+    sim_trace_span_args(l->ctx->trace, SIM_TRACK_COMMUNICATOR, (uint32_t)a, name, t0, t1, args,
+                        1);
 }
+
+/* Worker w's span of `update` (1-based), with the bytes it moves when any. */
+static void wspan(lsgd_t *l, int w, const char *name, int64_t t0, int64_t t1, int64_t update,
+                  uint64_t bytes)
+{
+    const sim_trace_arg_t args[] = {SIM_TRACE_I("update", update), SIM_TRACE_I("bytes", bytes)};
+    sim_trace_span_args(l->ctx->trace, SIM_TRACK_WORKER, (uint32_t)w, name, t0, t1, args,
+                        bytes ? 2 : 1);
+}
+
+/* A reduce or broadcast of worker w from t0 to t1 that waited for others until `ready`:
+ * "wait" until then (within [t0, t1]), `name` after. */
+static void wspan_transfer(lsgd_t *l, int w, const char *name, int64_t t0, int64_t ready,
+                           int64_t t1, int64_t update)
+{
+    int64_t from = ready < t0 ? t0 : ready > t1 ? t1 : ready;
+    if (from > t0) wspan(l, w, "wait", t0, from, update, 0);
+    wspan(l, w, name, from, t1, update, grad_bytes(l));
+}
+
+static int64_t latest(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static void start_load(lsgd_t *l, int w, int64_t now)
 {
     int64_t done = now + alg_sync_io_ns(&l->y, w);
-    span(l, SIM_TRACK_WORKER, w, "io", now, done);
+    wspan(l, w, "io", now, done, l->w[w].iter + 1, 0);
     sim_engine_schedule(l->ctx->engine, done, l->ev_io_done, (uint32_t)w, 0, NULL);
 }
 
 static void start_compute(lsgd_t *l, int w, int64_t now)
 {
     int64_t done = now + alg_sync_compute_ns(&l->y, w);
-    span(l, SIM_TRACK_WORKER, w, "compute", now, done);
+    wspan(l, w, "compute", now, done, l->w[w].iter + 1, 0);
     sim_engine_schedule(l->ctx->engine, done, l->ev_compute_done, (uint32_t)w, 0, NULL);
 }
 
@@ -117,6 +156,7 @@ static void analytic_try_bcast(lsgd_t *l, int a, int64_t now)
     if (!l->node_has_result[a] || l->node_posted[a] < l->g) return;
     l->node_has_result[a] = false;
     l->node_posted[a] = 0;
+    span(l, a, "broadcast", now, now + l->bcast_ns);
     for (int g = 0; g < l->g; g++)
         sim_engine_schedule(l->ctx->engine, now + l->bcast_ns, l->ev_update_arrived,
                             (uint32_t)(a * l->g + g), 0, NULL);
@@ -128,6 +168,7 @@ static void post_bcast(lsgd_t *l, int w, int64_t now)
 {
     int a = node_of(l, w);
     l->w[w].t_bcast_ns = now;
+    l->times[a].posted = now;
     if (!l->analytic) {
         sim_coll_enter(l->node_bcast[a], w % l->g + 1, now);
         return;
@@ -144,7 +185,7 @@ static void try_step(lsgd_t *l, int w, int64_t now)
     if (!k->have_update || k->stepping || (l->o.overlap && !k->loaded)) return;
     k->stepping = true;
     int64_t done = now + alg_sync_step_ns(&l->y, w);
-    span(l, SIM_TRACK_WORKER, w, "update", now, done);
+    wspan(l, w, "update", now, done, k->iter, 0);
     sim_engine_schedule(l->ctx->engine, done, l->ev_step_done, (uint32_t)w, 0, NULL);
 }
 
@@ -170,6 +211,7 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
     lsgd_t *l = arg;
     int w = (int)ev->entity, a = node_of(l, w);
     l->w[w].t_reduce_ns = ev->t_ns;
+    l->times[a].worker_in = ev->t_ns;
     if (++l->ncomputed == l->p) {
         /* Every gradient of this step exists: compute the update once (sync.h). */
         l->ncomputed = 0;
@@ -183,6 +225,7 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
     if (ev->t_ns > l->node_last_entry[a]) l->node_last_entry[a] = ev->t_ns;
     if (++l->node_entered[a] == l->g) {
         l->node_entered[a] = 0;
+        span(l, a, "reduce", l->node_last_entry[a], l->node_last_entry[a] + l->reduce_ns);
         sim_engine_schedule(e, l->node_last_entry[a] + l->reduce_ns, l->ev_reduced, (uint32_t)a,
                             0, NULL);
     }
@@ -193,7 +236,9 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 static void worker_reduced(lsgd_t *l, int w, int64_t now)
 {
     lsgd_worker_t *k = &l->w[w];
-    span(l, SIM_TRACK_WORKER, w, "reduce", k->t_reduce_ns, now);
+    const struct lsgd_node_times *tm = &l->times[node_of(l, w)];
+    wspan_transfer(l, w, "reduce", k->t_reduce_ns, latest(tm->comm_in, tm->worker_in), now,
+                   k->iter + 1);
     k->iter++;
     k->loaded = false;
     if (l->o.overlap) start_load(l, w, now);
@@ -211,6 +256,7 @@ static void comm_reduced(lsgd_t *l, int a, int64_t now)
 {
     l->comm_t0_ns[a] = now;
     if (!l->analytic) {
+        span(l, a, "reduce", l->times[a].comm_in, now);
         sim_coll_enter(l->inter, a, now);
         return;
     }
@@ -236,7 +282,8 @@ static void on_allreduced(sim_engine_t *e, const sim_event_t *ev, void *arg)
     lsgd_t *l = arg;
     (void)e;
     for (int a = 0; a < l->n; a++) {
-        span(l, SIM_TRACK_COMMUNICATOR, a, "allreduce", l->comm_t0_ns[a], ev->t_ns);
+        span(l, a, "allreduce", l->comm_t0_ns[a], ev->t_ns);
+        l->times[a].result = ev->t_ns;
         l->node_has_result[a] = true;
         analytic_try_bcast(l, a, ev->t_ns);
     }
@@ -244,7 +291,9 @@ static void on_allreduced(sim_engine_t *e, const sim_event_t *ev, void *arg)
 
 static void update_arrived(lsgd_t *l, int w, int64_t now)
 {
-    span(l, SIM_TRACK_WORKER, w, "broadcast", l->w[w].t_bcast_ns, now);
+    const struct lsgd_node_times *tm = &l->times[node_of(l, w)];
+    wspan_transfer(l, w, "broadcast", l->w[w].t_bcast_ns, latest(tm->result, tm->posted), now,
+                   l->w[w].iter);
     l->w[w].have_update = true;
     try_step(l, w, now);
 }
@@ -272,6 +321,13 @@ static void on_step_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
     else start_load(l, w, ev->t_ns);
 }
 
+/* Message fidelity: communicator a enters its node's reduce (rank 0) at t. */
+static void comm_enter_reduce(lsgd_t *l, int a, int64_t t)
+{
+    l->times[a].comm_in = t;
+    sim_coll_enter(l->node_reduce[a], 0, t);
+}
+
 /* Message fidelity: completions of the collectives' ranks. */
 typedef struct lsgd_node_ctx {
     lsgd_t *l;
@@ -290,14 +346,19 @@ static void node_bcast_done(void *arg, int rank, int64_t t)
 {
     lsgd_node_ctx_t *nc = arg;
     lsgd_t *l = nc->l;
-    if (rank == 0) sim_coll_enter(l->node_reduce[nc->node], 0, t); /* next iteration */
-    else update_arrived(l, nc->node * l->g + rank - 1, t);
+    if (rank == 0) {
+        span(l, nc->node, "broadcast", l->times[nc->node].result, t);
+        comm_enter_reduce(l, nc->node, t); /* next iteration */
+    } else {
+        update_arrived(l, nc->node * l->g + rank - 1, t);
+    }
 }
 
 static void inter_done(void *arg, int rank, int64_t t)
 {
     lsgd_t *l = arg;
-    span(l, SIM_TRACK_COMMUNICATOR, rank, "allreduce", l->comm_t0_ns[rank], t);
+    span(l, rank, "allreduce", l->comm_t0_ns[rank], t);
+    l->times[rank].result = t;
     sim_coll_enter(l->node_bcast[rank], 0, t);
 }
 
@@ -315,6 +376,7 @@ static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
     l->analytic = s->fidelity == SCN_FIDELITY_ANALYTIC;
     l->w = sgd_xcalloc((size_t)l->p, sizeof *l->w);
     l->comm_t0_ns = sgd_xcalloc((size_t)l->n, sizeof *l->comm_t0_ns);
+    l->times = sgd_xcalloc((size_t)l->n, sizeof *l->times);
     for (int a = 0; a < l->n && ctx->trace; a++) {
         char name[48];
         snprintf(name, sizeof name, "node %d communicator", a);
@@ -383,7 +445,7 @@ static void lsgd_start(void *state)
     lsgd_t *l = state;
     for (int w = 0; w < l->p; w++) start_load(l, w, 0);
     if (!l->analytic)
-        for (int a = 0; a < l->n; a++) sim_coll_enter(l->node_reduce[a], 0, 0);
+        for (int a = 0; a < l->n; a++) comm_enter_reduce(l, a, 0);
 }
 
 static int lsgd_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
@@ -435,6 +497,7 @@ static void lsgd_destroy(void *state)
     free(l->node_posted);
     free(l->w);
     free(l->comm_t0_ns);
+    free(l->times);
     alg_sync_free(&l->y);
     free(l);
 }

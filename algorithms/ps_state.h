@@ -44,6 +44,11 @@ typedef struct ps_client {
         gsl_rng *compute_rng, *io_rng;
         double time_factor;  /* drawn once */
     } timed;
+    struct {                 /* timeline only (sim/trace.h): never read by the schedule */
+        uint64_t flow;       /* flow id of its push, from the push to the update */
+        int64_t t_arrive;    /* timed: when its push reached the server, ns */
+        int64_t t_served;    /* timed: when the server finished taking it in, ns */
+    } trace;
 } ps_client_t;
 
 typedef struct ps {
@@ -82,6 +87,12 @@ typedef struct ps {
         gsl_rng *server_rng;
         uint32_t ev_compute_done, ev_push_arrive, ev_server_done, ev_fetch_arrive;
     } timed;
+
+    struct {                      /* timeline only (ctx->trace): never read by the schedule */
+        uint64_t next_flow;       /* flow ids handed out so far */
+        int64_t service_t0;       /* timed: when the server began its current service, ns */
+        uint64_t push_bytes, fetch_bytes; /* timed: bytes sent and not yet arrived */
+    } trace;
 
     ps_ledger_t ledger;           /* updates scheduled, not applied yet */
     struct {

@@ -145,7 +145,8 @@ static void usage(FILE *f)
             "                        it in ui.perfetto.dev or chrome://tracing)\n"
             "  --trace-window T0:T1  keep only spans overlapping virtual seconds [T0, T1]\n"
             "                        (either side may be empty: 2.5: or :10)\n"
-            "  --trace-max-events N  write at most N spans (default 1000000; 0 = no limit)\n\n"
+            "  --trace-max-events N  write at most N events: spans, flows, counter samples\n"
+            "                        (default 1000000; 0 = no limit)\n\n"
             "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf)\n");
 }
 
@@ -173,7 +174,7 @@ static int parse_window(const char *v, sim_trace_opts_t *o)
 int cli_run_main(int argc, char **argv)
 {
     /* The --trace options are run's own; everything else goes to the shared parser. */
-    const char *trace_path = NULL;
+    const char *trace_path = NULL, *needs_trace = NULL; /* a --trace-* option given */
     sim_trace_opts_t trace_opts = {.t0_ns = 0, .t1_ns = INT64_MAX, .max_events = 1000000};
     sim_trace_t *trace = NULL;
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
@@ -188,6 +189,7 @@ int cli_run_main(int argc, char **argv)
             }
             const char *v = argv[++i];
             uint64_t n;
+            if (strcmp(a, "--trace") != 0) needs_trace = a;
             if (strcmp(a, "--trace") == 0) {
                 trace_path = v;
             } else if (strcmp(a, "--trace-window") == 0 ? parse_window(v, &trace_opts) != 0
@@ -196,13 +198,17 @@ int cli_run_main(int argc, char **argv)
                 return cli_bad_input("run: %s %s: expected %s", a, v,
                                      a[8] == 'w' ? "T0:T1 in seconds of virtual time, 0 <= T0 "
                                                    "<= T1 (e.g. 0.5:0.6)"
-                                                 : "a number of spans >= 0");
+                                                 : "a number of events >= 0");
             } else if (strcmp(a, "--trace-max-events") == 0) {
                 trace_opts.max_events = n;
             }
         } else {
             rest[nrest++] = argv[i];
         }
+    }
+    if (needs_trace && !trace_path) {
+        free(rest);
+        return cli_bad_input("run: %s: only valid with --trace FILE", needs_trace);
     }
     if (!rest) return cli_bad_input("out of memory");
     cli_opts_t opts;
@@ -269,8 +275,8 @@ int cli_run_main(int argc, char **argv)
             fprintf(stderr, "sgdsim: %s\n", err.msg);
             if (rc == SGD_EXIT_OK) rc = SGD_EXIT_FAILURE;
         } else if (!quiet) {
-            printf("trace: %s (%llu spans%s)\n", trace_path, (unsigned long long)written,
-                   dropped ? "; more spans than --trace-max-events were left out" : "");
+            printf("trace: %s (%llu events%s)\n", trace_path, (unsigned long long)written,
+                   dropped ? "; more events than --trace-max-events were left out" : "");
         }
         trace = NULL;
     }

@@ -108,7 +108,10 @@ int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t byt
         l->free_at_ns = end;
         l->messages++;
         l->bytes += bytes;
-        sim_trace_span(n->trace, SIM_TRACK_LINK, (uint32_t)route[i], "message", start, end);
+        const sim_trace_arg_t args[] = {SIM_TRACE_I("bytes", bytes),
+                                        SIM_TRACE_I("waited_ns", start - t_ns)};
+        sim_trace_span_args(n->trace, SIM_TRACK_LINK, (uint32_t)route[i], "message", start, end,
+                            args, 2);
     }
     return end + latency;
 }

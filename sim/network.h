@@ -42,8 +42,9 @@ typedef struct sim_net sim_net_t;
 sim_net_t *sim_net_create(void);
 void sim_net_destroy(sim_net_t *n);
 
-/* Records every reserved message as a span on its links' tracks (SIM_TRACK_LINK, link id)
- * of trace t (sim/trace.h; borrowed, NULL = off). */
+/* Records every reserved message as a span "message" on its links' tracks (SIM_TRACK_LINK,
+ * link id) of trace t (sim/trace.h; borrowed, NULL = off), with its bytes and the time it
+ * waited for its links ("waited_ns"). */
 void sim_net_set_trace(sim_net_t *n, sim_trace_t *t);
 
 /* Adds an idle link; bandwidth_Bps must be finite and > 0, latency_ns >= 0 (the scenario

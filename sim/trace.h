@@ -1,20 +1,31 @@
 /* Event timelines: a run's simulated activity written as Chrome trace-event JSON, which
  * Perfetto (ui.perfetto.dev) and chrome://tracing open.
  *
- * What is recorded are spans — "worker 3 computed from t0 to t1" — on tracks: one track per
- * simulated entity, grouped by kind (workers, servers, clients, network links).  Algorithms
- * and the network call sim_trace_span() where they schedule the activity; with a NULL trace
+ * What is recorded:
+ *   - spans -- "client 3 computed from t0 to t1" -- on tracks: one track per simulated
+ *     entity, grouped by kind (workers, servers, clients, network links), optionally with
+ *     typed arguments (update index, parameter version, staleness, bytes ...) that the
+ *     viewer shows next to the span;
+ *   - flows: an arrow from a point inside a span of one track to a point inside a span of
+ *     another (a push to the update it became), written as a "ph": "s" / "ph": "f" pair with
+ *     the same "cat" and "id", the end bound to its enclosing span ("bp": "e");
+ *   - counters: numeric series over time ("ph": "C"), one counter track per name and kind
+ *     (the server's queue length, staleness, bytes in flight);
+ *   - notes and warnings, written into the file's otherData.
+ * Algorithms and the network call these where they schedule the activity; with a NULL trace
  * every call is a no-op, so instrumentation costs one line and nothing when tracing is off.
  * Times are virtual nanoseconds (written as microseconds with three decimals, exactly).
  *
- * Huge runs stay usable: only spans overlapping the window [t0_ns, t1_ns] are kept, and at
- * most max_events spans are written; the rest are counted as dropped (reported in the file's
- * otherData and by sim_trace_dropped).  The file is a function of the run only (spans are
- * written in the order the simulation records them), so the same run gives the same bytes.
+ * Huge runs stay usable: only spans overlapping the window [t0_ns, t1_ns], counter samples
+ * and flows whose two ends lie in it are kept, and at most max_events events (spans, counter
+ * samples, flows) are written; the rest are counted as dropped (reported in the file's
+ * otherData and by sim_trace_dropped).  The file is a function of the run only (events are
+ * written in the order the simulation records them; a flow when its end is recorded), so
+ * the same run gives the same bytes.
  *
  * Ownership: sim_trace_open returns a trace owned by the caller, finished and freed by
- * sim_trace_close (which also reports a failed write).  Names passed in are copied or
- * written before the call returns. */
+ * sim_trace_close (which also reports a failed write).  Names, keys and strings passed in
+ * are copied or written before the call returns. */
 #ifndef SGDSIM_SIM_TRACE_H
 #define SGDSIM_SIM_TRACE_H
 
@@ -34,24 +45,71 @@ typedef enum {
 
 typedef struct sim_trace_opts {
     int64_t t0_ns, t1_ns; /* window of virtual time kept; t1_ns = INT64_MAX for no end */
-    uint64_t max_events;  /* most spans written; 0 = no limit */
+    uint64_t max_events;  /* most events (spans, counter samples, flows) written; 0 = no limit */
 } sim_trace_opts_t;
+
+/* One typed key/value argument of a span or one series of a counter sample. */
+typedef enum { SIM_TRACE_INT, SIM_TRACE_DOUBLE, SIM_TRACE_STR } sim_trace_type_t;
+typedef struct sim_trace_arg {
+    const char *key;
+    sim_trace_type_t type;
+    union {
+        int64_t i;     /* SIM_TRACE_INT */
+        double d;      /* SIM_TRACE_DOUBLE; written as null when not finite */
+        const char *s; /* SIM_TRACE_STR */
+    };
+} sim_trace_arg_t;
+
+#define SIM_TRACE_I(k, v) ((sim_trace_arg_t){.key = (k), .type = SIM_TRACE_INT, .i = (int64_t)(v)})
+#define SIM_TRACE_D(k, v) ((sim_trace_arg_t){.key = (k), .type = SIM_TRACE_DOUBLE, .d = (double)(v)})
+#define SIM_TRACE_S(k, v) ((sim_trace_arg_t){.key = (k), .type = SIM_TRACE_STR, .s = (v)})
 
 /* Creates (truncates) `path` and writes the header.  Errors name the path. */
 int sim_trace_open(const char *path, const sim_trace_opts_t *opts, sim_trace_t **out,
                    sgd_err_t *err);
 
 /* Names a track ("uplink 3"); without a name a track is called "<kind> <id>".  Call before
- * the track's first span.  No-op when t is NULL. */
+ * the track's first event.  No-op when t is NULL. */
 void sim_trace_name_track(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name);
 
-/* Records that track (kind, id) did `name` from t0_ns to t1_ns (t1_ns >= t0_ns).  No-op
- * when t is NULL. */
+/* Records that track (kind, id) did `name` from t0_ns to t1_ns (t1_ns >= t0_ns), with
+ * args[0..nargs) (args may be NULL when nargs is 0).  No-op when t is NULL. */
+void sim_trace_span_args(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name,
+                         int64_t t0_ns, int64_t t1_ns, const sim_trace_arg_t *args, int nargs);
+
+/* sim_trace_span_args without arguments. */
 void sim_trace_span(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name,
                     int64_t t0_ns, int64_t t1_ns);
 
-uint64_t sim_trace_written(const sim_trace_t *t); /* spans written */
-uint64_t sim_trace_dropped(const sim_trace_t *t); /* spans in the window beyond max_events */
+/* Flows.  sim_trace_flow_start opens flow `flow` (an id unique among the open flows) at t_ns
+ * on track (kind, id); sim_trace_flow_end closes it at t_ns >= the start's time, on any
+ * track, and only then is the pair written -- when both ends lie in the window and the
+ * event limit allows -- so a file never holds half a flow.  Each end's t_ns must lie inside
+ * a span of its track (the viewer attaches the arrow to the span enclosing t_ns; choose a
+ * time strictly inside it where the span is longer than 1 ns).  Ending a flow that was never
+ * started is a broken invariant; flows still open at close are counted in otherData
+ * ("flows_unfinished").  No-ops when t is NULL. */
+void sim_trace_flow_start(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name,
+                          uint64_t flow, int64_t t_ns);
+void sim_trace_flow_end(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, uint64_t flow,
+                        int64_t t_ns);
+
+/* Records the value of each series[0..nseries) (SIM_TRACE_INT or finite SIM_TRACE_DOUBLE)
+ * of counter `name` of kind's process at t_ns; the viewer draws it as a step function.
+ * No-op when t is NULL. */
+void sim_trace_counter(sim_trace_t *t, sim_track_kind_t kind, const char *name, int64_t t_ns,
+                       const sim_trace_arg_t *series, int nseries);
+
+/* Adds key: value (a string) to the file's otherData; a later note with the same key
+ * replaces it.  No-op when t is NULL. */
+void sim_trace_note(sim_trace_t *t, const char *key, const char *value);
+
+/* Adds `text` to otherData's "warnings" and prints it on stderr ("sgdsim: trace: text"), once
+ * per distinct text.  No-op when t is NULL. */
+void sim_trace_warn(sim_trace_t *t, const char *text);
+
+uint64_t sim_trace_written(const sim_trace_t *t); /* events written */
+uint64_t sim_trace_dropped(const sim_trace_t *t); /* events in the window beyond max_events */
 
 /* Writes the footer, closes the file and frees t (NULL allowed).  Returns -1 with a message
  * naming the path when any write failed (disk full ...). */

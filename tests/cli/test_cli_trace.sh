@@ -10,7 +10,7 @@ S="$TMP/s.json"; small_scenario "$S"
 cmp -s "$TMP/a.json" "$TMP/b.json" || fail "the same run gave different traces"
 [ "$(sqlite3 "$TMP/a.db" "SELECT count(DISTINCT digest) FROM runs")" = 1 ] || fail "tracing changed the run's digest"
 head -c 40 "$TMP/a.json" | grep -q '"traceEvents"' || fail "not a trace-event file"
-tail -c 200 "$TMP/a.json" | grep -q '"spans_dropped_over_max_events": 0' || fail "no footer"
+tail -c 400 "$TMP/a.json" | grep -q '"events_dropped_over_max_events": 0' || fail "no footer"
 n() { grep -c "\"ph\": \"X\", \"name\": \"$2\"" "$1"; }
 # 3 workers x 60 updates: each update is one compute, allreduce and update span per worker;
 # the ring sends 2(P-1) = 4 messages per worker per update, each occupying 2 links.
@@ -31,7 +31,7 @@ bad=$(grep '"ph": "X"' "$TMP/w.json" | sed 's/.*"ts": \([0-9.]*\), "dur": \([0-9
 [ "$bad" = 0 ] || fail "$bad spans outside the window"
 "$SGDSIM" run "$S" --db "$TMP/a.db" --quiet --trace "$TMP/m.json" --trace-max-events 100 || fail "capped run"
 [ "$(grep -c '"ph": "X"' "$TMP/m.json")" = 100 ] || fail "max events: $(grep -c '"ph": "X"' "$TMP/m.json") spans"
-grep -q '"spans_dropped_over_max_events": 0' "$TMP/m.json" && fail "no spans counted as dropped"
+grep -q '"events_dropped_over_max_events": 0' "$TMP/m.json" && fail "no spans counted as dropped"
 expect_exit 2 "--trace-window 2:1" -- "$SGDSIM" run "$S" --db "$TMP/a.db" --trace "$TMP/x.json" --trace-window 2:1
 expect_exit 2 "--trace-max-events -3" -- "$SGDSIM" run "$S" --db "$TMP/a.db" --trace "$TMP/x.json" --trace-max-events -3
 expect_exit 2 "cannot write the trace" -- "$SGDSIM" run "$S" --db "$TMP/a.db" --trace "$TMP/no/such/dir.json"
