@@ -65,182 +65,6 @@ static int64_t ps_model_batch(const scn_t *s)
     return rows > PS_MIN_MODEL_BATCH ? rows : PS_MIN_MODEL_BATCH;
 }
 
-/* ---- timeline (sim/trace.h) ------------------------------------------------------------ */
-
-/* What the schedule does, recorded where it decides it.  Nothing here is read back by the
- * schedule and nothing draws a random number, so a traced run is the same run.  Tracks:
- * "client k" (fetch, io, compute, push, then queued / served / wait update at the server),
- * "server" (one service span per push it takes in, named "update" when that push completes
- * an update), the star's links (their messages, sim_net_set_trace); flows from each push to
- * its update; counters: the server's queue, the staleness of each update and the bytes in
- * flight.  The uniform driver has no clock: its pushes and updates are 1 ns spans at their
- * iteration's time (iteration i at i + 1 ns). */
-
-#define PS_SERVER_TRACK 0u
-
-static sim_trace_t *trace_of(const ps_t *p) { return p->ctx->trace; }
-
-static int64_t midpoint(int64_t t0, int64_t t1) { return t0 + (t1 - t0) / 2; }
-
-static void trace_client(const ps_t *p, int k, const char *name, int64_t t0, int64_t t1,
-                         const sim_trace_arg_t *args, int nargs)
-{
-    sim_trace_span_args(trace_of(p), SIM_TRACK_WORKER, (uint32_t)k, name, t0, t1, args, nargs);
-}
-
-/* Star endpoint 0 is the server, endpoint k + 1 client k. */
-static void trace_name_links(const ps_t *p, sim_trace_t *t)
-{
-    const sim_star_t *st = &p->timed.star;
-    char name[64];
-    sim_trace_name_track(t, SIM_TRACK_LINK, (uint32_t)st->uplink0, "server uplink (fetches)");
-    sim_trace_name_track(t, SIM_TRACK_LINK, (uint32_t)st->downlink0, "server downlink (pushes)");
-    for (int64_t k = 0; k < p->lambda; k++) {
-        snprintf(name, sizeof name, "client %lld uplink", (long long)k);
-        sim_trace_name_track(t, SIM_TRACK_LINK, (uint32_t)(st->uplink0 + k + 1), name);
-        snprintf(name, sizeof name, "client %lld downlink", (long long)k);
-        sim_trace_name_track(t, SIM_TRACK_LINK, (uint32_t)(st->downlink0 + k + 1), name);
-    }
-}
-
-static void trace_tracks(ps_t *p)
-{
-    sim_trace_t *t = trace_of(p);
-    if (!t) return;
-    char name[48];
-    for (int64_t k = 0; k < p->lambda; k++) {
-        snprintf(name, sizeof name, "client %lld", (long long)k);
-        sim_trace_name_track(t, SIM_TRACK_WORKER, (uint32_t)k, name);
-    }
-    sim_trace_name_track(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, "server");
-    if (p->o->driver == PS_DRIVER_UNIFORM) {
-        sim_trace_note(t, "time_axis", "iterations: driver \"uniform\" has no clock; 1 ns of "
-                                       "trace time is one iteration");
-        sim_trace_warn(t, "driver \"uniform\" has no clock: the timeline's spans are "
-                          "iterations (1 ns = 1 iteration), not time");
-        return;
-    }
-    sim_trace_note(t, "time_axis", "virtual time");
-    sim_net_set_trace(p->timed.net, t);
-    trace_name_links(p, t);
-}
-
-static void trace_in_flight(const ps_t *p, int64_t now)
-{
-    const sim_trace_arg_t v[] = {SIM_TRACE_I("push", p->trace.push_bytes),
-                                 SIM_TRACE_I("fetch", p->trace.fetch_bytes)};
-    sim_trace_counter(trace_of(p), SIM_TRACK_LINK, "bytes in flight", now, v, 2);
-}
-
-/* Pushes waiting in the server's queue (the one being served not counted). */
-static void trace_queue(const ps_t *p, int64_t now)
-{
-    const sim_trace_arg_t v[] = {SIM_TRACE_I("waiting", p->timed.qlen - p->timed.busy)};
-    sim_trace_counter(trace_of(p), SIM_TRACK_SERVER, "server queue", now, v, 1);
-}
-
-/* Timed: client k loads its minibatch for io ns, then computes for comp ns. */
-static void trace_compute(const ps_t *p, int k, int64_t now, int64_t comp, int64_t io)
-{
-    if (!trace_of(p)) return;
-    const sim_trace_arg_t v[] = {SIM_TRACE_I("version", p->cl[k].snap->version)};
-    if (io > 0) trace_client(p, k, "io", now, now + io, NULL, 0);
-    trace_client(p, k, "compute", now + io, now + io + comp, v, 1);
-}
-
-/* Timed: when a message of `bytes` just reserved on `route` started to move.  Per
- * network.h it occupies every link of the route from then until the links' free_at_ns, for
- * its transfer time at the route's bottleneck bandwidth; before, it waited for the links. */
-static int64_t trace_moved_at(const ps_t *p, const int route[2], uint64_t bytes)
-{
-    const sim_link_t *a = sim_net_link(p->timed.net, route[0]);
-    const sim_link_t *b = sim_net_link(p->timed.net, route[1]);
-    double bw = a->bandwidth_Bps < b->bandwidth_Bps ? a->bandwidth_Bps : b->bandwidth_Bps;
-    return a->free_at_ns - sim_transfer_ns(bytes, bw);
-}
-
-/* Client k's push, sent at t0, moving from `moved` (after waiting for the links) and at the
- * server at t1 (uniform: t0 = moved, t1 = t0 + 1); a flow leaves from it. */
-static void trace_push(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1, uint64_t bytes)
-{
-    sim_trace_t *t = trace_of(p);
-    if (!t) return;
-    ps_client_t *c = &p->cl[k];
-    c->trace.flow = ++p->trace.next_flow;
-    const sim_trace_arg_t v[] = {SIM_TRACE_I("version", c->push.version),
-                                 SIM_TRACE_I("gradients", c->push.nreq),
-                                 SIM_TRACE_I("bytes", bytes),
-                                 SIM_TRACE_I("reapply", c->push.reapply)};
-    if (moved > t0) trace_client(p, k, "wait link", t0, moved, NULL, 0);
-    trace_client(p, k, "push", moved, t1, v, 4);
-    sim_trace_flow_start(t, SIM_TRACK_WORKER, (uint32_t)k, "push to update", c->trace.flow,
-                         midpoint(moved, t1));
-    if (p->o->driver == PS_DRIVER_UNIFORM) return;
-    p->trace.push_bytes += bytes;
-    trace_in_flight(p, t0);
-}
-
-/* Client k's fetch of `snap`: the reply leaves at t0, moves from `moved`, arrives at t1. */
-static void trace_fetch(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1,
-                        const ps_snap_t *snap)
-{
-    if (!trace_of(p)) return;
-    const sim_trace_arg_t v[] = {SIM_TRACE_I("version", snap->version),
-                                 SIM_TRACE_I("bytes", p->msg_bytes)};
-    if (moved > t0) trace_client(p, k, "wait link", t0, moved, NULL, 0);
-    trace_client(p, k, "fetch", moved, t1, v, 2);
-    p->trace.fetch_bytes += p->msg_bytes;
-    trace_in_flight(p, t0);
-}
-
-/* The update the server just made from the n pushes of p->sched.pushes, shown as the span
- * [u0, u1] of the server's track (written before the flows that end in it, so that a viewer
- * reading events in file order at equal times finds it open); the clients that waited for
- * the rest of the update get a "wait update" span, and the staleness counter a sample. */
-static void trace_update(const ps_t *p, int k, int64_t n, int64_t u0, int64_t u1)
-{
-    sim_trace_t *t = trace_of(p);
-    int64_t tau_max = 0;
-    double tau_sum = 0;
-    for (int64_t b = 0; b < n; b++) {
-        tau_sum += (double)p->sched.pushes[b].tau;
-        if (p->sched.pushes[b].tau > tau_max) tau_max = p->sched.pushes[b].tau;
-    }
-    const sim_trace_arg_t v[] = {SIM_TRACE_I("update", p->srv.version),
-                                 SIM_TRACE_I("client", k), SIM_TRACE_I("pushes", n),
-                                 SIM_TRACE_D("staleness_mean", tau_sum / (double)n),
-                                 SIM_TRACE_I("staleness_max", tau_max)};
-    sim_trace_span_args(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, "update", u0, u1, v, 5);
-    for (int64_t b = 0; b < n; b++) {
-        const int32_t j = p->sched.pushes[b].client;
-        const ps_client_t *c = &p->cl[j];
-        sim_trace_flow_end(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, c->trace.flow,
-                           midpoint(u0, u1));
-        if (p->o->driver == PS_DRIVER_TIMED && j != k && c->trace.t_served < u1)
-            trace_client(p, j, "wait update", c->trace.t_served, u1, NULL, 0);
-    }
-    const sim_trace_arg_t tau[] = {SIM_TRACE_D("mean", tau_sum / (double)n),
-                                   SIM_TRACE_I("max", tau_max)};
-    sim_trace_counter(t, SIM_TRACK_SERVER, "staleness", u1, tau, 2);
-}
-
-/* The server took client k's push in at `now` (timed: after serving it since
- * trace.service_t0); `made` says whether that completed an update, of n pushes. */
-static void trace_receive(const ps_t *p, int k, int64_t now, bool made, int64_t n)
-{
-    sim_trace_t *t = trace_of(p);
-    if (!t) return;
-    bool timed = p->o->driver == PS_DRIVER_TIMED;
-    int64_t u0 = timed ? p->trace.service_t0 : now, u1 = timed ? now : now + 1;
-    if (timed) trace_client(p, k, "served", u0, u1, NULL, 0);
-    if (made) {
-        trace_update(p, k, n, u0, u1);
-    } else if (timed) {
-        const sim_trace_arg_t v[] = {SIM_TRACE_I("client", k)};
-        sim_trace_span_args(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, "service", u0, u1, v, 1);
-    }
-}
-
 /* ---- client life cycle ----------------------------------------------------------------- */
 
 static bool gate(ps_t *p, int k, double cval)
@@ -306,7 +130,7 @@ static void compute_next(ps_t *p, int k, int64_t now)
     else
         comp = draw_ns(&s->compute_time_s, c->timed.compute_rng, c->timed.time_factor);
     int64_t io = draw_ns(&s->io_time_s, c->timed.io_rng, 1.0);
-    trace_compute(p, k, now, comp, io);
+    ps_trace_compute(p, k, now, comp, io);
     sim_engine_schedule(p->ctx->engine, now + comp + io, p->timed.ev_compute_done, (uint32_t)k,
                         0, NULL);
 }
@@ -342,7 +166,8 @@ static void fetch_opportunity(ps_t *p, int k, int64_t now)
     int route[2];
     sim_star_route(&p->timed.star, 0, k + 1, route);
     int64_t at = sim_net_reserve(p->timed.net, route, 2, p->msg_bytes, now);
-    if (trace_of(p)) trace_fetch(p, k, now, trace_moved_at(p, route, p->msg_bytes), at, snap);
+    if (ps_trace_of(p))
+        ps_trace_fetch(p, k, now, ps_trace_moved_at(p, route, p->msg_bytes), at, snap);
     c->timed.incoming = snap;
     sim_engine_schedule(p->ctx->engine, at, p->timed.ev_fetch_arrive, (uint32_t)k, 0, NULL);
 }
@@ -350,8 +175,8 @@ static void fetch_opportunity(ps_t *p, int k, int64_t now)
 static void start_service(ps_t *p, int64_t now)
 {
     const ps_client_t *head = &p->cl[p->timed.queue[p->timed.qhead]];
-    if (trace_of(p) && head->trace.t_arrive < now)
-        trace_client(p, p->timed.queue[p->timed.qhead], "queued", head->trace.t_arrive, now,
+    if (ps_trace_of(p) && head->trace.t_arrive < now)
+        ps_trace_client(p, p->timed.queue[p->timed.qhead], "queued", head->trace.t_arrive, now,
                      NULL, 0);
     p->trace.service_t0 = now;
     p->timed.busy = true;
@@ -366,13 +191,13 @@ static void server_receive(ps_t *p, int k, int64_t now)
 {
     p->sched.buf[p->sched.nbuf++] = k;
     if (p->sched.nbuf < p->c) {
-        trace_receive(p, k, now, false, 0);
+        ps_trace_receive(p, k, now, false, 0);
         return;
     }
     const int64_t version = p->srv.version;
     bool more = ps_schedule_update(p, now);
     int64_t n = p->sched.nbuf;
-    trace_receive(p, k, now, p->srv.version != version, n);
+    ps_trace_receive(p, k, now, p->srv.version != version, n);
     memcpy(p->sched.applied, p->sched.buf, (size_t)n * sizeof *p->sched.buf);
     p->sched.nbuf = 0;
     if (!more) return;
@@ -391,14 +216,14 @@ static void deliver_push(ps_t *p, int k, int64_t now)
     /* A skipped push still tells the server to re-apply (a message without payload). */
     uint64_t bytes = p->cl[k].push.reapply ? 0 : p->msg_bytes;
     if (p->o->driver == PS_DRIVER_UNIFORM) {
-        trace_push(p, k, now, now, now + 1, bytes);
+        ps_trace_push(p, k, now, now, now + 1, bytes);
         server_receive(p, k, now);
         return;
     }
     int route[2];
     sim_star_route(&p->timed.star, k + 1, 0, route);
     int64_t at = sim_net_reserve(p->timed.net, route, 2, bytes, now);
-    if (trace_of(p)) trace_push(p, k, now, trace_moved_at(p, route, bytes), at, bytes);
+    if (ps_trace_of(p)) ps_trace_push(p, k, now, ps_trace_moved_at(p, route, bytes), at, bytes);
     sim_engine_schedule(p->ctx->engine, at, p->timed.ev_push_arrive, (uint32_t)k, 0, NULL);
 }
 
@@ -483,13 +308,13 @@ static void on_push_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
     ps_client_t *c = &p->cl[ev->entity];
     SGD_ASSERT(p->timed.qlen < p->lambda);
     p->timed.queue[(p->timed.qhead + p->timed.qlen++) % p->lambda] = (int32_t)ev->entity;
-    if (trace_of(p)) {
+    if (ps_trace_of(p)) {
         c->trace.t_arrive = ev->t_ns;
         p->trace.push_bytes -= c->push.reapply ? 0 : p->msg_bytes;
-        trace_in_flight(p, ev->t_ns);
+        ps_trace_in_flight(p, ev->t_ns);
     }
     if (!p->timed.busy) start_service(p, ev->t_ns);
-    trace_queue(p, ev->t_ns);
+    ps_trace_queue(p, ev->t_ns);
 }
 
 static void on_server_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
@@ -503,7 +328,7 @@ static void on_server_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
     p->cl[k].trace.t_served = ev->t_ns;
     server_receive(p, k, ev->t_ns);
     if (p->ctx->status == ALG_RUNNING && p->timed.qlen > 0) start_service(p, ev->t_ns);
-    trace_queue(p, ev->t_ns);
+    ps_trace_queue(p, ev->t_ns);
 }
 
 static void on_fetch_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
@@ -513,9 +338,9 @@ static void on_fetch_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
     ps_client_t *c = &p->cl[ev->entity];
     hold_snapshot(p, c, c->timed.incoming);
     c->timed.incoming = NULL;
-    if (trace_of(p)) {
+    if (ps_trace_of(p)) {
         p->trace.fetch_bytes -= p->msg_bytes;
-        trace_in_flight(p, ev->t_ns);
+        ps_trace_in_flight(p, ev->t_ns);
     }
     compute_next(p, (int)ev->entity, ev->t_ns);
 }
@@ -637,7 +462,7 @@ static void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     if (o->flush_denormals) _mm_setcsr(p->saved_csr | 0x8040u);
 #endif
     init_driver(p);
-    trace_tracks(p);
+    ps_trace_tracks(p);
     return p;
 }
 
@@ -726,11 +551,17 @@ static void ps_destroy(void *state)
     free(p);
 }
 
-static int parse_sasgd(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return ps_opts_parse(a, s, PS_SASGD, e); }
-static int parse_fasgd(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return ps_opts_parse(a, s, PS_FASGD, e); }
-static int parse_bfasgd(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return ps_opts_parse(a, s, PS_BFASGD, e); }
-static int parse_downpour(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return ps_opts_parse(a, s, PS_DOWNPOUR, e); }
-static int parse_hardsync(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e) { return ps_opts_parse(a, s, PS_HARDSYNC, e); }
+/* One option parser per algorithm name (the scenario loader's table wants a function). */
+#define PS_PARSER(fn, kind)                                                               \
+    static int fn(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e)                            \
+    {                                                                                     \
+        return ps_opts_parse(a, s, kind, e);                                              \
+    }
+PS_PARSER(parse_sasgd, PS_SASGD)
+PS_PARSER(parse_fasgd, PS_FASGD)
+PS_PARSER(parse_bfasgd, PS_BFASGD)
+PS_PARSER(parse_downpour, PS_DOWNPOUR)
+PS_PARSER(parse_hardsync, PS_HARDSYNC)
 
 #define PS_OPS(var, nm, parser)                                                           \
     const alg_ops_t var = {.scenario = {.name = nm, .parse_options = parser},             \
