@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
@@ -51,12 +52,9 @@ static int gz_failure(gzFile f, const char *path, sgd_err_t *err)
     return 0;
 }
 
-int idx_read_u8(const char *path, idx_array_t *out, sgd_err_t *err)
+/* Reads the IDX stream f (closed here, success or not); path only names it in messages. */
+static int read_gz(gzFile f, const char *path, idx_array_t *out, sgd_err_t *err)
 {
-    memset(out, 0, sizeof *out);
-    gzFile f = gzopen(path, "rb");
-    if (!f) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
-
     int rc = -1;
     uint8_t *data = NULL;
     uint8_t magic[4];
@@ -157,4 +155,25 @@ fail:
     gzclose(f);
     if (rc != 0) memset(out, 0, sizeof *out);
     return rc;
+}
+
+int idx_read_u8(const char *path, idx_array_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    gzFile f = gzopen(path, "rb");
+    if (!f) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+    return read_gz(f, path, out, err);
+}
+
+int idx_read_u8_fd(int fd, const char *path, idx_array_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    int own = lseek(fd, 0, SEEK_SET) == 0 ? dup(fd) : -1;
+    gzFile f = own >= 0 ? gzdopen(own, "rb") : NULL;
+    if (!f) {
+        int e = errno ? errno : EBADF;
+        if (own >= 0) close(own);
+        return sgd_errf(err, "%s: cannot read: %s", path, strerror(e));
+    }
+    return read_gz(f, path, out, err);
 }

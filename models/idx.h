@@ -34,6 +34,11 @@ int64_t idx_array_size(const idx_array_t *a);
  * always safe to call. */
 int idx_read_u8(const char *path, idx_array_t *out, sgd_err_t *err);
 
+/* The same from an open file descriptor, read from its start; fd stays open and owned by the
+ * caller (a duplicate is read).  For callers that must decode exactly the file they have
+ * already opened, and hashed (data_cache.c), even if the path is replaced meanwhile. */
+int idx_read_u8_fd(int fd, const char *path, idx_array_t *out, sgd_err_t *err);
+
 /* Releases out->data and empties the struct.  Safe on an already-freed or zeroed array. */
 void idx_array_free(idx_array_t *a);
 
