@@ -1,0 +1,499 @@
+/* The decoded-dataset cache (see data_cache.h for the key, the file format and the safety
+ * rules): where the directory is, decoding an IDX file, hashing its source, checking and
+ * mapping an entry, and writing one atomically. */
+#include "models/data_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "models/xxh64.h"
+
+#define DCACHE_MAGIC "SGDDCACH"
+#define DCACHE_BYTE_ORDER UINT32_C(0x01020304)
+#define DCACHE_ELEM_BYTES 4
+
+/* Faulting a whole file in at mmap time is cheaper than page by page, and every page is read
+ * (hashed) at once anyway. */
+#ifdef MAP_POPULATE
+#define DCACHE_MAP_FLAGS (MAP_PRIVATE | MAP_POPULATE)
+#else
+#define DCACHE_MAP_FLAGS MAP_PRIVATE
+#endif
+
+/* The file header (the table in data_cache.h); no implicit padding, so its bytes are exactly
+ * the fields written in order. */
+typedef struct dcache_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_bytes;
+    uint32_t byte_order;
+    uint32_t type;
+    uint32_t ndims;
+    uint32_t zero;
+    int64_t dims[IDX_MAX_DIMS];
+    uint64_t source_bytes;
+    uint64_t source_hash;
+    uint64_t payload_bytes;
+    uint64_t payload_hash;
+    uint64_t header_hash; /* XXH64 of every byte before this field */
+    uint8_t pad[24];
+} dcache_header_t;
+
+_Static_assert(sizeof(dcache_header_t) == DCACHE_HEADER_BYTES, "header is 128 bytes");
+_Static_assert(offsetof(dcache_header_t, header_hash) == 96, "header hash at offset 96");
+
+/* The source file of one load: opened once, hashed, and (on a miss) decoded from the same
+ * descriptor. */
+typedef struct source {
+    int fd;
+    struct stat st; /* at open */
+    uint64_t hash;  /* XXH64 of its bytes */
+} source_t;
+
+/* ---- messages -------------------------------------------------------------------------- */
+
+static void warnf(const dcache_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warnf(const dcache_t *c, const char *fmt, ...)
+{
+    if (!c->warn) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("sgdsim: warning: data cache: ", c->warn);
+    vfprintf(c->warn, fmt, ap);
+    fputc('\n', c->warn);
+    va_end(ap);
+    fflush(c->warn);
+}
+
+/* Writes a reason into why[0..n) and returns -1. */
+static int reason(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int reason(char *why, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *xprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    SGD_ASSERT(n >= 0);
+    char *s = sgd_xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* ---- the directory --------------------------------------------------------------------- */
+
+void dcache_init(dcache_t *c, bool enabled, const char *dir, FILE *warn)
+{
+    memset(c, 0, sizeof *c);
+    c->warn = warn;
+    if (!enabled) return;
+    if (dir && dir[0]) {
+        c->dir = sgd_xstrdup(dir);
+        return;
+    }
+    const char *env = getenv(DCACHE_ENV_DIR);
+    if (env && env[0]) {
+        if (strcmp(env, "off") != 0) c->dir = sgd_xstrdup(env);
+        return;
+    }
+    /* The XDG base directory specification ignores relative values. */
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        c->dir = xprintf("%s/sgdsim", xdg);
+    else if (home && home[0])
+        c->dir = xprintf("%s/.cache/sgdsim", home);
+    else
+        warnf(c, "no directory (HOME is not set; set %s or data.cache_dir); data is loaded "
+                 "without the cache", DCACHE_ENV_DIR);
+}
+
+void dcache_free(dcache_t *c)
+{
+    free(c->dir);
+    memset(c, 0, sizeof *c);
+}
+
+/* mkdir -p: creates dir and its missing parents (mode 0777 less the umask). */
+static int make_dirs(const char *dir, char *why, size_t n)
+{
+    char *p = sgd_xstrdup(dir);
+    int rc = 0;
+    for (char *s = p + 1; rc == 0; s++) {
+        if (*s != '/' && *s != '\0') continue;
+        char keep = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            rc = reason(why, n, "cannot create %s: %s", p, strerror(errno));
+        *s = keep;
+        if (keep == '\0') break;
+    }
+    struct stat st;
+    if (rc == 0 && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        rc = reason(why, n, "%s is not a directory", dir);
+    free(p);
+    return rc;
+}
+
+/* ---- decoding -------------------------------------------------------------------------- */
+
+/* Converts the IDX bytes to `type`.  The /255 is the one every load has always made, so a
+ * cached load and a decoded one give the same bits. */
+static void convert(const idx_array_t *raw, dcache_type_t type, dcache_array_t *out)
+{
+    int64_t n = idx_array_size(raw);
+    out->type = type;
+    out->ndims = raw->ndims;
+    memcpy(out->dims, raw->dims, sizeof out->dims);
+    out->data = sgd_xmalloc((size_t)n * DCACHE_ELEM_BYTES);
+    if (type == DCACHE_F32) {
+        float *x = out->data;
+        for (int64_t i = 0; i < n; i++) x[i] = (float)raw->data[i] / 255.0f;
+    } else {
+        int32_t *y = out->data;
+        for (int64_t i = 0; i < n; i++) y[i] = raw->data[i];
+    }
+}
+
+/* Reads and converts the IDX file: from fd if fd >= 0, else from path. */
+static int decode(int fd, const char *path, dcache_type_t type, dcache_array_t *out,
+                  sgd_err_t *err)
+{
+    SGD_ASSERT(type == DCACHE_F32 || type == DCACHE_I32);
+    idx_array_t raw;
+    if ((fd >= 0 ? idx_read_u8_fd(fd, path, &raw, err) : idx_read_u8(path, &raw, err)) != 0)
+        return -1;
+    convert(&raw, type, out);
+    idx_array_free(&raw);
+    return 0;
+}
+
+/* ---- the source file ------------------------------------------------------------------- */
+
+static int hash_fd(int fd, size_t len, uint64_t *hash)
+{
+    void *p = mmap(NULL, len, PROT_READ, DCACHE_MAP_FLAGS, fd, 0);
+    if (p == MAP_FAILED) return -1;
+    *hash = sgd_xxh64(p, len, 0);
+    munmap(p, len);
+    return 0;
+}
+
+/* Opens and hashes a regular, non-empty file.  -1 for anything else (missing, unreadable, a
+ * pipe): the caller then reads the path without the cache, and the IDX reader reports what
+ * is wrong.  O_NONBLOCK so that opening a FIFO does not wait for a writer here. */
+static int source_open(const char *path, source_t *src)
+{
+    src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (src->fd < 0) return -1;
+    if (fstat(src->fd, &src->st) == 0 && S_ISREG(src->st.st_mode) && src->st.st_size > 0 &&
+        (uint64_t)src->st.st_size <= SIZE_MAX &&
+        hash_fd(src->fd, (size_t)src->st.st_size, &src->hash) == 0)
+        return 0;
+    close(src->fd);
+    return -1;
+}
+
+/* Whether the file looks untouched since source_open: a write in place during the load
+ * would change its mtime and ctime, and then the decoded values might not be the hashed
+ * bytes' -- such a load is not stored. */
+static bool source_unchanged(const source_t *src)
+{
+    struct stat now;
+    const struct stat *then = &src->st;
+    return fstat(src->fd, &now) == 0 && now.st_size == then->st_size &&
+           now.st_mtim.tv_sec == then->st_mtim.tv_sec &&
+           now.st_mtim.tv_nsec == then->st_mtim.tv_nsec &&
+           now.st_ctim.tv_sec == then->st_ctim.tv_sec &&
+           now.st_ctim.tv_nsec == then->st_ctim.tv_nsec;
+}
+
+static const char *type_name(dcache_type_t type) { return type == DCACHE_F32 ? "f32" : "i32"; }
+
+static char *entry_name(const char *dir, const source_t *src, dcache_type_t type)
+{
+    return xprintf("%s/idx-%016" PRIx64 "-%lld.%s.v%d", dir, src->hash,
+                   (long long)src->st.st_size, type_name(type), DCACHE_VERSION);
+}
+
+char *dcache_entry_path(const dcache_t *c, const char *path, dcache_type_t type)
+{
+    source_t src;
+    if (!c || !c->dir || source_open(path, &src) != 0) return NULL;
+    close(src.fd);
+    return entry_name(c->dir, &src, type);
+}
+
+/* ---- reading an entry ------------------------------------------------------------------ */
+
+/* The dimensions are sane and give *bytes of payload. */
+static int check_dims(const dcache_header_t *h, uint64_t *bytes, char *why, size_t n)
+{
+    if (h->ndims < 1 || h->ndims > IDX_MAX_DIMS)
+        return reason(why, n, "%" PRIu32 " dimensions", h->ndims);
+    int64_t total = 1;
+    for (uint32_t i = 0; i < IDX_MAX_DIMS; i++) {
+        int64_t d = h->dims[i];
+        if (i >= h->ndims ? (d != 0) : (d <= 0 || d > IDX_MAX_ELEMENTS))
+            return reason(why, n, "dimension %" PRIu32 " is %lld", i, (long long)d);
+        if (i < h->ndims) total *= d; /* each factor <= 2^31 and total <= 2^31: no overflow */
+        if (total > IDX_MAX_ELEMENTS) return reason(why, n, "more than 2^31 elements");
+    }
+    *bytes = (uint64_t)total * DCACHE_ELEM_BYTES;
+    return 0;
+}
+
+/* Everything the header says, against this file's length and this source and type.  The
+ * magic, the byte-order mark and the version come first: they keep their offsets in every
+ * version, so a file of another version or machine is named as such. */
+static int check_header(const dcache_header_t *h, size_t len, const source_t *src,
+                        dcache_type_t type, char *why, size_t n)
+{
+    uint64_t bytes = 0;
+    if (memcmp(h->magic, DCACHE_MAGIC, sizeof h->magic) != 0)
+        return reason(why, n, "not a cache file (bad magic)");
+    if (h->byte_order != DCACHE_BYTE_ORDER)
+        return reason(why, n, "written on a machine of another byte order");
+    if (h->version != DCACHE_VERSION)
+        return reason(why, n, "format version %" PRIu32 ", this sgdsim reads %d", h->version,
+                      DCACHE_VERSION);
+    if (h->header_bytes != DCACHE_HEADER_BYTES)
+        return reason(why, n, "header size %" PRIu32 ", expected %d", h->header_bytes,
+                      DCACHE_HEADER_BYTES);
+    if (sgd_xxh64(h, offsetof(dcache_header_t, header_hash), 0) != h->header_hash)
+        return reason(why, n, "header checksum mismatch");
+    if (h->source_bytes != (uint64_t)src->st.st_size || h->source_hash != src->hash)
+        return reason(why, n, "made from another source file");
+    if (h->type != (uint32_t)type)
+        return reason(why, n, "holds element type %" PRIu32 ", not %d", h->type, (int)type);
+    if (check_dims(h, &bytes, why, n) != 0) return -1;
+    if (h->payload_bytes != bytes)
+        return reason(why, n, "payload size %" PRIu64 " does not match the dimensions",
+                      h->payload_bytes);
+    if ((uint64_t)len != DCACHE_HEADER_BYTES + bytes)
+        return reason(why, n, "%zu bytes, the header describes %" PRIu64 " (truncated?)", len,
+                      DCACHE_HEADER_BYTES + bytes);
+    return 0;
+}
+
+/* Maps the entry open on fd (len bytes) and checks it; on success *out views the mapping. */
+static int map_entry(int fd, size_t len, const source_t *src, dcache_type_t type,
+                     dcache_array_t *out, char *why, size_t n)
+{
+    void *p = mmap(NULL, len, PROT_READ, DCACHE_MAP_FLAGS, fd, 0);
+    if (p == MAP_FAILED) return reason(why, n, "cannot map: %s", strerror(errno));
+    dcache_header_t h;
+    memcpy(&h, p, sizeof h);
+    const uint8_t *payload = (const uint8_t *)p + DCACHE_HEADER_BYTES;
+    int rc = check_header(&h, len, src, type, why, n);
+    if (rc == 0 && sgd_xxh64(payload, (size_t)h.payload_bytes, 0) != h.payload_hash)
+        rc = reason(why, n, "payload checksum mismatch");
+    if (rc != 0) {
+        munmap(p, len);
+        return -1;
+    }
+    out->type = type;
+    out->ndims = (int)h.ndims;
+    memcpy(out->dims, h.dims, sizeof out->dims);
+    out->data = (void *)payload;
+    out->map = (dcache_map_t){.addr = p, .len = len};
+    return 0;
+}
+
+/* 0: *out maps a valid entry.  -1: none; why is "" when there is no entry that can be opened
+ * (missing, or the directory is not one: the store that follows reports what it finds),
+ * else it says what was wrong with the one there. */
+static int lookup(const char *entry, const source_t *src, dcache_type_t type,
+                  dcache_array_t *out, char *why, size_t n)
+{
+    why[0] = '\0';
+    int fd = open(entry, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    int rc;
+    if (fstat(fd, &st) != 0)
+        rc = reason(why, n, "cannot stat: %s", strerror(errno));
+    else if (!S_ISREG(st.st_mode) || st.st_size < DCACHE_HEADER_BYTES)
+        rc = reason(why, n, "%lld bytes, shorter than the header (truncated?)",
+                    (long long)st.st_size);
+    else if ((uint64_t)st.st_size > SIZE_MAX)
+        rc = reason(why, n, "too large to map");
+    else
+        rc = map_entry(fd, (size_t)st.st_size, src, type, out, why, n);
+    close(fd);
+    return rc;
+}
+
+static int try_entry(dcache_t *c, const char *entry, const source_t *src, dcache_type_t type,
+                     dcache_array_t *out)
+{
+    char why[sizeof c->why];
+    if (lookup(entry, src, type, out, why, sizeof why) == 0) {
+        c->hits++;
+        return 0;
+    }
+    if (why[0]) {
+        c->rejected++;
+        snprintf(c->why, sizeof c->why, "%s", why);
+        warnf(c, "%s: %s; rebuilding it", entry, why);
+    }
+    return -1;
+}
+
+/* ---- writing an entry ------------------------------------------------------------------ */
+
+static void make_header(const source_t *src, const dcache_array_t *a, dcache_header_t *h)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, DCACHE_MAGIC, sizeof h->magic);
+    h->version = DCACHE_VERSION;
+    h->header_bytes = DCACHE_HEADER_BYTES;
+    h->byte_order = DCACHE_BYTE_ORDER;
+    h->type = (uint32_t)a->type;
+    h->ndims = (uint32_t)a->ndims;
+    memcpy(h->dims, a->dims, sizeof h->dims);
+    h->source_bytes = (uint64_t)src->st.st_size;
+    h->source_hash = src->hash;
+    int64_t elems = 1;
+    for (int i = 0; i < a->ndims; i++) elems *= a->dims[i];
+    h->payload_bytes = (uint64_t)elems * DCACHE_ELEM_BYTES;
+    h->payload_hash = sgd_xxh64(a->data, (size_t)h->payload_bytes, 0);
+    h->header_hash = sgd_xxh64(h, offsetof(dcache_header_t, header_hash), 0);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = EIO;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* A new temporary file next to entry, named after this process; *tmp gets its name. */
+static int create_temp(const char *entry, char **tmp)
+{
+    for (int k = 0; k < 100; k++) {
+        *tmp = xprintf("%s.tmp.%ld.%d", entry, (long)getpid(), k);
+        int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+        free(*tmp);
+    }
+    *tmp = NULL;
+    errno = EEXIST;
+    return -1;
+}
+
+/* After the rename, the directory's own entry is made durable too (best effort: some
+ * filesystems refuse to fsync a directory, and the entry is valid either way). */
+static void sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)fsync(fd);
+    close(fd);
+}
+
+static int write_entry(const char *dir, const char *entry, const source_t *src,
+                       const dcache_array_t *a, char *why, size_t n)
+{
+    dcache_header_t h;
+    make_header(src, a, &h);
+    char *tmp = NULL;
+    int fd = create_temp(entry, &tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return reason(why, n, "cannot create a file in %s: %s", dir, strerror(e));
+    }
+    bool ok = write_all(fd, &h, sizeof h) == 0 &&
+              write_all(fd, a->data, (size_t)h.payload_bytes) == 0 && fsync(fd) == 0;
+    int e = errno;
+    if (close(fd) != 0 && ok) ok = false, e = errno;
+    /* The one step that makes the entry visible, whole. */
+    if (ok && rename(tmp, entry) != 0) ok = false, e = errno;
+    if (!ok) {
+        unlink(tmp);
+        reason(why, n, "cannot write %s: %s", entry, strerror(e));
+    }
+    free(tmp);
+    if (ok) sync_dir(dir);
+    return ok ? 0 : -1;
+}
+
+static void store(dcache_t *c, const char *entry, const source_t *src, const dcache_array_t *a)
+{
+    if (c->no_store) return;
+    char why[sizeof c->why];
+    if (make_dirs(c->dir, why, sizeof why) == 0 &&
+        write_entry(c->dir, entry, src, a, why, sizeof why) == 0) {
+        c->stores++;
+        return;
+    }
+    c->no_store = true;
+    snprintf(c->why, sizeof c->why, "%s", why);
+    warnf(c, "%s; data is loaded without the cache", why);
+}
+
+/* ---- the load -------------------------------------------------------------------------- */
+
+int dcache_load_idx(dcache_t *c, const char *path, dcache_type_t type, dcache_array_t *out,
+                    sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    source_t src;
+    if (!c || !c->dir || source_open(path, &src) != 0) return decode(-1, path, type, out, err);
+    char *entry = entry_name(c->dir, &src, type);
+    int rc = 0;
+    if (try_entry(c, entry, &src, type, out) != 0) {
+        rc = decode(src.fd, path, type, out, err);
+        if (rc == 0 && source_unchanged(&src)) store(c, entry, &src, out);
+    }
+    free(entry);
+    close(src.fd);
+    return rc;
+}
+
+void dcache_map_release(dcache_map_t *m)
+{
+    if (m->addr) munmap(m->addr, m->len);
+    memset(m, 0, sizeof *m);
+}
+
+void dcache_array_free(dcache_array_t *a)
+{
+    if (a->map.addr)
+        dcache_map_release(&a->map);
+    else
+        free(a->data);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,141 @@
+/* The decoded-dataset cache: an IDX file (plain or .gz) is decoded once -- inflated and
+ * converted to the floats or integers a dataset holds -- and the result is written to a cache
+ * file, which later loads map read-only instead of decompressing again.  Inflating
+ * Fashion-MNIST was 28% of the quickstart run, on every run and every sweep point
+ * (docs/performance.md has the figures with and without the cache).
+ *
+ * Key: the source file's content.  Every load hashes the source's bytes (XXH64, xxh64.h:
+ * about 5 ms for Fashion-MNIST's 26 MB of training images, which take some 300 ms to inflate)
+ * and looks for "idx-<hash>-<size>.<type>.v<version>" in the cache directory: a copy of the
+ * same file elsewhere finds the same entry; a changed file, another one.  The hash covers the
+ * bytes as stored (compressed or not), so nothing about paths, times or inodes is trusted.
+ * The source is hashed and decoded through one open descriptor (the same file even if the
+ * path is replaced meanwhile), and an entry is stored only if the file's size, mtime and
+ * ctime did not change during the load.
+ *
+ * File format (version DCACHE_VERSION), in the byte order of the machine that wrote it:
+ *
+ *   offset  bytes  field
+ *        0      8  magic "SGDDCACH"
+ *        8      4  format version (uint32)
+ *       12      4  header size = offset of the payload (uint32, DCACHE_HEADER_BYTES)
+ *       16      4  byte-order mark 0x01020304 (uint32)
+ *       20      4  element type (dcache_type_t)
+ *       24      4  ndims (uint32, 1..IDX_MAX_DIMS)
+ *       28      4  zero
+ *       32     32  dims[IDX_MAX_DIMS] (int64; unused ones 0)
+ *       64      8  source size in bytes (uint64)
+ *       72      8  XXH64 of the source's bytes
+ *       80      8  payload size in bytes = product(dims) x 4 (uint64)
+ *       88      8  XXH64 of the payload
+ *       96      8  XXH64 of bytes 0..95 (the header so far)
+ *      104     24  zero
+ *      128      -  payload: product(dims) floats or int32s, row-major
+ *
+ * The first 20 bytes keep their meaning in every version, so a file of another version or
+ * machine is named as such.  Floats rather than the IDX bytes are stored so that a load is
+ * only a mapping: converting 47 M pixels into fresh memory (page faults included) cost about
+ * half as much again as the inflating, and the mapped pages, the page cache's, are shared by
+ * every process that loads the same data, such as the points of a sweep.  The price is 4
+ * bytes per pixel on disk (210 MB for Fashion-MNIST).
+ *
+ * Nothing in a cache file is trusted: a load checks the magic, the version, the byte order,
+ * the header's hash, that the entry was made from this source's bytes for this type, the
+ * dimensions, the file's size, and the payload's hash (about 40 ms for the 188 MB of training
+ * floats) before using a single value.  A file that fails any check is reported on the
+ * warning stream and rebuilt.  Entries are never changed in place (a process that has one
+ * mapped would see the change, or fault on a file cut short).  Writes are atomic: a
+ * temporary file in the same directory (O_EXCL, named after the process) is written,
+ * fsync'ed and renamed over the entry, then the directory is fsync'ed; a reader sees a whole
+ * entry or none, and processes building the same entry at once (sweep points) each rename an
+ * identical file -- the last one wins.
+ *
+ * A directory that cannot be created or written is not an error: the load goes on without
+ * storing, says so once per dcache_t on the warning stream, and later loads through the same
+ * handle stop trying to store (they still use entries that can be read).  Entries are never
+ * deleted here; removing the directory at any time is safe.
+ *
+ * Knows nothing about time (models/, docs/architecture.md). */
+#ifndef SGDSIM_MODELS_DATA_CACHE_H
+#define SGDSIM_MODELS_DATA_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+#include "models/idx.h"
+
+#define DCACHE_VERSION 1
+#define DCACHE_HEADER_BYTES 128
+/* The environment variable that names the cache directory when the scenario does not;
+ * the value "off" disables the cache. */
+#define DCACHE_ENV_DIR "SGDSIM_CACHE_DIR"
+
+/* How an IDX file's unsigned bytes are decoded; both are 4 bytes per element. */
+typedef enum {
+    DCACHE_F32 = 1, /* float: byte / 255.0f (images, scaled to [0, 1]) */
+    DCACHE_I32 = 2, /* int32_t: the byte's value (labels) */
+} dcache_type_t;
+
+/* A read-only (PROT_READ, MAP_PRIVATE) mapping of a whole cache file. */
+typedef struct dcache_map {
+    void *addr; /* NULL: no mapping */
+    size_t len; /* bytes mapped */
+} dcache_map_t;
+
+/* An IDX file decoded to `type`. */
+typedef struct dcache_array {
+    dcache_type_t type;
+    int ndims;                  /* 1..IDX_MAX_DIMS */
+    int64_t dims[IDX_MAX_DIMS]; /* as in the IDX header; unused entries 0 */
+    void *data;                 /* product(dims) elements of type, row-major; owned */
+    dcache_map_t map; /* the cache file data lies in (then data is read-only), or {NULL, 0}:
+                         data is heap memory */
+} dcache_array_t;
+
+/* One cache handle, caller-allocated (dcache_init / dcache_free); a run uses one for all its
+ * files, so its warning is printed once per run. */
+typedef struct dcache {
+    char *dir;        /* cache directory (owned), NULL: caching off */
+    FILE *warn;       /* where warnings go (stderr in a run), NULL: nowhere */
+    bool no_store;    /* storing failed once: later misses are not stored, nor warned about */
+    int64_t hits;     /* loads served from a cache file */
+    int64_t stores;   /* cache files written */
+    int64_t rejected; /* cache files that failed a check (and were rebuilt, if possible) */
+    char why[256];    /* the reason of the latest rejection or failed store, "" if none */
+} dcache_t;
+
+/* Sets up *c.  Which directory, first match wins:
+ *   enabled false                      -> off (dir NULL)
+ *   dir non-NULL and non-empty         -> dir (the scenario's data.cache_dir, resolved)
+ *   $SGDSIM_CACHE_DIR, non-empty       -> it, or off if it is "off"
+ *   $XDG_CACHE_HOME, an absolute path  -> $XDG_CACHE_HOME/sgdsim
+ *   $HOME, non-empty                   -> $HOME/.cache/sgdsim
+ *   otherwise                          -> off, with a warning on `warn`
+ * Nothing is created yet: the directory (and its parents) are made at the first store. */
+void dcache_init(dcache_t *c, bool enabled, const char *dir, FILE *warn);
+
+/* Releases c->dir and zeroes *c.  Arrays loaded through c stay valid. */
+void dcache_free(dcache_t *c);
+
+/* Loads the IDX file `path` decoded as `type` into *out: from its cache entry when a valid one
+ * exists, otherwise by reading the file (idx.h; same messages) and storing the entry.  c may
+ * be NULL (no cache); a source that is not a regular file is read without the cache.  The
+ * values are the same bits either way.  Returns 0, or -1 with err naming path (only for a bad
+ * or unreadable source file -- never for a cache problem); on failure *out is empty.  The
+ * caller owns *out: dcache_array_free. */
+int dcache_load_idx(dcache_t *c, const char *path, dcache_type_t type, dcache_array_t *out,
+                    sgd_err_t *err);
+
+/* The path of the cache entry `path` decoded as `type` would use in c's directory, malloc'ed
+ * (the caller frees), or NULL when c is off or path cannot be read (tests, diagnostics). */
+char *dcache_entry_path(const dcache_t *c, const char *path, dcache_type_t type);
+
+/* Unmaps m, if mapped, and zeroes it. */
+void dcache_map_release(dcache_map_t *m);
+
+/* Releases a's data (unmapping or freeing it) and zeroes *a.  Safe on a zeroed array. */
+void dcache_array_free(dcache_array_t *a);
+
+#endif
