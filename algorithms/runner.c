@@ -172,23 +172,12 @@ static double model_bytes(const model_spec_t *spec, int64_t global_batch)
 
 /* ---- data ---------------------------------------------------------------------------- */
 
-static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *test_all,
-                     sgd_dataset_t *train, sgd_dataset_t *val, sgd_err_t *err)
+/* The IDX files: training rows, and validation rows from the test files or the train tail. */
+static int load_idx(const scn_data_t *d, dcache_t *cache, sgd_dataset_t *train_all,
+                    sgd_dataset_t *test_all, sgd_dataset_t *train, sgd_dataset_t *val,
+                    sgd_err_t *err)
 {
-    const scn_data_t *d = &s->data;
-    if (d->source == SCN_DATA_SYNTHETIC) {
-        if (alg_check_memory("data", 4.0 * (double)(d->synth_train + d->synth_val) *
-                                         (d->synth_dim + 1.0), err))
-            return -1;
-        gsl_rng *r = sim_rng_create(s->seed, SIM_STREAM_SYNTH_DATA, 0);
-        dataset_synthetic(d->synth_train + d->synth_val, d->synth_dim, d->synth_classes,
-                          d->synth_separation, r, train_all);
-        gsl_rng_free(r);
-        dataset_view(train_all, 0, d->synth_train, train);
-        dataset_view(train_all, d->synth_train, d->synth_val, val);
-        return 0;
-    }
-    if (dataset_load_idx(d->train_images, d->train_labels, train_all, err))
+    if (dataset_load_idx_cached(d->train_images, d->train_labels, cache, train_all, err))
         return sgd_err_prefix(err, "data.train_images");
     int64_t avail = train_all->n;
     if (d->val_from == SCN_VAL_TRAIN_TAIL) {
@@ -198,7 +187,7 @@ static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *te
         avail -= d->val_size;
         dataset_view(train_all, avail, d->val_size, val);
     } else {
-        if (dataset_load_idx(d->test_images, d->test_labels, test_all, err))
+        if (dataset_load_idx_cached(d->test_images, d->test_labels, cache, test_all, err))
             return sgd_err_prefix(err, "data.test_images");
         if (test_all->dim != train_all->dim)
             return sgd_errf(err, "data.test_images: %d values per sample, training data has %d",
@@ -215,6 +204,30 @@ static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *te
                         (long long)nt, (long long)avail);
     dataset_view(train_all, 0, nt, train);
     return 0;
+}
+
+static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *test_all,
+                     sgd_dataset_t *train, sgd_dataset_t *val, sgd_err_t *err)
+{
+    const scn_data_t *d = &s->data;
+    if (d->source == SCN_DATA_SYNTHETIC) {
+        if (alg_check_memory("data", 4.0 * (double)(d->synth_train + d->synth_val) *
+                                         (d->synth_dim + 1.0), err))
+            return -1;
+        gsl_rng *r = sim_rng_create(s->seed, SIM_STREAM_SYNTH_DATA, 0);
+        dataset_synthetic(d->synth_train + d->synth_val, d->synth_dim, d->synth_classes,
+                          d->synth_separation, r, train_all);
+        gsl_rng_free(r);
+        dataset_view(train_all, 0, d->synth_train, train);
+        dataset_view(train_all, d->synth_train, d->synth_val, val);
+        return 0;
+    }
+    /* One cache handle for the four files, so a warning about it is printed once. */
+    dcache_t cache;
+    dcache_init(&cache, d->cache, d->cache_dir, stderr);
+    int rc = load_idx(d, &cache, train_all, test_all, train, val, err);
+    dcache_free(&cache);
+    return rc;
 }
 
 /* ---- the run --------------------------------------------------------------------------- */

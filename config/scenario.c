@@ -130,13 +130,29 @@ static int parse_cluster(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
     return 0;
 }
 
+/* data.cache and data.cache_dir, read through a context without a resolved object: they are
+ * checked like every field but left out of resolved_json (scenario.h says why). */
+static int parse_data_cache(const sgd_jobj_t *d, const char *base_dir, scn_t *s,
+                            sgd_err_t *err)
+{
+    sgd_jobj_t unhashed = *d;
+    unhashed.out = NULL;
+    const char *dir;
+    if (sgd_jobj_bool(&unhashed, "cache", true, &s->data.cache, err) ||
+        sgd_jobj_str(&unhashed, "cache_dir", "", &dir, err))
+        return -1;
+    if (dir[0]) s->data.cache_dir = resolve_path(base_dir, dir);
+    return 0;
+}
+
 static int parse_data(const sgd_jobj_t *root, const char *base_dir, scn_t *s, sgd_err_t *err)
 {
     sgd_jobj_t d;
     static const char *const keys[] = {"source", "train_images", "train_labels",
                                        "test_images", "test_labels", "train_size",
                                        "validation", "validation_size", "n_train",
-                                       "n_validation", "dim", "classes", "separation", NULL};
+                                       "n_validation", "dim", "classes", "separation",
+                                       "cache", "cache_dir", NULL};
     static const char *const sources[] = {"idx", "synthetic", NULL};
     static const char *const val_from[] = {"test", "train_tail", NULL};
     int src, vf;
@@ -152,7 +168,8 @@ static int parse_data(const sgd_jobj_t *root, const char *base_dir, scn_t *s, sg
             sgd_jobj_str(&d, "test_labels", "", &vl, err) ||
             sgd_jobj_int(&d, "train_size", 0, 0, INT32_MAX, &s->data.train_size, err) ||
             sgd_jobj_enum(&d, "validation", val_from, SCN_VAL_TEST, &vf, err) ||
-            sgd_jobj_int(&d, "validation_size", 0, 0, INT32_MAX, &s->data.val_size, err))
+            sgd_jobj_int(&d, "validation_size", 0, 0, INT32_MAX, &s->data.val_size, err) ||
+            parse_data_cache(&d, base_dir, s, err))
             return -1;
         s->data.val_from = (scn_val_from_t)vf;
         if (s->data.val_from == SCN_VAL_TEST && (!vi[0] || !vl[0]))
@@ -184,7 +201,8 @@ static int parse_data(const sgd_jobj_t *root, const char *base_dir, scn_t *s, sg
         for (const char *const *k = (const char *const[]){"train_images", "train_labels",
                                                          "test_images", "test_labels",
                                                          "train_size", "validation",
-                                                         "validation_size", NULL};
+                                                         "validation_size", "cache",
+                                                         "cache_dir", NULL};
              *k; k++)
             if (sgd_jobj_has(&d, *k))
                 return sgd_errf(err, "%s.%s: only valid with source \"idx\"", d.path, *k);
@@ -780,6 +798,7 @@ void scn_free(scn_t *s)
     free(s->data.train_labels);
     free(s->data.test_images);
     free(s->data.test_labels);
+    free(s->data.cache_dir);
     free(s->resolved_json);
     for (int i = 0; i < s->nsweep; i++) {
         for (int j = 0; j < s->sweep[i].nvalues; j++) free(s->sweep[i].values[j]);

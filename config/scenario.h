@@ -55,6 +55,11 @@ typedef struct scn_data {
     int64_t train_size;      /* training rows used, 0 = all that remain */
     scn_val_from_t val_from; /* validation rows come from the test files or the train tail */
     int64_t val_size;        /* validation rows, 0 = all test rows (val_from = test) */
+    /* The decoded-dataset cache (models/data_cache.h).  Not part of resolved_json: where
+     * decoded data is kept changes no result, so it must not change a run's configuration
+     * hash (a sweep resumed with another cache directory would redo every point). */
+    bool cache;              /* data.cache, default true */
+    char *cache_dir;         /* data.cache_dir resolved like the files (owned), NULL = not given */
     /* synthetic */
     int64_t synth_train, synth_val; /* rows */
     int synth_dim, synth_classes;
