@@ -387,6 +387,15 @@ static void simulate(const alg_ops_t *ops, const alg_sink_t *sink, alg_ctx_t *ct
                             .max_events = 0};
     sim_engine_run(r->engine, &lim);
     if (ops->finish) ops->finish(r->state);
+    if (ctx->status == ALG_RUNNING && sim_engine_past_horizon(r->engine)) {
+        ctx->status = ALG_FAILED;
+        snprintf(ctx->detail, sizeof ctx->detail,
+                 "virtual time would pass the simulator's horizon of 2^61 ns (%.4g s, about 73 "
+                 "years) after update %lld: a modelled time is too long (compute.*, io.time_s, "
+                 "cluster.time_factor, network.*, algorithm.server_time_s)",
+                 (double)SIM_TIME_MAX_NS * 1e-9, (long long)ctx->updates);
+        return;
+    }
     if (ctx->status == ALG_RUNNING) ctx->status = ALG_COMPLETE; /* virtual-time limit reached */
     if (ctx->numerics && ctx->status == ALG_COMPLETE && rn->last_eval_update != ctx->updates &&
         evaluate(ctx, rn->last_vtime_ns))

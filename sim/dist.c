@@ -44,19 +44,19 @@ static int parse_object(const sgd_jobj_t *c, sim_dist_t *out, sgd_err_t *err)
     out->p[0] = out->p[1] = 0.0;
     switch (out->kind) {
     case SIM_DIST_CONSTANT:
-        return sgd_jobj_num_req(c, "value", 0.0, false, INFINITY, &out->p[0], err);
+        return sgd_jobj_num_req(c, "value", 0.0, false, SIM_DIST_PARAM_MAX, &out->p[0], err);
     case SIM_DIST_UNIFORM:
-        if (sgd_jobj_num_req(c, "min", 0.0, false, INFINITY, &out->p[0], err)) return -1;
-        return sgd_jobj_num_req(c, "max", out->p[0], false, INFINITY, &out->p[1], err);
+        if (sgd_jobj_num_req(c, "min", 0.0, false, SIM_DIST_PARAM_MAX, &out->p[0], err)) return -1;
+        return sgd_jobj_num_req(c, "max", out->p[0], false, SIM_DIST_PARAM_MAX, &out->p[1], err);
     case SIM_DIST_NORMAL:
-        if (sgd_jobj_num_req(c, "mean", 0.0, false, INFINITY, &out->p[0], err)) return -1;
-        return sgd_jobj_num_req(c, "sd", 0.0, false, INFINITY, &out->p[1], err);
+        if (sgd_jobj_num_req(c, "mean", 0.0, false, SIM_DIST_PARAM_MAX, &out->p[0], err)) return -1;
+        return sgd_jobj_num_req(c, "sd", 0.0, false, SIM_DIST_PARAM_MAX, &out->p[1], err);
     case SIM_DIST_LOGNORMAL:
     case SIM_DIST_GAMMA:
-        if (sgd_jobj_num_req(c, "mean", 0.0, true, INFINITY, &out->p[0], err)) return -1;
-        return sgd_jobj_num_req(c, "cv", 0.0, true, INFINITY, &out->p[1], err);
+        if (sgd_jobj_num_req(c, "mean", 0.0, true, SIM_DIST_PARAM_MAX, &out->p[0], err)) return -1;
+        return sgd_jobj_num_req(c, "cv", 0.0, true, SIM_DIST_CV_MAX, &out->p[1], err);
     case SIM_DIST_EXPONENTIAL:
-        return sgd_jobj_num_req(c, "mean", 0.0, true, INFINITY, &out->p[0], err);
+        return sgd_jobj_num_req(c, "mean", 0.0, true, SIM_DIST_PARAM_MAX, &out->p[0], err);
     }
     sgd_die(__FILE__, __LINE__, "unhandled distribution kind %d", kind);
 }
@@ -73,12 +73,13 @@ int sim_dist_parse(const sgd_jobj_t *parent, const char *key, double default_con
     }
     double value = default_constant;
     if (v) {
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0) {
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0.0 ||
+            v->valuedouble > SIM_DIST_PARAM_MAX) {
             char path[SGD_JPATH_MAX], desc[96];
             sgd_jpath_join(path, sizeof path, parent->path, key);
             sgd_json_describe(v, desc, sizeof desc);
-            return sgd_errf(err, "%s: expected a number >= 0 or a distribution object, got %s",
-                            path, desc);
+            return sgd_errf(err, "%s: expected a number in [0, %g] or a distribution object, "
+                                 "got %s", path, SIM_DIST_PARAM_MAX, desc);
         }
         value = v->valuedouble;
     }
@@ -90,7 +91,7 @@ int sim_dist_parse(const sgd_jobj_t *parent, const char *key, double default_con
     if (sgd_jobj_enum(&c, "dist", sim_dist_names, SIM_DIST_CONSTANT, &kind, err)) return -1;
     out->kind = SIM_DIST_CONSTANT;
     out->p[1] = 0.0;
-    return sgd_jobj_num(&c, "value", value, 0.0, false, INFINITY, &out->p[0], err);
+    return sgd_jobj_num(&c, "value", value, 0.0, false, SIM_DIST_PARAM_MAX, &out->p[0], err);
 }
 
 double sim_dist_sample(const sim_dist_t *d, gsl_rng *r)
@@ -147,7 +148,6 @@ int64_t sim_seconds_to_ns(double s)
     SGD_ASSERT(!isnan(s));
     double ns = s * 1e9;
     if (!(ns > 0.0)) return 0;
-    /* 2^63 is exactly representable; anything at or above it does not fit int64_t. */
-    if (ns >= 9223372036854775808.0) return INT64_MAX;
+    if (ns >= (double)SIM_TIME_BEYOND_NS) return SIM_TIME_BEYOND_NS; /* 2^61 + 1 is exact */
     return (int64_t)llround(ns);
 }

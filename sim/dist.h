@@ -23,6 +23,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "common/json.h"
+#include "sim/engine.h" /* the horizon, SIM_TIME_BEYOND_NS */
 
 /* The order matches the names accepted in "dist" (sim_dist_names). */
 typedef enum {
@@ -64,12 +65,19 @@ double sim_dist_sample(const sim_dist_t *d, gsl_rng *r);
  * m*Phi(m/s) + s*phi(m/s), which exceeds m when s is not small against m). */
 double sim_dist_mean(const sim_dist_t *d);
 
-/* Seconds to integer nanoseconds: llround(s * 1e9), clamped to [0, INT64_MAX].  NaN aborts. */
+/* Seconds to integer nanoseconds: llround(s * 1e9), clamped to [0, SIM_TIME_BEYOND_NS].  NaN
+ * aborts (inputs are checked so that no draw is NaN). */
 int64_t sim_seconds_to_ns(double s);
 
 /* The largest virtual time in seconds that inputs may name (stop.vtime_s, the start of a
- * --trace window; a window ending later has no end): a round number below INT64_MAX ns =
- * 9.223e9 s, so every accepted time converts to int64_t nanoseconds without saturating. */
-#define SIM_VTIME_MAX_S 9.2e9
+ * --trace window; a window ending later has no end): a round number below the horizon,
+ * 2^61 ns = 2.306e9 s, so every accepted time converts exactly. */
+#define SIM_VTIME_MAX_S 2.3e9
+
+/* The largest parameter a distribution accepts (a mean, a bound, a value: seconds or a
+ * factor) and the largest coefficient of variation: far beyond anything modelled, small
+ * enough that no sample is NaN (a gamma's shape 1/cv^2 stays a normal double). */
+#define SIM_DIST_PARAM_MAX 1e12
+#define SIM_DIST_CV_MAX 1e3
 
 #endif

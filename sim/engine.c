@@ -27,6 +27,7 @@ struct sim_engine {
     int64_t now_ns;
     uint64_t next_seq;
     int stop_requested;
+    bool past_horizon;       /* an event past SIM_TIME_MAX_NS was asked for */
     uint64_t processed, scheduled, peak;
     double wall_s;
 };
@@ -101,6 +102,11 @@ void sim_engine_schedule(sim_engine_t *e, int64_t t_ns, uint32_t type, uint32_t 
 {
     SGD_ASSERT(t_ns >= e->now_ns);
     SGD_ASSERT(type < e->ntypes);
+    if (t_ns > SIM_TIME_MAX_NS) { /* a modelled time too long to simulate (engine.h) */
+        e->past_horizon = true;
+        e->stop_requested = 1;
+        return;
+    }
     if (e->size == e->cap) {
         e->cap = e->cap ? 2 * e->cap : 1024;
         e->heap = sgd_xrealloc(e->heap, e->cap * sizeof *e->heap);
@@ -118,6 +124,8 @@ int64_t sim_engine_now(const sim_engine_t *e) { return e->now_ns; }
 size_t sim_engine_pending(const sim_engine_t *e) { return e->size; }
 
 void sim_engine_stop(sim_engine_t *e) { e->stop_requested = 1; }
+
+bool sim_engine_past_horizon(const sim_engine_t *e) { return e->past_horizon; }
 
 static double mono_s(void)
 {

@@ -18,6 +18,7 @@
 #ifndef SGDSIM_SIM_ENGINE_H
 #define SGDSIM_SIM_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,7 +46,8 @@ uint32_t sim_engine_register(sim_engine_t *e, const char *name, sim_handler_fn f
 /* Name given at registration; aborts on an unknown type. */
 const char *sim_engine_type_name(const sim_engine_t *e, uint32_t type);
 
-/* Queues an event.  t_ns < now or an unregistered type is a broken invariant (abort). */
+/* Queues an event.  t_ns < now or an unregistered type is a broken invariant (abort); t_ns
+ * past the horizon (SIM_TIME_MAX_NS) is not queued but stops the run (sim_engine_past_horizon). */
 void sim_engine_schedule(sim_engine_t *e, int64_t t_ns, uint32_t type, uint32_t entity,
                          uint64_t arg, void *ptr);
 
@@ -55,6 +57,22 @@ int64_t sim_engine_now(const sim_engine_t *e);
 
 /* Number of events waiting in the queue. */
 size_t sim_engine_pending(const sim_engine_t *e);
+
+/* The virtual-time horizon: no event may happen later than SIM_TIME_MAX_NS = 2^61 ns (about
+ * 73 years).  Every modelled duration is converted to at most SIM_TIME_BEYOND_NS, one past
+ * the horizon ("too long to model"), so a time before the horizon plus two durations stays
+ * below 3 x 2^61 + 2 < 2^63: virtual-time arithmetic never overflows, and an event that a
+ * too-long duration would put past the horizon ends the run instead (sim_engine_schedule,
+ * sim_engine_past_horizon) with a clear reason, never an abort. */
+#define SIM_TIME_MAX_NS ((int64_t)1 << 61)
+#define SIM_TIME_BEYOND_NS (SIM_TIME_MAX_NS + 1)
+
+/* a + b for times and durations in [0, SIM_TIME_BEYOND_NS], clamped to SIM_TIME_BEYOND_NS. */
+static inline int64_t sim_time_add(int64_t a, int64_t b)
+{
+    int64_t s = a + b; /* <= 2 x (2^61 + 1): no overflow */
+    return s < SIM_TIME_BEYOND_NS ? s : SIM_TIME_BEYOND_NS;
+}
 
 typedef struct sim_run_limits {
     int64_t until_ns;    /* process events with t_ns <= until_ns; INT64_MAX = no limit */
@@ -71,6 +89,11 @@ typedef enum {
 /* Processes events in (t_ns, seq) order until a limit is hit.  lim may be NULL (no limits).
  * Events left in the queue stay there, so run can be called again to continue. */
 sim_stop_reason_t sim_engine_run(sim_engine_t *e, const sim_run_limits_t *lim);
+
+/* True once something asked for an event past the horizon (t_ns > SIM_TIME_MAX_NS): that
+ * event was not queued and the run stopped as if sim_engine_stop had been called.  The
+ * caller decides what that means (the runner fails the run, naming the horizon). */
+bool sim_engine_past_horizon(const sim_engine_t *e);
 
 /* Asks the current run to return SIM_STOP_REQUESTED after the event being processed.
  * Called outside a run, the next run returns SIM_STOP_REQUESTED before processing any event. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "common/error.h"
+#include "sim/engine.h"
 #include "sim/trace.h"
 
 __extension__ typedef unsigned __int128 u128;
@@ -25,7 +26,7 @@ int64_t sim_transfer_ns(uint64_t bytes, double bandwidth_Bps)
         m >>= 1;
         e++;
     }
-    const u128 limit = (u128)INT64_MAX;
+    const u128 limit = (u128)SIM_TIME_BEYOND_NS; /* the result saturates there (dist.h) */
     u128 n = (u128)bytes * 1000000000u;
     u128 q = n / m, r = n % m; /* n = q m + r, r < m < 2^53 */
     if (e >= 0) {
@@ -33,12 +34,12 @@ int64_t sim_transfer_ns(uint64_t bytes, double bandwidth_Bps)
         u128 c = q + (r != 0);
         if (e >= 96) return 1; /* c < 2^95 <= 2^e and c >= 1 */
         u128 res = (c >> e) + ((c & (((u128)1 << e) - 1)) != 0);
-        return res > limit ? INT64_MAX : (int64_t)res;
+        return res > limit ? SIM_TIME_BEYOND_NS : (int64_t)res;
     }
     /* e < 0: ceil(n 2^k / m) with k = -e, by long division in chunks of at most 64 bits so
      * that neither q (checked <= 2^63 before shifting) nor r << s (< 2^117) overflows. */
     for (int k = -e; k > 0;) {
-        if (q > limit) return INT64_MAX;
+        if (q > limit) return SIM_TIME_BEYOND_NS;
         int s = k > 64 ? 64 : k;
         u128 rs = r << s;
         q = (q << s) + rs / m;
@@ -46,7 +47,7 @@ int64_t sim_transfer_ns(uint64_t bytes, double bandwidth_Bps)
         k -= s;
     }
     q += (r != 0);
-    return q > limit ? INT64_MAX : (int64_t)q;
+    return q > limit ? SIM_TIME_BEYOND_NS : (int64_t)q;
 }
 
 struct sim_net {
@@ -98,11 +99,11 @@ int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t byt
         const sim_link_t *l = &n->links[route[i]];
         if (l->free_at_ns > start) start = l->free_at_ns;
         if (l->bandwidth_Bps < bw) bw = l->bandwidth_Bps;
-        latency += l->latency_ns;
+        latency = sim_time_add(latency, l->latency_ns);
     }
-    int64_t dur = sim_transfer_ns(bytes, bw);
-    SGD_ASSERT(dur <= INT64_MAX - start && latency <= INT64_MAX - start - dur);
-    int64_t end = start + dur;
+    /* Times and durations here are <= SIM_TIME_BEYOND_NS (links can be booked past the
+     * horizon when durations are absurd: the run then ends at the event, sim/dist.h). */
+    int64_t end = sim_time_add(start, sim_transfer_ns(bytes, bw));
     for (int i = 0; i < nroute; i++) {
         sim_link_t *l = &n->links[route[i]];
         l->free_at_ns = end;
@@ -113,7 +114,7 @@ int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t byt
         sim_trace_span_args(n->trace, SIM_TRACK_LINK, (uint32_t)route[i], "message", start, end,
                             args, 2);
     }
-    return end + latency;
+    return sim_time_add(end, latency);
 }
 
 void sim_star_init(sim_star_t *s, sim_net_t *n, int p, double bandwidth_Bps,

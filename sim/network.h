@@ -33,8 +33,8 @@ typedef struct sim_link {
  * bandwidth_Bps) ns, where bandwidth_Bps is taken as the exact value of the double.  It is
  * computed in integer arithmetic, so it is exact (no double rounding), monotone
  * non-decreasing in bytes and non-increasing in bandwidth; rounding up means a non-empty
- * message always takes at least 1 ns.  0 bytes take 0 ns; results beyond INT64_MAX
- * saturate. */
+ * message always takes at least 1 ns.  0 bytes take 0 ns; results beyond the horizon
+ * saturate at SIM_TIME_BEYOND_NS (sim/dist.h). */
 int64_t sim_transfer_ns(uint64_t bytes, double bandwidth_Bps);
 
 typedef struct sim_net sim_net_t;

@@ -85,10 +85,16 @@ int main(void)
     accepts("{\"dist\":\"exponential\",\"mean\":0.5}", SIM_DIST_EXPONENTIAL, 0.5, 0,
             "{\"dist\":\"exponential\",\"mean\":0.5}");
 
-    rejects("-1", "compute.time_s: expected a number >= 0 or a distribution object, got -1");
-    rejects("\"fast\"",
-            "compute.time_s: expected a number >= 0 or a distribution object, got \"fast\"");
-    rejects("[1]", "compute.time_s: expected a number >= 0 or a distribution object, got an array");
+#define NOT_A_DIST "compute.time_s: expected a number in [0, 1e+12] or a distribution object, got "
+    rejects("-1", NOT_A_DIST "-1");
+    rejects("\"fast\"", NOT_A_DIST "\"fast\"");
+    rejects("[1]", NOT_A_DIST "an array");
+    rejects("1e13", NOT_A_DIST "10000000000000");
+    /* Bounds that keep every sample finite and every sum of times in range (sim/dist.h). */
+    rejects("{\"dist\":\"gamma\",\"mean\":0.004,\"cv\":1e200}",
+            "compute.time_s.cv: expected number <= 1000, got 9.9999999999999997e+199");
+    rejects("{\"dist\":\"uniform\",\"min\":0,\"max\":2e12}",
+            "compute.time_s.max: expected number <= 1e+12, got 2000000000000");
     rejects("{\"dist\":\"gamma\",\"mean\":1,\"cv\":-1}",
             "compute.time_s.cv: expected number > 0, got -1");
     rejects("{\"dist\":\"gamma\",\"mean\":1,\"cv\":0}",

@@ -57,7 +57,9 @@ int main(void)
     CHECK_INT_EQ(sim_seconds_to_ns(1e-9), 1);
     CHECK_INT_EQ(sim_seconds_to_ns(0.4e-9), 0);
     CHECK_INT_EQ(sim_seconds_to_ns(-3), 0);
-    CHECK_INT_EQ(sim_seconds_to_ns(1e300), INT64_MAX);
-    CHECK_INT_EQ(sim_seconds_to_ns(INFINITY), INT64_MAX);
+    CHECK_INT_EQ(sim_seconds_to_ns(1e300), SIM_TIME_BEYOND_NS);
+    CHECK_INT_EQ(sim_seconds_to_ns(INFINITY), SIM_TIME_BEYOND_NS);
+    CHECK_INT_EQ(sim_seconds_to_ns(2.3e9), 2300000000000000000ll); /* below 2^61 ns: exact */
+    CHECK_INT_EQ(sim_seconds_to_ns(2.31e9), SIM_TIME_BEYOND_NS);    /* past the horizon */
     return check_exit();
 }
