@@ -203,35 +203,55 @@ static void col2im(const float *restrict dcol, int batch, const cnn_geom_t *g,
 
 /* ---- pooling ---------------------------------------------------------------------------- */
 
-static void pool_forward(const float *restrict in, int batch, const cnn_geom_t *g,
-                         float *restrict out, int32_t *restrict arg)
+/* Max pooling: each output is its window's first largest value, arg its input index. */
+static void max_pool(const float *restrict img, const cnn_geom_t *g, float *restrict out,
+                     int32_t *restrict arg)
+{
+    const int C = g->ic;
+    for (int oy = 0; oy < g->oh; oy++)
+        for (int ox = 0; ox < g->ow; ox++) {
+            float *o = out + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
+            int32_t *a = arg + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
+            const int32_t at0 = (int32_t)((oy * g->stride * g->iw + ox * g->stride) * C);
+            for (int ch = 0; ch < C; ch++) o[ch] = img[at0 + ch], a[ch] = at0 + ch;
+            for (int ky = 0; ky < g->k; ky++)
+                for (int kx = ky == 0 ? 1 : 0; kx < g->k; kx++) {
+                    const int32_t at = at0 + (ky * g->iw + kx) * C;
+                    for (int ch = 0; ch < C; ch++) {
+                        float v = img[at + ch];
+                        bool more = v > o[ch]; /* strict: the first largest wins */
+                        o[ch] = more ? v : o[ch];
+                        a[ch] = more ? at + ch : a[ch];
+                    }
+                }
+        }
+}
+
+static void avg_pool(const float *restrict img, const cnn_geom_t *g, float *restrict out)
 {
     const int C = g->ic;
     const float inv = 1.0f / (float)(g->k * g->k);
+    for (int oy = 0; oy < g->oh; oy++)
+        for (int ox = 0; ox < g->ow; ox++) {
+            float *o = out + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
+            const float *w0 = img + (size_t)((oy * g->stride * g->iw + ox * g->stride) * C);
+            for (int ch = 0; ch < C; ch++) o[ch] = 0.0f;
+            for (int ky = 0; ky < g->k; ky++)
+                for (int kx = 0; kx < g->k; kx++) {
+                    const float *v = w0 + (size_t)((ky * g->iw + kx) * C);
+                    for (int ch = 0; ch < C; ch++) o[ch] += v[ch];
+                }
+            for (int ch = 0; ch < C; ch++) o[ch] *= inv;
+        }
+}
+
+static void pool_forward(const float *restrict in, int batch, const cnn_geom_t *g,
+                         float *restrict out, int32_t *restrict arg)
+{
     for (int b = 0; b < batch; b++) {
-        const float *img = in + (size_t)b * (size_t)g->in_size;
-        for (int oy = 0; oy < g->oh; oy++)
-            for (int ox = 0; ox < g->ow; ox++) {
-                size_t o = (size_t)b * (size_t)g->out_size + ((size_t)oy * (size_t)g->ow +
-                                                               (size_t)ox) * (size_t)C;
-                for (int ky = 0; ky < g->k; ky++)
-                    for (int kx = 0; kx < g->k; kx++) {
-                        int32_t at = (int32_t)(((oy * g->stride + ky) * g->iw +
-                                                ox * g->stride + kx) * C);
-                        bool first = ky == 0 && kx == 0;
-                        for (int ch = 0; ch < C; ch++) {
-                            float v = img[at + ch];
-                            if (g->op == CNN_POOL_AVG) {
-                                out[o + (size_t)ch] = first ? v : out[o + (size_t)ch] + v;
-                            } else if (first || v > out[o + (size_t)ch]) {
-                                out[o + (size_t)ch] = v; /* strict: the first largest wins */
-                                arg[o + (size_t)ch] = at + ch;
-                            }
-                        }
-                    }
-                if (g->op == CNN_POOL_AVG)
-                    for (int ch = 0; ch < C; ch++) out[o + (size_t)ch] *= inv;
-            }
+        const size_t i = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
+        if (g->op == CNN_POOL_MAX) max_pool(in + i, g, out + o, arg + o);
+        else avg_pool(in + i, g, out + o);
     }
 }
 
@@ -264,19 +284,25 @@ static void pool_backward(const float *restrict d, int batch, const cnn_geom_t *
 
 /* ---- dense products (fc layers, and convolutions over their im2col matrix) -------------- */
 
-/* out (rows x oc) = in (rows x kdim) * W + b, then ReLU if the layer has one. */
+/* out (rows x oc) = in (rows x kdim) * W, then + b and ReLU (if the layer has one) in one
+ * pass: a conv's rows are many and narrow (oc = 6 in LeNet-5), where copying the bias into
+ * every row first costs as much as the product. */
 static void dense_forward(const cnn_t *c, const cnn_geom_t *g, const float *params,
                           const float *in, int rows, float *restrict out)
 {
     const int kdim = (int)g->kdim, oc = g->oc;
-    const float *b = params + c->boff[g->wl];
-    for (int i = 0; i < rows; i++)
-        memcpy(out + (size_t)i * (size_t)oc, b, (size_t)oc * sizeof *out);
+    const float *restrict b = params + c->boff[g->wl];
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, oc, kdim, 1.0f, in, kdim,
-                params + c->woff[g->wl], oc, 1.0f, out, oc);
-    if (g->relu) {
-        size_t n = (size_t)rows * (size_t)oc;
-        for (size_t k = 0; k < n; k++) out[k] = out[k] > 0.0f ? out[k] : 0.0f;
+                params + c->woff[g->wl], oc, 0.0f, out, oc);
+    for (int i = 0; i < rows; i++) {
+        float *restrict o = out + (size_t)i * (size_t)oc;
+        if (g->relu)
+            for (int j = 0; j < oc; j++) {
+                float v = o[j] + b[j];
+                o[j] = v > 0.0f ? v : 0.0f;
+            }
+        else
+            for (int j = 0; j < oc; j++) o[j] += b[j];
     }
 }
 
