@@ -156,10 +156,21 @@ int alg_check_memory(const char *what, double bytes, sgd_err_t *err)
     return 0;
 }
 
-/* Parameters, gradient, velocity and the stacked batch, plus activations of the widest layer. */
+/* Parameters, gradient, velocity and the stacked batch, plus activations of the widest layer.
+ * A CNN: its parameters and the workspace model_create allocates (im2col matrices too). */
 static double model_bytes(const model_spec_t *spec, int64_t global_batch)
 {
     double nparams = 0, widest = spec->nclasses, prev = spec->ninputs;
+    if (spec->kind == MODEL_CNN) {
+        cnn_geom_t g[CNN_MAX_GEOMS];
+        int n;
+        sgd_err_t e = {{0}};
+        SGD_ASSERT(cnn_geometry(&spec->cnn, spec->nclasses, g, &n, &e) == 0);
+        for (int i = 0; i < n; i++)
+            if (g[i].wl >= 0) nparams += (double)g[i].kdim * g[i].oc + g[i].oc;
+        return 4.0 * (4.0 * nparams + (double)global_batch * spec->ninputs) +
+               model_workspace_bytes(spec, global_batch);
+    }
     for (int i = 0; i <= spec->nhidden; i++) {
         double w = i < spec->nhidden ? spec->hidden[i] : spec->nclasses;
         nparams += prev * w + w;
@@ -322,6 +333,14 @@ static int setup_numerics(const scn_t *s, const alg_ops_t *ops, alg_ctx_t *ctx, 
     if (r->val.dim != r->train.dim)
         return sgd_errf(err, "data: validation samples have %d values, training samples %d",
                         r->val.dim, r->train.dim);
+    /* A CNN's shapes, once the data's is known: before the memory estimate, which reads them.
+     * Messages name the scenario path ("model.layers[2].conv.k: ..."). */
+    if (spec.kind == MODEL_CNN &&
+        (model_cnn_fit_input(&spec, r->train.dim, err) || model_spec_check(&spec, err))) {
+        char msg[SGD_ERR_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return sgd_errf(err, "model.%s", msg);
+    }
     int64_t rows = 0;
     const int threads = run_threads(s);
     if (model_rows(s, ops, r->train.n, &rows, err) ||

@@ -666,6 +666,15 @@ extern "C" void sgd_cuda_device_name(char *buf, size_t size)
 
 static cuda_backend_t *create_ctx(const model_layout_t *m, sgd_err_t *err)
 {
+    /* Convolutional networks (models/cnn.h) have no kernels here yet: refused rather than
+     * computed as if their layout were an MLP's. */
+    if (m->kind == MODEL_CNN) {
+        if (err)
+            snprintf(err->msg, sizeof err->msg,
+                     "backend: \"cuda\" computes softmax and MLP models only; model.kind "
+                     "\"cnn\" runs on \"backend\": \"cpu\"");
+        return NULL;
+    }
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n < 1) {

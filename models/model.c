@@ -1,6 +1,8 @@
 /* Softmax regression and MLPs on the CPU (see model.h).  Every matrix product goes through
  * cblas_sgemm (row-major); the small per-element loops around them have fixed orders.
- * Initialisation lives in model_init.c (see there why). */
+ * Initialisation lives in model_init.c (see there why).  A model of kind MODEL_CNN holds a
+ * cnn_t (models/cnn.c) and every call below that computes goes to it; "cnn:" marks those
+ * branches, which leave the softmax/MLP paths as they were. */
 #include "models/model.h"
 
 #include <math.h>
@@ -20,15 +22,72 @@ struct model {
     double *colsum;                      /* max_width, bias-gradient accumulator */
     double *row_loss;                    /* max_batch, one evaluation chunk's row losses */
     void *block;
+    cnn_t *cnn;                          /* kind MODEL_CNN, else NULL */
 };
+
+/* cnn: the spec's shape checks, with cnn_geometry's messages. */
+static int cnn_spec_check(const model_spec_t *spec, sgd_err_t *err)
+{
+    cnn_geom_t g[CNN_MAX_GEOMS];
+    int n;
+    if (spec->nhidden != 0)
+        return sgd_errf(err, "hidden: a CNN lists its layers in layers, got %d hidden widths",
+                        spec->nhidden);
+    if (cnn_geometry(&spec->cnn, spec->nclasses, g, &n, err)) return -1;
+    if ((int64_t)spec->cnn.in_h * spec->cnn.in_w * spec->cnn.in_c != spec->ninputs)
+        return sgd_errf(err, "input: %d x %d x %d values per sample, but ninputs = %d",
+                        spec->cnn.in_h, spec->cnn.in_w, spec->cnn.in_c, spec->ninputs);
+    return 0;
+}
+
+int model_cnn_fit_input(model_spec_t *spec, int dim, sgd_err_t *err)
+{
+    cnn_spec_t *c = &spec->cnn;
+    spec->ninputs = dim;
+    if (c->in_h > 0 || c->in_w > 0 || c->in_c > 0) {
+        if ((int64_t)c->in_h * c->in_w * c->in_c != dim)
+            return sgd_errf(err, "input: %d x %d x %d = %lld values per sample, the data has %d",
+                            c->in_h, c->in_w, c->in_c, (long long)c->in_h * c->in_w * c->in_c,
+                            dim);
+        return 0;
+    }
+    int side = (int)lround(sqrt((double)dim));
+    if (side * side == dim) {
+        c->in_h = c->in_w = side;
+        c->in_c = 1;
+    } else {
+        c->in_h = c->in_w = 1;
+        c->in_c = dim;
+    }
+    return 0;
+}
+
+double model_workspace_bytes(const model_spec_t *spec, int64_t max_batch)
+{
+    if (spec->kind == MODEL_CNN) {
+        cnn_geom_t g[CNN_MAX_GEOMS];
+        int n;
+        sgd_err_t err = {{0}};
+        SGD_ASSERT(cnn_geometry(&spec->cnn, spec->nclasses, g, &n, &err) == 0);
+        return 4.0 * (double)max_batch * (cnn_workspace_floats_per_sample(g, n) + 2.0);
+    }
+    double acts = 0.0, widest = spec->nclasses;
+    for (int i = 0; i <= spec->nhidden; i++) {
+        double w = i < spec->nhidden ? spec->hidden[i] : spec->nclasses;
+        acts += w;
+        if (w > widest) widest = w;
+    }
+    return 4.0 * (double)max_batch * (acts + 2.0 * widest + 2.0);
+}
 
 int model_spec_check(const model_spec_t *spec, sgd_err_t *err)
 {
-    if (spec->kind != MODEL_SOFTMAX && spec->kind != MODEL_MLP)
+    if (spec->kind != MODEL_SOFTMAX && spec->kind != MODEL_MLP && spec->kind != MODEL_CNN)
         return sgd_errf(err, "kind: unknown model kind %d", (int)spec->kind);
     if (spec->ninputs < 1) return sgd_errf(err, "ninputs: must be >= 1, got %d", spec->ninputs);
     if (spec->nclasses < 2)
         return sgd_errf(err, "nclasses: must be >= 2, got %d", spec->nclasses);
+    if (spec->kind == MODEL_CNN) return cnn_spec_check(spec, err);
     if (spec->kind == MODEL_SOFTMAX && spec->nhidden != 0)
         return sgd_errf(err, "nhidden: a softmax model has no hidden layers, got %d",
                         spec->nhidden);
@@ -50,6 +109,25 @@ int model_spec_check(const model_spec_t *spec, sgd_err_t *err)
     return 0;
 }
 
+/* cnn: the layout from the network's weight layers, and only the row-loss buffer here. */
+static model_t *create_cnn(model_t *m, int max_batch)
+{
+    m->cnn = cnn_create(&m->spec.cnn, m->spec.nclasses, max_batch);
+    m->lay.kind = MODEL_CNN;
+    m->lay.max_batch = max_batch;
+    m->lay.nlayers = cnn_nweight_layers(m->cnn);
+    for (int l = 0; l < m->lay.nlayers; l++) {
+        m->lay.width[l] = cnn_fan_in(m->cnn, l);
+        m->lay.woff[l] = cnn_offset(m->cnn, l, false);
+        m->lay.boff[l] = cnn_offset(m->cnn, l, true);
+    }
+    m->lay.width[m->lay.nlayers] = m->spec.nclasses;
+    m->lay.nparams = cnn_nparams(m->cnn);
+    m->block = sgd_xmalloc((size_t)max_batch * sizeof(double));
+    m->row_loss = m->block;
+    return m;
+}
+
 model_t *model_create(const model_spec_t *spec, int max_batch)
 {
     sgd_err_t err = {{0}};
@@ -58,7 +136,9 @@ model_t *model_create(const model_spec_t *spec, int max_batch)
 
     model_t *m = sgd_xcalloc(1, sizeof *m);
     m->spec = *spec;
+    if (spec->kind == MODEL_CNN) return create_cnn(m, max_batch);
     m->lay.nlayers = spec->nhidden + 1;
+    m->lay.kind = spec->kind;
     m->lay.max_batch = max_batch;
     m->lay.width[0] = spec->ninputs;
     for (int i = 0; i < spec->nhidden; i++) m->lay.width[i + 1] = spec->hidden[i];
@@ -96,6 +176,7 @@ model_t *model_create(const model_spec_t *spec, int max_batch)
 void model_destroy(model_t *m)
 {
     if (!m) return;
+    cnn_destroy(m->cnn);
     free(m->block);
     free(m);
 }
@@ -121,8 +202,17 @@ int model_layer_fan_in(const model_t *m, int l)
 int model_layer_fan_out(const model_t *m, int l)
 {
     SGD_ASSERT(l >= 0 && l < m->lay.nlayers);
+    if (m->cnn) return cnn_fan_out(m->cnn, l);
     return m->lay.width[l + 1];
 }
+
+int model_layer_kernel_area(const model_t *m, int l)
+{
+    SGD_ASSERT(l >= 0 && l < m->lay.nlayers);
+    return m->cnn ? cnn_kernel_area(m->cnn, l) : 1;
+}
+
+const cnn_t *model_cnn(const model_t *m) { return m->cnn; }
 
 /* ReLU in select form, x > 0 ? x : 0, which compiles to vector compare-and-blend; the
  * branch form `if (!(x > 0)) x = 0` stays a scalar compare-and-branch (measured: 30% of a
@@ -174,6 +264,7 @@ double model_loss_grad(model_t *m, const float *params, const float *x, const in
                        int batch, float *grad)
 {
     SGD_ASSERT(batch >= 1 && batch <= m->lay.max_batch);
+    if (m->cnn) return cnn_loss_grad(m->cnn, params, x, y, batch, grad);
     const int L = m->lay.nlayers, C = m->spec.nclasses;
     forward(m, params, x, batch);
 
@@ -229,6 +320,7 @@ int64_t model_evaluate_rows(model_t *m, const float *params, const float *x, con
                             int rows, double *row_loss)
 {
     SGD_ASSERT(rows >= 1 && rows <= m->lay.max_batch);
+    if (m->cnn) return cnn_evaluate_rows(m->cnn, params, x, y, rows, row_loss);
     const int C = m->spec.nclasses;
     forward(m, params, x, rows);
     const float *logits = m->act[m->lay.nlayers];
@@ -265,6 +357,11 @@ void model_evaluate(model_t *m, const float *params, const sgd_dataset_t *d, dou
 
 double model_flops_per_sample(const model_t *m)
 {
+    if (m->cnn) {
+        int n;
+        const cnn_geom_t *g = cnn_layers(m->cnn, &n);
+        return cnn_flops_per_sample(g, n);
+    }
     double f = 0.0;
     for (int l = 0; l < m->lay.nlayers; l++) {
         double mac = (double)m->lay.width[l] * (double)m->lay.width[l + 1];

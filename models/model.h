@@ -1,5 +1,8 @@
 /* Real numerics for the simulator: softmax regression and multilayer perceptrons (ReLU hidden
- * layers, softmax output, mean negative log-likelihood loss) on the CPU through OpenBLAS.
+ * layers, softmax output, mean negative log-likelihood loss) on the CPU through OpenBLAS, and
+ * convolutional networks (kind MODEL_CNN): model.c hands every call for those to
+ * models/cnn.c, whose header describes their layers and parameter layout.  The MLP code
+ * paths are unchanged by it, bit for bit.
  *
  * Parameters live in ONE flat float array owned by the caller, so that algorithms can keep
  * versioned snapshots, sum gradients and apply updates with single loops.  Layer l (0-based,
@@ -28,11 +31,12 @@
 #include <gsl/gsl_rng.h>
 
 #include "common/error.h"
+#include "models/cnn.h"
 #include "models/dataset.h"
 
 #define MODEL_MAX_LAYERS 16 /* weight layers, hidden + output */
 
-typedef enum { MODEL_SOFTMAX, MODEL_MLP } model_kind_t;
+typedef enum { MODEL_SOFTMAX, MODEL_MLP, MODEL_CNN } model_kind_t;
 
 /* Weight initialisation; biases are always zero.
  *   MODEL_INIT_NORMAL01: W ~ N(0, 1), as in the FASGD authors' code (needed to reproduce it);
@@ -42,16 +46,19 @@ typedef enum { MODEL_INIT_NORMAL01, MODEL_INIT_HE, MODEL_INIT_GLOROT } model_ini
 
 typedef struct model_spec {
     model_kind_t kind;
-    int ninputs;                  /* features per sample, >= 1 */
+    int ninputs;                  /* features per sample, >= 1 (CNN: in_h * in_w * in_c) */
     int nclasses;                 /* outputs, >= 2 */
-    int nhidden;                  /* softmax: 0; MLP: 1 .. MODEL_MAX_LAYERS-1 */
+    int nhidden;                  /* softmax, CNN: 0; MLP: 1 .. MODEL_MAX_LAYERS-1 */
     int hidden[MODEL_MAX_LAYERS]; /* hidden[0 .. nhidden-1]: widths, each >= 1 */
+    cnn_spec_t cnn;               /* kind MODEL_CNN only: input shape and layers (cnn.h) */
 } model_spec_t;
 
 typedef struct model model_t;
 
 /* Where a model's layers are: their widths and their offsets in the parameter array, plain
- * data (the CUDA plugin, backend_cuda.h, gets a model in this form). */
+ * data (the CUDA plugin, backend_cuda.h, gets a model in this form).  For a CNN, width[l]
+ * is weight layer l's fan-in (width[nlayers] = nclasses); the layers' shapes are in
+ * cnn_layers(). */
 typedef struct model_layout {
     int nlayers;                       /* weight layers */
     int width[MODEL_MAX_LAYERS + 1];   /* width[0] = ninputs ... width[nlayers] = nclasses */
@@ -59,11 +66,23 @@ typedef struct model_layout {
     size_t boff[MODEL_MAX_LAYERS];     /* offset of b_l */
     size_t nparams;
     int max_batch;
+    model_kind_t kind;                 /* the CUDA plugin computes softmax and MLPs only */
 } model_layout_t;
 
 /* Checks a spec that came from user input.  Returns 0, or -1 with a message such as
- * "hidden[1]: must be >= 1, got 0".  model_create asserts the same conditions. */
+ * "hidden[1]: must be >= 1, got 0" or "layers[2].conv.k: ..." (cnn_geometry's messages).
+ * model_create asserts the same conditions. */
 int model_spec_check(const model_spec_t *spec, sgd_err_t *err);
+
+/* A CNN's input shape from the data's `dim` values per sample: spec->cnn's in_h, in_w,
+ * in_c when set (their product must be dim), else a square image of one channel when dim
+ * is a square (the IDX image sets: 784 = 28 x 28), else 1 x 1 x dim.  Sets ninputs = dim.
+ * Returns -1 with a message starting "input: " when the shape and dim disagree. */
+int model_cnn_fit_input(model_spec_t *spec, int dim, sgd_err_t *err);
+
+/* Bytes model_create(spec, max_batch) allocates (its workspace, not the parameters), for
+ * memory estimates before anything is allocated.  spec must pass model_spec_check. */
+double model_workspace_bytes(const model_spec_t *spec, int64_t max_batch);
 
 /* Creates a model for `spec` (copied) with workspace for batches of up to max_batch >= 1
  * samples.  The caller owns the result and releases it with model_destroy.  An invalid spec is
@@ -84,6 +103,11 @@ size_t model_layer_offset(const model_t *m, int l, bool bias);
 /* Inputs n_l and outputs n_{l+1} of layer l. */
 int model_layer_fan_in(const model_t *m, int l);
 int model_layer_fan_out(const model_t *m, int l);
+/* k * k for a convolution's weight layer, 1 for the others: a conv's W is
+ * (k*k*c_in) x c_out, and Glorot initialisation counts fan-out as k*k*c_out. */
+int model_layer_kernel_area(const model_t *m, int l);
+/* The CNN behind a model of kind MODEL_CNN (its layer shapes, for benchmarks), else NULL. */
+const cnn_t *model_cnn(const model_t *m);
 
 /* Fills params (model_nparams floats) layer by layer, weights in row-major order, drawing
  * one gsl_ran_gaussian per weight from r in that order; biases are set to zero. */
@@ -115,7 +139,8 @@ int64_t model_evaluate_rows(model_t *m, const float *params, const float *x, con
                             int rows, double *row_loss);
 
 /* FLOPs of one sample's forward + backward pass, counting a multiply-add as 2, for the matrix
- * products only: forward 2*n_l*n_{l+1} per layer, weight gradient the same, and the gradient
+ * products only (a CNN: cnn_flops_per_sample, convolutions as their im2col products):
+ * forward 2*n_l*n_{l+1} per layer, weight gradient the same, and the gradient
  * with respect to the layer's input for every layer but the first (the data needs none).
  * Bias, ReLU and softmax work is linear in the layer widths and left out (under 1% for the
  * MLPs we run); leaving it out makes the count comparable with a pure-sgemm baseline. */

@@ -3,7 +3,9 @@
 # run key, digest and rows in every table but the wall-clock columns.  The parameter-server
 # runs evaluate batched gradients on the threads (algorithm.gradient_batch 16, the CPU
 # default), the CSGD runs' evaluations are split into chunks and the 16 x 20 = 320-row
-# stacked batch into shards of 128 rows, so the threads really work.
+# stacked batch into shards of 128 rows, so the threads really work.  The same for a
+# convolutional network (6 x 6 images: conv, max pool, conv, fc) under CSGD's shards and
+# FASGD's batched gradients.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -29,6 +31,7 @@ dump() { # what must not depend on the thread count, for the last run of db $1
                 SELECT kind, sent_msgs, sent_bytes, skipped_msgs, skipped_bytes FROM traffic WHERE run_id=(SELECT max(id) FROM runs) ORDER BY kind;
                 SELECT tau, count FROM staleness WHERE run_id=(SELECT max(id) FROM runs) ORDER BY tau;"
 }
+CNN='--set data.dim=36 --set model={"kind":"cnn","input":{"height":6,"width":6},"layers":[{"conv":{"out":4,"k":3,"pad":1}},{"pool":{"max":2}},{"conv":{"out":6,"k":2}},{"fc":10}]}'
 PSCOMMON=(--set optimizer.momentum=0 --set cluster.workers=6 --set stop.updates=90)
 cases=(
   "csgd|"
@@ -40,6 +43,8 @@ cases=(
   "b-fasgd|--set algorithm={\"name\":\"b-fasgd\",\"driver\":\"timed\",\"c_fetch\":0.2}"
   "downpour|--set algorithm={\"name\":\"downpour\",\"k_push\":2,\"k_fetch\":3}"
   "hardsync|--set algorithm={\"name\":\"hardsync\"}"
+  "csgd cnn sharded|--set cluster.workers=16 --set batch.per_worker=20 $CNN"
+  "fasgd cnn timed|--set algorithm={\"name\":\"fasgd\",\"driver\":\"timed\",\"server_time_s\":0.0005} $CNN"
 )
 for c in "${cases[@]}"; do
   name=${c%%|*}; set -- ${c#*|}

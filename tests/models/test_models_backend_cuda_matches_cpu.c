@@ -199,9 +199,19 @@ int main(void)
         fprintf(stderr, "this build has the CUDA backend, but: %s\n", err.msg);
         return 1;
     }
+    /* A CNN is refused whether or not there is a device: the plugin has no convolution
+     * kernels yet, and must not compute one as if it were an MLP. */
+    model_spec_t cs = {.kind = MODEL_CNN, .ninputs = 16, .nclasses = 2,
+                       .cnn = {.in_h = 4, .in_w = 4, .in_c = 1, .nlayers = 1,
+                               .layer = {{CNN_CONV, 2, 3, 1, 0}}}};
+    model_t *cm = model_create(&cs, 4);
+    sgd_backend_t cb;
+    CHECK_INT_EQ(sgd_backend_create("cuda", cm, &cb, &err), -1);
+    CHECK_STR_CONTAINS(err.msg, "\"cuda\" computes softmax and MLP models only");
+    model_destroy(cm);
     if (sgd_backend_cuda_devices() == 0) {
         printf("no usable CUDA device: skipping\n");
-        return 77;
+        return check_failures ? check_exit() : 77;
     }
     char dev[256];
     sgd_backend_cuda_device_name(dev, sizeof dev);

@@ -1,0 +1,247 @@
+/* bench_cnn_grad: how close the LeNet-5 gradient (models/cnn.c) comes to its own GEMMs and to
+ * the machine, on one core, in one run.
+ *
+ * For LeNet-5 on 28 x 28 x 1 images at batch 16, 64 and 128 it measures:
+ *   grad   -- model_loss_grad, in GFLOP/s using model_flops_per_sample (GEMM FLOPs only:
+ *             convolutions counted as their im2col products);
+ *   sgemm  -- the same cblas_sgemm calls the gradient makes (per conv and fc layer: forward,
+ *             weight gradient and, but for the first layer, input gradient; same shapes and
+ *             transposes), back to back, same FLOPs;
+ *   peak   -- the core's FP32 FMA peak from independent FMA chains (AVX-512 or AVX2+FMA, else
+ *             scalar), as bench_mlp_grad measures it;
+ * and prints grad/sgemm -- the cost of everything that is not a GEMM: im2col, col2im,
+ * pooling, ReLU, bias, softmax -- and both against the peak.  OpenBLAS on one thread, as the
+ * simulator runs it; each figure is the best of REPS timings, alternating grad and sgemm so
+ * both see the same machine. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cblas.h>
+#include <gsl/gsl_rng.h>
+#include <immintrin.h>
+
+#include "models/model.h"
+
+#define REPS 9
+#define MIN_SECONDS 0.05
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static volatile float sink;
+
+/* --- FP32 peak (bench_mlp_grad.c explains the chain counts) ------------------------------- */
+#define CHAINS_512 24
+#define CHAINS 12
+#define PRAGMA_UNROLL _Pragma("GCC unroll 32")
+
+__attribute__((target("avx512f"))) static double peak_avx512(int64_t iters)
+{
+    __m512 acc[CHAINS_512];
+    __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-6f);
+    for (int c = 0; c < CHAINS_512; c++) acc[c] = _mm512_set1_ps((float)c + sink);
+    for (int64_t i = 0; i < iters; i++)
+        PRAGMA_UNROLL
+        for (int c = 0; c < CHAINS_512; c++) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
+    __m512 s = acc[0];
+    for (int c = 1; c < CHAINS_512; c++) s = _mm512_add_ps(s, acc[c]);
+    sink = _mm512_reduce_add_ps(s);
+    return (double)iters * CHAINS_512 * 16 * 2;
+}
+
+__attribute__((target("avx2,fma"))) static double peak_avx2(int64_t iters)
+{
+    __m256 acc[CHAINS];
+    __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-6f);
+    for (int c = 0; c < CHAINS; c++) acc[c] = _mm256_set1_ps((float)c + sink);
+    for (int64_t i = 0; i < iters; i++)
+        PRAGMA_UNROLL
+        for (int c = 0; c < CHAINS; c++) acc[c] = _mm256_fmadd_ps(acc[c], a, b);
+    __m256 s = acc[0];
+    for (int c = 1; c < CHAINS; c++) s = _mm256_add_ps(s, acc[c]);
+    float out[8];
+    _mm256_storeu_ps(out, s);
+    sink = out[0];
+    return (double)iters * CHAINS * 8 * 2;
+}
+
+static double peak_scalar(int64_t iters)
+{
+    float acc[CHAINS];
+    for (int c = 0; c < CHAINS; c++) acc[c] = (float)c + sink;
+    for (int64_t i = 0; i < iters; i++)
+        PRAGMA_UNROLL
+        for (int c = 0; c < CHAINS; c++) acc[c] = acc[c] * 0.999999f + 1e-6f;
+    float s = 0;
+    for (int c = 0; c < CHAINS; c++) s += acc[c];
+    sink = s;
+    return (double)iters * CHAINS * 2;
+}
+
+static double measure_peak(double (*f)(int64_t))
+{
+    int64_t iters = 1 << 16;
+    for (;;) {
+        double t0 = now();
+        f(iters);
+        if (now() - t0 >= MIN_SECONDS) break;
+        iters *= 2;
+    }
+    double best = 0;
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now(), flops = f(iters), gf = flops / (now() - t0) * 1e-9;
+        if (gf > best) best = gf;
+    }
+    return best;
+}
+
+static double fp32_peak(const char **isa)
+{
+    __builtin_cpu_init();
+    *isa = "scalar";
+    double peak = measure_peak(peak_scalar);
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        double p = measure_peak(peak_avx2);
+        if (p > peak) peak = p, *isa = "AVX2+FMA";
+    }
+    if (__builtin_cpu_supports("avx512f")) {
+        double p = measure_peak(peak_avx512);
+        if (p > peak) peak = p, *isa = "AVX-512";
+    }
+    return peak;
+}
+
+/* --- the gradient and its GEMMs ------------------------------------------------------------ */
+
+typedef struct {
+    model_t *m;
+    const float *params, *x;
+    const int32_t *y;
+    float *grad, *a, *b, *c; /* a, b, c: operands of the replay, large enough for any call */
+    int batch;
+} work_t;
+
+static void run_grad(work_t *w)
+{
+    model_loss_grad(w->m, w->params, w->x, w->y, w->batch, w->grad);
+}
+
+/* The cblas_sgemm calls of cnn.c's forward and backward passes, same shapes and order. */
+static void run_sgemm(work_t *w)
+{
+    int n;
+    const cnn_geom_t *g = cnn_layers(model_cnn(w->m), &n);
+    for (int i = 0; i < n; i++) {
+        if (g[i].wl < 0) continue;
+        int rows = w->batch * (int)g[i].rows, k = (int)g[i].kdim, oc = g[i].oc;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, oc, k, 1.0f, w->a, k,
+                    w->params + model_layer_offset(w->m, g[i].wl, false), oc, 1.0f, w->c, oc);
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        if (g[i].wl < 0) continue;
+        int rows = w->batch * (int)g[i].rows, k = (int)g[i].kdim, oc = g[i].oc;
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, oc, rows, 1.0f, w->a, k, w->b, oc,
+                    0.0f, w->grad + model_layer_offset(w->m, g[i].wl, false), oc);
+        if (i > 0)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, k, oc, 1.0f, w->b, oc,
+                        w->params + model_layer_offset(w->m, g[i].wl, false), oc, 0.0f, w->c, k);
+    }
+}
+
+static double time_calls(void (*f)(work_t *), work_t *w, int calls)
+{
+    double t0 = now();
+    for (int i = 0; i < calls; i++) f(w);
+    return (now() - t0) / calls;
+}
+
+static int calibrate(void (*f)(work_t *), work_t *w)
+{
+    int calls = 1;
+    while (time_calls(f, w, calls) * calls < MIN_SECONDS) calls *= 2;
+    return calls;
+}
+
+static void time_pair(work_t *w, double *t_grad, double *t_sgemm)
+{
+    int cg = calibrate(run_grad, w), cs = calibrate(run_sgemm, w);
+    *t_grad = *t_sgemm = 1e300;
+    for (int r = 0; r < REPS; r++) {
+        double tg = time_calls(run_grad, w, cg), ts = time_calls(run_sgemm, w, cs);
+        if (tg < *t_grad) *t_grad = tg;
+        if (ts < *t_sgemm) *t_sgemm = ts;
+    }
+}
+
+static model_spec_t lenet5(void)
+{
+    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10,
+                          .cnn = {.in_h = 28, .in_w = 28, .in_c = 1, .nlayers = 6,
+                                  .layer = {{CNN_CONV, 6, 5, 1, 2}, {CNN_POOL_MAX, 0, 2, 2, 0},
+                                            {CNN_CONV, 16, 5, 1, 0}, {CNN_POOL_MAX, 0, 2, 2, 0},
+                                            {CNN_FC, 120, 0, 0, 0}, {CNN_FC, 84, 0, 0, 0}}}};
+}
+
+/* Largest operand of any replayed call, in floats. */
+static size_t largest_operand(const model_t *m, int batch)
+{
+    int n;
+    const cnn_geom_t *g = cnn_layers(model_cnn(m), &n);
+    size_t big = 0;
+    for (int i = 0; i < n; i++) {
+        size_t rows = (size_t)batch * (size_t)(g[i].rows ? g[i].rows : 1);
+        size_t s = rows * (size_t)(g[i].kdim > g[i].oc ? g[i].kdim : g[i].oc);
+        if (s > big) big = s;
+    }
+    return big;
+}
+
+static void bench_batch(gsl_rng *r, int B, double peak)
+{
+    model_spec_t s = lenet5();
+    model_t *m = model_create(&s, B);
+    size_t np = model_nparams(m), big = largest_operand(m, B);
+    float *params = malloc(np * sizeof *params), *grad = malloc(np * sizeof *grad);
+    float *x = malloc((size_t)B * 784 * sizeof *x);
+    int32_t *y = malloc((size_t)B * sizeof *y);
+    model_init_params(m, params, MODEL_INIT_HE, r);
+    for (int i = 0; i < B * 784; i++) x[i] = (float)gsl_rng_uniform(r);
+    for (int i = 0; i < B; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, 10);
+    work_t w = {.m = m, .params = params, .x = x, .y = y, .grad = grad, .batch = B,
+                .a = calloc(big, sizeof(float)), .b = calloc(big, sizeof(float)),
+                .c = calloc(big, sizeof(float))};
+    for (size_t i = 0; i < big; i++) w.a[i] = 1e-3f * (float)(i % 7), w.b[i] = w.a[i];
+    double flops = model_flops_per_sample(m) * B, tg, ts;
+    time_pair(&w, &tg, &ts);
+    double gg = flops / tg * 1e-9, gs = flops / ts * 1e-9;
+    printf("%-8s %5d %10.2f %10.2f %10.2f %11.3f %10.3f %11.3f\n", "LeNet-5", B, flops * 1e-6, gg,
+           gs, gg / gs, gg / peak, gs / peak);
+    free(w.a), free(w.b), free(w.c);
+    free(params), free(grad), free(x), free(y);
+    model_destroy(m);
+}
+
+int main(void)
+{
+    openblas_set_num_threads(1);
+    printf("bench_cnn_grad: one BLAS thread, OpenBLAS core %s (%s)\n", openblas_get_corename(),
+           openblas_get_config());
+    const char *isa;
+    double peak = fp32_peak(&isa);
+    printf("reference peak: %s, %.2f GFLOP/s\n\n", isa, peak);
+    printf("%-8s %5s %10s %10s %10s %11s %10s %11s\n", "model", "batch", "MFLOP/call",
+           "grad GF/s", "sgemm GF/s", "grad/sgemm", "grad/peak", "sgemm/peak");
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 1);
+    static const int batches[] = {16, 64, 128};
+    for (int i = 0; i < 3; i++) bench_batch(r, batches[i], peak);
+    gsl_rng_free(r);
+    return 0;
+}

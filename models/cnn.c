@@ -1,0 +1,436 @@
+/* Convolutional networks on the CPU (see cnn.h for the layers, the NHWC layout and the
+ * parameter layout).  Every product is one cblas_sgemm per layer and direction over the whole
+ * batch; im2col, col2im, pooling and ReLU are plain loops in a fixed order.  Shapes come from
+ * cnn_geom.c. */
+#include "models/cnn.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+struct cnn {
+    cnn_geom_t g[CNN_MAX_GEOMS];
+    int n, nclasses, max_batch, nweights;
+    int wgeom[CNN_MAX_GEOMS];           /* layer index of weight layer l */
+    size_t woff[CNN_MAX_GEOMS], boff[CNN_MAX_GEOMS], nparams;
+    /* Workspace, one allocation, all for max_batch samples: */
+    float *out[CNN_MAX_GEOMS];          /* layer i's output, after its ReLU */
+    float *col[CNN_MAX_GEOMS];          /* conv i's im2col matrix, kept for dW */
+    int32_t *arg[CNN_MAX_GEOMS];        /* max pool i: the input index each output took */
+    float *delta[2];                    /* gradients w.r.t. activations, ping-pong */
+    float *dcol;                        /* dY W^T of a conv, before col2im */
+    double *colsum;                     /* bias-gradient accumulator, widest output */
+    void *block;
+};
+
+static size_t bsz(const cnn_t *c, int64_t per_sample)
+{
+    return (size_t)c->max_batch * (size_t)per_sample;
+}
+
+/* Carves the workspace out of one block: doubles first so they stay aligned, then floats,
+ * then the int32 indices. */
+static void allocate(cnn_t *c)
+{
+    size_t widest = 0, dcol = 0, floats = 0, ints = 0, maxoc = 0;
+    for (int i = 0; i < c->n; i++) {
+        const cnn_geom_t *g = &c->g[i];
+        floats += bsz(c, g->out_size);
+        if (g->op == CNN_CONV) floats += bsz(c, g->rows * g->kdim);
+        if (g->op == CNN_CONV && i > 0 && bsz(c, g->rows * g->kdim) > dcol)
+            dcol = bsz(c, g->rows * g->kdim);
+        if (g->op == CNN_POOL_MAX) ints += bsz(c, g->out_size);
+        if (bsz(c, g->out_size) > widest) widest = bsz(c, g->out_size);
+        if (bsz(c, g->in_size) > widest) widest = bsz(c, g->in_size);
+        if ((size_t)g->oc > maxoc) maxoc = (size_t)g->oc;
+    }
+    floats += 2 * widest + dcol;
+    c->block = sgd_xmalloc(maxoc * sizeof(double) + floats * sizeof(float) +
+                           ints * sizeof(int32_t));
+    c->colsum = c->block;
+    float *f = (float *)(c->colsum + maxoc);
+    for (int i = 0; i < c->n; i++) {
+        const cnn_geom_t *g = &c->g[i];
+        c->out[i] = f;
+        f += bsz(c, g->out_size);
+        if (g->op == CNN_CONV) {
+            c->col[i] = f;
+            f += bsz(c, g->rows * g->kdim);
+        }
+    }
+    c->delta[0] = f;
+    c->delta[1] = f + widest;
+    c->dcol = f + 2 * widest;
+    int32_t *a = (int32_t *)(c->dcol + dcol);
+    for (int i = 0; i < c->n; i++)
+        if (c->g[i].op == CNN_POOL_MAX) {
+            c->arg[i] = a;
+            a += bsz(c, c->g[i].out_size);
+        }
+}
+
+cnn_t *cnn_create(const cnn_spec_t *spec, int nclasses, int max_batch)
+{
+    sgd_err_t err = {{0}};
+    SGD_ASSERT(max_batch >= 1 && nclasses >= 2);
+    cnn_t *c = sgd_xcalloc(1, sizeof *c);
+    if (cnn_geometry(spec, nclasses, c->g, &c->n, &err) != 0)
+        sgd_die(__FILE__, __LINE__, "cnn_create: %s", err.msg);
+    c->nclasses = nclasses;
+    c->max_batch = max_batch;
+    size_t off = 0;
+    for (int i = 0; i < c->n; i++) {
+        const cnn_geom_t *g = &c->g[i];
+        if (g->wl < 0) continue;
+        c->wgeom[g->wl] = i;
+        c->woff[g->wl] = off;
+        off += (size_t)g->kdim * (size_t)g->oc;
+        c->boff[g->wl] = off;
+        off += (size_t)g->oc;
+        c->nweights = g->wl + 1;
+    }
+    c->nparams = off;
+    allocate(c);
+    return c;
+}
+
+void cnn_destroy(cnn_t *c)
+{
+    if (!c) return;
+    free(c->block);
+    free(c);
+}
+
+size_t cnn_nparams(const cnn_t *c) { return c->nparams; }
+int cnn_nweight_layers(const cnn_t *c) { return c->nweights; }
+
+size_t cnn_offset(const cnn_t *c, int l, bool bias)
+{
+    SGD_ASSERT(l >= 0 && l < c->nweights);
+    return bias ? c->boff[l] : c->woff[l];
+}
+
+int cnn_fan_in(const cnn_t *c, int l)
+{
+    SGD_ASSERT(l >= 0 && l < c->nweights);
+    return (int)c->g[c->wgeom[l]].kdim;
+}
+
+int cnn_fan_out(const cnn_t *c, int l)
+{
+    SGD_ASSERT(l >= 0 && l < c->nweights);
+    return c->g[c->wgeom[l]].oc;
+}
+
+int cnn_kernel_area(const cnn_t *c, int l)
+{
+    SGD_ASSERT(l >= 0 && l < c->nweights);
+    const cnn_geom_t *g = &c->g[c->wgeom[l]];
+    return g->op == CNN_CONV ? g->k * g->k : 1;
+}
+
+const cnn_geom_t *cnn_layers(const cnn_t *c, int *n)
+{
+    *n = c->n;
+    return c->g;
+}
+
+/* ---- im2col / col2im --------------------------------------------------------------------
+ * Row (b, oy, ox) of the matrix holds the window at (oy*stride - pad, ox*stride - pad), ky
+ * by ky; within a window row the k pixels are adjacent in NHWC memory, so each (row, ky) is
+ * zeros, one contiguous run, zeros.  Window columns [kx0, kx1) are inside the image. */
+static void window_cols(const cnn_geom_t *g, int ox, int *kx0, int *kx1, int *ix0)
+{
+    *ix0 = ox * g->stride - g->pad;
+    *kx0 = *ix0 < 0 ? -*ix0 : 0;
+    int end = g->iw - *ix0;
+    *kx1 = end < g->k ? end : g->k;
+    if (*kx1 < *kx0) *kx1 = *kx0;
+}
+
+static void im2col(const float *restrict in, int batch, const cnn_geom_t *g,
+                   float *restrict col)
+{
+    const size_t ic = (size_t)g->ic, krow = (size_t)g->k * ic;
+    float *dst = col;
+    for (int b = 0; b < batch; b++) {
+        const float *img = in + (size_t)b * (size_t)g->in_size;
+        for (int oy = 0; oy < g->oh; oy++)
+            for (int ox = 0; ox < g->ow; ox++) {
+                int kx0, kx1, ix0;
+                window_cols(g, ox, &kx0, &kx1, &ix0);
+                for (int ky = 0; ky < g->k; ky++, dst += krow) {
+                    int iy = oy * g->stride - g->pad + ky;
+                    if (iy < 0 || iy >= g->ih || kx0 == kx1) {
+                        memset(dst, 0, krow * sizeof *dst);
+                        continue;
+                    }
+                    size_t lo = (size_t)kx0 * ic, hi = (size_t)kx1 * ic;
+                    const float *src = img + ((size_t)iy * (size_t)g->iw + (size_t)ix0) * ic;
+                    for (size_t j = 0; j < lo; j++) dst[j] = 0.0f;
+                    for (size_t j = lo; j < hi; j++) dst[j] = src[j];
+                    for (size_t j = hi; j < krow; j++) dst[j] = 0.0f;
+                }
+            }
+    }
+}
+
+/* din = 0, then every matrix entry added back where im2col took it from, rows in order. */
+static void col2im(const float *restrict dcol, int batch, const cnn_geom_t *g,
+                   float *restrict din)
+{
+    const size_t ic = (size_t)g->ic, krow = (size_t)g->k * ic;
+    memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
+    const float *srcrow = dcol;
+    for (int b = 0; b < batch; b++) {
+        float *img = din + (size_t)b * (size_t)g->in_size;
+        for (int oy = 0; oy < g->oh; oy++)
+            for (int ox = 0; ox < g->ow; ox++) {
+                int kx0, kx1, ix0;
+                window_cols(g, ox, &kx0, &kx1, &ix0);
+                for (int ky = 0; ky < g->k; ky++, srcrow += krow) {
+                    int iy = oy * g->stride - g->pad + ky;
+                    if (iy < 0 || iy >= g->ih) continue;
+                    size_t lo = (size_t)kx0 * ic, hi = (size_t)kx1 * ic;
+                    float *dst = img + ((size_t)iy * (size_t)g->iw + (size_t)ix0) * ic;
+                    for (size_t j = lo; j < hi; j++) dst[j] += srcrow[j];
+                }
+            }
+    }
+}
+
+/* ---- pooling ---------------------------------------------------------------------------- */
+
+/* Max pooling: each output is its window's first largest value, arg its input index. */
+static void max_pool(const float *restrict img, const cnn_geom_t *g, float *restrict out,
+                     int32_t *restrict arg)
+{
+    const int C = g->ic;
+    for (int oy = 0; oy < g->oh; oy++)
+        for (int ox = 0; ox < g->ow; ox++) {
+            float *o = out + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
+            int32_t *a = arg + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
+            const int32_t at0 = (int32_t)((oy * g->stride * g->iw + ox * g->stride) * C);
+            for (int ch = 0; ch < C; ch++) o[ch] = img[at0 + ch], a[ch] = at0 + ch;
+            for (int ky = 0; ky < g->k; ky++)
+                for (int kx = ky == 0 ? 1 : 0; kx < g->k; kx++) {
+                    const int32_t at = at0 + (ky * g->iw + kx) * C;
+                    for (int ch = 0; ch < C; ch++) {
+                        float v = img[at + ch];
+                        bool more = v > o[ch]; /* strict: the first largest wins */
+                        o[ch] = more ? v : o[ch];
+                        a[ch] = more ? at + ch : a[ch];
+                    }
+                }
+        }
+}
+
+static void avg_pool(const float *restrict img, const cnn_geom_t *g, float *restrict out)
+{
+    const int C = g->ic;
+    const float inv = 1.0f / (float)(g->k * g->k);
+    for (int oy = 0; oy < g->oh; oy++)
+        for (int ox = 0; ox < g->ow; ox++) {
+            float *o = out + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
+            const float *w0 = img + (size_t)((oy * g->stride * g->iw + ox * g->stride) * C);
+            for (int ch = 0; ch < C; ch++) o[ch] = 0.0f;
+            for (int ky = 0; ky < g->k; ky++)
+                for (int kx = 0; kx < g->k; kx++) {
+                    const float *v = w0 + (size_t)((ky * g->iw + kx) * C);
+                    for (int ch = 0; ch < C; ch++) o[ch] += v[ch];
+                }
+            for (int ch = 0; ch < C; ch++) o[ch] *= inv;
+        }
+}
+
+static void pool_forward(const float *restrict in, int batch, const cnn_geom_t *g,
+                         float *restrict out, int32_t *restrict arg)
+{
+    for (int b = 0; b < batch; b++) {
+        const size_t i = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
+        if (g->op == CNN_POOL_MAX) max_pool(in + i, g, out + o, arg + o);
+        else avg_pool(in + i, g, out + o);
+    }
+}
+
+static void pool_backward(const float *restrict d, int batch, const cnn_geom_t *g,
+                          const int32_t *restrict arg, float *restrict din)
+{
+    const int C = g->ic;
+    const float inv = 1.0f / (float)(g->k * g->k);
+    memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
+    for (int b = 0; b < batch; b++) {
+        float *img = din + (size_t)b * (size_t)g->in_size;
+        const size_t base = (size_t)b * (size_t)g->out_size;
+        if (g->op == CNN_POOL_MAX) {
+            for (size_t o = 0; o < (size_t)g->out_size; o++) img[arg[base + o]] += d[base + o];
+            continue;
+        }
+        for (int oy = 0; oy < g->oh; oy++)
+            for (int ox = 0; ox < g->ow; ox++) {
+                const float *dr = d + base + ((size_t)oy * (size_t)g->ow + (size_t)ox) *
+                                                 (size_t)C;
+                for (int ky = 0; ky < g->k; ky++)
+                    for (int kx = 0; kx < g->k; kx++) {
+                        float *dst = img + ((size_t)(oy * g->stride + ky) * (size_t)g->iw +
+                                            (size_t)(ox * g->stride + kx)) * (size_t)C;
+                        for (int ch = 0; ch < C; ch++) dst[ch] += dr[ch] * inv;
+                    }
+            }
+    }
+}
+
+/* ---- dense products (fc layers, and convolutions over their im2col matrix) -------------- */
+
+/* out (rows x oc) = in (rows x kdim) * W, then + b and ReLU (if the layer has one) in one
+ * pass: a conv's rows are many and narrow (oc = 6 in LeNet-5), where copying the bias into
+ * every row first costs as much as the product. */
+static void dense_forward(const cnn_t *c, const cnn_geom_t *g, const float *params,
+                          const float *in, int rows, float *restrict out)
+{
+    const int kdim = (int)g->kdim, oc = g->oc;
+    const float *restrict b = params + c->boff[g->wl];
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, oc, kdim, 1.0f, in, kdim,
+                params + c->woff[g->wl], oc, 0.0f, out, oc);
+    for (int i = 0; i < rows; i++) {
+        float *restrict o = out + (size_t)i * (size_t)oc;
+        if (g->relu)
+            for (int j = 0; j < oc; j++) {
+                float v = o[j] + b[j];
+                o[j] = v > 0.0f ? v : 0.0f;
+            }
+        else
+            for (int j = 0; j < oc; j++) o[j] += b[j];
+    }
+}
+
+/* dW = in^T d, db = column sums of d (rows in order, in double), and dinput = d W^T unless
+ * dinput is NULL. */
+static void dense_backward(cnn_t *c, const cnn_geom_t *g, const float *params, const float *in,
+                           const float *d, int rows, float *grad, float *dinput)
+{
+    const int kdim = (int)g->kdim, oc = g->oc;
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kdim, oc, rows, 1.0f, in, kdim, d, oc,
+                0.0f, grad + c->woff[g->wl], oc);
+    double *cs = c->colsum;
+    for (int j = 0; j < oc; j++) cs[j] = 0.0;
+    for (int i = 0; i < rows; i++) {
+        const float *row = d + (size_t)i * (size_t)oc;
+        for (int j = 0; j < oc; j++) cs[j] += row[j];
+    }
+    float *gb = grad + c->boff[g->wl];
+    for (int j = 0; j < oc; j++) gb[j] = (float)cs[j];
+    if (dinput)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, kdim, oc, 1.0f, d, oc,
+                    params + c->woff[g->wl], oc, 0.0f, dinput, kdim);
+}
+
+static void forward(cnn_t *c, const float *params, const float *x, int batch, int upto)
+{
+    SGD_ASSERT(batch >= 1 && batch <= c->max_batch);
+    const float *in = x;
+    for (int i = 0; i <= upto; i++) {
+        const cnn_geom_t *g = &c->g[i];
+        if (g->op == CNN_CONV) {
+            im2col(in, batch, g, c->col[i]);
+            dense_forward(c, g, params, c->col[i], batch * (int)g->rows, c->out[i]);
+        } else if (g->op == CNN_FC) {
+            dense_forward(c, g, params, in, batch, c->out[i]);
+        } else {
+            pool_forward(in, batch, g, c->out[i], c->arg[i]);
+        }
+        in = c->out[i];
+    }
+}
+
+const float *cnn_forward(cnn_t *c, const float *params, const float *x, int batch, int i)
+{
+    SGD_ASSERT(i >= 0 && i < c->n);
+    forward(c, params, x, batch, i);
+    return c->out[i];
+}
+
+/* log(sum_j exp(z_j)) in double, shifted by the row maximum (model.c's). */
+static double log_sum_exp(const float *z, int n)
+{
+    float mx = z[0];
+    for (int j = 1; j < n; j++)
+        if (z[j] > mx) mx = z[j];
+    double s = 0.0;
+    for (int j = 0; j < n; j++) s += exp((double)z[j] - (double)mx);
+    return (double)mx + log(s);
+}
+
+/* Layer i's backward step: d (batch x out_size, w.r.t. its output after ReLU) -> grad's
+ * share and, for i > 0, dprev w.r.t. its input. */
+static void backward_layer(cnn_t *c, int i, const float *params, const float *x, int batch,
+                           float *d, float *dprev, float *grad)
+{
+    const cnn_geom_t *g = &c->g[i];
+    const float *in = i == 0 ? x : c->out[i - 1];
+    if (g->relu) {
+        const float *a = c->out[i];
+        size_t n = (size_t)batch * (size_t)g->out_size;
+        for (size_t k = 0; k < n; k++) d[k] = a[k] > 0.0f ? d[k] : 0.0f;
+    }
+    if (g->op == CNN_FC) {
+        dense_backward(c, g, params, in, d, batch, grad, dprev);
+    } else if (g->op == CNN_CONV) {
+        dense_backward(c, g, params, c->col[i], d, batch * (int)g->rows, grad,
+                       dprev ? c->dcol : NULL);
+        if (dprev) col2im(c->dcol, batch, g, dprev);
+    } else if (dprev) {
+        pool_backward(d, batch, g, c->arg[i], dprev);
+    }
+}
+
+double cnn_loss_grad(cnn_t *c, const float *params, const float *x, const int32_t *y,
+                     int batch, float *grad)
+{
+    const int C = c->nclasses, last = c->n - 1;
+    forward(c, params, x, batch, last);
+    /* dLoss/dz_i = (softmax(z_i) - onehot(y_i)) / B, as in model.c. */
+    const float *logits = c->out[last];
+    float *d = c->delta[0];
+    double loss = 0.0;
+    const double inv_b = 1.0 / batch;
+    for (int i = 0; i < batch; i++) {
+        SGD_ASSERT(y[i] >= 0 && y[i] < C);
+        const float *z = logits + (size_t)i * (size_t)C;
+        float *di = d + (size_t)i * (size_t)C;
+        double lse = log_sum_exp(z, C);
+        loss += lse - (double)z[y[i]];
+        for (int j = 0; j < C; j++) {
+            double p = exp((double)z[j] - lse);
+            di[j] = (float)((p - (j == y[i] ? 1.0 : 0.0)) * inv_b);
+        }
+    }
+    int cur = 0;
+    for (int i = last; i >= 0; i--) {
+        float *dprev = i > 0 ? c->delta[1 - cur] : NULL;
+        backward_layer(c, i, params, x, batch, c->delta[cur], dprev, grad);
+        cur = 1 - cur;
+    }
+    return loss * inv_b;
+}
+
+int64_t cnn_evaluate_rows(cnn_t *c, const float *params, const float *x, const int32_t *y,
+                          int rows, double *row_loss)
+{
+    const int C = c->nclasses;
+    forward(c, params, x, rows, c->n - 1);
+    const float *logits = c->out[c->n - 1];
+    int64_t errors = 0;
+    for (int i = 0; i < rows; i++) {
+        const float *z = logits + (size_t)i * (size_t)C;
+        SGD_ASSERT(y[i] >= 0 && y[i] < C);
+        row_loss[i] = log_sum_exp(z, C) - (double)z[y[i]];
+        int best = 0;
+        for (int j = 1; j < C; j++)
+            if (z[j] > z[best]) best = j;
+        if (best != y[i]) errors++;
+    }
+    return errors;
+}
