@@ -181,8 +181,10 @@ static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *te
         dataset_view(train_all, d->synth_train, d->synth_val, val);
         return 0;
     }
-    if (dataset_load_idx(d->train_images, d->train_labels, train_all, err))
-        return sgd_err_prefix(err, "data.train_images");
+    dataset_file_t bad;
+    if (dataset_load_idx(d->train_images, d->train_labels, train_all, &bad, err))
+        return sgd_err_prefix(err, bad == DATASET_FILE_LABELS ? "data.train_labels"
+                                                              : "data.train_images");
     int64_t avail = train_all->n;
     if (d->val_from == SCN_VAL_TRAIN_TAIL) {
         if (d->val_size >= avail)
@@ -191,8 +193,9 @@ static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *te
         avail -= d->val_size;
         dataset_view(train_all, avail, d->val_size, val);
     } else {
-        if (dataset_load_idx(d->test_images, d->test_labels, test_all, err))
-            return sgd_err_prefix(err, "data.test_images");
+        if (dataset_load_idx(d->test_images, d->test_labels, test_all, &bad, err))
+            return sgd_err_prefix(err, bad == DATASET_FILE_LABELS ? "data.test_labels"
+                                                                  : "data.test_images");
         if (test_all->dim != train_all->dim)
             return sgd_errf(err, "data.test_images: %d values per sample, training data has %d",
                             test_all->dim, train_all->dim);

@@ -8,45 +8,58 @@
 
 #include "models/idx.h"
 
+/* Checks the labels against the images' sample count and the class limit; *maxlab gets
+ * the largest label. */
+static int check_labels(const idx_array_t *img, const idx_array_t *lab, const char *images_path,
+                        const char *labels_path, int *maxlab, sgd_err_t *err)
+{
+    if (lab->ndims != 1)
+        return sgd_errf(err, "%s: labels must have 1 dimension, got %d", labels_path,
+                        lab->ndims);
+    if (img->dims[0] != lab->dims[0])
+        return sgd_errf(err, "%s: %lld labels, but %s has %lld images", labels_path,
+                        (long long)lab->dims[0], images_path, (long long)img->dims[0]);
+    *maxlab = 0;
+    for (int64_t i = 0; i < lab->dims[0]; i++) {
+        if (lab->data[i] >= DATASET_IDX_MAX_CLASSES)
+            return sgd_errf(err, "%s: label %lld is %d: labels must be < %d", labels_path,
+                            (long long)i, lab->data[i], DATASET_IDX_MAX_CLASSES);
+        if (lab->data[i] > *maxlab) *maxlab = lab->data[i];
+    }
+    return 0;
+}
+
+/* Reads the images file and checks its shape; *dim gets the features per sample. */
+static int read_images(const char *images_path, idx_array_t *img, int64_t *dim, sgd_err_t *err)
+{
+    if (idx_read_u8(images_path, img, err) != 0) return -1;
+    if (img->ndims < 2)
+        return sgd_errf(err, "%s: images must have 2 to %d dimensions (samples first), got %d",
+                        images_path, IDX_MAX_DIMS, img->ndims);
+    *dim = idx_array_size(img) / img->dims[0]; /* <= 2^31 total elements, so dim fits */
+    if (*dim > INT32_MAX)
+        return sgd_errf(err, "%s: %lld features per sample is too many", images_path,
+                        (long long)*dim);
+    return 0;
+}
+
 int dataset_load_idx(const char *images_path, const char *labels_path, sgd_dataset_t *out,
-                     sgd_err_t *err)
+                     dataset_file_t *failed, sgd_err_t *err)
 {
     memset(out, 0, sizeof *out);
     idx_array_t img = {0}, lab = {0};
-    int rc = -1;
+    dataset_file_t bad = DATASET_FILE_IMAGES;
+    int64_t dim = 0;
+    int maxlab = 0, rc = -1;
 
-    if (idx_read_u8(images_path, &img, err) != 0) goto done;
-    if (idx_read_u8(labels_path, &lab, err) != 0) goto done;
-    if (img.ndims < 2) {
-        sgd_errf(err, "%s: images must have 2 to %d dimensions (samples first), got %d",
-                 images_path, IDX_MAX_DIMS, img.ndims);
+    if (read_images(images_path, &img, &dim, err)) goto done;
+    bad = DATASET_FILE_LABELS;
+    if (idx_read_u8(labels_path, &lab, err) != 0 ||
+        check_labels(&img, &lab, images_path, labels_path, &maxlab, err))
         goto done;
-    }
-    if (lab.ndims != 1) {
-        sgd_errf(err, "%s: labels must have 1 dimension, got %d", labels_path, lab.ndims);
-        goto done;
-    }
-    if (img.dims[0] != lab.dims[0]) {
-        sgd_errf(err, "%s: %lld labels, but %s has %lld images", labels_path,
-                 (long long)lab.dims[0], images_path, (long long)img.dims[0]);
-        goto done;
-    }
+    bad = DATASET_FILE_NONE;
+
     int64_t n = img.dims[0];
-    int64_t dim = idx_array_size(&img) / n; /* <= 2^31 total elements, so dim fits */
-    if (dim > INT32_MAX) {
-        sgd_errf(err, "%s: %lld features per sample is too many", images_path, (long long)dim);
-        goto done;
-    }
-    int maxlab = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (lab.data[i] >= DATASET_IDX_MAX_CLASSES) {
-            sgd_errf(err, "%s: label %lld is %d: labels must be < %d", labels_path, (long long)i,
-                     lab.data[i], DATASET_IDX_MAX_CLASSES);
-            goto done;
-        }
-        if (lab.data[i] > maxlab) maxlab = lab.data[i];
-    }
-
     out->n = n;
     out->dim = (int)dim;
     out->classes = maxlab + 1 < 2 ? 2 : maxlab + 1;
@@ -57,6 +70,7 @@ int dataset_load_idx(const char *images_path, const char *labels_path, sgd_datas
     for (int64_t i = 0; i < n; i++) out->y[i] = lab.data[i];
     rc = 0;
 done:
+    if (failed) *failed = bad;
     idx_array_free(&img);
     idx_array_free(&lab);
     return rc;
