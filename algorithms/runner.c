@@ -188,8 +188,10 @@ static int load_idx(const scn_data_t *d, dcache_t *cache, sgd_dataset_t *train_a
                     sgd_dataset_t *test_all, sgd_dataset_t *train, sgd_dataset_t *val,
                     sgd_err_t *err)
 {
-    if (dataset_load_idx_cached(d->train_images, d->train_labels, cache, train_all, err))
-        return sgd_err_prefix(err, "data.train_images");
+    dataset_file_t bad;
+    if (dataset_load_idx_cached(d->train_images, d->train_labels, cache, train_all, &bad, err))
+        return sgd_err_prefix(err, bad == DATASET_FILE_LABELS ? "data.train_labels"
+                                                              : "data.train_images");
     int64_t avail = train_all->n;
     if (d->val_from == SCN_VAL_TRAIN_TAIL) {
         if (d->val_size >= avail)
@@ -198,8 +200,9 @@ static int load_idx(const scn_data_t *d, dcache_t *cache, sgd_dataset_t *train_a
         avail -= d->val_size;
         dataset_view(train_all, avail, d->val_size, val);
     } else {
-        if (dataset_load_idx_cached(d->test_images, d->test_labels, cache, test_all, err))
-            return sgd_err_prefix(err, "data.test_images");
+        if (dataset_load_idx_cached(d->test_images, d->test_labels, cache, test_all, &bad, err))
+            return sgd_err_prefix(err, bad == DATASET_FILE_LABELS ? "data.test_labels"
+                                                                  : "data.test_images");
         if (test_all->dim != train_all->dim)
             return sgd_errf(err, "data.test_images: %d values per sample, training data has %d",
                             test_all->dim, train_all->dim);

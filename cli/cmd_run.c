@@ -150,6 +150,35 @@ static void usage(FILE *f)
             "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf)\n");
 }
 
+/* How many times the end of a run is written before giving up: the first time with its own
+ * status, then as 'failed' with the reason.  Each try may wait the database's busy timeout
+ * (10 s), so a lock held by another process for up to 30 s still ends with a row that
+ * agrees with the exit code. */
+#define RUN_END_TRIES 3
+
+/* Writes the run's end; returns the status now in the database, or NULL when every try
+ * failed (the row then stays 'running', as if the process had been killed, and a sweep
+ * redoes it).  The caller's exit code follows what this returns. */
+static const char *end_run(rdb_t *db, int64_t run_id, const rdb_run_end_t *end)
+{
+    sgd_err_t err = {{0}};
+    if (rdb_run_end(db, run_id, end, &err) == 0) return end->status;
+    fprintf(stderr, "sgdsim: %s\n", err.msg);
+    char detail[SGD_ERR_MAX + 64];
+    snprintf(detail, sizeof detail, "the end of the run could not be written: %s", err.msg);
+    rdb_run_end_t failed = *end;
+    failed.status = "failed";
+    failed.status_detail = detail;
+    for (int i = 1; i < RUN_END_TRIES; i++)
+        if (rdb_run_end(db, run_id, &failed, &err) == 0) {
+            fprintf(stderr, "sgdsim: the run is recorded as failed\n");
+            return "failed";
+        }
+    fprintf(stderr, "sgdsim: %s\nsgdsim: the run stays 'running' in %s, as a killed run "
+            "would\n", err.msg, rdb_path(db));
+    return NULL;
+}
+
 /* Parses "T0:T1" in seconds of virtual time into a trace window. */
 static int parse_window(const char *v, sim_trace_opts_t *o)
 {
@@ -251,9 +280,17 @@ int cli_run_main(int argc, char **argv)
         goto out;
     }
     if (r.progress) fputc('\n', stderr);
+    /* The trace is finished before the run's end is written, so that a trace that could
+     * not be written makes the run 'failed' in the database, as in the exit code. */
+    uint64_t written = trace ? sim_trace_written(trace) : 0;
+    uint64_t dropped = trace ? sim_trace_dropped(trace) : 0;
+    char trace_err[SGD_ERR_MAX + 32] = "";
+    if (sim_trace_close(trace, &err))
+        snprintf(trace_err, sizeof trace_err, "trace %s", err.msg);
+    trace = NULL;
     rdb_run_end_t end = {
-        .status = status_name(o.status),
-        .status_detail = o.detail[0] ? o.detail : NULL,
+        .status = trace_err[0] && o.status == ALG_COMPLETE ? "failed" : status_name(o.status),
+        .status_detail = o.detail[0] ? o.detail : trace_err[0] ? trace_err : NULL,
         .vtime_ns = o.vtime_ns,
         .updates = o.updates,
         .events = (int64_t)o.events,
@@ -261,29 +298,22 @@ int cli_run_main(int argc, char **argv)
         .events_per_s = o.events_per_s,
         .digest = o.digest,
     };
-    if (rdb_run_end(r.db, r.run_id, &end, &err)) {
-        fprintf(stderr, "sgdsim: %s\n", err.msg);
-        rc = SGD_EXIT_FAILURE;
-    } else {
-        rc = o.status == ALG_COMPLETE ? SGD_EXIT_OK
-             : o.status == ALG_DIVERGED ? SGD_EXIT_DIVERGED : SGD_EXIT_FAILURE;
-    }
-    if (o.status != ALG_COMPLETE) fprintf(stderr, "sgdsim: run %s: %s\n", end.status, o.detail);
-    if (trace) {
-        uint64_t written = sim_trace_written(trace), dropped = sim_trace_dropped(trace);
-        if (sim_trace_close(trace, &err)) {
-            fprintf(stderr, "sgdsim: %s\n", err.msg);
-            if (rc == SGD_EXIT_OK) rc = SGD_EXIT_FAILURE;
-        } else if (!quiet) {
-            printf("trace: %s (%llu events%s)\n", trace_path, (unsigned long long)written,
-                   dropped ? "; more events than --trace-max-events were left out" : "");
-        }
-        trace = NULL;
-    }
+    const char *stored = end_run(r.db, r.run_id, &end);
+    rc = !stored ? SGD_EXIT_FAILURE
+         : strcmp(stored, "complete") == 0 ? SGD_EXIT_OK
+         : strcmp(stored, "diverged") == 0 ? SGD_EXIT_DIVERGED : SGD_EXIT_FAILURE;
+    if (strcmp(end.status, "complete") != 0)
+        fprintf(stderr, "sgdsim: run %s: %s\n", end.status,
+                end.status_detail ? end.status_detail : "");
+    if (trace_err[0] && o.detail[0]) fprintf(stderr, "sgdsim: %s\n", trace_err);
+    if (trace_path && !trace_err[0] && !quiet)
+        printf("trace: %s (%llu events%s)\n", trace_path, (unsigned long long)written,
+               dropped ? "; more events than --trace-max-events were left out" : "");
     if (!quiet) {
         printf("run %lld: %s, %s, %lld workers, %lld updates, %.3f s virtual time, %llu events "
                "(%.3g events/s)\n",
-               (long long)r.run_id, end.status, s.algorithm, (long long)s.workers,
+               (long long)r.run_id, stored ? stored : "running", s.algorithm,
+               (long long)s.workers,
                (long long)o.updates, (double)o.vtime_ns * 1e-9, (unsigned long long)o.events,
                o.events_per_s);
         if (o.grad_calls > 0)

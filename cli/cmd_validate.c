@@ -2,23 +2,169 @@
  * [--print]`: load and check a scenario without running it; --print shows the resolved
  * configuration with every default filled in.  "backend": "cuda" is valid here even without
  * a GPU (only `run` needs one).  The BLAS kernel is resolved and started exactly as for
- * `run` (cli/machine.h), so a scenario that validates gets its kernel. */
+ * `run` (cli/machine.h), so a scenario that validates gets its kernel.
+ *
+ * Without --print it also estimates what a run would cost — events, memory and wall time —
+ * so that `stop.updates: 1e15` (valid, and endless) shows up before it is started.  The
+ * estimate extrapolates a pilot: the scenario itself run in this process for at most
+ * PILOT_UPDATES updates or about PILOT_WALL_S seconds, with no database and no trace.
+ * Events and seconds per update are measured between the pilot's first and last update;
+ * memory is the pilot's peak resident size plus, for the parameter-server family, the
+ * parameter snapshots that accumulate until about min(clients, updates) versions are held
+ * at once (docs/architecture.md).  Where the pilot cannot run (a dataset missing, "cuda"
+ * without a GPU, a size the runner refuses), validate says why and still succeeds: the
+ * scenario itself is valid. */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
+#include "algorithms/alg.h"
 #include "cli/cli.h"
 #include "config/scenario.h"
+
+#define PILOT_UPDATES 20
+#define PILOT_WALL_S 2.0
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim validate SCENARIO [--set key.path=value ...] [--backend NAME]\n"
                "                       [--blas-core NAME] [--threads N] [--print]\n\n"
                "Checks SCENARIO (types, ranges, unknown keys, a BLAS kernel this machine\n"
-               "runs) without running it.\n"
+               "runs) without running it, then prints estimates of a run's events, memory\n"
+               "and wall time, extrapolated from a short pilot run in memory (at most %d\n"
+               "updates, about %.0f s; nothing is written).\n"
                "  --set key.path=value  override a field, validated like the file\n"
                "  --backend NAME        same as --set backend=NAME (cpu or cuda)\n"
                "  --blas-core NAME      like --set numerics.blas_core=NAME (auto, Haswell, ...)\n"
                "  -t, --threads N       same as --set numerics.threads=N (0 = auto)\n"
-               "  --print               print the resolved configuration (defaults filled in)\n");
+               "  --print               print the resolved configuration (defaults filled in)\n"
+               "                        instead, and run no pilot\n",
+            PILOT_UPDATES, PILOT_WALL_S);
+}
+
+/* What the pilot saw. */
+typedef struct pilot {
+    struct timespec t_first;        /* wall clock at the first update */
+    double wall_last;               /* seconds from the first update to the latest */
+    int64_t first, last;            /* update indices seen */
+    uint64_t events_first, events_last;
+    double snapshots_peak;          /* parameter-server family: distinct versions held; -1 */
+} pilot_t;
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static int pilot_metric(void *ctx, int64_t update, int64_t vtime_ns, const char *name,
+                        double value, sgd_err_t *err)
+{
+    pilot_t *p = ctx;
+    (void)update, (void)vtime_ns, (void)err;
+    if (strcmp(name, "snapshots_peak") == 0) p->snapshots_peak = value;
+    return 0;
+}
+
+static int pilot_traffic(void *ctx, const char *kind, uint64_t a, uint64_t b, uint64_t c,
+                         uint64_t d, sgd_err_t *err)
+{
+    (void)ctx, (void)kind, (void)a, (void)b, (void)c, (void)d, (void)err;
+    return 0;
+}
+
+/* After every update: the counters, and a stop once the pilot has had its time (the run
+ * then ends as interrupted, which only the pilot sees: validate's process ends next). */
+static void pilot_progress(void *ctx, int64_t update, int64_t vtime_ns, double loss,
+                           uint64_t events)
+{
+    pilot_t *p = ctx;
+    (void)vtime_ns, (void)loss;
+    if (p->first < 0) {
+        clock_gettime(CLOCK_MONOTONIC, &p->t_first);
+        p->first = update;
+        p->events_first = events;
+    }
+    p->last = update;
+    p->events_last = events;
+    p->wall_last = since(&p->t_first);
+    if (p->wall_last > PILOT_WALL_S) alg_request_interrupt();
+}
+
+/* Runs the pilot; returns -1 with the reason when it cannot run. */
+static int run_pilot(const scn_t *s, pilot_t *p, size_t *nparams, sgd_err_t *err)
+{
+    scn_t pilot = *s; /* shallow: only the stop rule differs, the rest is borrowed */
+    if (pilot.stop_updates > PILOT_UPDATES) pilot.stop_updates = PILOT_UPDATES;
+    *p = (pilot_t){.first = -1, .snapshots_peak = -1};
+    alg_sink_t sink = {.ctx = p, .metric = pilot_metric, .traffic = pilot_traffic,
+                       .progress = pilot_progress};
+    alg_outcome_t o;
+    if (alg_run(&pilot, &sink, &o, err)) return -1;
+    free(o.final_params);
+    *nparams = o.nparams;
+    if (p->first < 0) return sgd_errf(err, "the pilot made no update (%s)", o.detail);
+    return 0;
+}
+
+/* "1.2 GB", "340 MB" ... */
+static void format_bytes(double b, char *buf, size_t size)
+{
+    static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    int u = 0;
+    while (b >= 1000 && u < 6) b /= 1000, u++;
+    snprintf(buf, size, "%.3g %s", b, unit[u]);
+}
+
+/* "42 s", "3.5 hours", "2.1e+03 years" ... */
+static void format_seconds(double t, char *buf, size_t size)
+{
+    if (t < 120) snprintf(buf, size, "%.3g s", t);
+    else if (t < 7200) snprintf(buf, size, "%.3g minutes", t / 60);
+    else if (t < 3 * 86400) snprintf(buf, size, "%.3g hours", t / 3600);
+    else if (t < 365.25 * 86400) snprintf(buf, size, "%.3g days", t / 86400);
+    else snprintf(buf, size, "%.3g years", t / (365.25 * 86400));
+}
+
+/* Prints the labelled estimates for a run of s->stop_updates updates. */
+static void print_estimates(const scn_t *s, const pilot_t *p, size_t nparams)
+{
+    double u = (double)s->stop_updates, steps = (double)(p->last - p->first);
+    double ev_per = steps > 0 ? (double)(p->events_last - p->events_first) / steps
+                              : (double)p->events_first / (double)(p->first > 0 ? p->first : 1);
+    double events = (double)p->events_first + ev_per * (u - (double)p->first);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double rss = 1024.0 * (double)ru.ru_maxrss; /* kB on Linux */
+    double snap = 0, versions = 0;
+    if (p->snapshots_peak >= 0 && strcmp(s->algorithm, "hardsync") != 0) {
+        versions = fmin((double)s->workers, u);
+        snap = fmax(0, versions - p->snapshots_peak) * 4.0 * (double)nparams;
+    }
+    char mem[32], snap_s[32], wall[32];
+    format_bytes(rss + snap, mem, sizeof mem);
+    format_bytes(rss, snap_s, sizeof snap_s);
+    printf("estimates for stop.updates = %lld (extrapolated from a pilot of %lld updates on "
+           "this machine; a stop.vtime_s limit may end a run sooner):\n",
+           (long long)s->stop_updates, (long long)p->last);
+    printf("  events:    about %.3g (%.3g per update)\n", events, ev_per);
+    printf("  memory:    about %s (the pilot's peak %s", mem, snap_s);
+    if (snap > 0) {
+        char one[32];
+        format_bytes(4.0 * (double)nparams, one, sizeof one);
+        printf(", plus up to %.0f more parameter snapshots of %s: about %.0f versions held "
+               "at once", fmax(0, versions - p->snapshots_peak), one, versions);
+    }
+    printf(")\n");
+    if (steps > 0) {
+        format_seconds(p->wall_last / steps * u, wall, sizeof wall);
+        printf("  wall time: about %s (%.3g s per update)\n", wall, p->wall_last / steps);
+    } else {
+        printf("  wall time: not estimated (the pilot made a single update)\n");
+    }
 }
 
 int cli_validate_main(int argc, char **argv)
@@ -30,12 +176,21 @@ int cli_validate_main(int argc, char **argv)
     if (rc != 0 || o.help) goto out;
     scn_t s;
     if ((rc = cli_load_scenario(&o, &s)) != 0) goto out;
-    if (o.print)
+    if (o.print) {
         printf("%s\n", s.resolved_json);
-    else
+    } else {
         printf("%s: ok (algorithm %s, %lld workers, BLAS kernel %s, %lld threads, config "
                "%.12s)\n", o.scenario, s.algorithm, (long long)s.workers,
                s.numerics.blas_core, (long long)s.numerics.threads_resolved, s.config_hash);
+        fflush(stdout);
+        pilot_t p;
+        size_t nparams = 0;
+        sgd_err_t err = {{0}};
+        if (run_pilot(&s, &p, &nparams, &err))
+            printf("estimates: not available, the pilot run could not start: %s\n", err.msg);
+        else
+            print_estimates(&s, &p, nparams);
+    }
     scn_free(&s);
 out:
     cli_opts_free(&o);

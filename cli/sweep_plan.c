@@ -1,11 +1,20 @@
 /* Sweep planning (see sweep_plan.h): --set list splitting, the cartesian product of the
- * axes in canonical order, validation of every point and its run key. */
+ * axes in canonical order, validation of every point and its run key.
+ *
+ * Cost: every point is loaded like `run` would load it.  Loading the file as it is would
+ * re-read its sweep block at every point (an axis of n values costs O(n) per load, so
+ * O(n^2) for the sweep: 5,000 seeds took a minute), so points are loaded from the file's
+ * JSON with the sweep block taken out — which the loader ignores for the configuration
+ * anyway — and duplicates are found by sorting the run keys: O(n log n) in all. */
 #include "cli/sweep_plan.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cJSON.h>
 
 #include "algorithms/alg.h"
 #include "config/scenario.h"
@@ -116,12 +125,162 @@ static int cmp_key_index(const void *pa, const void *pb)
     return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
+/* How the points of one sweep are loaded: from `text` (the scenario without its sweep
+ * block, resolved against `dir` like the file itself) when that gives the same base
+ * configuration as the file, else from the file. */
+typedef struct point_loader {
+    const char *path;
+    char *text;     /* NULL: load the file itself */
+    char *dir_copy; /* dirname()'s storage */
+    const char *dir;
+} point_loader_t;
+
+/* The scenario file's JSON without its "sweep" member, or NULL if the file cannot be read
+ * again (it was just loaded, so the caller then simply loads the file per point). */
+static char *text_without_sweep(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 + 1 > cap) text = sgd_xrealloc(text, cap = 2 * cap + 65536 + 1);
+        size_t got = fread(text + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    text[n] = '\0';
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (!cJSON_IsObject(doc)) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "sweep");
+    char *out = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    return out;
+}
+
+static void loader_init(point_loader_t *l, const char *path, const scn_t *base,
+                        const uint64_t *seed)
+{
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    l->dir_copy = sgd_xstrdup(path);
+    l->dir = dirname(l->dir_copy); /* as scn_load resolves relative paths */
+    if (base->nsweep == 0) return;  /* nothing to take out: the file is as quick */
+    l->text = text_without_sweep(path);
+    if (!l->text) return;
+    /* Reprinting the JSON must not change the configuration (it keeps every number's
+     * value; this makes sure), or the keys would not be those `run` computes. */
+    scn_t check;
+    sgd_err_t err = {{0}};
+    bool same = scn_load_text(l->text, path, l->dir, NULL, 0, seed, alg_scenario_table, &check,
+                              &err) == 0 &&
+                strcmp(check.config_hash, base->config_hash) == 0;
+    scn_free(&check); /* zeroed by a failed load, so freeing it is safe either way */
+    if (!same) {
+        free(l->text);
+        l->text = NULL;
+    }
+}
+
+static int loader_load(const point_loader_t *l, const scn_override_t *ov, int n,
+                       const uint64_t *seed, scn_t *s, sgd_err_t *err)
+{
+    if (l->text)
+        return scn_load_text(l->text, l->path, l->dir, ov, n, seed, alg_scenario_table, s, err);
+    return scn_load(l->path, ov, n, seed, alg_scenario_table, s, err);
+}
+
+static void loader_free(point_loader_t *l)
+{
+    free(l->text);
+    free(l->dir_copy);
+    memset(l, 0, sizeof *l);
+}
+
 static char *join_assignment(const char *key, const char *value)
 {
     size_t n = strlen(key) + strlen(value) + 2;
     char *s = sgd_xmalloc(n);
     snprintf(s, n, "%s=%s", key, value);
     return s;
+}
+
+/* The axes: the scenario's sweep block in file order, then the command line's lists (one
+ * of the same key replaces the block's).  Returns the number of axes or -1. */
+static int build_axes(const scn_t *base, const char *const *sets, int nsets, axis_t *axes,
+                      sgd_err_t *err)
+{
+    int naxes = 0;
+    for (int i = 0; i < base->nsweep; i++) {
+        axis_t *a = &axes[naxes++];
+        a->key = sgd_xstrdup(base->sweep[i].key);
+        a->nvalues = base->sweep[i].nvalues;
+        a->values = sgd_xcalloc((size_t)a->nvalues, sizeof *a->values);
+        for (int j = 0; j < a->nvalues; j++) a->values[j] = sgd_xstrdup(base->sweep[i].values[j]);
+    }
+    for (int i = 0; i < nsets; i++) {
+        axis_t a;
+        if (cli_sweep_split(sets[i], &a.key, &a.values, &a.nvalues, err)) return -1 - naxes;
+        int j = 0;
+        while (j < naxes && strcmp(axes[j].key, a.key) != 0) j++;
+        if (j < naxes) axis_free(&axes[j]); /* the command line overrides the file */
+        else naxes++;
+        axes[j] = a;
+    }
+    return naxes;
+}
+
+/* The size of the product, refusing a seed axis next to --seed and too many points. */
+static int count_points(const char *path, const axis_t *axes, int naxes, const uint64_t *seed,
+                        int64_t *total, sgd_err_t *err)
+{
+    *total = 1;
+    for (int i = 0; i < naxes; i++) {
+        /* --seed is applied after every --set, so it would silently collapse a seed axis. */
+        if (seed && strcmp(axes[i].key, "seed") == 0)
+            return sgd_errf(err, "--seed %llu: the sweep also has a seed axis (%d values); give "
+                            "one or the other", (unsigned long long)*seed, axes[i].nvalues);
+        *total *= axes[i].nvalues;
+        if (*total > CLI_SWEEP_MAX_POINTS)
+            return sgd_errf(err, "%s: the sweep has more than %d points; split it into several "
+                            "sweeps", path, CLI_SWEEP_MAX_POINTS);
+    }
+    return 0;
+}
+
+/* Fills pt's assignments and label for the axis values digit[]; ov[] points at them. */
+static void fill_point(cli_sweep_point_t *pt, const axis_t *axes, int naxes, const int *digit,
+                       scn_override_t *ov)
+{
+    pt->nsets = naxes;
+    pt->sets = sgd_xcalloc((size_t)naxes + 1, sizeof *pt->sets);
+    size_t label_len = 1;
+    for (int a = 0; a < naxes; a++) {
+        pt->sets[a] = join_assignment(axes[a].key, axes[a].values[digit[a]]);
+        ov[a].assignment = pt->sets[a];
+        label_len += strlen(pt->sets[a]) + 1;
+    }
+    pt->label = sgd_xmalloc(label_len);
+    char *o = pt->label;
+    for (int a = 0; a < naxes; a++) {
+        size_t n = strlen(pt->sets[a]);
+        if (a) *o++ = ' ';
+        memcpy(o, pt->sets[a], n);
+        o += n;
+    }
+    *o = '\0';
+}
+
+static void point_free(cli_sweep_point_t *pt)
+{
+    for (int a = 0; a < pt->nsets; a++) free(pt->sets[a]);
+    free(pt->sets);
+    free(pt->label);
 }
 
 /* A flag (--blas-core, --threads) over a key that an axis also sets would make every point
@@ -146,27 +305,64 @@ static int check_flags_against_axes(const axis_t *axes, int naxes, const cli_swe
     return 0;
 }
 
-/* Loads point p of `total` with its overrides, resolves its numerics and fills in what the
- * sweep needs to run it; errors name the point. */
-static int load_point(const char *path, const scn_override_t *ov, int nov,
-                      const cli_sweep_plan_opts_t *o, int64_t p, int64_t total,
-                      cli_sweep_point_t *pt, sgd_err_t *err)
+/* Builds and validates every point in canonical order (the last axis varies fastest).
+ * On error *nbuilt says how many points hold memory. */
+static int build_points(const point_loader_t *l, const axis_t *axes, int naxes, int64_t total,
+                        const cli_sweep_plan_opts_t *o, cli_sweep_point_t *all, int *nbuilt,
+                        sgd_err_t *err)
 {
-    scn_t s;
-    int rc = scn_load(path, ov, nov, o->seed, alg_scenario_table, &s, err);
-    if (rc == 0 && (rc = scn_resolve_numerics(&s, o->flags, o->machine, err)) != 0)
-        scn_free(&s);
-    if (rc == 0) {
+    int *digit = sgd_xcalloc((size_t)naxes + 1, sizeof *digit);
+    scn_override_t *ov = sgd_xcalloc((size_t)naxes + 1, sizeof *ov);
+    int rc = 0;
+    *nbuilt = 0;
+    for (int64_t p = 0; p < total && rc == 0; p++) {
+        cli_sweep_point_t *pt = &all[(*nbuilt)++];
+        fill_point(pt, axes, naxes, digit, ov);
+        scn_t s;
+        int failed = loader_load(l, ov, naxes, o->seed, &s, err);
+        if (!failed && (failed = scn_resolve_numerics(&s, o->flags, o->machine, err)) != 0)
+            scn_free(&s);
+        if (failed) {
+            char prefix[SGD_ERR_MAX / 2];
+            snprintf(prefix, sizeof prefix, "sweep point %lld of %lld (%s)", (long long)p + 1,
+                     (long long)total, naxes ? pt->label : "the scenario as is");
+            rc = sgd_err_prefix(err, prefix);
+            break;
+        }
         memcpy(pt->run_key, s.config_hash, sizeof pt->run_key);
         memcpy(pt->blas_core, s.numerics.blas_core, sizeof pt->blas_core);
         pt->threads_auto = s.numerics.threads == 0 ? s.numerics.threads_resolved : 0;
         scn_free(&s);
-        return 0;
+        for (int a = naxes - 1; a >= 0; a--) {
+            if (++digit[a] < axes[a].nvalues) break;
+            digit[a] = 0;
+        }
     }
-    char prefix[SGD_ERR_MAX / 2];
-    snprintf(prefix, sizeof prefix, "sweep point %lld of %lld (%s)", (long long)p + 1,
-             (long long)total, pt->nsets ? pt->label : "the scenario as is");
-    return sgd_err_prefix(err, prefix);
+    free(digit);
+    free(ov);
+    return rc;
+}
+
+/* Drops repeated run keys (e.g. --set cluster.workers=4,4, or a value equal to the default
+ * listed next to the default itself): one key is one run, at its first occurrence, and the
+ * others keep their canonical order.  Sorting (key, index) pairs finds them in
+ * O(n log n).  Returns the number kept. */
+static int drop_repeats(cli_sweep_point_t *all, int64_t total)
+{
+    key_index_t *ki = sgd_xcalloc((size_t)total, sizeof *ki);
+    for (int64_t p = 0; p < total; p++) ki[p] = (key_index_t){all[p].run_key, (int)p};
+    qsort(ki, (size_t)total, sizeof *ki, cmp_key_index);
+    char *dup = sgd_xcalloc((size_t)total, 1);
+    for (int64_t p = 1; p < total; p++)
+        if (strcmp(ki[p].key, ki[p - 1].key) == 0) dup[ki[p].index] = 1;
+    free(ki);
+    int kept = 0;
+    for (int64_t p = 0; p < total; p++) {
+        if (dup[p]) point_free(&all[p]);
+        else all[kept++] = all[p];
+    }
+    free(dup);
+    return kept;
 }
 
 int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_plan_t *plan,
@@ -179,104 +375,28 @@ int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_p
     scn_t base;
     if (scn_load(path, NULL, 0, seed, alg_scenario_table, &base, err)) return -1;
     axis_t *axes = sgd_xcalloc((size_t)(base.nsweep + nsets) + 1, sizeof *axes);
-    int naxes = 0, rc = -1;
-    cli_sweep_point_t *all = NULL;
-    int64_t total = 1;
-    for (int i = 0; i < base.nsweep; i++) {
-        axis_t *a = &axes[naxes++];
-        a->key = sgd_xstrdup(base.sweep[i].key);
-        a->nvalues = base.sweep[i].nvalues;
-        a->values = sgd_xcalloc((size_t)a->nvalues, sizeof *a->values);
-        for (int j = 0; j < a->nvalues; j++) a->values[j] = sgd_xstrdup(base.sweep[i].values[j]);
+    int naxes = build_axes(&base, sets, nsets, axes, err), rc = -1;
+    int64_t total = 0;
+    if (naxes < 0) {
+        naxes = -1 - naxes; /* the axes built before the error, to free */
+        goto out;
     }
-    for (int i = 0; i < nsets; i++) {
-        axis_t a;
-        if (cli_sweep_split(sets[i], &a.key, &a.values, &a.nvalues, err)) goto out;
-        int j = 0;
-        while (j < naxes && strcmp(axes[j].key, a.key) != 0) j++;
-        if (j < naxes) axis_free(&axes[j]); /* the command line overrides the file */
-        else naxes++;
-        axes[j] = a;
-    }
-    for (int i = 0; i < naxes; i++) {
-        /* --seed is applied after every --set, so it would silently collapse a seed axis. */
-        if (seed && strcmp(axes[i].key, "seed") == 0) {
-            sgd_errf(err, "--seed %llu: the sweep also has a seed axis (%d values); give one "
-                     "or the other", (unsigned long long)*seed, axes[i].nvalues);
-            goto out;
-        }
-        total *= axes[i].nvalues;
-        if (total > CLI_SWEEP_MAX_POINTS) {
-            sgd_errf(err, "%s: the sweep has more than %d points; split it into several sweeps",
-                     path, CLI_SWEEP_MAX_POINTS);
-            goto out;
-        }
-    }
-    if (check_flags_against_axes(axes, naxes, o, err)) goto out;
+    if (count_points(path, axes, naxes, seed, &total, err) ||
+        check_flags_against_axes(axes, naxes, o, err))
+        goto out;
 
-    all = sgd_xcalloc((size_t)total, sizeof *all);
-    int *digit = sgd_xcalloc((size_t)naxes + 1, sizeof *digit);
-    scn_override_t *ov = sgd_xcalloc((size_t)naxes + 1, sizeof *ov);
-    int nbuilt = 0;
-    for (int64_t p = 0; p < total; p++) {
-        cli_sweep_point_t *pt = &all[nbuilt];
-        pt->nsets = naxes;
-        pt->sets = sgd_xcalloc((size_t)naxes + 1, sizeof *pt->sets);
-        size_t label_len = 1;
-        for (int a = 0; a < naxes; a++) {
-            pt->sets[a] = join_assignment(axes[a].key, axes[a].values[digit[a]]);
-            ov[a].assignment = pt->sets[a];
-            label_len += strlen(pt->sets[a]) + 1;
-        }
-        pt->label = sgd_xmalloc(label_len);
-        pt->label[0] = '\0';
-        for (int a = 0; a < naxes; a++) {
-            if (a) strcat(pt->label, " ");
-            strcat(pt->label, pt->sets[a]);
-        }
-        nbuilt++;
-        if (load_point(path, ov, naxes, o, p, total, pt, err)) {
-            free(digit);
-            free(ov);
-            plan->points = all;
-            plan->npoints = nbuilt;
-            goto out;
-        }
-        /* Next point: the last axis varies fastest. */
-        for (int a = naxes - 1; a >= 0; a--) {
-            if (++digit[a] < axes[a].nvalues) break;
-            digit[a] = 0;
-        }
-    }
-    free(digit);
-    free(ov);
-
-    /* Drop repeated run keys (e.g. --set cluster.workers=4,4, or a value equal to the
-     * default listed next to the default itself): one key is one run. */
-    key_index_t *ki = sgd_xcalloc((size_t)total, sizeof *ki);
-    for (int64_t p = 0; p < total; p++) ki[p] = (key_index_t){all[p].run_key, (int)p};
-    qsort(ki, (size_t)total, sizeof *ki, cmp_key_index);
-    char *dup = sgd_xcalloc((size_t)total, 1);
-    for (int64_t p = 1; p < total; p++)
-        if (strcmp(ki[p].key, ki[p - 1].key) == 0) dup[ki[p].index] = 1;
-    free(ki);
-    int kept = 0;
-    for (int64_t p = 0; p < total; p++) {
-        if (dup[p]) {
-            for (int a = 0; a < all[p].nsets; a++) free(all[p].sets[a]);
-            free(all[p].sets);
-            free(all[p].label);
-        } else {
-            all[kept++] = all[p];
-        }
-    }
-    free(dup);
+    point_loader_t loader;
+    loader_init(&loader, path, &base, seed);
+    cli_sweep_point_t *all = sgd_xcalloc((size_t)total, sizeof *all);
+    int nbuilt;
+    rc = build_points(&loader, axes, naxes, total, o, all, &nbuilt, err);
+    loader_free(&loader);
     plan->points = all;
-    plan->npoints = kept;
+    plan->npoints = nbuilt;
+    if (rc) goto out;
+    plan->npoints = drop_repeats(all, total);
     plan->nproduct = total;
     plan->naxes = naxes;
-    all = NULL;
-    rc = 0;
 out:
     for (int i = 0; i < naxes; i++) axis_free(&axes[i]);
     free(axes);
@@ -287,11 +407,7 @@ out:
 
 void cli_sweep_plan_free(cli_sweep_plan_t *plan)
 {
-    for (int p = 0; p < plan->npoints; p++) {
-        for (int a = 0; a < plan->points[p].nsets; a++) free(plan->points[p].sets[a]);
-        free(plan->points[p].sets);
-        free(plan->points[p].label);
-    }
+    for (int p = 0; p < plan->npoints; p++) point_free(&plan->points[p]);
     free(plan->points);
     memset(plan, 0, sizeof *plan);
 }

@@ -251,3 +251,152 @@ int sgd_jobj_enum(const sgd_jobj_t *o, const char *key, const char *const *names
     put(o, key, cJSON_CreateString(names[*out]));
     return 0;
 }
+
+/* ---- string checks (sgd_json_check_strings) ------------------------------------------- */
+
+/* Length of the UTF-8 sequence at p (1..4), or 0 if it is not well-formed: lead byte,
+ * continuation bytes, no overlong form, no surrogate, at most U+10FFFF. */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    if (c < 0x80) return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0;
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) || (c == 0xf0 && p[1] < 0x90) ||
+        (c == 0xf4 && p[1] > 0x8f))
+        return 0;
+    return n;
+}
+
+/* What an error names: the string's path, or for a key the object holding it. */
+static void string_what(char *buf, size_t size, const char *path, bool key)
+{
+    if (key) snprintf(buf, size, path[0] ? "%s: a key" : "a key of the top level", path);
+    else snprintf(buf, size, "%s", path[0] ? path : "top level");
+}
+
+/* Checks one string from just after its opening quote; `escapes`: JSON text (stops at the
+ * closing quote, reads escapes) or plain text (stops at the end).  *end gets the position
+ * where it stopped.  Errors name `path` (the object's, for a key). */
+static int check_string(const char *s, bool escapes, const char **end, const char *path,
+                        bool key, sgd_err_t *err)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char what[SGD_JPATH_MAX + 32];
+    for (size_t chars = 1;; chars++) {
+        if (*p == '\0' || (escapes && *p == '"')) break;
+        if (*p < 0x20) {
+            string_what(what, sizeof what, path, key);
+            return sgd_errf(err, "%s: contains a raw control character 0x%02x at character "
+                            "%zu; write it as an escape (\\n, \\t, \\u001b ...) if it is "
+                            "meant", what, *p, chars);
+        }
+        if (escapes && *p == '\\') {
+            if (p[1] == 'u' && strncmp((const char *)p + 2, "0000", 4) == 0) {
+                string_what(what, sizeof what, path, key);
+                return sgd_errf(err, "%s: contains \\u0000 at character %zu: a NUL cannot "
+                                "be part of a string here", what, chars);
+            }
+            /* Never past the end, even in text that is not valid JSON. */
+            size_t skip = p[1] == 'u' ? 6 : 2;
+            for (size_t i = 1; i < skip; i++)
+                if (p[i] == '\0') skip = i;
+            p += skip;
+            continue;
+        }
+        size_t n = utf8_len(p);
+        if (n == 0) {
+            string_what(what, sizeof what, path, key);
+            return sgd_errf(err, "%s: not valid UTF-8 (byte 0x%02x at character %zu)", what,
+                            *p, chars);
+        }
+        p += n;
+    }
+    *end = (const char *)p;
+    return 0;
+}
+
+/* A walk over JSON text that cJSON accepted, keeping the path of where it is. */
+typedef struct jwalk {
+    const char *p;
+    char path[SGD_JPATH_MAX];
+    sgd_err_t *err;
+} jwalk_t;
+
+/* Skips what cJSON skips between tokens: every byte from 1 to 32. */
+static void walk_space(jwalk_t *w)
+{
+    while (*w->p && (unsigned char)*w->p <= 32) w->p++;
+}
+
+static int walk_value(jwalk_t *w);
+
+/* An object: each key is checked (errors name the object), then its value (named after the
+ * key as written).  Frames hold no buffers, so deep nesting costs little stack. */
+static int walk_object(jwalk_t *w)
+{
+    size_t len = strlen(w->path);
+    for (w->p++, walk_space(w); *w->p == '"';) {
+        const char *key = w->p + 1, *end;
+        w->path[len] = '\0';
+        if (check_string(key, true, &end, w->path, true, w->err)) return -1;
+        snprintf(w->path + len, sizeof w->path - len, "%s%.*s", len ? "." : "",
+                 (int)(end - key), key);
+        w->p = *end ? end + 1 : end;
+        walk_space(w);
+        if (*w->p) w->p++; /* ':' */
+        if (walk_value(w)) return -1;
+        w->path[len] = '\0';
+        walk_space(w);
+        if (*w->p == ',') w->p++, walk_space(w);
+    }
+    if (*w->p) w->p++; /* '}' */
+    return 0;
+}
+
+static int walk_array(jwalk_t *w)
+{
+    size_t len = strlen(w->path);
+    w->p++;
+    walk_space(w);
+    for (int i = 0; *w->p && *w->p != ']'; i++) {
+        snprintf(w->path + len, sizeof w->path - len, "[%d]", i);
+        if (walk_value(w)) return -1;
+        w->path[len] = '\0';
+        walk_space(w);
+        if (*w->p == ',') w->p++, walk_space(w);
+    }
+    if (*w->p) w->p++; /* ']' */
+    return 0;
+}
+
+static int walk_value(jwalk_t *w)
+{
+    walk_space(w);
+    if (*w->p == '{') return walk_object(w);
+    if (*w->p == '[') return walk_array(w);
+    if (*w->p == '"') {
+        const char *end;
+        if (check_string(w->p + 1, true, &end, w->path, false, w->err)) return -1;
+        w->p = *end ? end + 1 : end;
+        return 0;
+    }
+    /* A number, true, false or null: up to the next separator or space. */
+    while ((unsigned char)*w->p > 32 && *w->p != ',' && *w->p != ']' && *w->p != '}') w->p++;
+    return 0;
+}
+
+int sgd_json_check_strings(const char *text, const char *path, sgd_err_t *err)
+{
+    jwalk_t w = {.p = text, .err = err};
+    snprintf(w.path, sizeof w.path, "%s", path);
+    return walk_value(&w);
+}
+
+int sgd_json_check_plain(const char *s, const char *path, sgd_err_t *err)
+{
+    const char *end;
+    return check_string(s, false, &end, path, false, err);
+}

@@ -69,4 +69,17 @@ void sgd_jpath_join(char *buf, size_t size, const char *parent, const char *key)
 /* Short description of a JSON value for messages: "four" (quoted), 3.5, true, null, an object... */
 void sgd_json_describe(const cJSON *v, char *buf, size_t size);
 
+/* Checks every string of a JSON text that cJSON has parsed, keys included, for what cJSON
+ * lets through: a raw control character (a byte < 0x20; JSON allows them only escaped), the
+ * escape \u0000 (cJSON's C string would end there: "a\u0000b" would read as "a"), and bytes
+ * that are not UTF-8 (overlong forms, surrogates and values above U+10FFFF included).
+ * `path` is the JSON path of the text's value ("" for a whole file).  Errors name the path
+ * of the string ("data.train_images: ..." or "cluster: a key ..."), never its bytes.  The
+ * text must be valid JSON (the walk trusts its structure). */
+int sgd_json_check_strings(const char *text, const char *path, sgd_err_t *err);
+
+/* The same checks for text used as a string as it is (no JSON escapes), e.g. a --set value
+ * that is not JSON; errors name `path`. */
+int sgd_json_check_plain(const char *s, const char *path, sgd_err_t *err);
+
 #endif

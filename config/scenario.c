@@ -38,6 +38,19 @@ static char *resolve_path(const char *base_dir, const char *p)
 
 /* ---- --set overrides --------------------------------------------------------------- */
 
+/* The string checks of a file (sgd_json_check_strings) for a --set value: its JSON text, or
+ * (json NULL) the plain text taken as a string.  Errors name the key, not the value's bytes. */
+static int check_set_strings(const char *json, const char *plain, const char *key,
+                             sgd_err_t *err)
+{
+    if (json ? sgd_json_check_strings(json, key, err) : sgd_json_check_plain(plain, key, err)) {
+        char prefix[SGD_JPATH_MAX + 16];
+        snprintf(prefix, sizeof prefix, "--set %s=...", key);
+        return sgd_err_prefix(err, prefix);
+    }
+    return 0;
+}
+
 /* Splits "a.b.c=value" and writes value into the tree, creating intermediate objects.
  * Returns -1 with a message naming the argument for malformed assignments. */
 static int apply_override(cJSON *root, const char *assignment, char *key_out, size_t key_size,
@@ -62,6 +75,10 @@ static int apply_override(cJSON *root, const char *assignment, char *key_out, si
         if (!next) {
             const char *text = eq + 1;
             cJSON *v = cJSON_Parse(text);
+            if (check_set_strings(v ? text : NULL, text, key_out, err)) {
+                cJSON_Delete(v);
+                return -1;
+            }
             if (!v) v = cJSON_CreateString(text);
             if (cJSON_GetObjectItemCaseSensitive(obj, part))
                 cJSON_ReplaceItemInObjectCaseSensitive(obj, part, v);
@@ -870,6 +887,10 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
         }
         return sgd_errf(err, "%s:%d:%d: malformed JSON near \"%.20s\"", display_name, line,
                         col, end && *end ? end : "end of file");
+    }
+    if (sgd_json_check_strings(text, "", err)) {
+        cJSON_Delete(in);
+        return sgd_err_prefix(err, display_name);
     }
 
     char (*keys)[SGD_JPATH_MAX] = nsets ? sgd_xcalloc((size_t)nsets, SGD_JPATH_MAX) : NULL;

@@ -7,25 +7,31 @@
 
 #include <gsl/gsl_randist.h>
 
-/* Images with 2.. dimensions and one label per image; *dim = values per image. */
-static int check_shapes(const char *images_path, const dcache_array_t *img,
-                        const char *labels_path, const dcache_array_t *lab, int64_t *dim,
+/* Images with 2.. dimensions; *dim = values per image. */
+static int check_images(const char *images_path, const dcache_array_t *img, int64_t *dim,
                         sgd_err_t *err)
 {
     if (img->ndims < 2)
         return sgd_errf(err, "%s: images must have 2 to %d dimensions (samples first), got %d",
                         images_path, IDX_MAX_DIMS, img->ndims);
+    *dim = 1;
+    for (int i = 1; i < img->ndims; i++) *dim *= img->dims[i]; /* <= 2^31 elements in all */
+    if (*dim > INT32_MAX)
+        return sgd_errf(err, "%s: %lld features per sample is too many", images_path,
+                        (long long)*dim);
+    return 0;
+}
+
+/* One label per image. */
+static int check_label_shape(const char *images_path, const dcache_array_t *img,
+                             const char *labels_path, const dcache_array_t *lab, sgd_err_t *err)
+{
     if (lab->ndims != 1)
         return sgd_errf(err, "%s: labels must have 1 dimension, got %d", labels_path,
                         lab->ndims);
     if (img->dims[0] != lab->dims[0])
         return sgd_errf(err, "%s: %lld labels, but %s has %lld images", labels_path,
                         (long long)lab->dims[0], images_path, (long long)img->dims[0]);
-    *dim = 1;
-    for (int i = 1; i < img->ndims; i++) *dim *= img->dims[i]; /* <= 2^31 elements in all */
-    if (*dim > INT32_MAX)
-        return sgd_errf(err, "%s: %lld features per sample is too many", images_path,
-                        (long long)*dim);
     return 0;
 }
 
@@ -45,16 +51,23 @@ static int check_labels(const char *labels_path, const int32_t *y, int64_t n, in
 }
 
 int dataset_load_idx_cached(const char *images_path, const char *labels_path, dcache_t *c,
-                            sgd_dataset_t *out, sgd_err_t *err)
+                            sgd_dataset_t *out, dataset_file_t *failed, sgd_err_t *err)
 {
     memset(out, 0, sizeof *out);
     dcache_array_t img = {0}, lab = {0};
     int64_t dim = 0;
     int classes = 0, rc = -1;
+    dataset_file_t bad = DATASET_FILE_IMAGES;
     if (dcache_load_idx(c, images_path, DCACHE_F32, &img, err) == 0 &&
-        dcache_load_idx(c, labels_path, DCACHE_I32, &lab, err) == 0 &&
-        check_shapes(images_path, &img, labels_path, &lab, &dim, err) == 0 &&
-        check_labels(labels_path, lab.data, lab.dims[0], &classes, err) == 0) {
+        check_images(images_path, &img, &dim, err) == 0) {
+        /* The labels are checked against the images, so a mismatch is the labels' fault. */
+        bad = DATASET_FILE_LABELS;
+        if (dcache_load_idx(c, labels_path, DCACHE_I32, &lab, err) == 0 &&
+            check_label_shape(images_path, &img, labels_path, &lab, err) == 0 &&
+            check_labels(labels_path, lab.data, lab.dims[0], &classes, err) == 0)
+            bad = DATASET_FILE_NONE;
+    }
+    if (bad == DATASET_FILE_NONE) {
         *out = (sgd_dataset_t){.n = img.dims[0], .dim = (int)dim, .classes = classes,
                                .x = img.data, .y = lab.data, .owns = true,
                                .xmap = img.map, .ymap = lab.map};
@@ -62,15 +75,16 @@ int dataset_load_idx_cached(const char *images_path, const char *labels_path, dc
         memset(&lab, 0, sizeof lab);
         rc = 0;
     }
+    if (failed) *failed = bad;
     dcache_array_free(&img);
     dcache_array_free(&lab);
     return rc;
 }
 
 int dataset_load_idx(const char *images_path, const char *labels_path, sgd_dataset_t *out,
-                     sgd_err_t *err)
+                     dataset_file_t *failed, sgd_err_t *err)
 {
-    return dataset_load_idx_cached(images_path, labels_path, NULL, out, err);
+    return dataset_load_idx_cached(images_path, labels_path, NULL, out, failed, err);
 }
 
 void dataset_synthetic(int64_t n, int dim, int classes, double separation, gsl_rng *r,

@@ -37,20 +37,29 @@ typedef struct sgd_dataset {
     dcache_map_t xmap, ymap;
 } sgd_dataset_t;
 
+/* Which of the two files of dataset_load_idx an error is about. */
+typedef enum {
+    DATASET_FILE_NONE,   /* no error */
+    DATASET_FILE_IMAGES, /* the images file (unreadable, not IDX, wrong shape) */
+    DATASET_FILE_LABELS, /* the labels file (unreadable, not IDX, wrong shape, count, value) */
+} dataset_file_t;
+
 /* Loads images (n, rows, cols) -- any IDX file with 2..4 dimensions, the first being the
  * sample count -- and labels (n) from IDX files, plain or .gz.  Pixels are scaled to [0, 1]
  * by /255.  The counts must match and every label must be < DATASET_IDX_MAX_CLASSES; classes
  * = max label + 1, at least 2.  Returns 0, or -1 with a message naming the offending file
- * (*out is then empty).  On success the caller owns *out and frees it with dataset_free. */
+ * (*out is then empty) and, when `failed` is not NULL, which file it is (a count mismatch
+ * is the labels' fault: they are checked against the images).  On success the caller owns
+ * *out and frees it with dataset_free. */
 int dataset_load_idx(const char *images_path, const char *labels_path, sgd_dataset_t *out,
-                     sgd_err_t *err);
+                     dataset_file_t *failed, sgd_err_t *err);
 
 /* The same through the decoded-dataset cache c (NULL: no cache, as dataset_load_idx): each
  * file's decoded values come from its cache entry when a valid one exists (then x and y map
  * it, xmap and ymap say so) or are decoded and stored.  The same bits either way; the same
  * errors, for the same files.  A cache problem is never an error (data_cache.h). */
 int dataset_load_idx_cached(const char *images_path, const char *labels_path, dcache_t *c,
-                            sgd_dataset_t *out, sgd_err_t *err);
+                            sgd_dataset_t *out, dataset_file_t *failed, sgd_err_t *err);
 
 /* Fills *out (owned; free with dataset_free) with n samples of `dim` features in `classes`
  * Gaussian clusters.  Draws from r in this fixed order, so the same generator state always

@@ -9,11 +9,14 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "results/rdb_reader.h"
 
 /* Version 1.  WITHOUT ROWID tables are clustered on their primary key, which is how every
  * reader looks rows up (a run's metric by name in update order; a run's traffic by kind). */
@@ -114,6 +117,7 @@ struct rdb {
     sqlite3 *db;
     char *path;
     int readonly;
+    bool tidy; /* a reader that may have created PATH-wal/-shm: rdb_reader_tidy at close */
     sqlite3_stmt *ins_metric, *ins_traffic, *ins_staleness;
     rdb_row_t *rows; /* pending rows */
     size_t nrows, caprows;
@@ -172,6 +176,18 @@ static int rdb_query_int(rdb_t *db, const char *sql, int64_t *out, sgd_err_t *er
 
 /* ---- opening ------------------------------------------------------------------------ */
 
+/* The directory holding path: "." for a bare name, "/" for a file in the root.  The caller
+ * frees it. */
+static char *rdb_dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash == NULL   ? sgd_xstrdup(".")
+                : slash == path ? sgd_xstrdup("/")
+                                : strndup(path, (size_t)(slash - path));
+    if (!dir) sgd_die(__FILE__, __LINE__, "out of memory");
+    return dir;
+}
+
 /* Explains, before SQLite tries, why a path cannot hold a results database: SQLite's own
  * "unable to open database file" does not say whether the directory, the file or its
  * content is the problem. */
@@ -201,11 +217,7 @@ static int rdb_check_path(const char *path, int readonly, sgd_err_t *err)
 
     /* Creating: the directory must exist, be a directory and be writable (WAL mode also
      * creates PATH-wal and PATH-shm next to the database). */
-    const char *slash = strrchr(path, '/');
-    char *dir = slash == NULL   ? sgd_xstrdup(".")
-                : slash == path ? sgd_xstrdup("/")
-                                : strndup(path, (size_t)(slash - path));
-    if (!dir) sgd_die(__FILE__, __LINE__, "out of memory");
+    char *dir = rdb_dir_of(path);
     int rc = 0;
     if (stat(dir, &st) != 0) {
         int e = errno;
@@ -228,6 +240,79 @@ static int rdb_check_path(const char *path, int readonly, sgd_err_t *err)
     return rc;
 }
 
+/* What a file says about itself: application_id, user_version and how many schema
+ * objects of its own it holds. */
+typedef struct rdb_identity {
+    int64_t app, ver, ntables;
+} rdb_identity_t;
+
+/* Reads the identity inside the transaction the caller has open. */
+static int rdb_read_identity(rdb_t *db, rdb_identity_t *id, sgd_err_t *err)
+{
+    if (rdb_query_int(db, "PRAGMA application_id", &id->app, err) ||
+        rdb_query_int(db, "PRAGMA user_version", &id->ver, err))
+        return -1;
+    return rdb_query_int(db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
+                         &id->ntables, err);
+}
+
+/* Refuses a file that is not an sgdsim results database this build can use. */
+static int rdb_check_identity(const rdb_t *db, const rdb_identity_t *id, sgd_err_t *err)
+{
+    if (id->app != 0 && id->app != RDB_APPLICATION_ID)
+        return sgd_errf(err, "%s: not an sgdsim results database (SQLite application_id "
+                        "0x%08llx)", db->path, (unsigned long long)id->app);
+    if (id->app == 0 && (id->ver != 0 || id->ntables != 0))
+        /* An SQLite file of some other program (or one a user built by hand): adding our
+         * tables to it would make both the file and its user_version ambiguous. */
+        return sgd_errf(err, "%s: not an sgdsim results database (an SQLite database that "
+                        "already holds %lld tables, views or indexes not written by sgdsim)",
+                        db->path, (long long)id->ntables);
+    if (id->ver > RDB_SCHEMA_VERSION)
+        return sgd_errf(err, "%s: was written by a newer sgdsim (schema %lld > %d); upgrade "
+                        "sgdsim to use it", db->path, (long long)id->ver, RDB_SCHEMA_VERSION);
+    if (id->ver < 0)
+        return sgd_errf(err, "%s: not an sgdsim results database (user_version %lld)",
+                        db->path, (long long)id->ver);
+    if (db->readonly && id->app == 0)
+        return sgd_errf(err, "%s: not an sgdsim results database (empty database)", db->path);
+    if (db->readonly && id->ver < RDB_SCHEMA_VERSION)
+        return sgd_errf(err, "%s: written by an older sgdsim (schema %lld < %d); open it once "
+                        "for writing to migrate it", db->path, (long long)id->ver,
+                        RDB_SCHEMA_VERSION);
+    return 0;
+}
+
+/* A writer's first look, in a read transaction that changes nothing: a file that is not
+ * ours is refused before the WAL switch (persistent in the file) or anything else alters
+ * it.  rdb_prepare_schema checks again under the write lock, since another process may
+ * create the schema in between. */
+static int rdb_refuse_foreign(rdb_t *db, sgd_err_t *err)
+{
+    rdb_identity_t id;
+    if (rdb_exec(db, "BEGIN", "cannot start a transaction", err)) return -1;
+    int rc = rdb_read_identity(db, &id, err);
+    if (rc == 0) rc = rdb_check_identity(db, &id, err);
+    rdb_rollback(db);
+    return rc;
+}
+
+/* Creates the schema from version `ver` up to RDB_SCHEMA_VERSION, inside the open
+ * transaction. */
+static int rdb_migrate(rdb_t *db, int64_t ver, sgd_err_t *err)
+{
+    for (int64_t v = ver; v < RDB_SCHEMA_VERSION; v++) {
+        char what[96];
+        snprintf(what, sizeof what, "cannot migrate schema %lld to %lld", (long long)v,
+                 (long long)(v + 1));
+        if (rdb_exec(db, rdb_migrations[v], what, err)) return -1;
+    }
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+             RDB_APPLICATION_ID, RDB_SCHEMA_VERSION);
+    return rdb_exec(db, sql, "cannot record the schema version", err);
+}
+
 /* Checks that the open database is an sgdsim results database this build understands and,
  * for a writable handle, creates or migrates the schema.  Runs inside one transaction so
  * two processes creating the same database at once cannot both create it. */
@@ -235,60 +320,10 @@ static int rdb_prepare_schema(rdb_t *db, sgd_err_t *err)
 {
     const char *begin = db->readonly ? "BEGIN" : "BEGIN IMMEDIATE";
     if (rdb_exec(db, begin, "cannot start a transaction", err)) return -1;
-
-    int64_t app = 0, ver = 0, ntables = 0;
-    if (rdb_query_int(db, "PRAGMA application_id", &app, err) ||
-        rdb_query_int(db, "PRAGMA user_version", &ver, err) ||
-        rdb_query_int(db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
-                      &ntables, err))
+    rdb_identity_t id;
+    if (rdb_read_identity(db, &id, err) || rdb_check_identity(db, &id, err)) goto fail;
+    if (!db->readonly && id.ver < RDB_SCHEMA_VERSION && rdb_migrate(db, id.ver, err))
         goto fail;
-
-    if (app != 0 && app != RDB_APPLICATION_ID) {
-        sgd_errf(err, "%s: not an sgdsim results database (SQLite application_id 0x%08llx)",
-                 db->path, (unsigned long long)app);
-        goto fail;
-    }
-    if (app == 0 && (ver != 0 || ntables != 0)) {
-        /* An SQLite file of some other program (or one a user built by hand): adding our
-         * tables to it would make both the file and its user_version ambiguous. */
-        sgd_errf(err, "%s: not an sgdsim results database (an SQLite database that already "
-                 "holds %lld tables, views or indexes not written by sgdsim)",
-                 db->path, (long long)ntables);
-        goto fail;
-    }
-    if (ver > RDB_SCHEMA_VERSION) {
-        sgd_errf(err, "%s: was written by a newer sgdsim (schema %lld > %d); upgrade sgdsim "
-                 "to use it", db->path, (long long)ver, RDB_SCHEMA_VERSION);
-        goto fail;
-    }
-    if (ver < 0) {
-        sgd_errf(err, "%s: not an sgdsim results database (user_version %lld)", db->path,
-                 (long long)ver);
-        goto fail;
-    }
-    if (db->readonly) {
-        if (app == 0) {
-            sgd_errf(err, "%s: not an sgdsim results database (empty database)", db->path);
-            goto fail;
-        }
-        if (ver < RDB_SCHEMA_VERSION) {
-            sgd_errf(err, "%s: written by an older sgdsim (schema %lld < %d); open it once "
-                     "for writing to migrate it", db->path, (long long)ver,
-                     RDB_SCHEMA_VERSION);
-            goto fail;
-        }
-    } else if (ver < RDB_SCHEMA_VERSION) {
-        for (int64_t v = ver; v < RDB_SCHEMA_VERSION; v++) {
-            char what[96];
-            snprintf(what, sizeof what, "cannot migrate schema %lld to %lld", (long long)v,
-                     (long long)(v + 1));
-            if (rdb_exec(db, rdb_migrations[v], what, err)) goto fail;
-        }
-        char sql[96];
-        snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
-                 RDB_APPLICATION_ID, RDB_SCHEMA_VERSION);
-        if (rdb_exec(db, sql, "cannot record the schema version", err)) goto fail;
-    }
     if (rdb_exec(db, "COMMIT", "cannot commit the schema", err)) goto fail;
     return 0;
 fail:
@@ -331,6 +366,194 @@ static int rdb_enable_wal(rdb_t *db, int memory, sgd_err_t *err)
     return 0;
 }
 
+/* ---- how readers reach the file (rdb_reader.h) ---------------------------------------- */
+
+rdb_read_mode_t rdb_read_mode(const rdb_reader_facts_t *f)
+{
+    if (f->wal_exists) {
+        /* A log may hold committed transactions that only a normal open sees; SQLite reads
+         * it read-only when PATH-shm exists or can be created. */
+        if (f->shm_exists || f->dir_writable) return RDB_READ_NORMAL;
+        return f->wal_empty ? RDB_READ_IMMUTABLE : RDB_READ_REFUSE;
+    }
+    /* No log: the file holds everything.  A normal open would create PATH-wal and PATH-shm,
+     * which needs the directory, and removing them afterwards needs the file writable. */
+    return f->dir_writable && f->file_writable ? RDB_READ_NORMAL : RDB_READ_IMMUTABLE;
+}
+
+/* PATH + suffix in a new string. */
+static char *rdb_side_path(const char *path, const char *suffix)
+{
+    size_t n = strlen(path) + strlen(suffix) + 1;
+    char *p = sgd_xmalloc(n);
+    snprintf(p, n, "%s%s", path, suffix);
+    return p;
+}
+
+void rdb_reader_facts(const char *path, rdb_reader_facts_t *f)
+{
+    memset(f, 0, sizeof *f);
+    char *dir = rdb_dir_of(path), *wal = rdb_side_path(path, "-wal"),
+         *shm = rdb_side_path(path, "-shm");
+    struct stat st;
+    f->dir_writable = access(dir, W_OK | X_OK) == 0;
+    f->file_writable = access(path, W_OK) == 0;
+    f->wal_exists = stat(wal, &st) == 0;
+    f->wal_empty = f->wal_exists && st.st_size == 0;
+    f->shm_exists = stat(shm, &st) == 0;
+    free(dir);
+    free(wal);
+    free(shm);
+}
+
+char *rdb_uri(const char *path, const char *query)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = strlen(path), q = query ? strlen(query) + 1 : 0;
+    char *uri = sgd_xmalloc(7 + 3 * n + q + 1), *o = uri;
+    /* "file://" + an absolute path keeps an empty authority even for "//x"; a relative
+     * path follows "file:" directly. */
+    const char *scheme = path[0] == '/' ? "file://" : "file:";
+    memcpy(o, scheme, strlen(scheme));
+    o += strlen(scheme);
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+            *p == '-' || *p == '.' || *p == '_' || *p == '~' || *p == '/') {
+            *o++ = (char)*p;
+        } else {
+            *o++ = '%';
+            *o++ = hex[*p >> 4];
+            *o++ = hex[*p & 15];
+        }
+    }
+    if (query) {
+        *o++ = '?';
+        memcpy(o, query, q - 1);
+        o += q - 1;
+    }
+    *o = '\0';
+    return uri;
+}
+
+/* Says once per path and process that a database is read in immutable mode (the readers
+ * are single-threaded; a process opening more than RDB_NOTED_MAX such paths says it again). */
+#define RDB_NOTED_MAX 64
+
+static void rdb_note_immutable(const char *path, const rdb_reader_facts_t *f)
+{
+    static char *noted[RDB_NOTED_MAX];
+    static int nnoted;
+    for (int i = 0; i < nnoted; i++)
+        if (strcmp(noted[i], path) == 0) return;
+    if (nnoted < RDB_NOTED_MAX) noted[nnoted++] = sgd_xstrdup(path);
+    fprintf(stderr, "sgdsim: note: %s: %s, so it is read as an unchangeable file (read-only "
+            "access; SQLite's immutable mode)\n", path,
+            f->dir_writable ? "the file is not writable" : "its directory is not writable");
+}
+
+int rdb_reader_plan(const char *path, char **uri, bool *tidy, sgd_err_t *err)
+{
+    rdb_reader_facts_t f;
+    rdb_reader_facts(path, &f);
+    *uri = NULL;
+    *tidy = false;
+    switch (rdb_read_mode(&f)) {
+    case RDB_READ_REFUSE:
+        return sgd_errf(err, "%s: cannot be read here: its log %s-wal holds transactions not "
+                        "yet in the database, and %s-shm, which reading it needs, is missing "
+                        "and cannot be created (directory not writable); copy the database "
+                        "with its -wal file to writable storage", path, path, path);
+    case RDB_READ_IMMUTABLE:
+        rdb_note_immutable(path, &f);
+        *uri = rdb_uri(path, "immutable=1");
+        return 0;
+    case RDB_READ_NORMAL:
+        break;
+    }
+    *tidy = !f.wal_exists && !f.shm_exists;
+    *uri = rdb_uri(path, "mode=ro");
+    return 0;
+}
+
+void rdb_reader_tidy(const char *path)
+{
+    char *wal = rdb_side_path(path, "-wal"), *shm = rdb_side_path(path, "-shm");
+    bool left = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
+    free(wal);
+    free(shm);
+    if (!left) return;
+    /* Reading once makes the connection open the log; closing the last connection that
+     * may write checkpoints the (empty) log and deletes both files. */
+    char *uri = rdb_uri(path, NULL);
+    sqlite3 *h = NULL;
+    if (sqlite3_open_v2(uri, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL) == SQLITE_OK)
+        sqlite3_exec(h, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    sqlite3_close(h);
+    free(uri);
+}
+
+/* Opens db->db on db->path.  Paths go to SQLite as percent-encoded URIs (see rdb_reader.h),
+ * so every name means that file; a reader's URI also says how it reads (rdb_reader_plan). */
+static int rdb_connect(rdb_t *db, int memory, sgd_err_t *err)
+{
+    char *uri = NULL;
+    int flags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (db->readonly) {
+        if (rdb_reader_plan(db->path, &uri, &db->tidy, err)) return -1;
+    } else {
+        /* Every connection takes URIs, so that rdb_merge can ATTACH one. */
+        uri = memory ? sgd_xstrdup("file::memory:") : rdb_uri(db->path, NULL);
+    }
+    int rc = sqlite3_open_v2(uri, &db->db, flags | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc == SQLITE_OK) return 0;
+    if (db->db) return rdb_sqlerr(db, "cannot open results database", err);
+    return sgd_errf(err, "%s: cannot open results database: out of memory in SQLite", db->path);
+}
+
+/* A writer's set-up after connecting: refuse a foreign file before changing anything, then
+ * WAL.  WAL lets readers work while a run writes and makes a killed writer harmless: the
+ * uncommitted tail of the log is ignored at the next open.  synchronous=NORMAL keeps that
+ * guarantee for process crashes; after a power loss the last commits may roll back, but
+ * the file stays consistent. */
+static int rdb_setup_writer(rdb_t *db, int memory, sgd_err_t *err)
+{
+    /* SQLite quietly falls back to read-only when the file is not writable; a writer must
+     * find out now, not at its first batch. */
+    if (sqlite3_db_readonly(db->db, "main") == 1)
+        return sgd_errf(err, "%s: cannot open results database for writing: file is "
+                        "read-only", db->path);
+    if (rdb_refuse_foreign(db, err) || rdb_enable_wal(db, memory, err)) return -1;
+    return rdb_exec(db, "PRAGMA synchronous = NORMAL", "cannot configure", err);
+}
+
+/* The writer's three persistent insert statements. */
+static int rdb_prepare_inserts(rdb_t *db, sgd_err_t *err)
+{
+    if (rdb_prepare_stmt(db,
+            "INSERT INTO metrics(run_id, update_idx, vtime_ns, name, value, nonfinite)"
+            " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+            " ON CONFLICT (run_id, name, update_idx) DO UPDATE SET"
+            " vtime_ns = excluded.vtime_ns, value = excluded.value,"
+            " nonfinite = excluded.nonfinite",
+            &db->ins_metric, err))
+        return -1;
+    if (rdb_prepare_stmt(db,
+            "INSERT INTO traffic(run_id, kind, sent_msgs, sent_bytes, skipped_msgs,"
+            " skipped_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+            " ON CONFLICT (run_id, kind) DO UPDATE SET"
+            " sent_msgs = sent_msgs + excluded.sent_msgs,"
+            " sent_bytes = sent_bytes + excluded.sent_bytes,"
+            " skipped_msgs = skipped_msgs + excluded.skipped_msgs,"
+            " skipped_bytes = skipped_bytes + excluded.skipped_bytes",
+            &db->ins_traffic, err))
+        return -1;
+    return rdb_prepare_stmt(db,
+        "INSERT INTO staleness(run_id, tau, count) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (run_id, tau) DO UPDATE SET count = count + excluded.count",
+        &db->ins_staleness, err);
+}
+
 static int rdb_open_common(const char *path, int readonly, rdb_t **out, sgd_err_t *err)
 {
     *out = NULL;
@@ -341,59 +564,15 @@ static int rdb_open_common(const char *path, int readonly, rdb_t **out, sgd_err_
     rdb_t *db = sgd_xcalloc(1, sizeof *db);
     db->path = sgd_xstrdup(path);
     db->readonly = readonly;
-    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    if (sqlite3_open_v2(path, &db->db, flags, NULL) != SQLITE_OK) {
-        if (db->db)
-            rdb_sqlerr(db, "cannot open results database", err);
-        else
-            sgd_errf(err, "%s: cannot open results database: out of memory in SQLite", path);
-        goto fail;
-    }
-    /* SQLite quietly falls back to read-only when the file is not writable; a writer must
-     * find out now, not at its first batch. */
-    if (!readonly && sqlite3_db_readonly(db->db, "main") == 1) {
-        sgd_errf(err, "%s: cannot open results database for writing: file is read-only", path);
-        goto fail;
-    }
+    if (rdb_connect(db, memory, err)) goto fail;
     /* Set before anything touches the file: concurrent writers in a sweep wait for each
      * other's transactions instead of failing with SQLITE_BUSY. */
     sqlite3_busy_timeout(db->db, RDB_BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(db->db, 1);
     if (rdb_exec(db, "PRAGMA foreign_keys = ON", "cannot configure", err)) goto fail;
-
-    if (!readonly) {
-        /* WAL lets readers work while a run writes and makes a killed writer harmless: the
-         * uncommitted tail of the log is ignored at the next open.  synchronous=NORMAL keeps
-         * that guarantee for process crashes; after a power loss the last commits may roll
-         * back, but the file stays consistent. */
-        if (rdb_enable_wal(db, memory, err)) goto fail;
-        if (rdb_exec(db, "PRAGMA synchronous = NORMAL", "cannot configure", err)) goto fail;
-    }
+    if (!readonly && rdb_setup_writer(db, memory, err)) goto fail;
     if (rdb_prepare_schema(db, err)) goto fail;
-
-    if (!readonly) {
-        if (rdb_prepare_stmt(db,
-                "INSERT INTO metrics(run_id, update_idx, vtime_ns, name, value, nonfinite)"
-                " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-                " ON CONFLICT (run_id, name, update_idx) DO UPDATE SET"
-                " vtime_ns = excluded.vtime_ns, value = excluded.value,"
-                " nonfinite = excluded.nonfinite",
-                &db->ins_metric, err) ||
-            rdb_prepare_stmt(db,
-                "INSERT INTO traffic(run_id, kind, sent_msgs, sent_bytes, skipped_msgs,"
-                " skipped_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-                " ON CONFLICT (run_id, kind) DO UPDATE SET"
-                " sent_msgs = sent_msgs + excluded.sent_msgs,"
-                " sent_bytes = sent_bytes + excluded.sent_bytes,"
-                " skipped_msgs = skipped_msgs + excluded.skipped_msgs,"
-                " skipped_bytes = skipped_bytes + excluded.skipped_bytes",
-                &db->ins_traffic, err) ||
-            rdb_prepare_stmt(db,
-                "INSERT INTO staleness(run_id, tau, count) VALUES (?1, ?2, ?3)"
-                " ON CONFLICT (run_id, tau) DO UPDATE SET count = count + excluded.count",
-                &db->ins_staleness, err))
-            goto fail;
-    }
+    if (!readonly && rdb_prepare_inserts(db, err)) goto fail;
     *out = db;
     return 0;
 fail:
@@ -419,6 +598,7 @@ void rdb_close(rdb_t *db)
     sqlite3_finalize(db->ins_staleness);
     /* close_v2 so a statement a reader forgot to finalize cannot make close fail and leak. */
     sqlite3_close_v2(db->db);
+    if (db->tidy) rdb_reader_tidy(db->path);
     free(db->rows);
     free(db->text);
     free(db->active);

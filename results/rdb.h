@@ -45,13 +45,17 @@ typedef struct rdb rdb_t;
  * message naming the path: a file that is not SQLite, an SQLite database that already holds
  * tables but is not an sgdsim results database, a database written by a newer sgdsim, a
  * path whose directory is missing, not a directory or not writable, and a file that cannot
- * be opened for writing.  ":memory:" opens a private in-memory database (tests).
+ * be opened for writing.  A refused file is not changed (its identity is read before the
+ * switch to WAL mode).  ":memory:" opens a private in-memory database (tests).
  * On success *out is a new handle owned by the caller (rdb_close). */
 int rdb_open(const char *path, rdb_t **out, sgd_err_t *err);
 
 /* Opens an existing results database for reading only (SQLITE_OPEN_READONLY); a missing
  * file, an older schema (open it once with rdb_open to migrate) or a newer one is an error.
- * The write functions below fail on such a handle. */
+ * The write functions below fail on such a handle.  Works on read-only media and leaves no
+ * PATH-wal/-shm that were not there (results/rdb_reader.h: where the directory or the file
+ * is not writable and no log exists, the file is opened as immutable, which is said once
+ * on stderr).  The file's bytes never change. */
 int rdb_open_readonly(const char *path, rdb_t **out, sgd_err_t *err);
 
 /* Closes and frees the handle (NULL is allowed).  Flushes nothing: buffered rows of runs

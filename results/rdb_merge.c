@@ -1,12 +1,16 @@
 /* Merging results databases (see rdb_merge.h).  IN is checked with rdb_open_readonly (which
  * knows every way a file can fail to be our database), then ATTACHed to OUT's connection so
- * rows move with INSERT ... SELECT inside one transaction. */
+ * rows move with INSERT ... SELECT inside one transaction.  IN is attached the way a reader
+ * opens it (rdb_reader.h: read-only, or immutable on read-only media), so merging from it
+ * never writes to it or leaves files beside it. */
 #include "results/rdb_merge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "results/rdb_reader.h"
 
 static int merge_sqlerr(sqlite3 *db, const char *in_path, const char *what, sgd_err_t *err)
 {
@@ -51,13 +55,22 @@ int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t 
     char cols[2048];
     if (runs_columns(db, cols, sizeof cols, in_path, err)) return -1;
 
+    char *uri = NULL;
+    bool tidy = false;
+    if (rdb_reader_plan(in_path, &uri, &tidy, err)) return -1;
     sqlite3_stmt *att = NULL;
-    if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL) != SQLITE_OK)
-        return merge_sqlerr(db, in_path, "cannot attach", err);
-    sqlite3_bind_text(att, 1, in_path, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(att);
+    int rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(att, 1, uri, -1, SQLITE_STATIC);
+        rc = sqlite3_step(att);
+    }
     sqlite3_finalize(att);
-    if (rc != SQLITE_DONE) return merge_sqlerr(db, in_path, "cannot attach", err);
+    free(uri);
+    if (rc != SQLITE_DONE) {
+        merge_sqlerr(db, in_path, "cannot attach", err);
+        if (tidy) rdb_reader_tidy(in_path);
+        return -1;
+    }
 
     char sql[4096 + 2048];
     sqlite3_stmt *list = NULL, *exists = NULL, *ins_run = NULL, *ins_rows[3] = {NULL};
@@ -149,6 +162,7 @@ out:
     for (int i = 0; i < 3; i++) sqlite3_finalize(ins_rows[i]);
     if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
+    if (tidy) rdb_reader_tidy(in_path);
     if (ret) memset(st, 0, sizeof *st);
     return ret;
 }

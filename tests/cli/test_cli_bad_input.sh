@@ -45,6 +45,17 @@ expect_exit 2 "badmagic.idx" -- "$SGDSIM" run "$S" --db "$DB" --set "$(idx_data 
 expect_exit 2 "magic" -- "$SGDSIM" run "$S" --db "$DB" --set "$(idx_data badmagic.idx badmagic.idx)"
 printf '\x00\x00\x08\x03\x00\x00\x00\x64\x00\x00\x00\x1c\x00\x00\x00\x1c\x01\x02\x03' > "$TMP/trunc.idx"
 expect_exit 2 "truncated" -- "$SGDSIM" run "$S" --db "$DB" --set "$(idx_data trunc.idx trunc.idx)"
+# The message names the field of the file that failed: images fine, labels missing or bad.
+{ printf '\x00\x00\x08\x03\x00\x00\x00\x28\x00\x00\x00\x02\x00\x00\x00\x02'; head -c 160 /dev/zero; } > "$TMP/img.idx"
+expect_exit 2 "data.train_labels: $TMP/missing-labels.gz: cannot open" -- "$SGDSIM" run "$S" --db "$DB" \
+  --set "$(idx_data img.idx missing-labels.gz)"
+expect_exit 2 "data.train_labels: $TMP/img.idx: labels must have 1 dimension" -- "$SGDSIM" run "$S" --db "$DB" \
+  --set "$(idx_data img.idx img.idx)"
+{ printf '\x00\x00\x08\x01\x00\x00\x00\x28'; head -c 40 /dev/zero; } > "$TMP/lab.idx"
+expect_exit 2 "data.test_labels: $TMP/missing-test-labels.gz: cannot open" -- "$SGDSIM" run "$S" --db "$DB" \
+  --set "data={\"source\":\"idx\",\"train_images\":\"img.idx\",\"train_labels\":\"lab.idx\",\"test_images\":\"img.idx\",\"test_labels\":\"missing-test-labels.gz\"}"
+expect_exit 2 "data.test_images: $TMP/missing-test-images.gz: cannot open" -- "$SGDSIM" run "$S" --db "$DB" \
+  --set "data={\"source\":\"idx\",\"train_images\":\"img.idx\",\"train_labels\":\"lab.idx\",\"test_images\":\"missing-test-images.gz\",\"test_labels\":\"lab.idx\"}"
 
 # results database: not SQLite, unwritable path; neither may leave a run row behind
 echo "this is not a database" > "$TMP/notdb.db"

@@ -1,7 +1,33 @@
 /* The strict JSON getters: types, ranges, defaults written to the resolved object, unknown
- * and duplicate keys, and the exact "path: expected ..., got ..." messages users see. */
+ * and duplicate keys, and the exact "path: expected ..., got ..." messages users see; and the
+ * string checks' paths through nested objects and arrays. */
 #include "common/json.h"
 #include "tests/check.h"
+
+/* sgd_json_check_strings on text (under path) and its message, "" when accepted. */
+static const char *strings_err(const char *text, const char *path)
+{
+    static sgd_err_t err;
+    memset(&err, 0, sizeof err);
+    return sgd_json_check_strings(text, path, &err) ? err.msg : "";
+}
+
+static void string_checks_name_the_path(void)
+{
+    CHECK_STR_EQ(strings_err("{\"a\": [1, {\"b\": \"ok\\n\\u00e9\"}], \"c\": null}", ""), "");
+    CHECK_STR_CONTAINS(strings_err("{\"a\": [1, \"x\", {\"b\": \"\\u0000\"}]}", ""),
+                       "a[2].b: contains \\u0000 at character 1");
+    CHECK_STR_CONTAINS(strings_err("[[\"\xc3\"]]", "v"), "v[0][0]: not valid UTF-8 (byte 0xc3");
+    CHECK_STR_CONTAINS(strings_err("{\"o\": {\"k\x01\": 1}}", ""), "o: a key: contains a raw "
+                       "control character 0x01");
+    CHECK_STR_CONTAINS(strings_err("\"\x7f\x1f\"", ""), "top level: contains a raw control "
+                       "character 0x1f at character 2");
+    sgd_err_t err = {{0}};
+    CHECK_INT_EQ(sgd_json_check_plain("plain \xe2\x82\xac", "k", &err), 0);
+    CHECK_INT_EQ(sgd_json_check_plain("a\\u0000b", "k", &err), 0); /* plain: no escapes */
+    CHECK_INT_EQ(sgd_json_check_plain("bad \xe2\x82", "k", &err), -1);
+    CHECK_STR_CONTAINS(err.msg, "k: not valid UTF-8");
+}
 
 #include <stdlib.h>
 
@@ -63,5 +89,6 @@ int main(void)
     cJSON_Delete(arr);
     cJSON_Delete(in);
     cJSON_Delete(out);
+    string_checks_name_the_path();
     return check_exit();
 }

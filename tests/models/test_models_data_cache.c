@@ -177,7 +177,7 @@ static void load_and_check(dcache_t *c, bool *mapped)
 {
     sgd_dataset_t d;
     sgd_err_t err = {{0}};
-    int rc = dataset_load_idx_cached(path_of("img.gz"), path_of("lab"), c, &d, &err);
+    int rc = dataset_load_idx_cached(path_of("img.gz"), path_of("lab"), c, &d, NULL, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
     CHECK_INT_EQ(rc, 0);
     check_same(&d);
@@ -547,11 +547,11 @@ static void test_fashion_mnist_bits(void)
     }
     sgd_dataset_t plain, cached;
     sgd_err_t err = {{0}};
-    CHECK_INT_EQ(dataset_load_idx(img, lab, &plain, &err), 0);
+    CHECK_INT_EQ(dataset_load_idx(img, lab, &plain, NULL, &err), 0);
     dcache_t c;
     dcache_init(&c, true, path_of("cache/fm"), NULL);
     for (int pass = 0; pass < 2; pass++) {
-        CHECK_INT_EQ(dataset_load_idx_cached(img, lab, &c, &cached, &err), 0);
+        CHECK_INT_EQ(dataset_load_idx_cached(img, lab, &c, &cached, NULL, &err), 0);
         CHECK_INT_EQ(cached.n, plain.n);
         CHECK(memcmp(cached.x, plain.x, sizeof(float) * (size_t)(plain.n * plain.dim)) == 0);
         CHECK(memcmp(cached.y, plain.y, sizeof(int32_t) * (size_t)plain.n) == 0);

@@ -17,7 +17,7 @@ int main(void)
     }
     sgd_dataset_t d;
     sgd_err_t err = {{0}};
-    int rc = dataset_load_idx(img, lab, &d, &err);
+    int rc = dataset_load_idx(img, lab, &d, NULL, &err);
     if (rc != 0) fprintf(stderr, "%s\n", err.msg);
     CHECK_INT_EQ(rc, 0);
     if (rc != 0) return check_exit();

@@ -190,7 +190,9 @@ static void test_dataset_load(void)
 
     sgd_dataset_t d;
     sgd_err_t err = {{0}};
-    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("lab"), &d, &err), 0);
+    dataset_file_t bad = DATASET_FILE_NONE;
+    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("lab"), &d, &bad, &err), 0);
+    CHECK_INT_EQ(bad, DATASET_FILE_NONE);
     CHECK_INT_EQ(d.n, 2);
     CHECK_INT_EQ(d.dim, 6);
     CHECK_INT_EQ(d.classes, 4);
@@ -206,14 +208,15 @@ static void test_dataset_load(void)
     uint8_t zeros[2] = {0, 0};
     n = build(buf, 0x08, 1, ldims, zeros, 2);
     write_plain(path_of("lab0"), buf, n);
-    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("lab0"), &d, &err), 0);
+    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("lab0"), &d, NULL, &err), 0);
     CHECK_INT_EQ(d.classes, 2);
     dataset_free(&d);
 
     uint32_t l3[1] = {3};
     n = build(buf, 0x08, 1, l3, labels, 3);
     write_plain(path_of("lab3"), buf, n);
-    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("lab3"), &d, &err), -1);
+    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("lab3"), &d, &bad, &err), -1);
+    CHECK_INT_EQ(bad, DATASET_FILE_LABELS); /* the count is checked against the images */
     CHECK_STR_CONTAINS(err.msg, "lab3: 3 labels, but ");
     CHECK_STR_CONTAINS(err.msg, "img.gz has 2 images");
     CHECK(d.x == NULL);
@@ -221,16 +224,22 @@ static void test_dataset_load(void)
     uint8_t big[2] = {1, 10};
     n = build(buf, 0x08, 1, ldims, big, 2);
     write_plain(path_of("lab10"), buf, n);
-    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("lab10"), &d, &err), -1);
+    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("lab10"), &d, &bad, &err), -1);
+    CHECK_INT_EQ(bad, DATASET_FILE_LABELS);
     CHECK_STR_CONTAINS(err.msg, "lab10: label 1 is 10: labels must be < 10");
 
     /* Swapped arguments: labels as images, images as labels. */
-    CHECK_INT_EQ(dataset_load_idx(path_of("lab"), path_of("img.gz"), &d, &err), -1);
+    CHECK_INT_EQ(dataset_load_idx(path_of("lab"), path_of("img.gz"), &d, &bad, &err), -1);
+    CHECK_INT_EQ(bad, DATASET_FILE_IMAGES);
     CHECK_STR_CONTAINS(err.msg, "images must have 2 to 4 dimensions");
 
-    /* A missing file is reported with its own name. */
-    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("nolabels"), &d, &err), -1);
+    /* A missing file is reported with its own name, and as the file that failed. */
+    CHECK_INT_EQ(dataset_load_idx(path_of("img.gz"), path_of("nolabels"), &d, &bad, &err), -1);
     CHECK_STR_CONTAINS(err.msg, "nolabels: cannot open");
+    CHECK_INT_EQ(bad, DATASET_FILE_LABELS);
+    CHECK_INT_EQ(dataset_load_idx(path_of("noimages"), path_of("lab"), &d, &bad, &err), -1);
+    CHECK_STR_CONTAINS(err.msg, "noimages: cannot open");
+    CHECK_INT_EQ(bad, DATASET_FILE_IMAGES);
 }
 
 static void remove_dir(void)

@@ -2,8 +2,9 @@
  * the path and says why: a text file, an SQLite database of another program, one written
  * by a newer sgdsim, a directory, a path below a regular file, a missing directory, a
  * location the kernel refuses to create files in, and a read-only open of a missing file.
- * Also the argument checks of the write functions.  The cases do not rely on file
- * permissions, so they stay meaningful when the tests run as root. */
+ * A refused file is left as it was (its journal mode too).  Also the argument checks of
+ * the write functions.  The cases do not rely on file permissions, so they stay meaningful
+ * when the tests run as root. */
 #include "results/rdb.h"
 
 #include <stdlib.h>
@@ -63,6 +64,8 @@ int main(void)
     expect_refused(0, path, "not an sgdsim results database", "not written by sgdsim");
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM runs"), 1); /* left untouched */
+    /* Refused before the switch to WAL, which would have changed the file's header. */
+    CHECK_INT_EQ(rdbt_int(h, "SELECT journal_mode = 'delete' FROM pragma_journal_mode"), 1);
     sqlite3_close(h);
     rdbt_path(path, dir, "otherapp.db");
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);

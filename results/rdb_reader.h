@@ -1,0 +1,63 @@
+/* How a read-only connection reaches a results database file, for rdb_open_readonly and
+ * rdb_merge's inputs (implemented in rdb.c; used by results/ and its tests only).
+ *
+ * A database in WAL mode is read through two files beside it, PATH-wal and PATH-shm, which
+ * SQLite creates when they are missing.  On read-only media it cannot create them, and a
+ * read-only connection never removes them.  So a reader looks first:
+ *   - it opens normally (read-only) where it may create them, and afterwards removes what it
+ *     created (see rdb_reader_tidy);
+ *   - where it may not (directory not writable, or the file itself read-only) and no log
+ *     exists, it opens the file as immutable (SQLite's "immutable=1"): no side file is
+ *     created or needed, and nothing can be written;
+ *   - a log with content that the reader can neither use (no PATH-shm) nor complete (no
+ *     right to create PATH-shm) is refused with a message saying what to do, because the
+ *     immutable mode would silently ignore the transactions in it.
+ * Paths reach SQLite as URIs with every byte outside [A-Za-z0-9-._~/] percent-encoded, so
+ * a name holding '?', '#', '%' or starting with "file:" opens exactly that file. */
+#ifndef SGDSIM_RESULTS_RDB_READER_H
+#define SGDSIM_RESULTS_RDB_READER_H
+
+#include <stdbool.h>
+
+#include "common/error.h"
+
+/* What the file system says about a database before a reader opens it. */
+typedef struct rdb_reader_facts {
+    bool dir_writable;  /* the directory holding it allows creating files (access W_OK|X_OK) */
+    bool file_writable; /* the file itself is writable by this process (access W_OK) */
+    bool wal_exists;    /* PATH-wal exists */
+    bool wal_empty;     /* PATH-wal exists and holds 0 bytes (no transactions) */
+    bool shm_exists;    /* PATH-shm exists */
+} rdb_reader_facts_t;
+
+typedef enum {
+    RDB_READ_NORMAL,    /* SQLite's read-only mode ("mode=ro") */
+    RDB_READ_IMMUTABLE, /* "immutable=1": the file is taken to be unchangeable */
+    RDB_READ_REFUSE,    /* a log with content that cannot be read here */
+} rdb_read_mode_t;
+
+/* The decision above, as a pure function of the facts. */
+rdb_read_mode_t rdb_read_mode(const rdb_reader_facts_t *f);
+
+/* Gathers the facts for `path` (stat and access; a missing side file is simply absent). */
+void rdb_reader_facts(const char *path, rdb_reader_facts_t *f);
+
+/* "file:" + path percent-encoded (+ "?" + query when query is not NULL), e.g.
+ * rdb_uri("/data/a b?.db", "immutable=1") = "file:///data/a%20b%3F.db?immutable=1".
+ * A new string the caller frees. */
+char *rdb_uri(const char *path, const char *query);
+
+/* Plans a read-only open of `path`: *uri (new string, caller frees) for sqlite3_open_v2
+ * with SQLITE_OPEN_READONLY | SQLITE_OPEN_URI or for ATTACH; *tidy is true when the reader
+ * may create PATH-wal/-shm that were not there, so rdb_reader_tidy should run after its
+ * connection is closed.  Immutable mode is announced once per path on stderr.  Returns -1,
+ * naming the path, for RDB_READ_REFUSE. */
+int rdb_reader_plan(const char *path, char **uri, bool *tidy, sgd_err_t *err);
+
+/* Removes PATH-wal and PATH-shm left by a finished reader, the way SQLite does it: a short
+ * read-write connection reads once and closes, and SQLite deletes both files if it is the
+ * last connection (another process still using the database keeps them).  Best effort:
+ * does nothing when neither file exists, and reports nothing. */
+void rdb_reader_tidy(const char *path);
+
+#endif

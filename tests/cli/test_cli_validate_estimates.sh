@@ -1,0 +1,37 @@
+# `validate` estimates what a run would cost, from a short pilot of the scenario itself:
+#   - stop.updates = 1e15 stays valid, and the estimates say what it means (about 27 events
+#     per update of the small CSGD scenario, so about 2.7e16 events, and years);
+#   - the parameter-server family's memory counts the parameter snapshots that accumulate
+#     up to about min(clients, updates) versions;
+#   - --print prints the configuration only, and a pilot that cannot run (a missing data
+#     file) is said, with exit code 0: the scenario is valid.
+. "$(dirname "$0")/lib.sh"
+S="$TMP/s.json"; small_scenario "$S"
+
+out=$("$SGDSIM" validate "$S" --set stop.updates=1e15 2>&1) || fail "validate of stop.updates=1e15: $out"
+case "$out" in *"s.json: ok"*"estimates for stop.updates = 1000000000000000"*) ;; *) fail "no estimates: $out" ;; esac
+events=$(printf '%s\n' "$out" | sed -n 's/^  events: *about \([0-9.e+]*\) .*/\1/p')
+awk -v e="$events" 'BEGIN { exit !(e >= 1e15 && e <= 1e18) }' || fail "events estimate '$events' is not about 1e15 x events per update: $out"
+printf '%s\n' "$out" | grep -q "^  memory: *about [0-9.]* [kMG]B" || fail "no memory estimate: $out"
+printf '%s\n' "$out" | grep -q "^  wall time: *about [0-9.e+]* years" || fail "wall time of 1e15 updates is not years: $out"
+# The estimate follows stop.updates: ten times the updates, about ten times the events.
+small=$("$SGDSIM" validate "$S" --set stop.updates=100000 | sed -n 's/^  events: *about \([0-9.e+]*\) .*/\1/p')
+large=$("$SGDSIM" validate "$S" --set stop.updates=1000000 | sed -n 's/^  events: *about \([0-9.e+]*\) .*/\1/p')
+awk -v a="$small" -v b="$large" 'BEGIN { exit !(b / a > 9.9 && b / a < 10.1) }' || fail "events for 1e5 and 1e6 updates: $small, $large"
+
+# Snapshots of a fully asynchronous run with 1000 clients, not with 10.
+ps() { "$SGDSIM" validate "$S" --set 'algorithm={"name":"fasgd"}' --set optimizer.momentum=0 \
+         --set cluster.workers="$1" --set stop.updates=100000 --set model.hidden=[256]; }
+out=$(ps 1000) || fail "fasgd validate: $out"
+case "$out" in *"more parameter snapshots of 26.6 kB: about 1000 versions held at once"*) ;; *) fail "fasgd, 1000 clients: $out" ;; esac
+out=$(ps 10) || fail "fasgd validate: $out"
+case "$out" in *"snapshots"*) fail "fasgd, 10 clients, counts snapshots beyond the pilot's: $out" ;; esac
+
+# --print: the configuration alone.
+out=$("$SGDSIM" validate "$S" --print) || fail "validate --print"
+case "$out" in "{"*"}") ;; *) fail "validate --print printed more than the configuration: $out" ;; esac
+# A pilot that cannot run: said, and still exit 0.
+out=$("$SGDSIM" validate "$S" --set 'data={"source":"idx","validation":"train_tail","validation_size":10,"train_images":"none.gz","train_labels":"none.gz"}' 2>&1) ||
+  fail "validate with a missing data file failed: $out"
+case "$out" in *"estimates: not available"*"data.train_images"*"none.gz: cannot open"*) ;; *) fail "missing data: $out" ;; esac
+finish
