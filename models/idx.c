@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,105 +53,115 @@ static int gz_failure(gzFile f, const char *path, sgd_err_t *err)
     return 0;
 }
 
-/* Reads the IDX stream f (closed here, success or not); path only names it in messages. */
-static int read_gz(gzFile f, const char *path, idx_array_t *out, sgd_err_t *err)
+/* After a read that returned `got` bytes (< 0: an error) fewer than asked: true when the
+ * failure is zlib's (its message is in err), false when the file simply ended early (the
+ * caller then says what was missing). */
+static bool zlib_failed(gzFile f, const char *path, int64_t got, sgd_err_t *err)
 {
-    int rc = -1;
-    uint8_t *data = NULL;
-    uint8_t magic[4];
-    int64_t got = read_all(f, magic, 4);
     if (got < 0) {
         gz_failure(f, path, err);
-        goto fail;
+        return true;
     }
+    return gz_failure(f, path, err) != 0;
+}
+
+/* The magic (unsigned bytes, 1..IDX_MAX_DIMS dimensions) and the dimensions into out.
+ * Returns the number of elements the header claims, or -1. */
+static int64_t read_header(gzFile f, const char *path, idx_array_t *out, sgd_err_t *err)
+{
+    uint8_t magic[4];
+    int64_t got = read_all(f, magic, 4);
     if (got < 4) {
-        if (gz_failure(f, path, err) == 0)
+        if (!zlib_failed(f, path, got, err))
             sgd_errf(err, "%s: truncated: expected a 4-byte IDX header, got %lld bytes", path,
                      (long long)got);
-        goto fail;
+        return -1;
     }
     if (magic[0] != 0 || magic[1] != 0 || magic[2] != IDX_TYPE_U8 || magic[3] < 1 ||
-        magic[3] > IDX_MAX_DIMS) {
-        sgd_errf(err,
-                 "%s: bad IDX magic 0x%02x%02x%02x%02x: expected 0x000008NN (unsigned bytes, "
-                 "NN = 01..%02d dimensions)",
-                 path, magic[0], magic[1], magic[2], magic[3], IDX_MAX_DIMS);
-        goto fail;
-    }
-    int ndims = magic[3];
-
+        magic[3] > IDX_MAX_DIMS)
+        return sgd_errf(err,
+                        "%s: bad IDX magic 0x%02x%02x%02x%02x: expected 0x000008NN (unsigned "
+                        "bytes, NN = 01..%02d dimensions)",
+                        path, magic[0], magic[1], magic[2], magic[3], IDX_MAX_DIMS);
+    const int ndims = magic[3];
     uint8_t dimbuf[4 * IDX_MAX_DIMS];
     got = read_all(f, dimbuf, 4 * ndims);
     if (got != 4 * ndims) {
-        if (got >= 0 && gz_failure(f, path, err) == 0)
+        if (!zlib_failed(f, path, got, err))
             sgd_errf(err, "%s: truncated: expected %d header bytes for %d dimensions, got %lld",
                      path, 4 * ndims, ndims, (long long)got);
-        else if (got < 0)
-            gz_failure(f, path, err);
-        goto fail;
+        return -1;
     }
     int64_t total = 1;
     for (int i = 0; i < ndims; i++) {
         const uint8_t *b = dimbuf + 4 * i;
         int64_t d = ((int64_t)b[0] << 24) | ((int64_t)b[1] << 16) | ((int64_t)b[2] << 8) | b[3];
-        if (d <= 0) {
-            sgd_errf(err, "%s: dimension %d is %lld: every dimension must be > 0", path, i,
-                     (long long)d);
-            goto fail;
-        }
+        if (d <= 0)
+            return sgd_errf(err, "%s: dimension %d is %lld: every dimension must be > 0", path,
+                            i, (long long)d);
         out->dims[i] = d;
         /* Each d < 2^32 and total <= 2^31 before the multiply, so this cannot overflow. */
         total *= d;
-        if (total > IDX_MAX_ELEMENTS) {
-            sgd_errf(err, "%s: header claims more than %lld elements: refusing to allocate", path,
-                     (long long)IDX_MAX_ELEMENTS);
-            goto fail;
-        }
+        if (total > IDX_MAX_ELEMENTS)
+            return sgd_errf(err, "%s: header claims more than %lld elements: refusing to "
+                                 "allocate", path, (long long)IDX_MAX_ELEMENTS);
     }
+    out->ndims = ndims;
+    return total;
+}
 
-    /* Grow the buffer as data actually arrives (doubling from 1 MiB) instead of trusting the
-     * header: a 20-byte file claiming 2^31 elements must not cost a 2 GiB allocation. */
-    int64_t cap = total < (INT64_C(1) << 20) ? total : (INT64_C(1) << 20);
-    data = sgd_xmalloc((size_t)cap);
-    got = 0;
+/* The `total` data bytes into *data (owned by the caller, also on error).  The buffer grows
+ * as data actually arrives (doubling from 1 MiB) instead of trusting the header: a 20-byte
+ * file claiming 2^31 elements must not cost a 2 GiB allocation. */
+static int read_payload(gzFile f, const char *path, int64_t total, uint8_t **data,
+                        sgd_err_t *err)
+{
+    int64_t cap = total < (INT64_C(1) << 20) ? total : (INT64_C(1) << 20), got = 0;
+    *data = sgd_xmalloc((size_t)cap);
     for (;;) {
-        int64_t n = read_all(f, data + got, cap - got);
-        if (n < 0) {
-            gz_failure(f, path, err);
-            goto fail;
-        }
+        int64_t n = read_all(f, *data + got, cap - got);
+        if (n < 0) return gz_failure(f, path, err), -1;
         got += n;
         if (got < cap || cap == total) break;
         cap = cap * 2 < total ? cap * 2 : total;
-        data = sgd_xrealloc(data, (size_t)cap);
+        *data = sgd_xrealloc(*data, (size_t)cap);
     }
     if (got < total) {
         if (gz_failure(f, path, err) == 0)
             sgd_errf(err, "%s: truncated: expected %lld data bytes, got %lld", path,
                      (long long)total, (long long)got);
-        goto fail;
+        return -1;
     }
-    /* One more read must hit end of file: trailing bytes mean the header does not describe the
-     * file, for instance images and labels concatenated or a wrong dimension. */
+    return 0;
+}
+
+/* One more read must hit end of file: trailing bytes mean the header does not describe the
+ * file, for instance images and labels concatenated or a wrong dimension. */
+static int check_end(gzFile f, const char *path, int64_t total, sgd_err_t *err)
+{
     uint8_t extra[256];
     int64_t more = read_all(f, extra, sizeof extra);
-    if (more < 0) {
-        gz_failure(f, path, err);
-        goto fail;
-    }
-    if (more > 0) {
-        sgd_errf(err, "%s: %s%lld trailing bytes after the %lld data bytes the header describes",
-                 path, more == (int64_t)sizeof extra ? "at least " : "", (long long)more,
-                 (long long)total);
-        goto fail;
-    }
-    if (gz_failure(f, path, err) != 0) goto fail;
+    if (more < 0) return gz_failure(f, path, err), -1;
+    if (more > 0)
+        return sgd_errf(err, "%s: %s%lld trailing bytes after the %lld data bytes the header "
+                             "describes", path, more == (int64_t)sizeof extra ? "at least " : "",
+                        (long long)more, (long long)total);
+    return gz_failure(f, path, err) != 0 ? -1 : 0;
+}
 
-    out->ndims = ndims;
-    out->data = data;
-    data = NULL;
-    rc = 0;
-fail:
+/* Reads the IDX stream f (closed here, success or not); path only names it in messages. */
+static int read_gz(gzFile f, const char *path, idx_array_t *out, sgd_err_t *err)
+{
+    uint8_t *data = NULL;
+    int64_t total = read_header(f, path, out, err);
+    int rc = total < 0 || read_payload(f, path, total, &data, err) ||
+                     check_end(f, path, total, err)
+                 ? -1
+                 : 0;
+    if (rc == 0) {
+        out->data = data;
+        data = NULL;
+    }
     free(data);
     gzclose(f);
     if (rc != 0) memset(out, 0, sizeof *out);
