@@ -4,7 +4,9 @@
 #   bench/run.sh                          # about 5 minutes on an idle 2-core VM, more under load
 #   QUICK=1 bench/run.sh                  # smoke version, about a minute: small sizes, one pair
 #   BASELINE=/path/to/old/sgdsim bench/run.sh   # also times the quick start against that binary
-#                                         # (BASELINE_NAME="sgdsim at abc123" labels it)
+#                                         # (BASELINE_NAME="sgdsim at abc123" labels it; it
+#                                         # runs on the kernel it picks itself, as its users
+#                                         # ran it, or on BASELINE_CORETYPE, e.g. Prescott)
 #   BUILD_DIR=build-x bench/run.sh        # use (and if needed build) another build tree
 #
 # Prints the date, git revision, CPU model, core count, load average and the OpenBLAS kernel
@@ -32,7 +34,8 @@ FASGD_UPDATES="${FASGD_UPDATES:-$d_fu}" FASGD_WARMUP="${FASGD_WARMUP:-$d_fw}"
 FASGD_CLI_UPDATES="${FASGD_CLI_UPDATES:-$d_fcli}" CSGD_UPDATES="${CSGD_UPDATES:-$d_csgd}"
 NUMPY_UPDATES="${NUMPY_UPDATES:-$d_np}"
 ENGINE_REPS="${ENGINE_REPS:-$d_er}" ENGINE_EVENTS="${ENGINE_EVENTS:-$d_ee}"
-BASELINE="${BASELINE:-}" BASELINE_NAME="${BASELINE_NAME:-${BASELINE:-}}" PY="${PY:-/usr/bin/python3}"
+BASELINE="${BASELINE:-}" BASELINE_NAME="${BASELINE_NAME:-${BASELINE:-}}"
+BASELINE_CORETYPE="${BASELINE_CORETYPE:-${OPENBLAS_CORETYPE:-}}" PY="${PY:-/usr/bin/python3}"
 LAMBDA=10000 MU=128
 CORES=$(nproc)
 TMP=$(mktemp -d)
@@ -204,6 +207,15 @@ numpy_rows() {
   done
 }
 
+# baseline ARGS...: the older binary on BASELINE_CORETYPE, or on its own kernel choice.
+baseline() {
+  if [ -n "$BASELINE_CORETYPE" ]; then
+    OPENBLAS_CORETYPE="$BASELINE_CORETYPE" "$BASELINE" "$@"
+  else
+    env -u OPENBLAS_CORETYPE "$BASELINE" "$@"
+  fi
+}
+
 # The quick start's whole-process wall time against an older binary, alternating.
 quickstart_row() {
   if [ -z "$BASELINE" ]; then
@@ -212,16 +224,17 @@ quickstart_row() {
   fi
   [ -x "$BASELINE" ] || die "BASELINE=$BASELINE is not an executable"
   say "quickstart vs $BASELINE ($REPS pairs)"
-  note_cmd "$SGDSIM run scenarios/quickstart.json --db \$TMP/x.db   (and the same with BASELINE=$BASELINE_NAME)"
+  note_cmd "$SGDSIM run scenarios/quickstart.json --db \$TMP/x.db   (and the same with BASELINE=$BASELINE_NAME, OPENBLAS_CORETYPE=${BASELINE_CORETYPE:-unset})"
   local i r=() tn to tns=() tos=()
   for i in $(seq "$REPS"); do
     tn=$(timed "$TMP/qn.log" "$SGDSIM" run scenarios/quickstart.json --db "$TMP/qn.$i.db")
-    to=$(timed "$TMP/qo.log" "$BASELINE" run scenarios/quickstart.json --db "$TMP/qo.$i.db")
+    to=$(timed "$TMP/qo.log" baseline run scenarios/quickstart.json --db "$TMP/qo.$i.db")
     r+=("$(ratio "$tn" "$to")") tns+=("$tn") tos+=("$to")
   done
   local same=different
   [ "$(digest_of "$TMP/qn.log")" = "$(digest_of "$TMP/qo.log")" ] && same="the same"
-  row "quickstart wall time vs $BASELINE_NAME (revision $("$BASELINE" --version | sed -n 's/^git revision: //p'))" \
+  local core; core=$(baseline --version | sed -n 's/.*(core \(.*\))/\1/p')
+  row "quickstart wall time vs $BASELINE_NAME (revision $("$BASELINE" --version | sed -n 's/^git revision: //p'), kernel ${core:-?})" \
       "$(fmt %.2fx "${r[@]}"); this $(median "${tns[@]}") s, baseline $(median "${tos[@]}") s; digests $same" \
       "≤ 0.4x" "$(met "$(median "${r[@]}")" "<=" 0.4)"
 }
