@@ -163,6 +163,26 @@ gradient_and_fasgd() {
       "$(met "$(median "${pct[@]}")" "<=" 10)"
 }
 
+# What the cores give a perfectly parallel kernel: CORES copies of the FMA peak kernel at
+# once (their sum) against one alone, alternating.  The reference for the thread rows below:
+# a shared or busy machine gives less than CORES x.
+parallel_peak_row() {
+  say "FMA peak: $CORES copies at once vs 1 ($REPS pairs)"
+  note_cmd "$BENCH/bench_mlp_grad --peak   (alone, then $CORES copies at once)"
+  local i k r=() p1 sum
+  for i in $(seq "$REPS"); do
+    "$BENCH/bench_mlp_grad" --peak > "$TMP/peak1" 2>&1 || die "bench_mlp_grad --peak failed"
+    p1=$(sed -n 's/^reference peak: .*, \([0-9.]*\) GFLOP\/s/\1/p' "$TMP/peak1")
+    for k in $(seq "$CORES"); do "$BENCH/bench_mlp_grad" --peak > "$TMP/peakn.$k" 2>&1 & done
+    wait
+    sum=$(cat "$TMP"/peakn.* | sed -n 's/^reference peak: .*, \([0-9.]*\) GFLOP\/s/\1/p' |
+          awk '{ s += $1 } END { print s }')
+    r+=("$(ratio "$sum" "$p1")")
+  done
+  row "FP32 FMA peak, $CORES copies at once vs 1 (what the cores give a perfectly parallel kernel)" \
+      "$(fmt %.2fx "${r[@]}")" "${CORES}x on $CORES free cores (reference for the thread rows)" "—"
+}
+
 # threads_pair NAME SCENARIO: REPS alternating pairs of `sgdsim run -t 1` and `-t CORES`,
 # whole-process wall time; one row with the median speed-up and whether every digest agreed.
 threads_pair() {
@@ -259,6 +279,7 @@ export OPENBLAS_CORETYPE="$KERNEL"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 write_scenarios
 gradient_and_fasgd
+parallel_peak_row
 threads_pair "FASGD λ = 10,000, μ = 128 ($FASGD_CLI_UPDATES updates)" "$TMP/fasgd.json"
 threads_pair "CSGD 256 workers × 32, MLP 784-256-10 ($CSGD_UPDATES updates)" "$TMP/csgd.json"
 numpy_rows
