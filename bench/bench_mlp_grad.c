@@ -9,7 +9,9 @@
  * and prints grad/sgemm (overhead of everything that is not a GEMM: bias, ReLU, softmax,
  * copies) and grad/peak, sgemm/peak (how well these small, skinny GEMMs use the core).
  * OpenBLAS is pinned to one thread, as the simulator runs it.  Each figure is the best of
- * several timed repetitions, which filters out interruptions rather than averaging them in. */
+ * several timed repetitions, which filters out interruptions rather than averaging them in.
+ * `bench_mlp_grad --peak` prints the peaks only. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,13 +201,9 @@ static void time_pair(work_t *w, double *t_grad, double *t_sgemm)
     }
 }
 
-int main(void)
+/* Peak of every tier the CPU supports, printed; returns the widest one's (the reference). */
+static double reference_peak(void)
 {
-    openblas_set_num_threads(1);
-    printf("bench_mlp_grad: one BLAS thread, OpenBLAS core %s (%s)\n", openblas_get_corename(),
-           openblas_get_config());
-
-    /* Peak of every tier the CPU supports; the widest one is the reference. */
     double peak = 0;
     const char *peak_isa = "scalar";
     __builtin_cpu_init();
@@ -225,7 +223,25 @@ int main(void)
         printf("FP32 peak, AVX-512 FMA: %8.2f GFLOP/s\n", p);
         if (p > peak) peak = p, peak_isa = "AVX-512";
     }
-    printf("reference peak: %s, %.2f GFLOP/s\n\n", peak_isa, peak);
+    printf("reference peak: %s, %.2f GFLOP/s\n", peak_isa, peak);
+    return peak;
+}
+
+int main(int argc, char **argv)
+{
+    /* --peak: only the peaks (bench/run.sh runs copies side by side to see what the cores
+     * give a perfectly parallel kernel). */
+    bool peak_only = argc == 2 && strcmp(argv[1], "--peak") == 0;
+    if (argc > 2 || (argc == 2 && !peak_only)) {
+        fprintf(stderr, "usage: bench_mlp_grad [--peak]\n");
+        return 2;
+    }
+    openblas_set_num_threads(1);
+    printf("bench_mlp_grad: one BLAS thread, OpenBLAS core %s (%s)\n", openblas_get_corename(),
+           openblas_get_config());
+    double peak = reference_peak();
+    if (peak_only) return 0;
+    printf("\n");
 
     static const int hidden[2] = {200, 256}, batches[2] = {64, 128};
     printf("%-12s %5s %10s %10s %10s %11s %10s %11s\n", "model", "batch", "MFLOP/call",
