@@ -4,6 +4,7 @@
  * skipped, unfinished ones redone); --shard splits a sweep over independent jobs (Slurm
  * arrays, GNU parallel), mpirun over MPI ranks.  Planning is in sweep_plan.c, running the
  * points in sweep_exec.c, spreading them over MPI ranks in sweep_mpi.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,53 +49,58 @@ static void usage(FILE *f)
         "interrupted, 2 bad input (scenario, a point, --set list, --shard, database)\n");
 }
 
+/* sweep's own options; the shared ones are cli_opts_t's. */
+typedef struct sweep_args {
+    uint64_t jobs;        /* -j N */
+    int shard_i, shard_n; /* --shard I/N */
+    bool list;            /* --list */
+} sweep_args_t;
+
+#define SWEEP_STR_(x) #x
+#define SWEEP_STR(x) SWEEP_STR_(x)
+
+/* --shard I/N */
+static bool opt_shard(void *target, const char *opt, const char *v, char *msg, size_t size)
+{
+    sweep_args_t *a = target;
+    sgd_err_t err = {{0}};
+    (void)opt; /* cli_sweep_parse_shard's message names --shard itself */
+    if (cli_sweep_parse_shard(v, &a->shard_i, &a->shard_n, &err) == 0) return true;
+    snprintf(msg, size, "%s", err.msg);
+    return false;
+}
+
+static const cli_opt_t sweep_opts[] = {
+    {.name = "--jobs", .alias = "-j", .kind = CLI_ARG_U64, .off = offsetof(sweep_args_t, jobs),
+     .lo = 1, .hi = SWEEP_MAX_JOBS, .flags = CLI_ARG_ATTACHED,
+     .expect = "expected a number of processes in 1.." SWEEP_STR(SWEEP_MAX_JOBS)},
+    {.name = "--shard", .kind = CLI_ARG_CUSTOM, .parse = opt_shard},
+    {.name = "--list", .kind = CLI_ARG_FLAG, .off = offsetof(sweep_args_t, list)},
+    {.name = NULL},
+};
+
+/* The shared scenario options and sweep's own; 0, or the exit code after the message (with
+ * --help: 0 and o->help, after the usage text). */
+static int parse_sweep_args(int argc, char **argv, cli_opts_t *o, sweep_args_t *a)
+{
+    *a = (sweep_args_t){.jobs = 1, .shard_i = 0, .shard_n = 1};
+    cli_opt_set_t extra = {sweep_opts, a, 0};
+    int rc = cli_parse_opts("sweep", argc, argv,
+                            CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_NUMERICS, &extra,
+                            o);
+    if (rc == 0 && o->help) usage(stdout);
+    return rc;
+}
+
 int cli_sweep_main(int argc, char **argv)
 {
-    /* -j and --shard are the sweep's own; the rest is the shared option parser's. */
-    char **rest = sgd_xcalloc((size_t)argc + 1, sizeof *rest);
-    int nrest = 0, jobs = 1, shard_i = 0, shard_n = 1, rc;
-    bool list = false;
-    sgd_err_t err = {{0}};
+    sweep_args_t sa;
     cli_opts_t opts;
-    memset(&opts, 0, sizeof opts);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "--shard") == 0) {
-            if (i + 1 >= argc) {
-                rc = cli_bad_input("sweep: %s: missing value", a);
-                goto out_rest;
-            }
-            const char *v = argv[++i];
-            if (a[1] == 'j' || a[2] == 'j') {
-                uint64_t j;
-                if (!cli_parse_u64(v, &j) || j < 1 || j > SWEEP_MAX_JOBS) {
-                    rc = cli_bad_input("sweep: %s %s: expected a number of processes in 1..%d",
-                                       a, v, SWEEP_MAX_JOBS);
-                    goto out_rest;
-                }
-                jobs = (int)j;
-            } else if (cli_sweep_parse_shard(v, &shard_i, &shard_n, &err)) {
-                rc = cli_bad_input("sweep: %s", err.msg);
-                goto out_rest;
-            }
-        } else if (strcmp(a, "--list") == 0) {
-            list = true;
-        } else if (strncmp(a, "-j", 2) == 0 && a[2] >= '0' && a[2] <= '9') {
-            uint64_t j;
-            if (!cli_parse_u64(a + 2, &j) || j < 1 || j > SWEEP_MAX_JOBS) {
-                rc = cli_bad_input("sweep: %s: expected a number of processes in 1..%d", a,
-                                   SWEEP_MAX_JOBS);
-                goto out_rest;
-            }
-            jobs = (int)j;
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
-    rc = cli_parse_opts("sweep", nrest, rest,
-                        CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_NUMERICS, &opts);
-    if (rc == 0 && opts.help) usage(stdout);
+    sgd_err_t err = {{0}};
+    int rc = parse_sweep_args(argc, argv, &opts, &sa);
     if (rc != 0 || opts.help) goto out;
+    int jobs = (int)sa.jobs, shard_i = sa.shard_i, shard_n = sa.shard_n;
+    bool list = sa.list;
 
     const char **sets = sgd_xcalloc((size_t)opts.nsets + 1, sizeof *sets);
     for (int i = 0; i < opts.nsets; i++) sets[i] = opts.sets[i].assignment;
@@ -166,7 +172,5 @@ int cli_sweep_main(int argc, char **argv)
     cli_sweep_plan_free(&plan);
 out:
     cli_opts_free(&opts);
-out_rest:
-    free(rest);
     return rc;
 }
