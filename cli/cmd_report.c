@@ -21,6 +21,7 @@
 #include <cJSON.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/table.h"
 #include "cli/text.h"
 #include "results/rdb.h"
@@ -438,23 +439,32 @@ static int report_sweeps(sqlite3 *h, const char *path)
     return SGD_EXIT_OK;
 }
 
+/* "DB"; 0, or the exit code (with --help: after the usage text). */
+static int parse_report_args(int argc, char **argv, const char **db_path, bool *help)
+{
+    static const char *const missing[] = {"DB"};
+    int fmt = CLI_FMT_TEXT;
+    cli_opt_set_t sets[] = {{cli_format_opts, &fmt, 0}};
+    cli_cmd_spec_t spec = {.cmd = "report", .npos = 1, .missing = missing, .sets = sets,
+                           .nsets = 1};
+    int rc = cli_args_parse_fixed(&spec, argc, argv, db_path, help);
+    if (rc == 0 && *help) usage(stdout);
+    if (rc == 0 && !*help && fmt != CLI_FMT_TEXT)
+        rc = cli_bad_input("report: prints text only; use sgdsim query or export for CSV/JSON");
+    return rc;
+}
+
 int cli_report_main(int argc, char **argv)
 {
-    const char *pos[1];
-    cli_format_t fmt;
+    const char *db_path;
     bool help;
-    int rc = cli_parse_reader_args("report", argc, argv, 1, pos, &fmt, &help);
-    if (rc || help) {
-        if (help) usage(stdout);
-        return rc;
-    }
-    if (fmt != CLI_FMT_TEXT)
-        return cli_bad_input("report: prints text only; use sgdsim query or export for CSV/JSON");
+    int rc = parse_report_args(argc, argv, &db_path, &help);
+    if (rc || help) return rc;
     sgd_err_t err = {{0}};
     rdb_t *db;
-    if (rdb_open_readonly(pos[0], &db, &err)) return cli_bad_input("report: %s", err.msg);
-    rc = report_runs(rdb_handle(db), pos[0]);
-    if (rc == SGD_EXIT_OK) rc = report_sweeps(rdb_handle(db), pos[0]);
+    if (rdb_open_readonly(db_path, &db, &err)) return cli_bad_input("report: %s", err.msg);
+    rc = report_runs(rdb_handle(db), db_path);
+    if (rc == SGD_EXIT_OK) rc = report_sweeps(rdb_handle(db), db_path);
     rdb_close(db);
     return rc;
 }

@@ -148,6 +148,18 @@ int cli_args_parse(const cli_cmd_spec_t *spec, int argc, char **argv, cli_args_t
     return check_complete(spec, args);
 }
 
+int cli_args_parse_fixed(const cli_cmd_spec_t *spec, int argc, char **argv, const char **pos,
+                         bool *help)
+{
+    SGD_ASSERT(!spec->more_pos);
+    cli_args_t args;
+    int rc = cli_args_parse(spec, argc, argv, &args);
+    *help = args.help;
+    for (int i = 0; i < args.npos; i++) pos[i] = args.pos[i];
+    cli_args_free(&args);
+    return rc;
+}
+
 void cli_args_free(cli_args_t *args)
 {
     free(args->pos);

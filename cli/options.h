@@ -89,6 +89,11 @@ typedef struct cli_args {
  * problem; args is usable (and must be freed) either way. */
 int cli_args_parse(const cli_cmd_spec_t *spec, int argc, char **argv, cli_args_t *args);
 void cli_args_free(cli_args_t *args);
+
+/* cli_args_parse for a command with exactly spec->npos positionals, copied into pos[] (they
+ * point into argv; nothing to free); *help as args->help. */
+int cli_args_parse_fixed(const cli_cmd_spec_t *spec, int argc, char **argv, const char **pos,
+                         bool *help);
 void cli_list_free(cli_list_t *l);
 
 /* The --csv and --json flags of the reading commands, into an int holding a cli_format_t
