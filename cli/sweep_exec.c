@@ -162,6 +162,146 @@ static void progress_line(const cli_sweep_exec_t *x, const char *what, const cli
     fputc('\n', stderr);
 }
 
+/* A running pool: what it runs, its children and its counts. */
+typedef struct pool {
+    const cli_sweep_exec_t *x;
+    const cli_sweep_plan_t *plan;
+    const int *idx;
+    int n;
+    int ntotal, nalready; /* for the progress line only (cli_sweep_execute) */
+    const char *self;     /* this executable, which the points run */
+    sqlite3 *h;       /* x->db */
+    slot_t *slots;    /* x->jobs slots; pid 0 = free */
+    int nrunning, next, finished, skipped, nfailed, ndiverged;
+    int rc;
+    bool stop_launching, forwarded;
+    double t_start;
+} pool_t;
+
+/* Starts points until the pool is full, the list is done or something stops it. */
+static void launch_points(pool_t *p)
+{
+    const cli_sweep_exec_t *x = p->x;
+    sgd_err_t err = {{0}};
+    while (!p->stop_launching && !stop_signal && p->nrunning < x->jobs && p->next < p->n) {
+        const cli_sweep_point_t *pt = &p->plan->points[p->idx[p->next++]];
+        int done, ndel;
+        /* Checked again at launch: another shard or an earlier pass may have done it. */
+        if (point_is_done(p->h, x->db, pt->run_key, &done, &err) ||
+            (!done && delete_unfinished(p->h, x->db, pt->run_key, &ndel, &err))) {
+            fprintf(stderr, "sgdsim: %s\n", err.msg);
+            p->rc = SGD_EXIT_BAD_INPUT;
+            p->stop_launching = true;
+            return;
+        }
+        if (done) {
+            p->skipped++;
+            continue;
+        }
+        if (ndel && !x->quiet)
+            fprintf(stderr, "sweep: %sredoing %s (removed %d unfinished earlier run%s)\n",
+                    x->who, pt->label, ndel, ndel > 1 ? "s" : "");
+        int s = 0;
+        while (p->slots[s].pid) s++;
+        p->slots[s].pid = spawn_point(p->self, x, pt);
+        if (p->slots[s].pid < 0) {
+            fprintf(stderr, "sgdsim: sweep: cannot start a process: %s\n", strerror(errno));
+            p->slots[s].pid = 0;
+            p->rc = SGD_EXIT_FAILURE;
+            p->stop_launching = true;
+            return;
+        }
+        p->slots[s].point = (int)(pt - p->plan->points);
+        p->slots[s].t0 = now_s();
+        p->nrunning++;
+    }
+}
+
+/* The exit code of a finished point, checked against the database: a run that ended well
+ * must carry the planned key, or the next sweep would not recognise the point as done. */
+static int point_outcome(pool_t *p, const cli_sweep_point_t *pt, int status)
+{
+    sgd_err_t err = {{0}};
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) return code;
+    int done = 0;
+    if (point_is_done(p->h, p->x->db, pt->run_key, &done, &err) || !done) {
+        fprintf(stderr, "sgdsim: sweep: %s finished but %s has no finished run with its key "
+                "%.12s (was the scenario file changed during the sweep?)\n", pt->label,
+                p->x->db, pt->run_key);
+        return SGD_EXIT_FAILURE;
+    }
+    return code;
+}
+
+/* Books the end of the child in slot s (exit status `status`) and prints its line. */
+static void point_finished(pool_t *p, int s, int status)
+{
+    const cli_sweep_point_t *pt = &p->plan->points[p->slots[s].point];
+    double secs = now_s() - p->slots[s].t0;
+    p->slots[s].pid = 0;
+    p->nrunning--;
+    p->finished++;
+    int code = point_outcome(p, pt, status);
+    const char *what = code == SGD_EXIT_OK ? "complete"
+                       : code == SGD_EXIT_DIVERGED ? "diverged"
+                       : code == SGD_EXIT_BAD_INPUT ? "bad input" : "failed";
+    if (code == SGD_EXIT_DIVERGED) p->ndiverged++;
+    if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) p->nfailed++;
+    if (code == SGD_EXIT_BAD_INPUT) {
+        /* The same mistake (a missing data file, a batch larger than the data) would fail
+         * the remaining points too: stop starting new ones. */
+        p->stop_launching = true;
+        p->rc = SGD_EXIT_BAD_INPUT;
+    } else if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED && p->rc == SGD_EXIT_OK) {
+        p->rc = SGD_EXIT_FAILURE;
+    }
+    double elapsed = now_s() - p->t_start;
+    int left = p->n - p->finished - p->skipped;
+    double eta = p->stop_launching || stop_signal ? -1 : elapsed / p->finished * left;
+    progress_line(p->x, what, pt, secs, p->nalready + p->skipped + p->finished, p->ntotal,
+                  p->nrunning, eta);
+}
+
+/* Waits (polling) for one child to end; false when the pool must stop waiting. */
+static bool reap_one(pool_t *p)
+{
+    /* Polled rather than blocking, so a stop signal that lands just before the wait is
+     * still passed on at once. */
+    if (stop_signal && !p->forwarded) {
+        /* A polite stop: each point ends after its current update and is stored as failed,
+         * which the next sweep redoes. */
+        for (int s = 0; s < p->x->jobs; s++)
+            if (p->slots[s].pid) kill(p->slots[s].pid, SIGTERM);
+        p->forwarded = true;
+    }
+    int status;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid == 0 || (pid < 0 && errno == EINTR)) {
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+        return true;
+    }
+    if (pid < 0) {
+        fprintf(stderr, "sgdsim: sweep: waitpid: %s\n", strerror(errno));
+        p->rc = SGD_EXIT_FAILURE;
+        return false;
+    }
+    int s = 0;
+    while (s < p->x->jobs && p->slots[s].pid != pid) s++;
+    if (s < p->x->jobs) point_finished(p, s, status); /* else not one of ours */
+    return true;
+}
+
+static void print_totals(const pool_t *p)
+{
+    if (p->x->quiet) return;
+    fprintf(stderr, "sweep: %s%d point%s run (%d complete, %d diverged, %d failed), %d already "
+            "done%s\n", p->x->who, p->finished, p->finished == 1 ? "" : "s",
+            p->finished - p->ndiverged - p->nfailed, p->ndiverged, p->nfailed,
+            p->nalready + p->skipped,
+            stop_signal ? "; interrupted" : p->next < p->n ? "; stopped early" : "");
+}
+
 int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
                       int n, int ntotal, int nalready)
 {
@@ -171,10 +311,8 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
     if (len <= 0) return cli_bad_input("sweep: cannot find the sgdsim executable: %s",
                                        strerror(errno));
     self[len] = '\0';
-
     rdb_t *db;
     if (rdb_open(x->db, &db, &err)) return cli_bad_input("%s", err.msg);
-    sqlite3 *h = rdb_handle(db);
 
     struct sigaction sa = {0}, old_int, old_term;
     sa.sa_handler = on_stop_signal;
@@ -183,118 +321,25 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
     sigaction(SIGTERM, &sa, &old_term);
     stop_signal = 0;
 
-    slot_t *slots = sgd_xcalloc((size_t)x->jobs, sizeof *slots);
-    int nrunning = 0, next = 0, finished = 0, skipped = 0, nfailed = 0, ndiverged = 0;
-    int rc = SGD_EXIT_OK;
-    bool stop_launching = false, forwarded = false;
-    double t_start = now_s();
-    while (next < n || nrunning > 0) {
-        while (!stop_launching && !stop_signal && nrunning < x->jobs && next < n) {
-            const cli_sweep_point_t *pt = &plan->points[idx[next++]];
-            int done, ndel;
-            /* Checked again at launch: another shard or an earlier pass may have done it. */
-            if (point_is_done(h, x->db, pt->run_key, &done, &err) ||
-                (!done && delete_unfinished(h, x->db, pt->run_key, &ndel, &err))) {
-                fprintf(stderr, "sgdsim: %s\n", err.msg);
-                rc = SGD_EXIT_BAD_INPUT;
-                stop_launching = true;
-                break;
-            }
-            if (done) {
-                skipped++;
-                continue;
-            }
-            if (ndel && !x->quiet)
-                fprintf(stderr, "sweep: %sredoing %s (removed %d unfinished earlier run%s)\n",
-                        x->who, pt->label, ndel, ndel > 1 ? "s" : "");
-            int s = 0;
-            while (slots[s].pid) s++;
-            slots[s].pid = spawn_point(self, x, pt);
-            if (slots[s].pid < 0) {
-                fprintf(stderr, "sgdsim: sweep: cannot start a process: %s\n", strerror(errno));
-                slots[s].pid = 0;
-                rc = SGD_EXIT_FAILURE;
-                stop_launching = true;
-                break;
-            }
-            slots[s].point = (int)(pt - plan->points);
-            slots[s].t0 = now_s();
-            nrunning++;
-        }
-        if (nrunning == 0) {
-            if (stop_launching || stop_signal) break;
+    pool_t p = {.x = x, .plan = plan, .idx = idx, .n = n, .ntotal = ntotal,
+                .nalready = nalready, .self = self, .h = rdb_handle(db),
+                .slots = sgd_xcalloc((size_t)x->jobs, sizeof(slot_t)), .rc = SGD_EXIT_OK,
+                .t_start = now_s()};
+    while (p.next < n || p.nrunning > 0) {
+        launch_points(&p);
+        if (p.nrunning == 0) {
+            if (p.stop_launching || stop_signal) break;
             continue;
         }
-        /* Polled rather than blocking, so a stop signal that lands just before the wait is
-         * still passed on at once. */
-        if (stop_signal && !forwarded) {
-            /* A polite stop: each point ends after its current update and is stored as
-             * failed, which the next sweep redoes. */
-            for (int s = 0; s < x->jobs; s++)
-                if (slots[s].pid) kill(slots[s].pid, SIGTERM);
-            forwarded = true;
-        }
-        int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid == 0 || (pid < 0 && errno == EINTR)) {
-            nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-            continue;
-        }
-        if (pid < 0) {
-            fprintf(stderr, "sgdsim: sweep: waitpid: %s\n", strerror(errno));
-            rc = SGD_EXIT_FAILURE;
-            break;
-        }
-        int s = 0;
-        while (s < x->jobs && slots[s].pid != pid) s++;
-        if (s == x->jobs) continue; /* not one of ours */
-        const cli_sweep_point_t *pt = &plan->points[slots[s].point];
-        double secs = now_s() - slots[s].t0;
-        slots[s].pid = 0;
-        nrunning--;
-        finished++;
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        const char *what = code == SGD_EXIT_OK ? "complete"
-                           : code == SGD_EXIT_DIVERGED ? "diverged"
-                           : code == SGD_EXIT_BAD_INPUT ? "bad input" : "failed";
-        if (code == SGD_EXIT_OK || code == SGD_EXIT_DIVERGED) {
-            /* The child loaded the scenario itself; its run must carry the planned key, or
-             * the next sweep would not recognise the point as done. */
-            int done = 0;
-            if (point_is_done(h, x->db, pt->run_key, &done, &err) || !done) {
-                fprintf(stderr, "sgdsim: sweep: %s finished but %s has no finished run with "
-                        "its key %.12s (was the scenario file changed during the sweep?)\n",
-                        pt->label, x->db, pt->run_key);
-                code = SGD_EXIT_FAILURE;
-                what = "failed";
-            }
-        }
-        if (code == SGD_EXIT_DIVERGED) ndiverged++;
-        if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) nfailed++;
-        if (code == SGD_EXIT_BAD_INPUT) {
-            /* The same mistake (a missing data file, a batch larger than the data) would
-             * fail the remaining points too: stop starting new ones. */
-            stop_launching = true;
-            rc = SGD_EXIT_BAD_INPUT;
-        } else if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED && rc == SGD_EXIT_OK) {
-            rc = SGD_EXIT_FAILURE;
-        }
-        double elapsed = now_s() - t_start;
-        int left = n - finished - skipped;
-        progress_line(x, what, pt, secs, nalready + skipped + finished, ntotal, nrunning,
-                      stop_launching || stop_signal ? -1 : elapsed / finished * left);
+        if (!reap_one(&p)) break;
     }
-    if (stop_signal && rc == SGD_EXIT_OK) rc = SGD_EXIT_FAILURE;
-    if (!x->quiet)
-        fprintf(stderr, "sweep: %s%d point%s run (%d complete, %d diverged, %d failed), %d "
-                "already done%s\n", x->who, finished, finished == 1 ? "" : "s",
-                finished - ndiverged - nfailed, ndiverged, nfailed, nalready + skipped,
-                stop_signal ? "; interrupted" : next < n ? "; stopped early" : "");
+    if (stop_signal && p.rc == SGD_EXIT_OK) p.rc = SGD_EXIT_FAILURE;
+    print_totals(&p);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    free(slots);
+    free(p.slots);
     rdb_close(db);
-    return rc;
+    return p.rc;
 }
 
 bool cli_sweep_under_mpi(void)
