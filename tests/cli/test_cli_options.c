@@ -121,20 +121,24 @@ static void test_mistakes_name_the_argument(void)
         const char *words[6];
         const char *message;
     } cases[] = {
-        {{"a", "b", "-o", "f", "--frob", NULL}, "sgdsim: test: unknown option --frob (see sgdsim test --help)\n"},
+        {{"a", "b", "-o", "f", "--frob", NULL},
+         "sgdsim: test: unknown option --frob (see sgdsim test --help)\n"},
         {{"a", "b", "-o", NULL}, "sgdsim: test: -o: missing value\n"},
         {{"a", "b", "-o", "f", "--jobs", "9"}, "sgdsim: test: --jobs 9: expected 1..8\n"},
         {{"a", "b", "-o", "f", "-j0", NULL}, "sgdsim: test: -j0: expected 1..8\n"},
-        {{"a", "b", "-o", "f", "-jx", NULL}, "sgdsim: test: unknown option -jx (see sgdsim test --help)\n"},
+        {{"a", "b", "-o", "f", "-jx", NULL},
+         "sgdsim: test: unknown option -jx (see sgdsim test --help)\n"},
         {{"a", "b", "--rtol", "-1", NULL}, "sgdsim: test: --rtol -1: expected a number >= 0\n"},
         {{"a", "b", "--rtol", "inf", NULL}, "sgdsim: test: --rtol inf: expected a number >= 0\n"},
-        {{"a", "b", "--even", "abc", NULL}, "sgdsim: test: --even abc: expected an even number of characters\n"},
+        {{"a", "b", "--even", "abc", NULL},
+         "sgdsim: test: --even abc: expected an even number of characters\n"},
         {{"a", "b", "c", NULL}, "sgdsim: test: unexpected argument c (see sgdsim test --help)\n"},
         {{"-o", "f", NULL}, "sgdsim: test: missing A B (see sgdsim test --help)\n"},
         {{"a", "-o", "f", NULL}, "sgdsim: test: missing B (see sgdsim test --help)\n"},
         {{"a", "b", NULL}, "sgdsim: test: missing -o FILE (see sgdsim test --help)\n"},
         /* --name belongs to a group this parse does not accept. */
-        {{"a", "b", "-o", "f", "--name", "n"}, "sgdsim: test: unknown option --name (see sgdsim test --help)\n"},
+        {{"a", "b", "-o", "f", "--name", "n"},
+         "sgdsim: test: unknown option --name (see sgdsim test --help)\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         target_t t;
