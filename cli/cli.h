@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli/options.h"
 #include "config/scenario.h"
 
 typedef struct cli_command {
@@ -27,8 +28,9 @@ int cli_report_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);
 int cli_plot_main(int argc, char **argv);
 
-/* Options shared by the subcommands that take one SCENARIO.  `accepted` says which optional
- * flags a subcommand takes (CLI_OPT_*); --set and --help are always accepted. */
+/* Options shared by the subcommands that take one SCENARIO (a table in common.c, parsed by
+ * cli/options.h).  `accepted` says which optional flags a subcommand takes (CLI_OPT_*, the
+ * groups of that table); --set and --help are always accepted. */
 enum {
     CLI_OPT_DB = 1,
     CLI_OPT_SEED = 2,
@@ -43,7 +45,8 @@ enum {
 
 typedef struct cli_opts {
     const char *scenario;    /* the one positional argument */
-    scn_override_t *sets;    /* --set assignments, in order (owned; cli_opts_free) */
+    cli_list_t set_args;     /* --set values as given (owned; cli_opts_free) */
+    scn_override_t *sets;    /* --set assignments, then --backend's (owned; cli_opts_free) */
     int nsets;
     const char *db;          /* --db, NULL when not given */
     bool have_seed;          /* --seed given */
@@ -60,9 +63,12 @@ typedef struct cli_opts {
     scn_numerics_flags_t numerics;
 } cli_opts_t;
 
-/* Parses argv of subcommand `cmd`.  Returns 0, or an exit code after printing the problem
- * (SGD_EXIT_BAD_INPUT); with --help, o->help is set and parsing stops. */
-int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cli_opts_t *o);
+/* Parses argv of subcommand `cmd`: the shared options it accepts, plus `extra` (the
+ * command's own table, or NULL).  Returns 0, or an exit code after printing the problem
+ * (SGD_EXIT_BAD_INPUT); with --help, o->help is set and parsing stops.  cli_opts_free
+ * either way. */
+int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted,
+                   const cli_opt_set_t *extra, cli_opts_t *o);
 void cli_opts_free(cli_opts_t *o);
 
 /* Loads o->scenario with o's overrides and seed, resolves its numerics against this

@@ -10,11 +10,13 @@
  * Exit code 1 when anything regressed or is missing, so a CI job fails; 0 otherwise.
  * When a configuration was run several times, the latest finished run counts. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/table.h"
 #include "results/rdb.h"
 
@@ -169,153 +171,188 @@ static bool has_metric(sqlite3 *h, const char *name)
     return found;
 }
 
-int cli_compare_main(int argc, char **argv)
-{
-    const char *pos[2] = {NULL, NULL}, *metrics = NULL;
-    double rtol = 0.0;
-    cli_format_t fmt = CLI_FMT_TEXT;
-    int npos = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return SGD_EXIT_OK;
-        } else if (strcmp(a, "--rtol") == 0 || strcmp(a, "--metrics") == 0) {
-            if (i + 1 >= argc) return cli_bad_input("compare: %s: missing value", a);
-            const char *v = argv[++i];
-            if (a[2] == 'r') {
-                char *end;
-                rtol = strtod(v, &end);
-                if (end == v || *end || !(rtol >= 0) || !isfinite(rtol))
-                    return cli_bad_input("compare: --rtol %s: expected a number >= 0", v);
-            } else {
-                if (!*v || strstr(v, ",,") || v[0] == ',' || v[strlen(v) - 1] == ',')
-                    return cli_bad_input("compare: --metrics %s: expected names separated by "
-                                         "commas", v);
-                metrics = v;
-            }
-        } else if (strcmp(a, "--csv") == 0) {
-            fmt = CLI_FMT_CSV;
-        } else if (strcmp(a, "--json") == 0) {
-            fmt = CLI_FMT_JSON;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_bad_input("compare: unknown option %s (see sgdsim compare --help)", a);
-        } else if (npos == 2) {
-            return cli_bad_input("compare: unexpected argument %s", a);
-        } else {
-            pos[npos++] = a;
-        }
-    }
-    if (npos != 2) return cli_bad_input("compare: expected BASELINE.db CANDIDATE.db (see sgdsim "
-                                        "compare --help)");
-    sgd_err_t err = {{0}};
-    rdb_t *base = NULL, *cand = NULL;
-    if (rdb_open_readonly(pos[0], &base, &err) || rdb_open_readonly(pos[1], &cand, &err)) {
-        rdb_close(base);
-        return cli_bad_input("compare: %s", err.msg);
-    }
-    sqlite3 *hb = rdb_handle(base), *hc = rdb_handle(cand);
-    int rc = SGD_EXIT_OK;
-    if (metrics) {
-        char *copy = sgd_xstrdup(metrics), *save = NULL;
-        for (char *m = strtok_r(copy, ",", &save); m && rc == SGD_EXIT_OK;
-             m = strtok_r(NULL, ",", &save))
-            if (strcmp(m, "vtime_s") != 0 && !has_metric(hb, m) && !has_metric(hc, m))
-                rc = cli_bad_input("compare: --metrics: no metric \"%s\" in %s or %s", m,
-                                   pos[0], pos[1]);
-        free(copy);
-        if (rc) goto out_db;
-    }
+/* ---- the command line ---------------------------------------------------------------- */
 
+typedef struct compare_args {
+    const char *base_path, *cand_path;
+    double rtol;         /* --rtol X */
+    const char *metrics; /* --metrics a,b,...; NULL: every metric */
+    int format;          /* cli_format_t: --csv, --json */
+} compare_args_t;
+
+/* --metrics a,b,...: names separated by single commas. */
+static bool opt_metrics(void *target, const char *opt, const char *v, char *msg, size_t size)
+{
+    compare_args_t *a = target;
+    if (!*v || strstr(v, ",,") || v[0] == ',' || v[strlen(v) - 1] == ',') {
+        snprintf(msg, size, "%s %s: expected names separated by commas", opt, v);
+        return false;
+    }
+    a->metrics = v;
+    return true;
+}
+
+static const cli_opt_t compare_opts[] = {
+    {.name = "--rtol", .kind = CLI_ARG_DOUBLE, .off = offsetof(compare_args_t, rtol),
+     .min = 0.0, .expect = "expected a number >= 0"},
+    {.name = "--metrics", .kind = CLI_ARG_CUSTOM, .parse = opt_metrics},
+    {.name = NULL},
+};
+
+/* 0 with the arguments in a, or the exit code (with --help: after the usage text, and
+ * *help set). */
+static int parse_compare_args(int argc, char **argv, compare_args_t *a, bool *help)
+{
+    static const char *const missing[] = {"BASELINE.db CANDIDATE.db", "CANDIDATE.db"};
+    *a = (compare_args_t){.rtol = 0.0, .format = CLI_FMT_TEXT};
+    cli_opt_set_t sets[] = {{compare_opts, a, 0}, {cli_format_opts, &a->format, 0}};
+    cli_cmd_spec_t spec = {.cmd = "compare", .npos = 2, .missing = missing, .sets = sets,
+                           .nsets = 2};
+    const char *pos[2];
+    int rc = cli_args_parse_fixed(&spec, argc, argv, pos, help);
+    if (rc == 0 && *help) usage(stdout);
+    if (rc == 0 && !*help) a->base_path = pos[0], a->cand_path = pos[1];
+    return rc;
+}
+
+/* Every name of --metrics (but vtime_s) must be a metric of one of the databases. */
+static int check_metrics(sqlite3 *hb, sqlite3 *hc, const compare_args_t *a)
+{
+    if (!a->metrics) return SGD_EXIT_OK;
+    int rc = SGD_EXIT_OK;
+    char *copy = sgd_xstrdup(a->metrics), *save = NULL;
+    for (char *m = strtok_r(copy, ",", &save); m && rc == SGD_EXIT_OK;
+         m = strtok_r(NULL, ",", &save))
+        if (strcmp(m, "vtime_s") != 0 && !has_metric(hb, m) && !has_metric(hc, m))
+            rc = cli_bad_input("compare: --metrics: no metric \"%s\" in %s or %s", m,
+                               a->base_path, a->cand_path);
+    free(copy);
+    return rc;
+}
+
+/* ---- comparing ------------------------------------------------------------------------ */
+
+/* The comparison under way: the two databases, their statements, the report's rows and
+ * the counts of its summary line. */
+typedef struct compare {
+    const compare_args_t *a;
+    sqlite3 *hb, *hc;
+    sqlite3_stmt *latest; /* baseline: the latest finished run of each configuration */
+    sqlite3_stmt *find;   /* candidate: the latest finished run with a key */
+    sqlite3_stmt *names;  /* baseline: the metric names of a run */
+    cli_table_t t;
+    int count[4], nruns, nmissing_runs, nnew;
+    bool core_differs;
+} compare_t;
+
+/* Which baseline run a row is about: key (shortened), scenario, "ALG P=.. seed=..". */
+typedef struct run_label {
+    char key[13], label[160];
+    const char *scenario;
+} run_label_t;
+
+static void add_verdict(compare_t *c, const run_label_t *l, const char *what, verdict_t v,
+                        const char *detail)
+{
+    verdict_row(&c->t, l->key, l->scenario, l->label, what, verdict_name[v], detail);
+    c->count[v]++;
+}
+
+static int prepare_statements(compare_t *c)
+{
     /* The latest finished run of each configuration, in the baseline's order. */
     static const char *const latest_sql =
         "SELECT id, run_key, scenario, algorithm, workers, seed, status, vtime_ns, digest,"
         " blas_core FROM runs WHERE id IN (SELECT max(id) FROM runs WHERE status IN"
         " ('complete', 'diverged') GROUP BY run_key) ORDER BY scenario, algorithm, workers,"
         " seed, run_key";
-    sqlite3_stmt *lb = NULL, *find = NULL, *names = NULL, *newc = NULL;
-    if (sqlite3_prepare_v2(hb, latest_sql, -1, &lb, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(hc, "SELECT id, status, vtime_ns, digest, blas_core FROM runs WHERE"
-                               " run_key = ?1 AND status IN ('complete', 'diverged')"
-                               " ORDER BY id DESC LIMIT 1", -1, &find, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(hb, "SELECT DISTINCT name FROM metrics WHERE run_id = ?1 ORDER BY name",
-                           -1, &names, NULL) != SQLITE_OK) {
-        rc = cli_bad_input("compare: %s", sqlite3_errmsg(hb));
-        goto out;
+    if (sqlite3_prepare_v2(c->hb, latest_sql, -1, &c->latest, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(c->hc, "SELECT id, status, vtime_ns, digest, blas_core FROM runs WHERE"
+                                  " run_key = ?1 AND status IN ('complete', 'diverged')"
+                                  " ORDER BY id DESC LIMIT 1", -1, &c->find, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(c->hb, "SELECT DISTINCT name FROM metrics WHERE run_id = ?1 ORDER BY"
+                                  " name", -1, &c->names, NULL) != SQLITE_OK)
+        return cli_bad_input("compare: %s", sqlite3_errmsg(c->hb));
+    return SGD_EXIT_OK;
+}
+
+/* The status and final virtual time of the baseline run at c->latest and the candidate's
+ * at c->find. */
+static void compare_status_vtime(compare_t *c, const run_label_t *l)
+{
+    char detail[200];
+    const char *bcore = (const char *)sqlite3_column_text(c->latest, 9);
+    const char *ccore = (const char *)sqlite3_column_text(c->find, 4);
+    if (bcore && ccore && strcmp(bcore, ccore) != 0) c->core_differs = true;
+    const char *bs = (const char *)sqlite3_column_text(c->latest, 6);
+    const char *cs = (const char *)sqlite3_column_text(c->find, 1);
+    verdict_t v = strcmp(bs, cs) == 0 ? V_IDENTICAL : V_REGRESSED;
+    snprintf(detail, sizeof detail, "%s -> %s", bs, cs);
+    add_verdict(c, l, "status", v, v == V_IDENTICAL ? bs : detail);
+    int64_t zero = 0;
+    int64_t bv = sqlite3_column_int64(c->latest, 7), cv = sqlite3_column_int64(c->find, 2);
+    double bvd = (double)bv * 1e-9, cvd = (double)cv * 1e-9;
+    char k0 = 0;
+    series_t a = {1, &zero, &zero, &bvd, &k0}, b = {1, &zero, &zero, &cvd, &k0};
+    v = compare_series(&a, &b, c->a->rtol, detail, sizeof detail);
+    if (v != V_IDENTICAL) snprintf(detail, sizeof detail, "%.9g s -> %.9g s", bvd, cvd);
+    add_verdict(c, l, "vtime_s", v, detail);
+}
+
+/* Every (selected) metric series of baseline run bid against candidate run cid. */
+static void compare_metrics(compare_t *c, const run_label_t *l, int64_t bid, int64_t cid)
+{
+    char detail[200];
+    sqlite3_bind_int64(c->names, 1, bid);
+    while (sqlite3_step(c->names) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(c->names, 0);
+        if (!in_list(c->a->metrics, name)) continue;
+        series_t a, b;
+        series_load(c->hb, bid, name, &a);
+        series_load(c->hc, cid, name, &b);
+        verdict_t v = b.n == 0 ? V_MISSING
+                               : compare_series(&a, &b, c->a->rtol, detail, sizeof detail);
+        if (v == V_MISSING) snprintf(detail, sizeof detail, "no %s rows in the candidate", name);
+        add_verdict(c, l, name, v, detail);
+        series_free(&a);
+        series_free(&b);
     }
-    static const char *const head[] = {"key", "scenario", "run", "metric", "verdict", "detail"};
-    cli_table_t t;
-    cli_table_init(&t, 6, head);
-    int count[4] = {0}, nruns = 0, nmissing_runs = 0;
-    bool core_differs = false;
-    while (sqlite3_step(lb) == SQLITE_ROW) {
-        int64_t bid = sqlite3_column_int64(lb, 0);
-        const char *key = (const char *)sqlite3_column_text(lb, 1);
-        char short_key[13], label[160], detail[200];
-        snprintf(short_key, sizeof short_key, "%s", key ? key : "");
-        snprintf(label, sizeof label, "%s P=%lld seed=%lld",
-                 (const char *)sqlite3_column_text(lb, 3), (long long)sqlite3_column_int64(lb, 4),
-                 (long long)sqlite3_column_int64(lb, 5));
-        const char *scenario = (const char *)sqlite3_column_text(lb, 2);
-        nruns++;
-        sqlite3_bind_text(find, 1, key, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(find) != SQLITE_ROW) {
-            sqlite3_reset(find);
-            verdict_row(&t, short_key, scenario, label, "(run)", verdict_name[V_MISSING],
-                        "no finished run with this key in the candidate");
-            count[V_MISSING]++;
-            nmissing_runs++;
-            continue;
-        }
-        int64_t cid = sqlite3_column_int64(find, 0);
-        const char *bcore = (const char *)sqlite3_column_text(lb, 9);
-        const char *ccore = (const char *)sqlite3_column_text(find, 4);
-        if (bcore && ccore && strcmp(bcore, ccore) != 0) core_differs = true;
-        /* status */
-        const char *bs = (const char *)sqlite3_column_text(lb, 6);
-        const char *cs = (const char *)sqlite3_column_text(find, 1);
-        verdict_t v = strcmp(bs, cs) == 0 ? V_IDENTICAL : V_REGRESSED;
-        snprintf(detail, sizeof detail, "%s -> %s", bs, cs);
-        verdict_row(&t, short_key, scenario, label, "status", verdict_name[v],
-                    v == V_IDENTICAL ? bs : detail);
-        count[v]++;
-        /* final virtual time */
-        series_t a = {0}, b = {0};
-        int64_t zero = 0;
-        int64_t bv = sqlite3_column_int64(lb, 7), cv = sqlite3_column_int64(find, 2);
-        double bvd = (double)bv * 1e-9, cvd = (double)cv * 1e-9;
-        char k0 = 0;
-        a = (series_t){1, &zero, &zero, &bvd, &k0};
-        b = (series_t){1, &zero, &zero, &cvd, &k0};
-        v = compare_series(&a, &b, rtol, detail, sizeof detail);
-        if (v != V_IDENTICAL) snprintf(detail, sizeof detail, "%.9g s -> %.9g s", bvd, cvd);
-        sqlite3_reset(find);
-        verdict_row(&t, short_key, scenario, label, "vtime_s", verdict_name[v],
-                    detail);
-        count[v]++;
-        /* metric series */
-        sqlite3_bind_int64(names, 1, bid);
-        while (sqlite3_step(names) == SQLITE_ROW) {
-            const char *name = (const char *)sqlite3_column_text(names, 0);
-            if (!in_list(metrics, name)) continue;
-            series_load(hb, bid, name, &a);
-            series_load(hc, cid, name, &b);
-            v = b.n == 0 ? V_MISSING : compare_series(&a, &b, rtol, detail, sizeof detail);
-            if (v == V_MISSING)
-                snprintf(detail, sizeof detail, "no %s rows in the candidate", name);
-            verdict_row(&t, short_key, scenario, label, name, verdict_name[v],
-                        detail);
-            count[v]++;
-            series_free(&a);
-            series_free(&b);
-        }
-        sqlite3_reset(names);
+    sqlite3_reset(c->names);
+}
+
+/* The baseline run at the current row of c->latest against the candidate's run with its
+ * key, or a missing row. */
+static void compare_run(compare_t *c)
+{
+    sqlite3_stmt *lb = c->latest;
+    int64_t bid = sqlite3_column_int64(lb, 0);
+    const char *key = (const char *)sqlite3_column_text(lb, 1);
+    run_label_t l = {.scenario = (const char *)sqlite3_column_text(lb, 2)};
+    snprintf(l.key, sizeof l.key, "%s", key ? key : "");
+    snprintf(l.label, sizeof l.label, "%s P=%lld seed=%lld",
+             (const char *)sqlite3_column_text(lb, 3), (long long)sqlite3_column_int64(lb, 4),
+             (long long)sqlite3_column_int64(lb, 5));
+    c->nruns++;
+    sqlite3_bind_text(c->find, 1, key, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(c->find) != SQLITE_ROW) {
+        sqlite3_reset(c->find);
+        add_verdict(c, &l, "(run)", V_MISSING, "no finished run with this key in the candidate");
+        c->nmissing_runs++;
+        return;
     }
-    /* Configurations only the candidate has are news, not failures. */
+    int64_t cid = sqlite3_column_int64(c->find, 0);
+    compare_status_vtime(c, &l);
+    sqlite3_reset(c->find);
+    compare_metrics(c, &l, bid, cid);
+}
+
+/* Configurations only the candidate has are news, not failures: how many. */
+static int count_new(sqlite3 *hb, sqlite3 *hc)
+{
     int nnew = 0;
+    sqlite3_stmt *newc = NULL, *inb = NULL;
     if (sqlite3_prepare_v2(hc, "SELECT run_key FROM runs WHERE status IN ('complete',"
                                " 'diverged') GROUP BY run_key", -1, &newc, NULL) == SQLITE_OK) {
-        sqlite3_stmt *inb = NULL;
         sqlite3_prepare_v2(hb, "SELECT 1 FROM runs WHERE run_key = ?1 AND status IN"
                                " ('complete', 'diverged') LIMIT 1", -1, &inb, NULL);
         while (inb && sqlite3_step(newc) == SQLITE_ROW) {
@@ -323,26 +360,63 @@ int cli_compare_main(int argc, char **argv)
             if (sqlite3_step(inb) != SQLITE_ROW) nnew++;
             sqlite3_reset(inb);
         }
-        sqlite3_finalize(inb);
     }
-    cli_table_print(&t, fmt, stdout);
-    cli_table_free(&t);
+    sqlite3_finalize(inb);
+    sqlite3_finalize(newc);
+    return nnew;
+}
+
+/* The per-run table and the summary line; returns the exit code they stand for. */
+static int render(const compare_t *c)
+{
+    cli_format_t fmt = (cli_format_t)c->a->format;
+    cli_table_print(&c->t, fmt, stdout);
     fprintf(fmt == CLI_FMT_TEXT ? stdout : stderr,
             "%scompare: %d baseline run%s (%d missing in the candidate), rtol %g: %d identical, "
             "%d within tolerance, %d regressed, %d missing; %d configuration%s only in the "
-            "candidate\n", fmt == CLI_FMT_TEXT ? "\n" : "", nruns, nruns == 1 ? "" : "s",
-            nmissing_runs, rtol, count[V_IDENTICAL], count[V_WITHIN], count[V_REGRESSED],
-            count[V_MISSING], nnew, nnew == 1 ? "" : "s");
-    if (core_differs)
+            "candidate\n", fmt == CLI_FMT_TEXT ? "\n" : "", c->nruns, c->nruns == 1 ? "" : "s",
+            c->nmissing_runs, c->a->rtol, c->count[V_IDENTICAL], c->count[V_WITHIN],
+            c->count[V_REGRESSED], c->count[V_MISSING], c->nnew, c->nnew == 1 ? "" : "s");
+    if (c->core_differs)
         fprintf(stderr, "compare: note: the databases' runs used different BLAS kernels "
                         "(runs.blas_core); last-bit differences are expected, use --rtol\n");
-    rc = count[V_REGRESSED] || count[V_MISSING] ? SGD_EXIT_FAILURE : SGD_EXIT_OK;
-out:
-    sqlite3_finalize(lb);
-    sqlite3_finalize(find);
-    sqlite3_finalize(names);
-    sqlite3_finalize(newc);
-out_db:
+    return c->count[V_REGRESSED] || c->count[V_MISSING] ? SGD_EXIT_FAILURE : SGD_EXIT_OK;
+}
+
+/* Compares every finished baseline run with the candidate and prints the report. */
+static int compare_dbs(sqlite3 *hb, sqlite3 *hc, const compare_args_t *a)
+{
+    static const char *const head[] = {"key", "scenario", "run", "metric", "verdict", "detail"};
+    compare_t c = {.a = a, .hb = hb, .hc = hc};
+    int rc = prepare_statements(&c);
+    if (rc == SGD_EXIT_OK) {
+        cli_table_init(&c.t, 6, head);
+        while (sqlite3_step(c.latest) == SQLITE_ROW) compare_run(&c);
+        c.nnew = count_new(hb, hc);
+        rc = render(&c);
+        cli_table_free(&c.t);
+    }
+    sqlite3_finalize(c.latest);
+    sqlite3_finalize(c.find);
+    sqlite3_finalize(c.names);
+    return rc;
+}
+
+int cli_compare_main(int argc, char **argv)
+{
+    compare_args_t a;
+    bool help;
+    int rc = parse_compare_args(argc, argv, &a, &help);
+    if (rc || help) return rc;
+    sgd_err_t err = {{0}};
+    rdb_t *base = NULL, *cand = NULL;
+    if (rdb_open_readonly(a.base_path, &base, &err) ||
+        rdb_open_readonly(a.cand_path, &cand, &err)) {
+        rdb_close(base);
+        return cli_bad_input("compare: %s", err.msg);
+    }
+    rc = check_metrics(rdb_handle(base), rdb_handle(cand), &a);
+    if (rc == SGD_EXIT_OK) rc = compare_dbs(rdb_handle(base), rdb_handle(cand), &a);
     rdb_close(base);
     rdb_close(cand);
     return rc;

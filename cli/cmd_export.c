@@ -2,12 +2,14 @@
  * DIR/<name>.csv in long format (one row per database row, a header line, RFC 4180 quoting,
  * reals printed exactly with 17 significant digits), for spreadsheets and data frames. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/table.h"
 #include "results/rdb.h"
 
@@ -54,49 +56,72 @@ out:
     return rc;
 }
 
-int cli_export_main(int argc, char **argv)
+typedef struct export_args {
+    const char *db_path;
+    const char *dir; /* --csv DIR */
+} export_args_t;
+
+static const cli_opt_t export_opts[] = {
+    {.name = "--csv", .kind = CLI_ARG_STRING, .off = offsetof(export_args_t, dir),
+     .metavar = "DIR", .flags = CLI_ARG_REQUIRED},
+    {.name = NULL},
+};
+
+/* "DB --csv DIR"; 0, or the exit code (with --help: after the usage text). */
+static int parse_export_args(int argc, char **argv, export_args_t *a, bool *help)
 {
-    const char *db_path = NULL, *dir = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return SGD_EXIT_OK;
-        } else if (strcmp(argv[i], "--csv") == 0) {
-            if (i + 1 >= argc) return cli_bad_input("export: --csv: missing DIR");
-            dir = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_bad_input("export: unknown option %s (see sgdsim export --help)", argv[i]);
-        } else if (db_path) {
-            return cli_bad_input("export: unexpected argument %s", argv[i]);
-        } else {
-            db_path = argv[i];
-        }
-    }
-    if (!db_path || !dir) return cli_bad_input("export: usage: sgdsim export DB --csv DIR");
-    sgd_err_t err = {{0}};
-    rdb_t *db;
-    if (rdb_open_readonly(db_path, &db, &err)) return cli_bad_input("export: %s", err.msg);
+    static const char *const missing[] = {"DB"};
+    *a = (export_args_t){0};
+    cli_opt_set_t sets[] = {{export_opts, a, 0}};
+    cli_cmd_spec_t spec = {.cmd = "export", .npos = 1, .missing = missing, .sets = sets,
+                           .nsets = 1};
+    int rc = cli_args_parse_fixed(&spec, argc, argv, &a->db_path, help);
+    if (rc == 0 && *help) usage(stdout);
+    return rc;
+}
+
+/* DIR exists as a directory afterwards, or the exit code after the message. */
+static int prepare_dir(const char *dir)
+{
     struct stat st;
-    int rc = SGD_EXIT_OK;
     if (stat(dir, &st) != 0) {
-        if (mkdir(dir, 0777) != 0) rc = cli_bad_input("export: %s: cannot create: %s", dir,
-                                                      strerror(errno));
+        if (mkdir(dir, 0777) != 0)
+            return cli_bad_input("export: %s: cannot create: %s", dir, strerror(errno));
     } else if (!S_ISDIR(st.st_mode)) {
-        rc = cli_bad_input("export: %s: not a directory", dir);
+        return cli_bad_input("export: %s: not a directory", dir);
     }
-    sqlite3 *h = rdb_handle(db);
+    return SGD_EXIT_OK;
+}
+
+/* Every table and view but SQLite's own, by name. */
+static int export_all(sqlite3 *h, const export_args_t *a)
+{
     sqlite3_stmt *list = NULL;
-    if (rc == SGD_EXIT_OK &&
-        sqlite3_prepare_v2(h, "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')"
+    int rc = SGD_EXIT_OK;
+    if (sqlite3_prepare_v2(h, "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')"
                               " AND name NOT LIKE 'sqlite_%' ORDER BY name", -1, &list,
                            NULL) != SQLITE_OK)
-        rc = cli_bad_input("export: %s: %s", db_path, sqlite3_errmsg(h));
+        rc = cli_bad_input("export: %s: %s", a->db_path, sqlite3_errmsg(h));
     while (rc == SGD_EXIT_OK && sqlite3_step(list) == SQLITE_ROW) {
         char name[128];
         snprintf(name, sizeof name, "%s", (const char *)sqlite3_column_text(list, 0));
-        rc = export_one(h, db_path, name, dir);
+        rc = export_one(h, a->db_path, name, a->dir);
     }
     sqlite3_finalize(list);
+    return rc;
+}
+
+int cli_export_main(int argc, char **argv)
+{
+    export_args_t a;
+    bool help;
+    int rc = parse_export_args(argc, argv, &a, &help);
+    if (rc || help) return rc;
+    sgd_err_t err = {{0}};
+    rdb_t *db;
+    if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("export: %s", err.msg);
+    rc = prepare_dir(a.dir);
+    if (rc == SGD_EXIT_OK) rc = export_all(rdb_handle(db), &a);
     rdb_close(db);
     return rc;
 }

@@ -3,9 +3,9 @@
  * holds is skipped (results/rdb_merge.h says how runs are matched), so merging twice
  * changes nothing.  Each IN is merged in one transaction. */
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "results/rdb_merge.h"
 
 static void usage(FILE *f)
@@ -20,39 +20,49 @@ static void usage(FILE *f)
                "version, unwritable OUT)\n");
 }
 
-int cli_merge_main(int argc, char **argv)
+/* Checks every input before touching OUT, so a typo in the last argument does not leave a
+ * half-merged result behind. */
+static int check_inputs(const char *const *in_paths, int n)
 {
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return SGD_EXIT_OK;
-        }
-        if (argv[i][0] == '-' && argv[i][1])
-            return cli_bad_input("merge: unknown option %s (see sgdsim merge --help)", argv[i]);
-    }
-    if (argc < 2) return cli_bad_input("merge: expected OUT.db and at least one IN.db (see "
-                                       "sgdsim merge --help)");
     sgd_err_t err = {{0}};
-    /* Check every input before touching OUT, so a typo in the last argument does not leave
-     * a half-merged result behind. */
-    for (int i = 1; i < argc; i++) {
+    for (int i = 0; i < n; i++) {
         rdb_t *in;
-        if (rdb_open_readonly(argv[i], &in, &err)) return cli_bad_input("merge: %s", err.msg);
+        if (rdb_open_readonly(in_paths[i], &in, &err)) return cli_bad_input("merge: %s", err.msg);
         rdb_close(in);
     }
+    return SGD_EXIT_OK;
+}
+
+static int merge_into(const char *out_path, const char *const *in_paths, int n)
+{
+    sgd_err_t err = {{0}};
     rdb_t *out;
-    if (rdb_open(argv[0], &out, &err)) return cli_bad_input("merge: %s", err.msg);
+    if (rdb_open(out_path, &out, &err)) return cli_bad_input("merge: %s", err.msg);
     int rc = SGD_EXIT_OK;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 0; i < n; i++) {
         rdb_merge_stats_t st;
-        if (rdb_merge(out, argv[i], &st, &err)) {
+        if (rdb_merge(out, in_paths[i], &st, &err)) {
             rc = cli_bad_input("merge: %s", err.msg);
             break;
         }
         printf("%s: %lld run%s copied (%lld rows), %lld already in %s, %lld unfinished "
-               "skipped\n", argv[i], (long long)st.copied, st.copied == 1 ? "" : "s",
-               (long long)st.rows, (long long)st.present, argv[0], (long long)st.unfinished);
+               "skipped\n", in_paths[i], (long long)st.copied, st.copied == 1 ? "" : "s",
+               (long long)st.rows, (long long)st.present, out_path, (long long)st.unfinished);
     }
     rdb_close(out);
+    return rc;
+}
+
+int cli_merge_main(int argc, char **argv)
+{
+    static const char *const missing[] = {"OUT.db and at least one IN.db",
+                                          "at least one IN.db"};
+    cli_cmd_spec_t spec = {.cmd = "merge", .npos = 2, .more_pos = true, .missing = missing};
+    cli_args_t args;
+    int rc = cli_args_parse(&spec, argc, argv, &args);
+    if (rc == 0 && args.help) usage(stdout);
+    if (rc == 0 && !args.help) rc = check_inputs(args.pos + 1, args.npos - 1);
+    if (rc == 0 && !args.help) rc = merge_into(args.pos[0], args.pos + 1, args.npos - 1);
+    cli_args_free(&args);
     return rc;
 }

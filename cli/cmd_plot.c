@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "cli/cli.h"
 #include "cli/gnuplot_script.h"
+#include "cli/options.h"
 #include "cli/text.h"
 #include "results/rdb.h"
 
@@ -55,49 +57,30 @@ typedef struct line {
     int n, cap;
 } line_t;
 
-static int parse_option(plot_args_t *a, int argc, char **argv, int *i)
-{
-    const char *o = argv[*i];
-    const char **dst = strcmp(o, "--x") == 0 ? &a->x
-                       : strcmp(o, "--y") == 0 ? &a->y
-                       : strcmp(o, "--by") == 0 ? &a->by
-                       : strcmp(o, "--title") == 0 ? &a->title
-                       : strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0 ? &a->out : NULL;
-    if (dst) {
-        if (*i + 1 >= argc) return cli_bad_input("plot: %s: missing value", o);
-        *dst = argv[++*i];
-    } else if (strcmp(o, "--logx") == 0) {
-        a->logx = true;
-    } else if (strcmp(o, "--logy") == 0) {
-        a->logy = true;
-    } else {
-        return cli_bad_input("plot: unknown option %s (see sgdsim plot --help)", o);
-    }
-    return SGD_EXIT_OK;
-}
+static const cli_opt_t plot_opts[] = {
+    {.name = "--y", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, y), .metavar = "METRIC",
+     .flags = CLI_ARG_REQUIRED},
+    {.name = "--output", .alias = "-o", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, out),
+     .metavar = "FIG.png|FIG.svg|FIG.pdf", .flags = CLI_ARG_REQUIRED},
+    {.name = "--x", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, x)},
+    {.name = "--by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, by)},
+    {.name = "--title", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, title)},
+    {.name = "--logx", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, logx)},
+    {.name = "--logy", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, logy)},
+    {.name = NULL},
+};
 
+/* "DB --y METRIC -o FIG ..."; 0, or the exit code after the message. */
 static int parse_args(int argc, char **argv, plot_args_t *a)
 {
+    static const char *const missing[] = {"DB"};
     memset(a, 0, sizeof *a);
     a->x = "update";
-    for (int i = 0; i < argc; i++) {
-        const char *o = argv[i];
-        int rc = SGD_EXIT_OK;
-        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-            a->help = true;
-            return SGD_EXIT_OK;
-        } else if (o[0] == '-' && o[1]) {
-            rc = parse_option(a, argc, argv, &i);
-        } else if (a->db) {
-            rc = cli_bad_input("plot: unexpected argument %s", o);
-        } else {
-            a->db = o;
-        }
-        if (rc) return rc;
-    }
-    if (!a->db) return cli_bad_input("plot: missing DB (see sgdsim plot --help)");
-    if (!a->y) return cli_bad_input("plot: missing --y METRIC (see sgdsim plot --help)");
-    if (!a->out) return cli_bad_input("plot: missing -o FIG.png|FIG.svg|FIG.pdf");
+    cli_opt_set_t sets[] = {{plot_opts, a, 0}};
+    cli_cmd_spec_t spec = {.cmd = "plot", .npos = 1, .missing = missing, .sets = sets,
+                           .nsets = 1};
+    int rc = cli_args_parse_fixed(&spec, argc, argv, &a->db, &a->help);
+    if (rc || a->help) return rc;
     if (strcmp(a->x, "update") != 0 && strcmp(a->x, "vtime") != 0)
         return cli_bad_input("plot: --x %s: expected update or vtime", a->x);
     if (!gp_format_for(a->out, &a->format))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/table.h"
 #include "results/rdb.h"
 
@@ -21,92 +22,85 @@ static void usage(FILE *f)
                "that would write)\n");
 }
 
-/* Parses the shared "DB [ARG] [--csv|--json]" command line of the reading commands. */
-int cli_parse_reader_args(const char *cmd, int argc, char **argv, int npos, const char **pos,
-                          cli_format_t *fmt, bool *help)
+/* "DB SQL [--csv|--json]"; 0, or the exit code (with --help: after the usage text). */
+static int parse_query_args(int argc, char **argv, const char **pos, int *fmt, bool *help)
 {
-    int n = 0;
+    static const char *const missing[] = {"DB", "an argument"};
     *fmt = CLI_FMT_TEXT;
-    *help = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            *help = true;
-            return 0;
-        } else if (strcmp(a, "--csv") == 0) {
-            *fmt = CLI_FMT_CSV;
-        } else if (strcmp(a, "--json") == 0) {
-            *fmt = CLI_FMT_JSON;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_bad_input("%s: unknown option %s (see sgdsim %s --help)", cmd, a, cmd);
-        } else if (n == npos) {
-            return cli_bad_input("%s: unexpected argument %s (see sgdsim %s --help)", cmd, a, cmd);
-        } else {
-            pos[n++] = a;
-        }
-    }
-    if (n < npos) return cli_bad_input("%s: missing %s (see sgdsim %s --help)", cmd,
-                                       n == 0 ? "DB" : "an argument", cmd);
-    return 0;
+    cli_opt_set_t sets[] = {{cli_format_opts, fmt, 0}};
+    cli_cmd_spec_t spec = {.cmd = "query", .npos = 2, .missing = missing, .sets = sets,
+                           .nsets = 1};
+    int rc = cli_args_parse_fixed(&spec, argc, argv, pos, help);
+    if (rc == 0 && *help) usage(stdout);
+    return rc;
 }
 
-int cli_query_main(int argc, char **argv)
+static int refuse_write(const char *db_path, sqlite3_stmt *st)
 {
-    const char *pos[2];
-    cli_format_t fmt;
-    bool help;
-    int rc = cli_parse_reader_args("query", argc, argv, 2, pos, &fmt, &help);
-    if (rc || help) {
-        if (help) usage(stdout);
-        return rc;
-    }
-    sgd_err_t err = {{0}};
-    rdb_t *db;
-    if (rdb_open_readonly(pos[0], &db, &err)) return cli_bad_input("query: %s", err.msg);
-    sqlite3 *h = rdb_handle(db);
-    const char *sql = pos[1], *tail = NULL;
-    int nstmt = 0;
-    rc = SGD_EXIT_OK;
-    /* Check every statement before running any, so "SELECT ...; DELETE ..." prints nothing
-     * and is refused as a whole. */
+    return cli_bad_input("query: %s: refusing a statement that writes (query opens the "
+                         "database read-only; use sqlite3 to change it): %.200s", db_path,
+                         sqlite3_sql(st));
+}
+
+/* Checks every statement before running any, so "SELECT ...; DELETE ..." prints nothing
+ * and is refused as a whole. */
+static int check_readonly(sqlite3 *h, const char *db_path, const char *sql)
+{
+    int rc = SGD_EXIT_OK;
+    const char *tail = NULL;
     for (const char *p = sql; p && *p && rc == SGD_EXIT_OK; p = tail) {
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(h, p, -1, &st, &tail) != SQLITE_OK)
-            rc = cli_bad_input("query: %s: SQL error: %s", pos[0], sqlite3_errmsg(h));
+            rc = cli_bad_input("query: %s: SQL error: %s", db_path, sqlite3_errmsg(h));
         else if (st && !sqlite3_stmt_readonly(st))
-            rc = cli_bad_input("query: %s: refusing a statement that writes (query opens the "
-                               "database read-only; use sqlite3 to change it): %.200s",
-                               pos[0], sqlite3_sql(st));
+            rc = refuse_write(db_path, st);
         sqlite3_finalize(st);
     }
+    return rc;
+}
+
+/* Runs each statement and prints its rows, a blank line between tables in text. */
+static int run_statements(sqlite3 *h, const char *db_path, const char *sql, cli_format_t fmt)
+{
+    int rc = SGD_EXIT_OK, nstmt = 0;
+    const char *tail = NULL;
     while (rc == SGD_EXIT_OK && sql && *sql) {
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, &tail) != SQLITE_OK) {
-            rc = cli_bad_input("query: %s: SQL error: %s", pos[0], sqlite3_errmsg(h));
-            break;
-        }
+        if (sqlite3_prepare_v2(h, sql, -1, &st, &tail) != SQLITE_OK)
+            return cli_bad_input("query: %s: SQL error: %s", db_path, sqlite3_errmsg(h));
         sql = tail;
         if (!st) continue; /* whitespace or a comment */
         if (!sqlite3_stmt_readonly(st)) {
-            rc = cli_bad_input("query: %s: refusing a statement that writes (query opens the "
-                               "database read-only; use sqlite3 to change it): %.200s",
-                               pos[0], sqlite3_sql(st));
+            rc = refuse_write(db_path, st);
             sqlite3_finalize(st);
             break;
         }
         cli_table_t t;
         int s = cli_table_from_stmt(&t, st);
-        int ncols = sqlite3_column_count(st);
         if (s != SQLITE_DONE) {
-            rc = cli_bad_input("query: %s: SQL error: %s", pos[0], sqlite3_errmsg(h));
-        } else if (ncols > 0) {
+            rc = cli_bad_input("query: %s: SQL error: %s", db_path, sqlite3_errmsg(h));
+        } else if (sqlite3_column_count(st) > 0) {
             if (nstmt++ && fmt == CLI_FMT_TEXT) putchar('\n');
             cli_table_print(&t, fmt, stdout);
         }
         cli_table_free(&t);
         sqlite3_finalize(st);
-        if (rc) break;
     }
+    return rc;
+}
+
+int cli_query_main(int argc, char **argv)
+{
+    const char *pos[2];
+    int fmt;
+    bool help;
+    int rc = parse_query_args(argc, argv, pos, &fmt, &help);
+    if (rc || help) return rc;
+    sgd_err_t err = {{0}};
+    rdb_t *db;
+    if (rdb_open_readonly(pos[0], &db, &err)) return cli_bad_input("query: %s", err.msg);
+    rc = check_readonly(rdb_handle(db), pos[0], pos[1]);
+    if (rc == SGD_EXIT_OK) rc = run_statements(rdb_handle(db), pos[0], pos[1], (cli_format_t)fmt);
     rdb_close(db);
     return rc;
 }

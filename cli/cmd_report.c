@@ -21,6 +21,7 @@
 #include <cJSON.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/table.h"
 #include "cli/text.h"
 #include "results/rdb.h"
@@ -46,87 +47,120 @@ static void print_escaped(const char *s)
 
 /* ---- per-run table -------------------------------------------------------------------- */
 
-static int report_runs(sqlite3 *h, const char *path)
+/* The statements of the per-run table. */
+typedef struct run_stmts {
+    sqlite3_stmt *names, *runs, *fin, *stale, *traffic;
+} run_stmts_t;
+
+static int prepare_run_stmts(sqlite3 *h, run_stmts_t *q)
 {
-    sqlite3_stmt *names = NULL, *runs = NULL, *fin = NULL, *stale = NULL, *traffic = NULL;
-    int rc = SGD_EXIT_OK, nnames = 0;
-    char **name = NULL;
-    if (sqlite3_prepare_v2(h, "SELECT DISTINCT name FROM metrics ORDER BY name", -1, &names,
+    memset(q, 0, sizeof *q);
+    if (sqlite3_prepare_v2(h, "SELECT DISTINCT name FROM metrics ORDER BY name", -1, &q->names,
                            NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h, "SELECT id, substr(run_key, 1, 12), scenario, algorithm, workers,"
                               " status, updates, vtime_ns / 1e9 FROM runs ORDER BY id", -1,
-                           &runs, NULL) != SQLITE_OK ||
+                           &q->runs, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h, "SELECT value, nonfinite FROM metrics WHERE run_id = ?1 AND"
-                              " name = ?2 ORDER BY update_idx DESC LIMIT 1", -1, &fin,
+                              " name = ?2 ORDER BY update_idx DESC LIMIT 1", -1, &q->fin,
                            NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h, "SELECT sum(tau * count) * 1.0 / sum(count), max(tau)"
-                              " FROM staleness WHERE run_id = ?1 AND count > 0", -1, &stale,
+                              " FROM staleness WHERE run_id = ?1 AND count > 0", -1, &q->stale,
                            NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h, "SELECT sum(sent_bytes) / 1e6, sum(sent_msgs),"
                               " sum(skipped_bytes) / 1e6 FROM traffic WHERE run_id = ?1", -1,
-                           &traffic, NULL) != SQLITE_OK) {
-        rc = cli_bad_input("report: %s: %s", path, sqlite3_errmsg(h));
-        goto out;
-    }
-    while (sqlite3_step(names) == SQLITE_ROW) {
-        name = sgd_xrealloc(name, (size_t)(nnames + 1) * sizeof *name);
-        name[nnames++] = sgd_xstrdup((const char *)sqlite3_column_text(names, 0));
-    }
-    static const char *const fixed[] = {"id", "key", "scenario", "algorithm", "workers",
-                                        "status", "updates", "vtime_s"};
-    static const char *const tail[] = {"mean_tau", "max_tau", "sent_MB", "sent_msgs",
-                                       "skipped_MB"};
-    int nfixed = 8, ncols = nfixed + nnames + 5;
+                           &q->traffic, NULL) != SQLITE_OK)
+        return -1;
+    return 0;
+}
+
+static void finalize_run_stmts(run_stmts_t *q)
+{
+    sqlite3_finalize(q->names);
+    sqlite3_finalize(q->runs);
+    sqlite3_finalize(q->fin);
+    sqlite3_finalize(q->stale);
+    sqlite3_finalize(q->traffic);
+}
+
+enum { RUN_FIXED_COLS = 8, RUN_TAIL_COLS = 5 };
+
+/* The table's columns: the run's, final_<metric> for each of the nnames metrics, then
+ * staleness and traffic. */
+static void init_runs_table(cli_table_t *t, char **name, int nnames)
+{
+    static const char *const fixed[RUN_FIXED_COLS] = {"id", "key", "scenario", "algorithm",
+                                                      "workers", "status", "updates",
+                                                      "vtime_s"};
+    static const char *const tail[RUN_TAIL_COLS] = {"mean_tau", "max_tau", "sent_MB",
+                                                    "sent_msgs", "skipped_MB"};
+    int ncols = RUN_FIXED_COLS + nnames + RUN_TAIL_COLS;
     const char **head = sgd_xcalloc((size_t)ncols, sizeof *head);
     char **owned = sgd_xcalloc((size_t)nnames + 1, sizeof *owned);
-    for (int i = 0; i < nfixed; i++) head[i] = fixed[i];
+    for (int i = 0; i < RUN_FIXED_COLS; i++) head[i] = fixed[i];
     for (int i = 0; i < nnames; i++) {
         size_t n = strlen(name[i]) + 7;
         owned[i] = sgd_xmalloc(n);
         snprintf(owned[i], n, "final_%s", name[i]);
-        head[nfixed + i] = owned[i];
+        head[RUN_FIXED_COLS + i] = owned[i];
     }
-    for (int i = 0; i < 5; i++) head[nfixed + nnames + i] = tail[i];
-    cli_table_t t;
-    cli_table_init(&t, ncols, head);
+    for (int i = 0; i < RUN_TAIL_COLS; i++) head[RUN_FIXED_COLS + nnames + i] = tail[i];
+    cli_table_init(t, ncols, head);
     free(head);
     for (int i = 0; i < nnames; i++) free(owned[i]);
     free(owned);
-    while (sqlite3_step(runs) == SQLITE_ROW) {
-        int r = cli_table_row(&t);
-        for (int c = 0; c < nfixed; c++) cli_table_sql(&t, r, c, runs, c);
-        int64_t id = sqlite3_column_int64(runs, 0);
-        for (int i = 0; i < nnames; i++) {
-            sqlite3_bind_int64(fin, 1, id);
-            sqlite3_bind_text(fin, 2, name[i], -1, SQLITE_STATIC);
-            if (sqlite3_step(fin) == SQLITE_ROW)
-                cli_table_sql(&t, r, nfixed + i, fin,
-                              sqlite3_column_type(fin, 0) == SQLITE_NULL ? 1 : 0);
-            sqlite3_reset(fin);
-        }
-        sqlite3_bind_int64(stale, 1, id);
-        if (sqlite3_step(stale) == SQLITE_ROW)
-            for (int c = 0; c < 2; c++) cli_table_sql(&t, r, nfixed + nnames + c, stale, c);
-        sqlite3_reset(stale);
-        sqlite3_bind_int64(traffic, 1, id);
-        if (sqlite3_step(traffic) == SQLITE_ROW)
-            for (int c = 0; c < 3; c++) cli_table_sql(&t, r, nfixed + nnames + 2 + c, traffic, c);
-        sqlite3_reset(traffic);
+}
+
+/* One row for the run at q->runs' current row. */
+static void add_run_row(cli_table_t *t, const run_stmts_t *q, char **name, int nnames)
+{
+    int r = cli_table_row(t);
+    for (int c = 0; c < RUN_FIXED_COLS; c++) cli_table_sql(t, r, c, q->runs, c);
+    int64_t id = sqlite3_column_int64(q->runs, 0);
+    for (int i = 0; i < nnames; i++) {
+        sqlite3_bind_int64(q->fin, 1, id);
+        sqlite3_bind_text(q->fin, 2, name[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(q->fin) == SQLITE_ROW)
+            cli_table_sql(t, r, RUN_FIXED_COLS + i, q->fin,
+                          sqlite3_column_type(q->fin, 0) == SQLITE_NULL ? 1 : 0);
+        sqlite3_reset(q->fin);
     }
+    int tail = RUN_FIXED_COLS + nnames;
+    sqlite3_bind_int64(q->stale, 1, id);
+    if (sqlite3_step(q->stale) == SQLITE_ROW)
+        for (int c = 0; c < 2; c++) cli_table_sql(t, r, tail + c, q->stale, c);
+    sqlite3_reset(q->stale);
+    sqlite3_bind_int64(q->traffic, 1, id);
+    if (sqlite3_step(q->traffic) == SQLITE_ROW)
+        for (int c = 0; c < 3; c++) cli_table_sql(t, r, tail + 2 + c, q->traffic, c);
+    sqlite3_reset(q->traffic);
+}
+
+static int report_runs(sqlite3 *h, const char *path)
+{
+    run_stmts_t q;
+    if (prepare_run_stmts(h, &q)) {
+        int rc = cli_bad_input("report: %s: %s", path, sqlite3_errmsg(h));
+        finalize_run_stmts(&q);
+        return rc;
+    }
+    char **name = NULL;
+    int nnames = 0;
+    while (sqlite3_step(q.names) == SQLITE_ROW) {
+        name = sgd_xrealloc(name, (size_t)(nnames + 1) * sizeof *name);
+        name[nnames++] = sgd_xstrdup((const char *)sqlite3_column_text(q.names, 0));
+    }
+    cli_table_t t;
+    init_runs_table(&t, name, nnames);
+    while (sqlite3_step(q.runs) == SQLITE_ROW) add_run_row(&t, &q, name, nnames);
     printf("Runs (%d) in ", t.nrows);
     print_escaped(path);
     printf("\n\n");
     cli_table_print(&t, CLI_FMT_TEXT, stdout);
     cli_table_free(&t);
-out:
     for (int i = 0; i < nnames; i++) free(name[i]);
     free(name);
-    sqlite3_finalize(names);
-    sqlite3_finalize(runs);
-    sqlite3_finalize(fin);
-    sqlite3_finalize(stale);
-    sqlite3_finalize(traffic);
-    return rc;
+    finalize_run_stmts(&q);
+    return SGD_EXIT_OK;
 }
 
 /* ---- sweeps: axes from the runs' configurations --------------------------------------- */
@@ -299,27 +333,26 @@ static void pivot(srun_t *runs, int n, const char *row_key, const char *col_key,
     free(cv);
 }
 
-static void report_group(srun_t *runs, int n)
+/* Axes: keys whose value is not the same in every run, in resolved-configuration order
+ * (the caller frees the array; the keys are runs[0]'s). */
+static const char **find_axes(const srun_t *runs, int n, int *naxes)
 {
-    /* Axes: keys whose value is not the same in every run, in resolved-configuration order. */
     const char **axes = sgd_xcalloc((size_t)runs[0].ncfg + 1, sizeof *axes);
-    int naxes = 0;
+    *naxes = 0;
     for (int k = 0; k < runs[0].ncfg; k++) {
         const char *key = runs[0].cfg[k].key;
         for (int i = 1; i < n; i++)
             if (strcmp(cfg_get(&runs[i], key), runs[0].cfg[k].value) != 0) {
-                axes[naxes++] = key;
+                axes[(*naxes)++] = key;
                 break;
             }
     }
-    printf("\nSweep: scenario \"");
-    print_escaped(runs[0].scenario);
-    printf("\", %d finished runs", n);
-    if (naxes == 0) {
-        printf(", all with the same configuration (repeats)\n");
-        free(axes);
-        return;
-    }
+    return axes;
+}
+
+/* ", axes: a (3) b (2)" */
+static void print_axes(srun_t *runs, int n, const char **axes, int naxes)
+{
     printf(", axes:");
     for (int a = 0; a < naxes; a++) {
         int nv;
@@ -330,60 +363,98 @@ static void report_group(srun_t *runs, int n)
         free(v);
     }
     printf("\n");
-    /* Column axis: the algorithm if it varies, else the last axis; row axis: the first other
-     * one that is not the seed; seeds are averaged; any further axis splits the tables. */
-    const char *col = axes[naxes - 1], *row = NULL;
+}
+
+/* How a sweep's axes are laid out over its tables. */
+typedef struct layout {
+    const char *row, *col; /* col NULL: a single column */
+    const char **extra;    /* further axes, one set of tables per combination (owned) */
+    int nextra;
+    bool seeds;            /* seed is an axis: cells average over it */
+    bool workers_axis;     /* cluster.workers is an axis: scaling efficiency is shown */
+} layout_t;
+
+/* Column axis: the algorithm if it varies, else the last axis; row axis: the first other
+ * one that is not the seed; seeds are averaged; any further axis splits the tables. */
+static void choose_layout(const char **axes, int naxes, layout_t *l)
+{
+    memset(l, 0, sizeof *l);
+    l->col = axes[naxes - 1];
     for (int a = 0; a < naxes; a++)
-        if (strcmp(axes[a], "algorithm.name") == 0) col = axes[a];
-    for (int a = 0; a < naxes && !row; a++)
-        if (axes[a] != col && strcmp(axes[a], "seed") != 0) row = axes[a];
-    if (!row) { /* a single axis besides seeds: list it down */
-        row = col;
-        col = NULL;
+        if (strcmp(axes[a], "algorithm.name") == 0) l->col = axes[a];
+    for (int a = 0; a < naxes && !l->row; a++)
+        if (axes[a] != l->col && strcmp(axes[a], "seed") != 0) l->row = axes[a];
+    if (!l->row) { /* a single axis besides seeds: list it down */
+        l->row = l->col;
+        l->col = NULL;
     }
-    const char **extra = sgd_xcalloc((size_t)naxes + 1, sizeof *extra);
-    int nextra = 0;
-    bool seeds = false;
+    l->extra = sgd_xcalloc((size_t)naxes + 1, sizeof *l->extra);
     for (int a = 0; a < naxes; a++) {
-        if (axes[a] == col || axes[a] == row) continue;
-        if (strcmp(axes[a], "seed") == 0) seeds = true;
-        else extra[nextra++] = axes[a];
+        l->workers_axis |= strcmp(axes[a], "cluster.workers") == 0;
+        if (axes[a] == l->col || axes[a] == l->row) continue;
+        if (strcmp(axes[a], "seed") == 0) l->seeds = true;
+        else l->extra[l->nextra++] = axes[a];
     }
-    /* Enumerate combinations of the extra axes. */
-    char ***ev = sgd_xcalloc((size_t)nextra + 1, sizeof *ev);
-    int *nev = sgd_xcalloc((size_t)nextra + 1, sizeof *nev);
-    int *digit = sgd_xcalloc((size_t)nextra + 1, sizeof *digit);
-    for (int e = 0; e < nextra; e++) ev[e] = distinct_values(runs, n, extra[e], &nev[e]);
-    bool workers_axis = false;
-    for (int a = 0; a < naxes; a++) workers_axis |= strcmp(axes[a], "cluster.workers") == 0;
-    for (;;) {
-        const char **fvals = sgd_xcalloc((size_t)nextra + 1, sizeof *fvals);
-        for (int e = 0; e < nextra; e++) fvals[e] = ev[e][digit[e]];
-        static const struct { quantity_t q; const char *title; } qs[] = {
-            {Q_VAL_ERROR, "final val_error"}, {Q_VTIME, "virtual time, s"},
-            {Q_EFFICIENCY, "scaling efficiency (throughput per worker / at fewest workers)"}};
-        for (int qi = 0; qi < 3; qi++) {
-            if (qs[qi].q == Q_EFFICIENCY && !workers_axis) continue;
-            printf("\n%s%s", qs[qi].title, seeds ? " (mean over seeds)" : "");
-            for (int e = 0; e < nextra; e++) {
-                printf("%s ", e ? "," : " with");
-                print_escaped(extra[e]);
-                printf("=");
-                print_escaped(fvals[e]);
-            }
-            printf("\n");
-            pivot(runs, n, row, col, extra, fvals, nextra, qs[qi].q);
+}
+
+/* The tables of one combination of the extra axes' values (fvals). */
+static void print_combination(srun_t *runs, int n, const layout_t *l, const char **fvals)
+{
+    static const struct { quantity_t q; const char *title; } qs[] = {
+        {Q_VAL_ERROR, "final val_error"}, {Q_VTIME, "virtual time, s"},
+        {Q_EFFICIENCY, "scaling efficiency (throughput per worker / at fewest workers)"}};
+    for (int qi = 0; qi < 3; qi++) {
+        if (qs[qi].q == Q_EFFICIENCY && !l->workers_axis) continue;
+        printf("\n%s%s", qs[qi].title, l->seeds ? " (mean over seeds)" : "");
+        for (int e = 0; e < l->nextra; e++) {
+            printf("%s ", e ? "," : " with");
+            print_escaped(l->extra[e]);
+            printf("=");
+            print_escaped(fvals[e]);
         }
-        free(fvals);
-        int e = nextra - 1;
+        printf("\n");
+        pivot(runs, n, l->row, l->col, l->extra, fvals, l->nextra, qs[qi].q);
+    }
+}
+
+/* Every combination of the extra axes' values, odometer order. */
+static void print_combinations(srun_t *runs, int n, const layout_t *l)
+{
+    char ***ev = sgd_xcalloc((size_t)l->nextra + 1, sizeof *ev);
+    int *nev = sgd_xcalloc((size_t)l->nextra + 1, sizeof *nev);
+    int *digit = sgd_xcalloc((size_t)l->nextra + 1, sizeof *digit);
+    const char **fvals = sgd_xcalloc((size_t)l->nextra + 1, sizeof *fvals);
+    for (int e = 0; e < l->nextra; e++) ev[e] = distinct_values(runs, n, l->extra[e], &nev[e]);
+    for (;;) {
+        for (int e = 0; e < l->nextra; e++) fvals[e] = ev[e][digit[e]];
+        print_combination(runs, n, l, fvals);
+        int e = l->nextra - 1;
         while (e >= 0 && ++digit[e] == nev[e]) digit[e--] = 0;
         if (e < 0) break;
     }
-    for (int e = 0; e < nextra; e++) free(ev[e]);
+    for (int e = 0; e < l->nextra; e++) free(ev[e]);
+    free(fvals);
     free(ev);
     free(nev);
     free(digit);
-    free(extra);
+}
+
+static void report_group(srun_t *runs, int n)
+{
+    int naxes;
+    const char **axes = find_axes(runs, n, &naxes);
+    printf("\nSweep: scenario \"");
+    print_escaped(runs[0].scenario);
+    printf("\", %d finished runs", n);
+    if (naxes == 0) {
+        printf(", all with the same configuration (repeats)\n");
+    } else {
+        print_axes(runs, n, axes, naxes);
+        layout_t l;
+        choose_layout(axes, naxes, &l);
+        print_combinations(runs, n, &l);
+        free(l.extra);
+    }
     free(axes);
 }
 
@@ -438,23 +509,32 @@ static int report_sweeps(sqlite3 *h, const char *path)
     return SGD_EXIT_OK;
 }
 
+/* "DB"; 0, or the exit code (with --help: after the usage text). */
+static int parse_report_args(int argc, char **argv, const char **db_path, bool *help)
+{
+    static const char *const missing[] = {"DB"};
+    int fmt = CLI_FMT_TEXT;
+    cli_opt_set_t sets[] = {{cli_format_opts, &fmt, 0}};
+    cli_cmd_spec_t spec = {.cmd = "report", .npos = 1, .missing = missing, .sets = sets,
+                           .nsets = 1};
+    int rc = cli_args_parse_fixed(&spec, argc, argv, db_path, help);
+    if (rc == 0 && *help) usage(stdout);
+    if (rc == 0 && !*help && fmt != CLI_FMT_TEXT)
+        rc = cli_bad_input("report: prints text only; use sgdsim query or export for CSV/JSON");
+    return rc;
+}
+
 int cli_report_main(int argc, char **argv)
 {
-    const char *pos[1];
-    cli_format_t fmt;
+    const char *db_path;
     bool help;
-    int rc = cli_parse_reader_args("report", argc, argv, 1, pos, &fmt, &help);
-    if (rc || help) {
-        if (help) usage(stdout);
-        return rc;
-    }
-    if (fmt != CLI_FMT_TEXT)
-        return cli_bad_input("report: prints text only; use sgdsim query or export for CSV/JSON");
+    int rc = parse_report_args(argc, argv, &db_path, &help);
+    if (rc || help) return rc;
     sgd_err_t err = {{0}};
     rdb_t *db;
-    if (rdb_open_readonly(pos[0], &db, &err)) return cli_bad_input("report: %s", err.msg);
-    rc = report_runs(rdb_handle(db), pos[0]);
-    if (rc == SGD_EXIT_OK) rc = report_sweeps(rdb_handle(db), pos[0]);
+    if (rdb_open_readonly(db_path, &db, &err)) return cli_bad_input("report: %s", err.msg);
+    rc = report_runs(rdb_handle(db), db_path);
+    if (rc == SGD_EXIT_OK) rc = report_sweeps(rdb_handle(db), db_path);
     rdb_close(db);
     return rc;
 }

@@ -5,6 +5,7 @@
  * no trace) and marked complete together with its last rows in one transaction. */
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,13 @@ static const char *end_run(rdb_t *db, int64_t run_id, const rdb_run_end_t *end)
     return NULL;
 }
 
+/* run's own options: where and what of the event timeline to write. */
+typedef struct trace_args {
+    const char *path;        /* --trace FILE, or NULL */
+    const char *needs_trace; /* the last --trace-* option given, which needs --trace */
+    sim_trace_opts_t opts;
+} trace_args_t;
+
 /* Parses "T0:T1" in seconds of virtual time into a trace window. */
 static int parse_window(const char *v, sim_trace_opts_t *o)
 {
@@ -200,138 +208,171 @@ static int parse_window(const char *v, sim_trace_opts_t *o)
     return 0;
 }
 
-int cli_run_main(int argc, char **argv)
+/* --trace-window T0:T1 */
+static bool opt_window(void *target, const char *opt, const char *v, char *msg, size_t size)
 {
-    /* The --trace options are run's own; everything else goes to the shared parser. */
-    const char *trace_path = NULL, *needs_trace = NULL; /* a --trace-* option given */
-    sim_trace_opts_t trace_opts = {.t0_ns = 0, .t1_ns = INT64_MAX, .max_events = 1000000};
-    sim_trace_t *trace = NULL;
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    int nrest = 0;
-    for (int i = 0; rest && i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--trace") == 0 || strcmp(a, "--trace-window") == 0 ||
-            strcmp(a, "--trace-max-events") == 0) {
-            if (i + 1 >= argc) {
-                free(rest);
-                return cli_bad_input("run: %s: missing value", a);
-            }
-            const char *v = argv[++i];
-            uint64_t n;
-            if (strcmp(a, "--trace") != 0) needs_trace = a;
-            if (strcmp(a, "--trace") == 0) {
-                trace_path = v;
-            } else if (strcmp(a, "--trace-window") == 0 ? parse_window(v, &trace_opts) != 0
-                                                       : !cli_parse_u64(v, &n)) {
-                free(rest);
-                return cli_bad_input("run: %s %s: expected %s", a, v,
-                                     a[8] == 'w' ? "T0:T1 in seconds of virtual time, 0 <= T0 "
-                                                   "<= T1 (e.g. 0.5:0.6)"
-                                                 : "a number of events >= 0");
-            } else if (strcmp(a, "--trace-max-events") == 0) {
-                trace_opts.max_events = n;
-            }
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
-    if (needs_trace && !trace_path) {
-        free(rest);
-        return cli_bad_input("run: %s: only valid with --trace FILE", needs_trace);
-    }
-    if (!rest) return cli_bad_input("out of memory");
-    cli_opts_t opts;
-    int rc = cli_parse_opts("run", nrest, rest,
-                            CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND |
-                                CLI_OPT_NUMERICS, &opts);
-    if (rc == 0 && opts.help) usage(stdout);
-    if (rc != 0 || opts.help) goto out;
-    const char *db_path = opts.db ? opts.db : CLI_DEFAULT_DB;
-    bool quiet = opts.quiet;
+    trace_args_t *t = target;
+    t->needs_trace = opt;
+    if (parse_window(v, &t->opts) == 0) return true;
+    snprintf(msg, size, "%s %s: expected T0:T1 in seconds of virtual time, 0 <= T0 <= T1 "
+             "(e.g. 0.5:0.6)", opt, v);
+    return false;
+}
 
+/* --trace-max-events N */
+static bool opt_max_events(void *target, const char *opt, const char *v, char *msg,
+                           size_t size)
+{
+    trace_args_t *t = target;
+    t->needs_trace = opt;
+    if (cli_parse_u64(v, &t->opts.max_events)) return true;
+    snprintf(msg, size, "%s %s: expected a number of events >= 0", opt, v);
+    return false;
+}
+
+static const cli_opt_t trace_opts[] = {
+    {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(trace_args_t, path)},
+    {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = opt_window},
+    {.name = "--trace-max-events", .kind = CLI_ARG_CUSTOM, .parse = opt_max_events},
+    {.name = NULL},
+};
+
+/* The shared scenario options and run's --trace ones; 0, or the exit code after the
+ * message (with --help: 0 and o->help, after the usage text). */
+static int parse_run_args(int argc, char **argv, cli_opts_t *o, trace_args_t *t)
+{
+    *t = (trace_args_t){.opts = {.t0_ns = 0, .t1_ns = INT64_MAX, .max_events = 1000000}};
+    cli_opt_set_t extra = {trace_opts, t, 0};
+    int rc = cli_parse_opts("run", argc, argv,
+                            CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND |
+                                CLI_OPT_NUMERICS, &extra, o);
+    if (rc == 0 && o->help) usage(stdout);
+    if (rc == 0 && !o->help && t->needs_trace && !t->path)
+        rc = cli_bad_input("run: %s: only valid with --trace FILE", t->needs_trace);
+    return rc;
+}
+
+/* Everything a run holds open; run_open fills it, run_close frees what is set. */
+typedef struct run_state {
     scn_t s;
+    bool loaded;
+    run_sink_t r;
+    sim_trace_t *trace;
+    const char *db_path;
+} run_state_t;
+
+static void run_close(run_state_t *st)
+{
+    sim_trace_close(st->trace, NULL);
+    if (st->r.db) rdb_close(st->r.db);
+    if (st->loaded) scn_free(&st->s);
+}
+
+/* Loads the scenario (which may start the program again on another BLAS kernel, so before
+ * anything is opened), then opens the database and the trace. */
+static int run_open(const cli_opts_t *o, const trace_args_t *t, run_state_t *st)
+{
     sgd_err_t err = {{0}};
-    /* Before anything is opened: this may start the program again on another BLAS kernel. */
-    if ((rc = cli_load_scenario(&opts, &s)) != 0) goto out;
-    run_sink_t r = {.scn = &s, .progress = !quiet && isatty(2)};
-    if (gethostname(r.host, sizeof r.host) != 0) snprintf(r.host, sizeof r.host, "unknown");
-    r.host[sizeof r.host - 1] = '\0';
-    if (rdb_open(db_path, &r.db, &err)) {
-        rc = cli_bad_input("%s", err.msg);
-        scn_free(&s);
-        goto out;
-    }
-    if (trace_path && sim_trace_open(trace_path, &trace_opts, &trace, &err)) {
-        rc = cli_bad_input("%s", err.msg);
-        rdb_close(r.db);
-        scn_free(&s);
-        goto out;
-    }
-    alg_sink_t sink = {.ctx = &r, .begin = sink_begin, .metric = sink_metric,
+    memset(st, 0, sizeof *st);
+    st->db_path = o->db ? o->db : CLI_DEFAULT_DB;
+    int rc = cli_load_scenario(o, &st->s);
+    if (rc) return rc;
+    st->loaded = true;
+    st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2)};
+    if (gethostname(st->r.host, sizeof st->r.host) != 0)
+        snprintf(st->r.host, sizeof st->r.host, "unknown");
+    st->r.host[sizeof st->r.host - 1] = '\0';
+    if (rdb_open(st->db_path, &st->r.db, &err)) return cli_bad_input("%s", err.msg);
+    if (t->path && sim_trace_open(t->path, &t->opts, &st->trace, &err))
+        return cli_bad_input("%s", err.msg);
+    return 0;
+}
+
+/* Closes the trace (its error, if any, into trace_err) and writes the run's end; returns
+ * the exit code that follows what the database now holds. */
+static int record_end(run_state_t *st, const alg_outcome_t *o, char *trace_err, size_t size,
+                      rdb_run_end_t *end)
+{
+    sgd_err_t err = {{0}};
+    /* The trace is finished before the run's end is written, so that a trace that could
+     * not be written makes the run 'failed' in the database, as in the exit code. */
+    if (sim_trace_close(st->trace, &err)) snprintf(trace_err, size, "trace %s", err.msg);
+    st->trace = NULL;
+    *end = (rdb_run_end_t){
+        .status = trace_err[0] && o->status == ALG_COMPLETE ? "failed" : status_name(o->status),
+        .status_detail = o->detail[0] ? o->detail : trace_err[0] ? trace_err : NULL,
+        .vtime_ns = o->vtime_ns,
+        .updates = o->updates,
+        .events = (int64_t)o->events,
+        .wall_s = o->wall_s,
+        .events_per_s = o->events_per_s,
+        .digest = o->digest,
+    };
+    const char *stored = end_run(st->r.db, st->r.run_id, end);
+    if (strcmp(end->status, "complete") != 0)
+        fprintf(stderr, "sgdsim: run %s: %s\n", end->status,
+                end->status_detail ? end->status_detail : "");
+    if (trace_err[0] && o->detail[0]) fprintf(stderr, "sgdsim: %s\n", trace_err);
+    end->status = stored; /* NULL: still 'running' */
+    return !stored ? SGD_EXIT_FAILURE
+           : strcmp(stored, "complete") == 0 ? SGD_EXIT_OK
+           : strcmp(stored, "diverged") == 0 ? SGD_EXIT_DIVERGED : SGD_EXIT_FAILURE;
+}
+
+/* The summary on stdout (not with --quiet). */
+static void print_summary(const run_state_t *st, const alg_outcome_t *o, const char *stored)
+{
+    const run_sink_t *r = &st->r;
+    printf("run %lld: %s, %s, %lld workers, %lld updates, %.3f s virtual time, %llu events "
+           "(%.3g events/s)\n",
+           (long long)r->run_id, stored ? stored : "running", st->s.algorithm,
+           (long long)st->s.workers, (long long)o->updates, (double)o->vtime_ns * 1e-9,
+           (unsigned long long)o->events, o->events_per_s);
+    if (o->grad_calls > 0)
+        printf("gradients: %llu in %llu backend calls\n", (unsigned long long)o->grads,
+               (unsigned long long)o->grad_calls);
+    if (r->have_val)
+        printf("final: train_loss %.4f  val_loss %.4f  val_error %.4f\n", r->final_train_loss,
+               r->final_val_loss, r->final_val_error);
+    printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"SELECT * FROM "
+           "run_summary\")\n",
+           o->digest, st->db_path, (long long)r->run_id, st->db_path);
+}
+
+/* Runs the simulation into the open state and records its end; returns the exit code. */
+static int run_simulation(run_state_t *st, const cli_opts_t *opts, const trace_args_t *t)
+{
+    sgd_err_t err = {{0}};
+    alg_sink_t sink = {.ctx = &st->r, .begin = sink_begin, .metric = sink_metric,
                        .traffic = sink_traffic, .staleness = sink_staleness,
-                       .progress = sink_progress, .trace = trace};
+                       .progress = sink_progress, .trace = st->trace};
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     alg_outcome_t o;
-    if (alg_run(&s, &sink, &o, &err)) {
-        rc = cli_bad_input("%s: %s", s.path, err.msg);
-        rdb_close(r.db);
-        scn_free(&s);
-        goto out;
-    }
-    if (r.progress) fputc('\n', stderr);
-    /* The trace is finished before the run's end is written, so that a trace that could
-     * not be written makes the run 'failed' in the database, as in the exit code. */
-    uint64_t written = trace ? sim_trace_written(trace) : 0;
-    uint64_t dropped = trace ? sim_trace_dropped(trace) : 0;
+    if (alg_run(&st->s, &sink, &o, &err)) return cli_bad_input("%s: %s", st->s.path, err.msg);
+    if (st->r.progress) fputc('\n', stderr);
+    uint64_t written = st->trace ? sim_trace_written(st->trace) : 0;
+    uint64_t dropped = st->trace ? sim_trace_dropped(st->trace) : 0;
     char trace_err[SGD_ERR_MAX + 32] = "";
-    if (sim_trace_close(trace, &err))
-        snprintf(trace_err, sizeof trace_err, "trace %s", err.msg);
-    trace = NULL;
-    rdb_run_end_t end = {
-        .status = trace_err[0] && o.status == ALG_COMPLETE ? "failed" : status_name(o.status),
-        .status_detail = o.detail[0] ? o.detail : trace_err[0] ? trace_err : NULL,
-        .vtime_ns = o.vtime_ns,
-        .updates = o.updates,
-        .events = (int64_t)o.events,
-        .wall_s = o.wall_s,
-        .events_per_s = o.events_per_s,
-        .digest = o.digest,
-    };
-    const char *stored = end_run(r.db, r.run_id, &end);
-    rc = !stored ? SGD_EXIT_FAILURE
-         : strcmp(stored, "complete") == 0 ? SGD_EXIT_OK
-         : strcmp(stored, "diverged") == 0 ? SGD_EXIT_DIVERGED : SGD_EXIT_FAILURE;
-    if (strcmp(end.status, "complete") != 0)
-        fprintf(stderr, "sgdsim: run %s: %s\n", end.status,
-                end.status_detail ? end.status_detail : "");
-    if (trace_err[0] && o.detail[0]) fprintf(stderr, "sgdsim: %s\n", trace_err);
-    if (trace_path && !trace_err[0] && !quiet)
-        printf("trace: %s (%llu events%s)\n", trace_path, (unsigned long long)written,
+    rdb_run_end_t end;
+    int rc = record_end(st, &o, trace_err, sizeof trace_err, &end);
+    if (t->path && !trace_err[0] && !opts->quiet)
+        printf("trace: %s (%llu events%s)\n", t->path, (unsigned long long)written,
                dropped ? "; more events than --trace-max-events were left out" : "");
-    if (!quiet) {
-        printf("run %lld: %s, %s, %lld workers, %lld updates, %.3f s virtual time, %llu events "
-               "(%.3g events/s)\n",
-               (long long)r.run_id, stored ? stored : "running", s.algorithm,
-               (long long)s.workers,
-               (long long)o.updates, (double)o.vtime_ns * 1e-9, (unsigned long long)o.events,
-               o.events_per_s);
-        if (o.grad_calls > 0)
-            printf("gradients: %llu in %llu backend calls\n", (unsigned long long)o.grads,
-                   (unsigned long long)o.grad_calls);
-        if (r.have_val)
-            printf("final: train_loss %.4f  val_loss %.4f  val_error %.4f\n", r.final_train_loss,
-                   r.final_val_loss, r.final_val_error);
-        printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"SELECT * FROM "
-               "run_summary\")\n",
-               o.digest, db_path, (long long)r.run_id, db_path);
-    }
+    if (!opts->quiet) print_summary(st, &o, end.status);
     free(o.final_params);
-    rdb_close(r.db);
-    scn_free(&s);
-out:
-    sim_trace_close(trace, NULL);
+    return rc;
+}
+
+int cli_run_main(int argc, char **argv)
+{
+    cli_opts_t opts;
+    trace_args_t t;
+    run_state_t st = {0};
+    int rc = parse_run_args(argc, argv, &opts, &t);
+    if (rc == 0 && !opts.help) rc = run_open(&opts, &t, &st);
+    if (rc == 0 && !opts.help) rc = run_simulation(&st, &opts, &t);
+    run_close(&st);
     cli_opts_free(&opts);
-    free(rest);
     return rc;
 }

@@ -171,7 +171,7 @@ int cli_validate_main(int argc, char **argv)
 {
     cli_opts_t o;
     int rc = cli_parse_opts("validate", argc, argv,
-                            CLI_OPT_PRINT | CLI_OPT_BACKEND | CLI_OPT_NUMERICS, &o);
+                            CLI_OPT_PRINT | CLI_OPT_BACKEND | CLI_OPT_NUMERICS, NULL, &o);
     if (rc == 0 && o.help) usage(stdout);
     if (rc != 0 || o.help) goto out;
     scn_t s;

@@ -1,7 +1,9 @@
-/* Helpers shared by the subcommands: the option parser, loading a scenario onto this
- * machine, error printing, number parsing, build provenance. */
+/* Helpers shared by the subcommands: the option table of the scenario commands (parsed by
+ * cli/options.c), loading a scenario onto this machine, error printing, number parsing,
+ * build provenance. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "algorithms/alg.h"
 #include "cli/cli.h"
 #include "cli/machine.h"
+#include "cli/options.h"
 #include "common/error.h"
 #include "models/backend.h"
 #include "models/blas_kernel.h"
@@ -37,103 +40,112 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-static bool is(const char *a, const char *long_name, const char *short_name)
+/* --seed N: a decimal master seed. */
+static bool parse_seed(void *target, const char *opt, const char *v, char *msg, size_t size)
 {
-    return strcmp(a, long_name) == 0 || (short_name && strcmp(a, short_name) == 0);
+    cli_opts_t *o = target;
+    if (!cli_parse_u64(v, &o->seed)) {
+        snprintf(msg, size, "%s %s: expected a non-negative integer", opt, v);
+        return false;
+    }
+    o->have_seed = true;
+    return true;
+}
+
+/* --backend NAME: one of models/backend.h's names, applied as the override "backend=NAME". */
+static bool parse_backend(void *target, const char *opt, const char *v, char *msg, size_t size)
+{
+    cli_opts_t *o = target;
+    bool known = false;
+    for (int k = 0; sgd_backend_names[k]; k++) known |= strcmp(v, sgd_backend_names[k]) == 0;
+    if (!known) {
+        snprintf(msg, size, "%s %s: unknown backend (known: cpu, cuda)", opt, v);
+        return false;
+    }
+    snprintf(o->backend_set, sizeof o->backend_set, "backend=%s", v);
+    return true;
 }
 
 /* --blas-core NAME: "auto" or a kernel OpenBLAS knows (whether this machine runs it is
  * checked when the scenario is resolved, naming the flag). */
-static int parse_blas_core(const char *v, cli_opts_t *o)
+static bool parse_blas_core(void *target, const char *opt, const char *v, char *msg,
+                            size_t size)
 {
+    cli_opts_t *o = target;
     if (strcasecmp(v, "auto") != 0 && !blas_kernel_find(v)) {
         char known[512];
         blas_kernel_list(known, sizeof known);
-        return cli_bad_input("--blas-core %s: unknown OpenBLAS kernel (known: auto, %s)", v,
-                             known);
+        snprintf(msg, size, "%s %s: unknown OpenBLAS kernel (known: auto, %s)", opt, v, known);
+        return false;
     }
     o->blas_core = v;
     snprintf(o->blas_core_label, sizeof o->blas_core_label, "--blas-core %.40s", v);
     o->numerics.blas_core = v;
     o->numerics.blas_core_label = o->blas_core_label;
-    return 0;
+    return true;
 }
 
 /* --threads N: 0 (auto) .. SCN_THREADS_MAX, decimal. */
-static int parse_threads(const char *a, const char *v, cli_opts_t *o)
+static bool parse_threads(void *target, const char *opt, const char *v, char *msg, size_t size)
 {
+    cli_opts_t *o = target;
     uint64_t n;
-    if (!cli_parse_u64(v, &n) || n > SCN_THREADS_MAX)
-        return cli_bad_input("%s %s: expected a number of threads in 0..%d (0 = auto: the "
-                             "CPUs this process may use, shared among a sweep's -j "
-                             "processes)", a, v, SCN_THREADS_MAX);
+    if (!cli_parse_u64(v, &n) || n > SCN_THREADS_MAX) {
+        snprintf(msg, size, "%s %s: expected a number of threads in 0..%d (0 = auto: the CPUs "
+                 "this process may use, shared among a sweep's -j processes)", opt, v,
+                 SCN_THREADS_MAX);
+        return false;
+    }
     o->threads = v;
     o->numerics.threads = (int64_t)n;
-    return 0;
+    return true;
 }
 
-/* An option that takes a value: stores it, or returns an exit code after the message. */
-static int parse_valued(const char *a, const char *v, cli_opts_t *o)
+/* The options of the commands that take one SCENARIO; a command takes the groups it names
+ * in cli_parse_opts's `accepted` (--set always). */
+static const cli_opt_t scenario_opts[] = {
+    {.name = "--set", .kind = CLI_ARG_LIST, .off = offsetof(cli_opts_t, set_args)},
+    {.name = "--db", .kind = CLI_ARG_STRING, .off = offsetof(cli_opts_t, db),
+     .group = CLI_OPT_DB},
+    {.name = "--seed", .kind = CLI_ARG_CUSTOM, .parse = parse_seed, .group = CLI_OPT_SEED},
+    {.name = "--quiet", .alias = "-q", .kind = CLI_ARG_FLAG,
+     .off = offsetof(cli_opts_t, quiet), .group = CLI_OPT_QUIET},
+    {.name = "--print", .kind = CLI_ARG_FLAG, .off = offsetof(cli_opts_t, print),
+     .group = CLI_OPT_PRINT},
+    {.name = "--backend", .kind = CLI_ARG_CUSTOM, .parse = parse_backend,
+     .group = CLI_OPT_BACKEND},
+    {.name = "--blas-core", .kind = CLI_ARG_CUSTOM, .parse = parse_blas_core,
+     .group = CLI_OPT_NUMERICS},
+    {.name = "--threads", .alias = "-t", .kind = CLI_ARG_CUSTOM, .parse = parse_threads,
+     .group = CLI_OPT_NUMERICS},
+    {.name = NULL},
+};
+
+/* The --set assignments in order, then --backend's, which so wins over a --set backend=. */
+static void collect_sets(cli_opts_t *o)
 {
-    if (is(a, "--set", NULL)) {
-        o->sets[o->nsets++].assignment = v;
-    } else if (is(a, "--db", NULL)) {
-        o->db = v;
-    } else if (is(a, "--backend", NULL)) {
-        bool known = false;
-        for (int k = 0; sgd_backend_names[k]; k++) known |= strcmp(v, sgd_backend_names[k]) == 0;
-        if (!known) return cli_bad_input("--backend %s: unknown backend (known: cpu, cuda)", v);
-        snprintf(o->backend_set, sizeof o->backend_set, "backend=%s", v);
-    } else if (is(a, "--blas-core", NULL)) {
-        return parse_blas_core(v, o);
-    } else if (is(a, "--threads", "-t")) {
-        return parse_threads(a, v, o);
-    } else {
-        if (!cli_parse_u64(v, &o->seed))
-            return cli_bad_input("--seed %s: expected a non-negative integer", v);
-        o->have_seed = true;
-    }
-    return 0;
+    o->sets = sgd_xcalloc((size_t)o->set_args.n + 2, sizeof *o->sets);
+    for (int i = 0; i < o->set_args.n; i++) o->sets[o->nsets++].assignment = o->set_args.v[i];
+    if (o->backend_set[0]) o->sets[o->nsets++].assignment = o->backend_set;
 }
 
-int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted, cli_opts_t *o)
+int cli_parse_opts(const char *cmd, int argc, char **argv, unsigned accepted,
+                   const cli_opt_set_t *extra, cli_opts_t *o)
 {
+    static const char *const missing[] = {"SCENARIO"};
     memset(o, 0, sizeof *o);
     o->numerics.threads = -1;
-    o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
-    if (!o->sets) return cli_bad_input("out of memory");
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        bool takes_value = is(a, "--set", NULL) ||
-                           ((accepted & CLI_OPT_DB) && is(a, "--db", NULL)) ||
-                           ((accepted & CLI_OPT_SEED) && is(a, "--seed", NULL)) ||
-                           ((accepted & CLI_OPT_BACKEND) && is(a, "--backend", NULL)) ||
-                           ((accepted & CLI_OPT_NUMERICS) &&
-                            (is(a, "--blas-core", NULL) || is(a, "--threads", "-t")));
-        if (is(a, "--help", "-h")) {
-            o->help = true;
-            return 0;
-        } else if (takes_value) {
-            if (i + 1 >= argc) return cli_bad_input("%s: missing value", a);
-            int rc = parse_valued(a, argv[++i], o);
-            if (rc) return rc;
-        } else if ((accepted & CLI_OPT_QUIET) && is(a, "--quiet", "-q")) {
-            o->quiet = true;
-        } else if ((accepted & CLI_OPT_PRINT) && is(a, "--print", NULL)) {
-            o->print = true;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_bad_input("%s: unknown option %s (see sgdsim %s --help)", cmd, a, cmd);
-        } else if (o->scenario) {
-            return cli_bad_input("%s: only one SCENARIO expected, got %s and %s", cmd,
-                                 o->scenario, a);
-        } else {
-            o->scenario = a;
-        }
-    }
-    if (!o->scenario) return cli_bad_input("%s: missing SCENARIO (see sgdsim %s --help)", cmd, cmd);
-    /* --backend NAME consumed two arguments, so sets (argc + 1 entries) has room. */
-    if (o->backend_set[0]) o->sets[o->nsets++].assignment = o->backend_set;
-    return 0;
+    cli_opt_set_t sets[2] = {{scenario_opts, o, accepted}};
+    if (extra) sets[1] = *extra;
+    cli_cmd_spec_t spec = {.cmd = cmd, .npos = 1, .missing = missing, .sets = sets,
+                           .nsets = extra ? 2 : 1};
+    cli_args_t args;
+    int rc = cli_args_parse(&spec, argc, argv, &args);
+    o->help = args.help;
+    if (args.npos) o->scenario = args.pos[0];
+    cli_args_free(&args);
+    if (rc == 0 && !o->help) collect_sets(o);
+    return rc;
 }
 
 int cli_load_scenario(const cli_opts_t *o, scn_t *s)
@@ -155,6 +167,7 @@ int cli_load_scenario(const cli_opts_t *o, scn_t *s)
 void cli_opts_free(cli_opts_t *o)
 {
     free(o->sets);
+    cli_list_free(&o->set_args);
     memset(o, 0, sizeof *o);
 }
 

@@ -24,7 +24,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/sweep.h"
+#include "cli/sweep_exec.h"
+#include "cli/sweep_mpi.h"
 #include "results/rdb_merge.h"
 
 static void rank_db_path(char *buf, size_t size, const char *db, int rank)

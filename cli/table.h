@@ -53,10 +53,4 @@ int cli_table_from_stmt(cli_table_t *t, sqlite3_stmt *st);
 
 void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f);
 
-/* Parses "POS1 [POS2 ...] [--csv|--json]" for the reading subcommands: exactly npos
- * positional arguments into pos[], the format into *fmt, --help into *help.  Returns 0, or
- * the exit code after printing the problem. */
-int cli_parse_reader_args(const char *cmd, int argc, char **argv, int npos, const char **pos,
-                          cli_format_t *fmt, bool *help);
-
 #endif

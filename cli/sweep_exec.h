@@ -1,5 +1,6 @@
 /* Running a planned sweep (sweep_plan.h): the -j N process pool that `sgdsim sweep` uses on
- * one machine and that each MPI rank uses for its share of the points.
+ * one machine and that each MPI rank uses for its share of the points (sweep_mpi.h); both
+ * drivers call it, neither includes the other.
  *
  * Each point runs as a child process `sgdsim run SCENARIO --db DB --quiet --set ...` (the
  * same binary, exec'd), so a point is exactly what `sgdsim run` with those overrides
@@ -9,8 +10,8 @@
  * configuration leaves numerics.threads to "auto".
  * Children die with the sweep (PR_SET_PDEATHSIG): a sweep killed with SIGKILL leaves no
  * orphan still writing into the database. */
-#ifndef SGDSIM_CLI_SWEEP_H
-#define SGDSIM_CLI_SWEEP_H
+#ifndef SGDSIM_CLI_SWEEP_EXEC_H
+#define SGDSIM_CLI_SWEEP_EXEC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,13 +48,5 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
 
 /* True when this process was started by mpirun/srun with more than one rank. */
 bool cli_sweep_under_mpi(void);
-
-/* The MPI driver (sweep_mpi.c, built only when MPI was found): every rank plans the same
- * sweep, rank 0 finds the unfinished points in x->db and deals them out round-robin, each
- * rank runs its share into its own file (rank 0 into x->db, rank r into DB.mpi-rank<r>.db on
- * the same, shared, filesystem), and rank 0 merges the rank files into x->db at the end.
- * Returns the exit code, equal on every rank. */
-int cli_sweep_mpi(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
-                  int n);
 
 #endif

@@ -1,0 +1,354 @@
+/* The sweep executor shared by both drivers of `sgdsim sweep` (cmd_sweep.c on one machine,
+ * sweep_mpi.c for each MPI rank): which planned points are still to run in a database, and
+ * the -j N process pool that runs them as `sgdsim run` children (sweep_exec.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/machine.h"
+#include "cli/sweep_exec.h"
+#include "results/rdb.h"
+
+/* ---- the database side of resuming -------------------------------------------------- */
+
+static int point_is_done(sqlite3 *db, const char *path, const char *run_key, int *done,
+                         sgd_err_t *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE run_key = ?1 AND status IN"
+                               " ('complete', 'diverged')", -1, &st, NULL) != SQLITE_OK)
+        return sgd_errf(err, "%s: cannot read runs: %s", path, sqlite3_errmsg(db));
+    sqlite3_bind_text(st, 1, run_key, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    *done = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return sgd_errf(err, "%s: cannot read runs: %s", path, sqlite3_errmsg(db));
+    return 0;
+}
+
+/* Deletes the rows of unfinished earlier attempts at this point (cascading to metrics,
+ * traffic and staleness), so the point's final run is its only run, as in a sweep that was
+ * never interrupted.  One transaction: a kill here leaves them or removes them whole. */
+static int delete_unfinished(sqlite3 *db, const char *path, const char *run_key, int *ndeleted,
+                             sgd_err_t *err)
+{
+    sqlite3_stmt *st = NULL;
+    *ndeleted = 0;
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "DELETE FROM runs WHERE run_key = ?1 AND status IN"
+                               " ('running', 'failed')", -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_text(st, 1, run_key, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE) goto fail;
+    *ndeleted = sqlite3_changes(db);
+    sqlite3_finalize(st);
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        st = NULL;
+        goto fail;
+    }
+    return 0;
+fail:
+    sgd_errf(err, "%s: cannot remove an unfinished earlier run of a point: %s", path,
+             sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const int *idx, int n,
+                      int *out, int *nout, sgd_err_t *err)
+{
+    rdb_t *db;
+    *nout = 0;
+    if (rdb_open(db_path, &db, err)) return -1;
+    for (int i = 0; i < n; i++) {
+        int done;
+        if (point_is_done(rdb_handle(db), db_path, plan->points[idx[i]].run_key, &done, err)) {
+            rdb_close(db);
+            return -1;
+        }
+        if (!done) out[(*nout)++] = idx[i];
+    }
+    rdb_close(db);
+    return 0;
+}
+
+/* ---- the process pool --------------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct slot {
+    pid_t pid;
+    int point;
+    double t0;
+} slot_t;
+
+/* Starts `sgdsim run` for one point; returns the child's pid or -1 (errno set). */
+static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_sweep_point_t *pt)
+{
+    char seed_buf[32], threads_buf[32];
+    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 16), sizeof *argv);
+    int a = 0;
+    argv[a++] = self;
+    argv[a++] = "run";
+    argv[a++] = x->scenario;
+    argv[a++] = "--db";
+    argv[a++] = x->db;
+    argv[a++] = "--quiet";
+    if (x->seed) {
+        snprintf(seed_buf, sizeof seed_buf, "%llu", (unsigned long long)*x->seed);
+        argv[a++] = "--seed";
+        argv[a++] = seed_buf;
+    }
+    for (int i = 0; i < pt->nsets; i++) {
+        argv[a++] = "--set";
+        argv[a++] = pt->sets[i];
+    }
+    if (x->blas_core) {
+        argv[a++] = "--blas-core";
+        argv[a++] = x->blas_core;
+    }
+    if (x->threads || pt->threads_auto > 0) {
+        snprintf(threads_buf, sizeof threads_buf, "%lld", (long long)pt->threads_auto);
+        argv[a++] = "--threads";
+        argv[a++] = x->threads ? x->threads : threads_buf;
+    }
+    argv[a] = NULL;
+    /* Built before fork(), so the child sets up nothing but the signals before execve. */
+    char **env = cli_machine_child_env(pt->blas_core);
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* A sweep killed with SIGKILL must not leave points running on their own: they
+         * would finish into the database behind a resumed sweep's back. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(1);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        execve(self, (char *const *)argv, env);
+        fprintf(stderr, "sgdsim sweep: cannot run %s: %s\n", self, strerror(errno));
+        _exit(SGD_EXIT_FAILURE);
+    }
+    cli_machine_env_free(env);
+    free(argv);
+    return pid;
+}
+
+static void progress_line(const cli_sweep_exec_t *x, const char *what, const cli_sweep_point_t *pt,
+                          double secs, int done, int total, int running, double eta)
+{
+    if (x->quiet) return;
+    fprintf(stderr, "sweep: %s%-9s %s (%.1f s) | %d/%d done, %d running", x->who, what,
+            pt->label[0] ? pt->label : "(the scenario as is)", secs, done, total, running);
+    if (eta >= 0) fprintf(stderr, ", ETA %.0f s", eta);
+    fputc('\n', stderr);
+}
+
+/* A running pool: what it runs, its children and its counts. */
+typedef struct pool {
+    const cli_sweep_exec_t *x;
+    const cli_sweep_plan_t *plan;
+    const int *idx;
+    int n;
+    int ntotal, nalready; /* for the progress line only (cli_sweep_execute) */
+    const char *self;     /* this executable, which the points run */
+    sqlite3 *h;       /* x->db */
+    slot_t *slots;    /* x->jobs slots; pid 0 = free */
+    int nrunning, next, finished, skipped, nfailed, ndiverged;
+    int rc;
+    bool stop_launching, forwarded;
+    double t_start;
+} pool_t;
+
+/* Starts points until the pool is full, the list is done or something stops it. */
+static void launch_points(pool_t *p)
+{
+    const cli_sweep_exec_t *x = p->x;
+    sgd_err_t err = {{0}};
+    while (!p->stop_launching && !stop_signal && p->nrunning < x->jobs && p->next < p->n) {
+        const cli_sweep_point_t *pt = &p->plan->points[p->idx[p->next++]];
+        int done, ndel;
+        /* Checked again at launch: another shard or an earlier pass may have done it. */
+        if (point_is_done(p->h, x->db, pt->run_key, &done, &err) ||
+            (!done && delete_unfinished(p->h, x->db, pt->run_key, &ndel, &err))) {
+            fprintf(stderr, "sgdsim: %s\n", err.msg);
+            p->rc = SGD_EXIT_BAD_INPUT;
+            p->stop_launching = true;
+            return;
+        }
+        if (done) {
+            p->skipped++;
+            continue;
+        }
+        if (ndel && !x->quiet)
+            fprintf(stderr, "sweep: %sredoing %s (removed %d unfinished earlier run%s)\n",
+                    x->who, pt->label, ndel, ndel > 1 ? "s" : "");
+        int s = 0;
+        while (p->slots[s].pid) s++;
+        p->slots[s].pid = spawn_point(p->self, x, pt);
+        if (p->slots[s].pid < 0) {
+            fprintf(stderr, "sgdsim: sweep: cannot start a process: %s\n", strerror(errno));
+            p->slots[s].pid = 0;
+            p->rc = SGD_EXIT_FAILURE;
+            p->stop_launching = true;
+            return;
+        }
+        p->slots[s].point = (int)(pt - p->plan->points);
+        p->slots[s].t0 = now_s();
+        p->nrunning++;
+    }
+}
+
+/* The exit code of a finished point, checked against the database: a run that ended well
+ * must carry the planned key, or the next sweep would not recognise the point as done. */
+static int point_outcome(pool_t *p, const cli_sweep_point_t *pt, int status)
+{
+    sgd_err_t err = {{0}};
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) return code;
+    int done = 0;
+    if (point_is_done(p->h, p->x->db, pt->run_key, &done, &err) || !done) {
+        fprintf(stderr, "sgdsim: sweep: %s finished but %s has no finished run with its key "
+                "%.12s (was the scenario file changed during the sweep?)\n", pt->label,
+                p->x->db, pt->run_key);
+        return SGD_EXIT_FAILURE;
+    }
+    return code;
+}
+
+/* Books the end of the child in slot s (exit status `status`) and prints its line. */
+static void point_finished(pool_t *p, int s, int status)
+{
+    const cli_sweep_point_t *pt = &p->plan->points[p->slots[s].point];
+    double secs = now_s() - p->slots[s].t0;
+    p->slots[s].pid = 0;
+    p->nrunning--;
+    p->finished++;
+    int code = point_outcome(p, pt, status);
+    const char *what = code == SGD_EXIT_OK ? "complete"
+                       : code == SGD_EXIT_DIVERGED ? "diverged"
+                       : code == SGD_EXIT_BAD_INPUT ? "bad input" : "failed";
+    if (code == SGD_EXIT_DIVERGED) p->ndiverged++;
+    if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) p->nfailed++;
+    if (code == SGD_EXIT_BAD_INPUT) {
+        /* The same mistake (a missing data file, a batch larger than the data) would fail
+         * the remaining points too: stop starting new ones. */
+        p->stop_launching = true;
+        p->rc = SGD_EXIT_BAD_INPUT;
+    } else if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED && p->rc == SGD_EXIT_OK) {
+        p->rc = SGD_EXIT_FAILURE;
+    }
+    double elapsed = now_s() - p->t_start;
+    int left = p->n - p->finished - p->skipped;
+    double eta = p->stop_launching || stop_signal ? -1 : elapsed / p->finished * left;
+    progress_line(p->x, what, pt, secs, p->nalready + p->skipped + p->finished, p->ntotal,
+                  p->nrunning, eta);
+}
+
+/* Waits (polling) for one child to end; false when the pool must stop waiting. */
+static bool reap_one(pool_t *p)
+{
+    /* Polled rather than blocking, so a stop signal that lands just before the wait is
+     * still passed on at once. */
+    if (stop_signal && !p->forwarded) {
+        /* A polite stop: each point ends after its current update and is stored as failed,
+         * which the next sweep redoes. */
+        for (int s = 0; s < p->x->jobs; s++)
+            if (p->slots[s].pid) kill(p->slots[s].pid, SIGTERM);
+        p->forwarded = true;
+    }
+    int status;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid == 0 || (pid < 0 && errno == EINTR)) {
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+        return true;
+    }
+    if (pid < 0) {
+        fprintf(stderr, "sgdsim: sweep: waitpid: %s\n", strerror(errno));
+        p->rc = SGD_EXIT_FAILURE;
+        return false;
+    }
+    int s = 0;
+    while (s < p->x->jobs && p->slots[s].pid != pid) s++;
+    if (s < p->x->jobs) point_finished(p, s, status); /* else not one of ours */
+    return true;
+}
+
+static void print_totals(const pool_t *p)
+{
+    if (p->x->quiet) return;
+    fprintf(stderr, "sweep: %s%d point%s run (%d complete, %d diverged, %d failed), %d already "
+            "done%s\n", p->x->who, p->finished, p->finished == 1 ? "" : "s",
+            p->finished - p->ndiverged - p->nfailed, p->ndiverged, p->nfailed,
+            p->nalready + p->skipped,
+            stop_signal ? "; interrupted" : p->next < p->n ? "; stopped early" : "");
+}
+
+int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
+                      int n, int ntotal, int nalready)
+{
+    sgd_err_t err = {{0}};
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return cli_bad_input("sweep: cannot find the sgdsim executable: %s",
+                                       strerror(errno));
+    self[len] = '\0';
+    rdb_t *db;
+    if (rdb_open(x->db, &db, &err)) return cli_bad_input("%s", err.msg);
+
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    stop_signal = 0;
+
+    pool_t p = {.x = x, .plan = plan, .idx = idx, .n = n, .ntotal = ntotal,
+                .nalready = nalready, .self = self, .h = rdb_handle(db),
+                .slots = sgd_xcalloc((size_t)x->jobs, sizeof(slot_t)), .rc = SGD_EXIT_OK,
+                .t_start = now_s()};
+    while (p.next < n || p.nrunning > 0) {
+        launch_points(&p);
+        if (p.nrunning == 0) {
+            if (p.stop_launching || stop_signal) break;
+            continue;
+        }
+        if (!reap_one(&p)) break;
+    }
+    if (stop_signal && p.rc == SGD_EXIT_OK) p.rc = SGD_EXIT_FAILURE;
+    print_totals(&p);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    free(p.slots);
+    rdb_close(db);
+    return p.rc;
+}
+
+bool cli_sweep_under_mpi(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                       "MPI_LOCALNRANKS", NULL};
+    for (const char *const *v = vars; *v; v++) {
+        const char *s = getenv(*v);
+        if (s && atoi(s) > 1) return true;
+    }
+    return false;
+}
