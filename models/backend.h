@@ -16,9 +16,8 @@
  *                      asynchronous algorithm batches its clients: collect the scheduled
  *                      gradient requests whose parameter versions are already fixed (with
  *                      staleness tau ~ lambda that is most of them), make ONE call with those
- *                      k, and apply each gradient in its turn (algorithms/ps.c, "Deferred
- *                      numerics").  The
- *                      result of request i depends only on (params[i], x[i], y[i]), never on
+ *                      k, and apply each gradient in its turn (algorithms/ps_ledger.h).
+ *                      The result of request i depends only on (params[i], x[i], y[i]), never on
  *                      which other requests shared the call -- on the CPU bit for bit; on the
  *                      GPU cuBLAS may pick another kernel for another k, so grouping must be
  *                      decided by the (deterministic) schedule, never by wall-clock timing;
