@@ -69,12 +69,15 @@ static cJSON *parse_set_value(const char *assignment, const char *key, const cha
     return cJSON_CreateString(text);
 }
 
-/* Splits "a.b.c=value" and writes value into the tree, creating intermediate objects.
- * Returns -1 with a message naming the argument for malformed assignments: no '=', an empty
- * key segment ("a..b", ".a", "a."), a value that is not a whole JSON value. */
-static int apply_override(cJSON *root, const char *assignment, char *key_out, size_t key_size,
-                          sgd_err_t *err)
+/* Splits "a.b.c=value" and writes value into the tree, creating intermediate objects;
+ * key_out gets "a.b.c" and created_out the path of the first object it had to create ("a"
+ * when the file has no "a"), "" if none (both SGD_JPATH_MAX).  Returns -1 with a message
+ * naming the argument for malformed assignments: no '=', an empty key segment ("a..b",
+ * ".a", "a."), a value that is not a whole JSON value. */
+static int apply_override(cJSON *root, const char *assignment, char *key_out,
+                          char *created_out, sgd_err_t *err)
 {
+    const size_t key_size = SGD_JPATH_MAX;
     const char *eq = strchr(assignment, '=');
     if (!eq || eq == assignment)
         return sgd_errf(err, "--set %s: expected key.path=value", assignment);
@@ -104,6 +107,11 @@ static int apply_override(cJSON *root, const char *assignment, char *key_out, si
         if (!child) {
             child = cJSON_CreateObject();
             cJSON_AddItemToObject(obj, part, child);
+            if (!created_out[0]) { /* the path so far: key_out up to this part */
+                size_t plen = (size_t)(part - key) + strlen(part);
+                memcpy(created_out, key_out, plen);
+                created_out[plen] = '\0';
+            }
         } else if (!cJSON_IsObject(child)) {
             return sgd_errf(err, "--set %s: %s is not an object in the scenario", assignment,
                             part);
@@ -230,25 +238,22 @@ static int parse_sweep(const cJSON *in, scn_t *s, sgd_err_t *err)
     return 0;
 }
 
-/* Whether an error message is about `key` set on the command line: its path is the key, lies
- * inside the key's value ("key.x: ", "key[2]: ") or is an object the key created on its way
- * ("a: unknown key" for --set a.b=1). */
-static bool error_is_about(const char *msg, const char *key)
+/* Whether an error message is about `path` or lies inside it ("path: ", "path.x: ",
+ * "path[2]: "). */
+static bool error_is_about(const char *msg, const char *path)
 {
-    size_t k = strlen(key);
-    if (k && strncmp(msg, key, k) == 0 && (msg[k] == ':' || msg[k] == '.' || msg[k] == '['))
-        return true;
-    const char *colon = strstr(msg, ": ");
-    size_t p = colon ? (size_t)(colon - msg) : 0;
-    return p && p < k && strncmp(msg, key, p) == 0 && key[p] == '.';
+    size_t k = strlen(path);
+    return k && strncmp(msg, path, k) == 0 && (msg[k] == ':' || msg[k] == '.' || msg[k] == '[');
 }
 
-/* Where an error is about a key the user set on the command line, blame the argument. */
+/* Where an error is about a key the user set on the command line (keys[i]), or lies in an
+ * object that only the override created (keys[nsets + i]: "a: unknown key" for --set a.b=1
+ * when the file has no "a"), blame the argument. */
 static void blame(sgd_err_t *err, const char *display_name, char keys[][SGD_JPATH_MAX],
                   const scn_override_t *sets, int nsets)
 {
     for (int i = 0; i < nsets; i++) {
-        if (error_is_about(err->msg, keys[i])) {
+        if (error_is_about(err->msg, keys[i]) || error_is_about(err->msg, keys[nsets + i])) {
             char prefix[SGD_JPATH_MAX + 16];
             snprintf(prefix, sizeof prefix, "--set %s", sets[i].assignment);
             sgd_err_prefix(err, prefix);
@@ -338,7 +343,8 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
         return sgd_err_prefix(err, display_name);
     }
 
-    char (*keys)[SGD_JPATH_MAX] = nsets ? sgd_xcalloc((size_t)nsets, SGD_JPATH_MAX) : NULL;
+    /* keys[i]: the key path of sets[i]; keys[nsets + i]: the object it created (blame). */
+    char (*keys)[SGD_JPATH_MAX] = nsets ? sgd_xcalloc(2 * (size_t)nsets, SGD_JPATH_MAX) : NULL;
     cJSON *resolved = cJSON_CreateObject();
     char base_name[256];
     {
@@ -350,7 +356,7 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
     int rc = 0;
     if (cJSON_IsObject(in)) {
         for (int i = 0; i < nsets && rc == 0; i++)
-            rc = apply_override(in, sets[i].assignment, keys[i], SGD_JPATH_MAX, err);
+            rc = apply_override(in, sets[i].assignment, keys[i], keys[nsets + i], err);
         /* Seeds are JSON numbers in the resolved configuration, exact below 2^53; the
          * file's limit (SCN_SEED_MAX), so --seed and "seed" accept the same values. */
         if (rc == 0 && seed_override && *seed_override > (uint64_t)SCN_SEED_MAX)

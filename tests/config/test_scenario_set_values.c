@@ -78,6 +78,14 @@ static void errors_about_created_objects_blame_the_argument(void)
     const char *msg = set_err("a.b=1", NULL);
     CHECK_STR_CONTAINS(msg, "--set a.b=1: a: unknown key");
     CHECK(strstr(msg, "t.json") == NULL);
+    CHECK_STR_CONTAINS(set_err("x.y.z=1", NULL), "--set x.y.z=1: x: unknown key");
+    /* An error of the file inside an object the override only added to blames the file. */
+    scn_override_t ov = {"cluster.workers=4"};
+    scn_t s;
+    sgd_err_t err = {{0}};
+    CHECK(scn_load_text("{\"schema_version\": 1, \"cluster\": {\"wrkers\": 3}}", "t.json",
+                        ".", &ov, 1, NULL, algs, &s, &err) != 0);
+    CHECK_STR_CONTAINS(err.msg, "t.json: cluster.wrkers: unknown key");
 }
 
 int main(void)
