@@ -158,7 +158,7 @@ static char *text_without_sweep(const char *path)
         return NULL;
     }
     cJSON_DeleteItemFromObjectCaseSensitive(doc, "sweep");
-    char *out = cJSON_PrintUnformatted(doc);
+    char *out = sgd_json_print(doc, false); /* exact numbers: the same configuration */
     cJSON_Delete(doc);
     return out;
 }

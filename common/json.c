@@ -1,8 +1,10 @@
-/* Implementation of the strict JSON getters declared in json.h. */
+/* Implementation of the strict JSON getters, the string checks and the exact printer with
+ * the canonical form that configuration hashes are taken of (json.h). */
 #include "common/json.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void sgd_jpath_join(char *buf, size_t size, const char *parent, const char *key)
@@ -137,8 +139,10 @@ static int read_int(const sgd_jobj_t *o, const char *key, const cJSON *v, int64_
         snprintf(expected, sizeof expected, "integer >= %lld", (long long)min);
     if (!cJSON_IsNumber(v)) return type_error(o, key, expected, v, err);
     double d = v->valuedouble;
-    /* 2^53: beyond it doubles no longer represent every integer, so reject rather than round. */
-    if (!isfinite(d) || d != floor(d) || fabs(d) > 9007199254740992.0 || d < (double)min ||
+    /* Below 2^53 every integer is a double and the text read is the integer used.  2^53 is
+     * refused too: it is also what 2^53 + 1 rounds to, so it cannot be told from a larger
+     * value that would silently change.  An integral value written as 4.0 is the integer 4. */
+    if (!isfinite(d) || d != floor(d) || fabs(d) >= 9007199254740992.0 || d < (double)min ||
         d > (double)max)
         return type_error(o, key, expected, v, err);
     *out = (int64_t)d;
@@ -399,4 +403,164 @@ int sgd_json_check_plain(const char *s, const char *path, sgd_err_t *err)
 {
     const char *end;
     return check_string(s, false, &end, path, false, err);
+}
+
+/* ---- exact printing and the canonical form -------------------------------------------- */
+
+char *sgd_json_format_number(double d, char buf[SGD_JSON_NUMBER_MAX])
+{
+    if (!isfinite(d)) {
+        snprintf(buf, SGD_JSON_NUMBER_MAX, "null");
+    } else if (d == 0 && signbit(d)) {
+        snprintf(buf, SGD_JSON_NUMBER_MAX, "-0");
+    } else if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+        snprintf(buf, SGD_JSON_NUMBER_MAX, "%lld", (long long)d);
+    } else {
+        /* 17 significant digits always read back; take the first shorter form that does. */
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(buf, SGD_JSON_NUMBER_MAX, "%.*g", digits, d);
+            if (strtod(buf, NULL) == d) break;
+        }
+    }
+    return buf;
+}
+
+/* A growing text buffer. */
+typedef struct jbuf {
+    char *p;
+    size_t len, cap;
+} jbuf_t;
+
+static void jb_put(jbuf_t *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        while (b->len + n + 1 > b->cap) b->cap = b->cap ? 2 * b->cap : 256;
+        b->p = sgd_xrealloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void jb_puts(jbuf_t *b, const char *s) { jb_put(b, s, strlen(s)); }
+
+/* A string as cJSON escapes it: quote, backslash and control characters; UTF-8 as is. */
+static void jb_string(jbuf_t *b, const char *s)
+{
+    jb_put(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[8];
+        const char *short_esc = *p == '"' ? "\\\"" : *p == '\\' ? "\\\\" : *p == '\b' ? "\\b"
+                                : *p == '\f' ? "\\f" : *p == '\n' ? "\\n" : *p == '\r' ? "\\r"
+                                : *p == '\t' ? "\\t" : NULL;
+        if (short_esc) {
+            jb_puts(b, short_esc);
+        } else if (*p < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", *p);
+            jb_puts(b, esc);
+        } else {
+            jb_put(b, (const char *)p, 1);
+        }
+    }
+    jb_put(b, "\"", 1);
+}
+
+static void jb_value(jbuf_t *b, const cJSON *v, bool sorted);
+
+/* Byte order of keys; members with equal keys (never in a checked tree) keep their order,
+ * so the output is a function of the tree alone. */
+static int member_cmp(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    int c = strcmp(x->string ? x->string : "", y->string ? y->string : "");
+    if (c) return c;
+    for (const cJSON *it = x->next; it; it = it->next)
+        if (it == y) return -1;
+    return 1;
+}
+
+static void jb_object(jbuf_t *b, const cJSON *v, bool sorted)
+{
+    size_t n = 0;
+    for (const cJSON *it = v->child; it; it = it->next) n++;
+    const cJSON **m = sgd_xmalloc((n ? n : 1) * sizeof *m);
+    n = 0;
+    for (const cJSON *it = v->child; it; it = it->next) m[n++] = it;
+    if (sorted) qsort(m, n, sizeof *m, member_cmp);
+    jb_put(b, "{", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (i) jb_put(b, ",", 1);
+        jb_string(b, m[i]->string ? m[i]->string : "");
+        jb_put(b, ":", 1);
+        jb_value(b, m[i], sorted);
+    }
+    jb_put(b, "}", 1);
+    free(m);
+}
+
+static void jb_value(jbuf_t *b, const cJSON *v, bool sorted)
+{
+    char num[SGD_JSON_NUMBER_MAX];
+    if (cJSON_IsObject(v)) {
+        jb_object(b, v, sorted);
+    } else if (cJSON_IsArray(v)) {
+        jb_put(b, "[", 1);
+        for (const cJSON *it = v->child; it; it = it->next) {
+            if (it != v->child) jb_put(b, ",", 1);
+            jb_value(b, it, sorted);
+        }
+        jb_put(b, "]", 1);
+    } else if (cJSON_IsString(v)) {
+        jb_string(b, v->valuestring);
+    } else if (cJSON_IsNumber(v)) {
+        jb_puts(b, sgd_json_format_number(v->valuedouble, num));
+    } else if (cJSON_IsTrue(v)) {
+        jb_puts(b, "true");
+    } else if (cJSON_IsFalse(v)) {
+        jb_puts(b, "false");
+    } else {
+        /* null, and cJSON's raw/invalid kinds, which no parsed or resolved tree holds */
+        SGD_ASSERT(cJSON_IsNull(v));
+        jb_puts(b, "null");
+    }
+}
+
+char *sgd_json_print(const cJSON *v, bool sorted)
+{
+    jbuf_t b = {0};
+    jb_value(&b, v, sorted);
+    return b.p;
+}
+
+const char *const sgd_config_unhashed[] = {"numerics.threads", NULL};
+
+/* Removes "a.b" (one level of nesting, as every unhashed path has) from a copy. */
+static void remove_path(cJSON *root, const char *path)
+{
+    const char *dot = strchr(path, '.');
+    SGD_ASSERT(dot && !strchr(dot + 1, '.'));
+    char parent[SGD_JPATH_MAX];
+    snprintf(parent, sizeof parent, "%.*s", (int)(dot - path), path);
+    cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, parent);
+    if (cJSON_IsObject(obj)) cJSON_DeleteItemFromObjectCaseSensitive(obj, dot + 1);
+}
+
+void sgd_config_hash_tree(const cJSON *config, char hex[SGD_SHA256_HEX_LEN + 1])
+{
+    cJSON *copy = cJSON_Duplicate(config, true);
+    SGD_ASSERT(copy);
+    for (const char *const *p = sgd_config_unhashed; *p; p++) remove_path(copy, *p);
+    char *canon = sgd_json_print(copy, true);
+    sgd_sha256_hex(canon, strlen(canon), hex);
+    free(canon);
+    cJSON_Delete(copy);
+}
+
+int sgd_config_hash_text(const char *json, char hex[SGD_SHA256_HEX_LEN + 1])
+{
+    cJSON *v = json ? cJSON_ParseWithOpts(json, NULL, true) : NULL;
+    int rc = cJSON_IsObject(v) ? 0 : -1;
+    if (rc == 0) sgd_config_hash_tree(v, hex);
+    cJSON_Delete(v);
+    return rc;
 }

@@ -14,6 +14,7 @@
 #include <cJSON.h>
 
 #include "common/error.h"
+#include "common/sha256.h"
 
 #define SGD_JPATH_MAX 256
 
@@ -81,5 +82,40 @@ int sgd_json_check_strings(const char *text, const char *path, sgd_err_t *err);
 /* The same checks for text used as a string as it is (no JSON escapes), e.g. a --set value
  * that is not JSON; errors name `path`. */
 int sgd_json_check_plain(const char *s, const char *path, sgd_err_t *err);
+
+/* ---- exact printing and the canonical form ------------------------------------------ */
+
+/* Longest text sgd_json_format_number writes, NUL included. */
+#define SGD_JSON_NUMBER_MAX 32
+
+/* A double as JSON text that reads back as the same bits: an integral value of magnitude
+ * below 2^53 as an integer ("4", "9007199254740991"), -0 as "-0", any other finite value with
+ * the fewest of 15, 16 or 17 significant digits that strtod reads back exactly ("0.3",
+ * "0.30000000000000004", "1e+300").  Non-finite values (never in a resolved configuration)
+ * print as "null", as cJSON prints them.  Returns buf. */
+char *sgd_json_format_number(double d, char buf[SGD_JSON_NUMBER_MAX]);
+
+/* v as JSON text without whitespace, every number through sgd_json_format_number (cJSON's own
+ * printer keeps 15 digits when the 17-digit value is merely close, so 0.3 and
+ * 0.30000000000000004 would print alike) and strings escaped as cJSON escapes them.
+ * `sorted`: the members of every object in byte order of their keys (strcmp), which with the
+ * number rule makes the canonical form: two trees print alike iff they hold the same values.
+ * Otherwise members keep their order.  The caller frees the result. */
+char *sgd_json_print(const cJSON *v, bool sorted);
+
+/* Paths of a resolved configuration that change no result and so are left out of its hash
+ * (NULL-terminated): numerics.threads (results are the same bits for any thread count).
+ * data.cache and data.cache_dir never enter the resolved configuration at all.  Shared by
+ * the scenario loader and the results database's migration, which both hash configurations
+ * and must agree. */
+extern const char *const sgd_config_unhashed[];
+
+/* The configuration hash: SHA-256 hex of the canonical form (sgd_json_print sorted) of a
+ * resolved configuration without the sgd_config_unhashed paths.  `config` is not changed. */
+void sgd_config_hash_tree(const cJSON *config, char hex[SGD_SHA256_HEX_LEN + 1]);
+
+/* The same from stored JSON text (a results database's config_json); -1 when the text is
+ * not a JSON object (hex is then left alone). */
+int sgd_config_hash_text(const char *json, char hex[SGD_SHA256_HEX_LEN + 1]);
 
 #endif

@@ -3,8 +3,9 @@
  * resolution; each section is read by scenario_sections.c or scenario_model.c.
  *
  * The order in which fields are read (parse_root calls the sections in order, each reads its
- * keys in order) is the order of keys in the resolved JSON, so it is part of the config
- * hash: append new fields, do not reorder existing ones. */
+ * keys in order) is the order of keys in the stored resolved JSON, for people reading it.
+ * The configuration hash is taken of the canonical form (keys sorted, numbers exact:
+ * sgd_config_hash_tree), so reading fields in another order changes no run key. */
 #include "config/scenario.h"
 
 #include <errno.h>
@@ -42,11 +43,41 @@ static int check_set_strings(const char *json, const char *plain, const char *ke
     return 0;
 }
 
-/* Splits "a.b.c=value" and writes value into the tree, creating intermediate objects.
- * Returns -1 with a message naming the argument for malformed assignments. */
-static int apply_override(cJSON *root, const char *assignment, char *key_out, size_t key_size,
-                          sgd_err_t *err)
+/* The value of a --set: the whole text as JSON (trailing text is an error, so "8abc" is not
+ * 8), or, when it is not JSON, the text itself as a string, but only if it starts like a
+ * word or a path (a letter, '_', '/', "./", ...): a value that starts with a digit, a sign,
+ * a quote, a bracket or a brace was meant as JSON, and taking "4 garbage" or "[16],[8]" as
+ * a string would hide the typo.  An empty value is the empty string.  NULL after an error
+ * naming the argument. */
+static cJSON *parse_set_value(const char *assignment, const char *key, const char *text,
+                              sgd_err_t *err)
 {
+    cJSON *v = cJSON_ParseWithOpts(text, NULL, true);
+    if (check_set_strings(v ? text : NULL, text, key, err)) {
+        cJSON_Delete(v);
+        return NULL;
+    }
+    if (v) return v;
+    unsigned char c = (unsigned char)text[0];
+    bool numeric_dot = c == '.' && text[1] >= '0' && text[1] <= '9';
+    if ((c >= '0' && c <= '9') || (c && strchr("-+\"[]{}", c)) || numeric_dot ||
+        (c && c <= ' ')) {
+        sgd_errf(err, "--set %s: not a valid JSON value (quote a string that starts with a "
+                 "digit, sign, quote or bracket: %s='\"...\"')", assignment, key);
+        return NULL;
+    }
+    return cJSON_CreateString(text);
+}
+
+/* Splits "a.b.c=value" and writes value into the tree, creating intermediate objects;
+ * key_out gets "a.b.c" and created_out the path of the first object it had to create ("a"
+ * when the file has no "a"), "" if none (both SGD_JPATH_MAX).  Returns -1 with a message
+ * naming the argument for malformed assignments: no '=', an empty key segment ("a..b",
+ * ".a", "a."), a value that is not a whole JSON value. */
+static int apply_override(cJSON *root, const char *assignment, char *key_out,
+                          char *created_out, sgd_err_t *err)
+{
+    const size_t key_size = SGD_JPATH_MAX;
     const char *eq = strchr(assignment, '=');
     if (!eq || eq == assignment)
         return sgd_errf(err, "--set %s: expected key.path=value", assignment);
@@ -54,41 +85,40 @@ static int apply_override(cJSON *root, const char *assignment, char *key_out, si
     if (klen >= key_size) return sgd_errf(err, "--set %s: key path too long", assignment);
     memcpy(key_out, assignment, klen);
     key_out[klen] = '\0';
+    if (key_out[0] == '.' || key_out[klen - 1] == '.' || strstr(key_out, ".."))
+        return sgd_errf(err, "--set %s: empty key segment", assignment);
 
     char key[SGD_JPATH_MAX];
     memcpy(key, key_out, klen + 1);
     cJSON *obj = root;
-    char *save = NULL;
-    char *part = strtok_r(key, ".", &save);
-    while (part) {
-        char *next = strtok_r(NULL, ".", &save);
-        if (!part[0]) return sgd_errf(err, "--set %s: empty component in key path", assignment);
-        if (!next) {
-            const char *text = eq + 1;
-            cJSON *v = cJSON_Parse(text);
-            if (check_set_strings(v ? text : NULL, text, key_out, err)) {
-                cJSON_Delete(v);
-                return -1;
-            }
-            if (!v) v = cJSON_CreateString(text);
+    for (char *part = key;;) {
+        char *dot = strchr(part, '.');
+        if (!dot) {
+            cJSON *v = parse_set_value(assignment, key_out, eq + 1, err);
+            if (!v) return -1;
             if (cJSON_GetObjectItemCaseSensitive(obj, part))
                 cJSON_ReplaceItemInObjectCaseSensitive(obj, part, v);
             else
                 cJSON_AddItemToObject(obj, part, v);
             return 0;
         }
+        *dot = '\0';
         cJSON *child = cJSON_GetObjectItemCaseSensitive(obj, part);
         if (!child) {
             child = cJSON_CreateObject();
             cJSON_AddItemToObject(obj, part, child);
+            if (!created_out[0]) { /* the path so far: key_out up to this part */
+                size_t plen = (size_t)(part - key) + strlen(part);
+                memcpy(created_out, key_out, plen);
+                created_out[plen] = '\0';
+            }
         } else if (!cJSON_IsObject(child)) {
             return sgd_errf(err, "--set %s: %s is not an object in the scenario", assignment,
                             part);
         }
         obj = child;
-        part = next;
+        part = dot + 1;
     }
-    return sgd_errf(err, "--set %s: empty key path", assignment);
 }
 
 /* ---- field-by-field validation ------------------------------------------------------ */
@@ -143,7 +173,7 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
         sgd_jobj_str(&root, "description", "", &description, err))
         return -1;
     s->name = sgd_xstrdup(name);
-    if (sgd_jobj_int(&root, "seed", 1, 0, 1LL << 53, &seed, err)) return -1;
+    if (sgd_jobj_int(&root, "seed", 1, 0, SCN_SEED_MAX, &seed, err)) return -1;
     s->seed = (uint64_t)seed;
     const scn_algorithm_t *alg;
     if (parse_algorithm_name(&root, algs, &alg, err)) return -1;
@@ -200,22 +230,30 @@ static int parse_sweep(const cJSON *in, scn_t *s, sgd_err_t *err)
         a->key = sgd_xstrdup(key);
         a->values = sgd_xcalloc((size_t)nv, sizeof *a->values);
         for (const cJSON *v = ax->child; v; v = v->next) {
-            a->values[a->nvalues] = cJSON_PrintUnformatted(v);
-            SGD_ASSERT(a->values[a->nvalues]);
+            /* Exact text: 0.3 and 0.30000000000000004 are two points. */
+            a->values[a->nvalues] = sgd_json_print(v, false);
             a->nvalues++;
         }
     }
     return 0;
 }
 
-/* Where an error is about a key the user set on the command line, blame the argument. */
+/* Whether an error message is about `path` or lies inside it ("path: ", "path.x: ",
+ * "path[2]: "). */
+static bool error_is_about(const char *msg, const char *path)
+{
+    size_t k = strlen(path);
+    return k && strncmp(msg, path, k) == 0 && (msg[k] == ':' || msg[k] == '.' || msg[k] == '[');
+}
+
+/* Where an error is about a key the user set on the command line (keys[i]), or lies in an
+ * object that only the override created (keys[nsets + i]: "a: unknown key" for --set a.b=1
+ * when the file has no "a"), blame the argument. */
 static void blame(sgd_err_t *err, const char *display_name, char keys[][SGD_JPATH_MAX],
                   const scn_override_t *sets, int nsets)
 {
     for (int i = 0; i < nsets; i++) {
-        size_t k = strlen(keys[i]);
-        if (k && strncmp(err->msg, keys[i], k) == 0 &&
-            (err->msg[k] == ':' || err->msg[k] == '.' || err->msg[k] == '[')) {
+        if (error_is_about(err->msg, keys[i]) || error_is_about(err->msg, keys[nsets + i])) {
             char prefix[SGD_JPATH_MAX + 16];
             snprintf(prefix, sizeof prefix, "--set %s", sets[i].assignment);
             sgd_err_prefix(err, prefix);
@@ -242,19 +280,13 @@ static void note_blas_core_origin(scn_t *s, const char *display_name,
     snprintf(from, size, "%s: numerics.blas_core", display_name);
 }
 
-/* The resolved configuration as stored (every field) and its hash, which identifies what a
- * run computes: the same text without numerics.threads, since results are the same bits for
- * any thread count (docs/results.md).  Consumes numerics.threads of `resolved`. */
-static void finish_resolved(cJSON *resolved, scn_t *out)
+/* The resolved configuration as stored (every field, in reading order, numbers exact) and
+ * its hash, which identifies what a run computes: the canonical form without the fields that
+ * change no result (sgd_config_hash_tree, docs/results.md). */
+static void finish_resolved(const cJSON *resolved, scn_t *out)
 {
-    out->resolved_json = cJSON_PrintUnformatted(resolved);
-    SGD_ASSERT(out->resolved_json);
-    cJSON *num = cJSON_GetObjectItemCaseSensitive(resolved, "numerics");
-    if (num) cJSON_DeleteItemFromObjectCaseSensitive(num, "threads");
-    char *identity = cJSON_PrintUnformatted(resolved);
-    SGD_ASSERT(identity);
-    sgd_sha256_hex(identity, strlen(identity), out->config_hash);
-    free(identity);
+    out->resolved_json = sgd_json_print(resolved, false);
+    sgd_config_hash_tree(resolved, out->config_hash);
 }
 
 /* Scenario files nest four or five levels deep.  Deeper input is refused before parsing,
@@ -311,7 +343,8 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
         return sgd_err_prefix(err, display_name);
     }
 
-    char (*keys)[SGD_JPATH_MAX] = nsets ? sgd_xcalloc((size_t)nsets, SGD_JPATH_MAX) : NULL;
+    /* keys[i]: the key path of sets[i]; keys[nsets + i]: the object it created (blame). */
+    char (*keys)[SGD_JPATH_MAX] = nsets ? sgd_xcalloc(2 * (size_t)nsets, SGD_JPATH_MAX) : NULL;
     cJSON *resolved = cJSON_CreateObject();
     char base_name[256];
     {
@@ -323,11 +356,12 @@ int scn_load_text(const char *text, const char *display_name, const char *base_d
     int rc = 0;
     if (cJSON_IsObject(in)) {
         for (int i = 0; i < nsets && rc == 0; i++)
-            rc = apply_override(in, sets[i].assignment, keys[i], SGD_JPATH_MAX, err);
-        /* Seeds are JSON numbers in the resolved configuration, exact up to 2^53. */
-        if (rc == 0 && seed_override && *seed_override > (1ULL << 53))
-            rc = sgd_errf(err, "--seed %llu: must be <= 2^53 (9007199254740992)",
-                          (unsigned long long)*seed_override);
+            rc = apply_override(in, sets[i].assignment, keys[i], keys[nsets + i], err);
+        /* Seeds are JSON numbers in the resolved configuration, exact below 2^53; the
+         * file's limit (SCN_SEED_MAX), so --seed and "seed" accept the same values. */
+        if (rc == 0 && seed_override && *seed_override > (uint64_t)SCN_SEED_MAX)
+            rc = sgd_errf(err, "--seed %llu: must be <= 2^53 - 1 (%lld)",
+                          (unsigned long long)*seed_override, (long long)SCN_SEED_MAX);
         else if (rc == 0 && seed_override) {
             cJSON_DeleteItemFromObjectCaseSensitive(in, "seed");
             cJSON_AddItemToObject(in, "seed", cJSON_CreateNumber((double)*seed_override));
@@ -443,8 +477,8 @@ int scn_resolve_numerics(scn_t *s, const scn_numerics_flags_t *flags, const scn_
                             err))
         return -1;
     int64_t threads = scn_threads_resolve(s->numerics.threads, m->cpus, m->jobs);
-    /* Re-printing the parsed text reproduces every other field exactly (cJSON prints each
-     * number with as many digits as it takes to read back the same double). */
+    /* Re-printing the parsed text reproduces every other field exactly (sgd_json_print
+     * writes each number with as many digits as it takes to read back the same double). */
     cJSON *r = cJSON_Parse(s->resolved_json);
     SGD_ASSERT(r);
     cJSON *num = cJSON_GetObjectItemCaseSensitive(r, "numerics");

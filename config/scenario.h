@@ -4,8 +4,9 @@
  * applies command-line overrides (--set key.path=value, --seed), checks every field's type
  * and range, rejects unknown keys, and produces
  *   - a typed scn_t the rest of the program reads, and
- *   - the resolved configuration (every default filled in) as canonical JSON plus its
- *     SHA-256, stored with each run so a result can always be traced to its exact inputs.
+ *   - the resolved configuration (every default filled in) as JSON with exact numbers,
+ *     plus the SHA-256 of its canonical form (the run key), stored with each run so a
+ *     result can always be traced to its exact inputs.
  * Errors name the file and the JSON path: "quickstart.json: cluster.workers: expected
  * integer >= 1, got \"four\"". */
 #ifndef SGDSIM_CONFIG_SCENARIO_H
@@ -23,6 +24,10 @@
 #include "sim/dist.h"
 
 #define SCN_SCHEMA_VERSION 1
+
+/* The largest seed, in the file and from --seed: 2^53 - 1, since a JSON number (a double)
+ * holds every integer below 2^53 exactly and 2^53 + 1 would read as 2^53. */
+#define SCN_SEED_MAX ((int64_t)9007199254740991)
 
 /* numerics.threads: the most threads a run may use (and what "auto" is capped at). */
 #define SCN_THREADS_MAX 256
@@ -145,10 +150,13 @@ typedef struct scn {
     scn_sweep_axis_t *sweep;
     int nsweep;
 
-    char *resolved_json;         /* canonical resolved configuration (owned) */
-    char config_hash[SGD_SHA256_HEX_LEN + 1]; /* SHA-256 hex of resolved_json without
+    char *resolved_json;         /* resolved configuration, exact numbers, in reading order
+                                    (owned) */
+    char config_hash[SGD_SHA256_HEX_LEN + 1]; /* SHA-256 hex of resolved_json's canonical
+                                                 form (sorted keys, exact numbers) without
                                                  numerics.threads, which never changes a
-                                                 result (docs/results.md) */
+                                                 result (sgd_config_hash_tree,
+                                                 docs/results.md) */
 } scn_t;
 
 /* How the loader learns which algorithms exist and reads each one's own options.  The
@@ -163,8 +171,10 @@ typedef struct scn_algorithm {
     int (*parse_options)(const sgd_jobj_t *alg, struct scn *s, sgd_err_t *err);
 } scn_algorithm_t;
 
-/* One --set override: "key.path=value"; value is parsed as JSON when it is valid JSON
- * (numbers, true/false, arrays, objects, quoted strings), else taken as a plain string. */
+/* One --set override: "key.path=value".  The whole value is parsed as JSON (numbers,
+ * true/false/null, arrays, objects, quoted strings); a value that is not JSON is taken as a
+ * plain string only when it does not start with a digit, sign, quote, bracket or brace
+ * ("--set algorithm.name=csgd"), else refused.  Empty key segments ("a..b") are refused. */
 typedef struct scn_override {
     const char *assignment;
 } scn_override_t;

@@ -174,7 +174,7 @@ int scn_parse_optimizer(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
             char desc[96];
             sgd_json_describe(e, desc, sizeof desc);
             if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
-                e->valuedouble < 1 || e->valuedouble > 9007199254740992.0)
+                e->valuedouble < 1 || e->valuedouble >= 9007199254740992.0)
                 return sgd_errf(err, "%s[%d]: expected integer >= 1, got %s", path, i, desc);
             lr->milestones[i] = (int64_t)e->valuedouble;
             if (i > 0 && lr->milestones[i] <= lr->milestones[i - 1])

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/json.h"
 #include "results/rdb_reader.h"
 
 /* Version 1.  WITHOUT ROWID tables are clustered on their primary key, which is how every
@@ -87,7 +88,12 @@ static const char rdb_schema_v1[] =
     "           ORDER BY m.update_idx DESC LIMIT 1) AS final_train_loss"
     "  FROM runs r;";
 
-static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1};
+/* Version 2: run_key and config_hash are the hash of the canonical configuration (sorted
+ * keys, exact numbers), no longer of the text in the loader's reading order with 15-digit
+ * numbers; each old row's are recomputed from its config_json (rdb_reader.h). */
+static const char rdb_schema_v2[] = RDB_KEYS_V2_SQL("runs");
+
+static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rdb_schema_v2};
 
 #define RDB_BUSY_TIMEOUT_MS 10000 /* how long a writer waits for another's transaction */
 #define RDB_WAL_RETRY_MS 10
@@ -126,6 +132,7 @@ struct rdb {
     rdb_active_t *active;
     size_t nactive, capactive;
     char lost_msg[SGD_ERR_MAX]; /* first failed batch's error, for the runs it cost rows */
+    bool allow_older; /* a read-only source of rdb_merge: an older schema is accepted */
 };
 
 /* ---- error helpers ------------------------------------------------------------------ */
@@ -276,9 +283,11 @@ static int rdb_check_identity(const rdb_t *db, const rdb_identity_t *id, sgd_err
                         db->path, (long long)id->ver);
     if (db->readonly && id->app == 0)
         return sgd_errf(err, "%s: not an sgdsim results database (empty database)", db->path);
-    if (db->readonly && id->ver < RDB_SCHEMA_VERSION)
-        return sgd_errf(err, "%s: written by an older sgdsim (schema %lld < %d); open it once "
-                        "for writing to migrate it", db->path, (long long)id->ver,
+    if (db->readonly && !db->allow_older && id->ver < RDB_SCHEMA_VERSION)
+        return sgd_errf(err, "%s: written by an older sgdsim (schema %lld < %d); migrate it "
+                        "by opening it for writing once: it as OUT of `sgdsim merge`, or as "
+                        "--db of `sgdsim run` or `sgdsim sweep` (docs/results.md, "
+                        "\"Schema versions\")", db->path, (long long)id->ver,
                         RDB_SCHEMA_VERSION);
     return 0;
 }
@@ -554,7 +563,27 @@ static int rdb_prepare_inserts(rdb_t *db, sgd_err_t *err)
         &db->ins_staleness, err);
 }
 
-static int rdb_open_common(const char *path, int readonly, rdb_t **out, sgd_err_t *err)
+/* sgdsim_config_hash(config_json): see rdb_reader.h. */
+static void rdb_config_hash_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *json = (const char *)sqlite3_value_text(argv[0]);
+    char hex[SGD_SHA256_HEX_LEN + 1];
+    if (json && sgd_config_hash_text(json, hex) == 0)
+        sqlite3_result_text(ctx, hex, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_result_null(ctx);
+}
+
+int rdb_register_functions(sqlite3 *db)
+{
+    return sqlite3_create_function_v2(db, "sgdsim_config_hash", 1,
+                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                      rdb_config_hash_fn, NULL, NULL, NULL);
+}
+
+static int rdb_open_common(const char *path, int readonly, bool allow_older, rdb_t **out,
+                           sgd_err_t *err)
 {
     *out = NULL;
     if (!path || !*path) return sgd_errf(err, "results database path is empty");
@@ -564,7 +593,12 @@ static int rdb_open_common(const char *path, int readonly, rdb_t **out, sgd_err_
     rdb_t *db = sgd_xcalloc(1, sizeof *db);
     db->path = sgd_xstrdup(path);
     db->readonly = readonly;
+    db->allow_older = allow_older;
     if (rdb_connect(db, memory, err)) goto fail;
+    if (rdb_register_functions(db->db) != SQLITE_OK) {
+        rdb_sqlerr(db, "cannot register functions", err);
+        goto fail;
+    }
     /* Set before anything touches the file: concurrent writers in a sweep wait for each
      * other's transactions instead of failing with SQLITE_BUSY. */
     sqlite3_busy_timeout(db->db, RDB_BUSY_TIMEOUT_MS);
@@ -582,12 +616,21 @@ fail:
 
 int rdb_open(const char *path, rdb_t **out, sgd_err_t *err)
 {
-    return rdb_open_common(path, 0, out, err);
+    return rdb_open_common(path, 0, false, out, err);
 }
 
 int rdb_open_readonly(const char *path, rdb_t **out, sgd_err_t *err)
 {
-    return rdb_open_common(path, 1, out, err);
+    return rdb_open_common(path, 1, false, out, err);
+}
+
+int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err)
+{
+    if (rdb_open_common(path, 1, true, out, err)) return -1;
+    if (rdb_query_int(*out, "PRAGMA user_version", version, err) == 0) return 0;
+    rdb_close(*out);
+    *out = NULL;
+    return -1;
 }
 
 void rdb_close(rdb_t *db)

@@ -34,7 +34,7 @@
 
 #include "common/error.h"
 
-#define RDB_SCHEMA_VERSION 1          /* PRAGMA user_version written by this build */
+#define RDB_SCHEMA_VERSION 2          /* PRAGMA user_version written by this build */
 #define RDB_APPLICATION_ID 0x53474453 /* PRAGMA application_id, "SGDS" in ASCII */
 #define RDB_BATCH_ROWS 4096           /* buffered rows written per transaction */
 
@@ -71,15 +71,16 @@ const char *rdb_path(const rdb_t *db);
 
 /* Provenance of one run.  Any string may be NULL (stored as SQL NULL). */
 typedef struct rdb_run_info {
-    const char *run_key;        /* deterministic key: config hash (+ sweep point) */
+    const char *run_key;        /* deterministic key: the configuration hash */
     const char *scenario_name;  /* scenario's "name" */
     const char *scenario_path;  /* file the scenario was loaded from, as given */
     const char *algorithm;      /* csgd, lsgd, sasgd, fasgd, bfasgd, ... */
     int64_t workers;            /* workers (synchronous) or clients lambda (asynchronous) */
     uint64_t seed;              /* master seed; stored as the signed 64-bit reinterpretation */
     const char *backend;        /* numerics backend, e.g. "cpu", "cuda", "cost-only" */
-    const char *config_json;    /* resolved configuration, canonical JSON */
-    const char *config_hash;    /* SHA-256 hex of config_json */
+    const char *config_json;    /* resolved configuration, JSON with exact numbers */
+    const char *config_hash;    /* SHA-256 hex of config_json's canonical form
+                                   (sgd_config_hash_text) */
     const char *sgdsim_version; /* SGD_VERSION */
     const char *git_rev;        /* SGD_GIT_REV (git describe --dirty) */
     const char *build_options;  /* build type, sanitizers, CUDA ... */

@@ -2,7 +2,9 @@
  * knows every way a file can fail to be our database), then ATTACHed to OUT's connection so
  * rows move with INSERT ... SELECT inside one transaction.  IN is attached the way a reader
  * opens it (rdb_reader.h: read-only, or immutable on read-only media), so merging from it
- * never writes to it or leaves files beside it. */
+ * never writes to it or leaves files beside it.  An IN of an older schema is read through a
+ * temporary copy of its runs table taken to this schema (run keys recomputed as rdb_open's
+ * migration does), so merging it gives the rows a migration of IN would. */
 #include "results/rdb_merge.h"
 
 #include <stdio.h>
@@ -39,11 +41,28 @@ static int runs_columns(sqlite3 *db, char *buf, size_t size, const char *in_path
     return 0;
 }
 
+/* The runs table to copy from: IN's own, or for schema 1 a temporary copy migrated to
+ * schema 2 (in OUT's temp database, inside the merge's transaction). */
+static int source_runs(sqlite3 *db, int64_t version, const char **table, const char *in_path,
+                       sgd_err_t *err)
+{
+    *table = "src.runs";
+    if (version >= RDB_SCHEMA_VERSION) return 0;
+    SGD_ASSERT(version == 1 && RDB_SCHEMA_VERSION == 2); /* a new schema extends this */
+    static const char sql[] = "CREATE TEMP TABLE src_runs AS SELECT * FROM src.runs;"
+                              RDB_KEYS_V2_SQL("temp.src_runs");
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return merge_sqlerr(db, in_path, "cannot read runs of schema 1", err);
+    *table = "temp.src_runs";
+    return 0;
+}
+
 int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t *err)
 {
     memset(st, 0, sizeof *st);
     rdb_t *in = NULL;
-    if (rdb_open_readonly(in_path, &in, err)) return -1;
+    int64_t version = 0;
+    if (rdb_open_source(in_path, &version, &in, err)) return -1;
     rdb_close(in);
 
     struct stat a, b;
@@ -79,8 +98,13 @@ int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t 
         merge_sqlerr(db, in_path, "cannot begin the merge", err);
         goto out;
     }
-    snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM src.runs WHERE id = ?1",
-             cols, cols);
+    const char *runs = NULL;
+    if (source_runs(db, version, &runs, in_path, err)) goto out;
+    snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM %s WHERE id = ?1",
+             cols, cols, runs);
+    char list_sql[160];
+    snprintf(list_sql, sizeof list_sql, "SELECT id, run_key, host, started_at, digest, status"
+             " FROM %s ORDER BY id", runs);
     /* One statement per element, each split over lines (parenthesised, so the compiler
      * sees the concatenation is meant). */
     static const char *const rows_sql[3] = {
@@ -93,8 +117,7 @@ int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t 
         ("INSERT INTO main.staleness(run_id, tau, count) SELECT ?1, tau, count"
          " FROM src.staleness WHERE run_id = ?2"),
     };
-    if (sqlite3_prepare_v2(db, "SELECT id, run_key, host, started_at, digest, status"
-                               " FROM src.runs ORDER BY id", -1, &list, NULL) != SQLITE_OK ||
+    if (sqlite3_prepare_v2(db, list_sql, -1, &list, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "SELECT 1 FROM main.runs WHERE run_key IS ?1 AND host IS ?2"
                                " AND started_at IS ?3 AND digest IS ?4 LIMIT 1",
                            -1, &exists, NULL) != SQLITE_OK ||
@@ -161,6 +184,7 @@ out:
     sqlite3_finalize(ins_run);
     for (int i = 0; i < 3; i++) sqlite3_finalize(ins_rows[i]);
     if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(db, "DROP TABLE IF EXISTS temp.src_runs", NULL, NULL, NULL);
     sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
     if (tidy) rdb_reader_tidy(in_path);
     if (ret) memset(st, 0, sizeof *st);

@@ -26,8 +26,9 @@ typedef struct rdb_merge_stats {
 } rdb_merge_stats_t;
 
 /* Merges the database at in_path into `out` (opened for writing with rdb_open, no run
- * active on it).  IN must be an sgdsim results database of exactly this build's schema
- * version and not the same file as OUT; errors name the path.  *st is filled on success. */
+ * active on it).  IN must be an sgdsim results database of this build's schema version or
+ * an older one (its runs are copied as a migration would leave them; IN is not changed) and
+ * not the same file as OUT; errors name the path.  *st is filled on success. */
 int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t *err);
 
 #endif

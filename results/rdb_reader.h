@@ -19,7 +19,10 @@
 
 #include <stdbool.h>
 
+#include <sqlite3.h>
+
 #include "common/error.h"
+#include "results/rdb.h"
 
 /* What the file system says about a database before a reader opens it. */
 typedef struct rdb_reader_facts {
@@ -59,5 +62,37 @@ int rdb_reader_plan(const char *path, char **uri, bool *tidy, sgd_err_t *err);
  * last connection (another process still using the database keeps them).  Best effort:
  * does nothing when neither file exists, and reports nothing. */
 void rdb_reader_tidy(const char *path);
+
+/* ---- schema 2: run keys of the canonical configuration -------------------------------- */
+
+/* The SQL function every connection of this module has: sgdsim_config_hash(config_json) is
+ * the configuration hash (sgd_config_hash_text: SHA-256 of the canonical form) of a stored
+ * config_json, or NULL when the text is not a JSON object. */
+int rdb_register_functions(sqlite3 *db);
+
+/* rdb_open_readonly for a source of rdb_merge: an older schema is accepted (its rows are
+ * read, never migrated in place) and *version receives the file's schema version. */
+int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err);
+
+/* Takes a runs table of schema 1 (TABLE, e.g. "runs" or "temp.src_runs") to schema 2: the old
+ * run_key and config_hash are kept in prev_run_key / prev_config_hash, config_hash becomes
+ * the canonical hash of config_json, and run_key too where it was the configuration hash
+ * (every run sgdsim wrote); key_note says what happened to each row.  A config_json that
+ * cannot be re-hashed keeps both old values, and the note says so. */
+#define RDB_KEYS_V2_SQL(TABLE)                                                                 \
+    "ALTER TABLE " TABLE " ADD COLUMN prev_run_key TEXT;"                                      \
+    "ALTER TABLE " TABLE " ADD COLUMN prev_config_hash TEXT;"                                  \
+    "ALTER TABLE " TABLE " ADD COLUMN key_note TEXT;"                                          \
+    "UPDATE " TABLE " SET prev_run_key = run_key, prev_config_hash = config_hash,"             \
+    "  key_note = 'schema 2 migration: config_json cannot be re-hashed (not a JSON object);'" \
+    "             || ' run_key and config_hash kept from schema 1';"                          \
+    "UPDATE " TABLE " SET run_key = CASE WHEN run_key IS config_hash"                          \
+    "    THEN sgdsim_config_hash(config_json) ELSE run_key END,"                               \
+    "  key_note = CASE WHEN run_key IS config_hash"                                            \
+    "    THEN 'schema 2 migration: run_key and config_hash recomputed from config_json'"       \
+    "    ELSE 'schema 2 migration: config_hash recomputed from config_json; run_key kept'"     \
+    "         || ' (it was not the configuration hash)' END,"                                 \
+    "  config_hash = sgdsim_config_hash(config_json)"                                          \
+    "  WHERE sgdsim_config_hash(config_json) IS NOT NULL;"
 
 #endif

@@ -109,7 +109,7 @@ int main(void)
     if (!ro) return 1;
     sqlite3 *h = rdb_handle(ro);
     CHECK_STR_CONTAINS(rdbt_text(h, "PRAGMA integrity_check", txt), "ok");
-    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), 1);
+    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), RDB_SCHEMA_VERSION);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM runs"), NWRITERS * RUNS_PER_WRITER);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM runs WHERE status = 'complete'"),
                  NWRITERS * RUNS_PER_WRITER);

@@ -65,7 +65,7 @@ int main(void)
         h = rdb_handle(ro);
         CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM runs"), 1);
         CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM metrics"), 1);
-        CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), 1);
+        CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), RDB_SCHEMA_VERSION);
         CHECK_STR_CONTAINS(rdbt_text(h, "SELECT status FROM runs", txt), "complete");
         rdb_close(ro);
     }

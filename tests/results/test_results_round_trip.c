@@ -77,7 +77,7 @@ int main(void)
     CHECK(ro != NULL);
     if (!ro) return 1;
     sqlite3 *h = rdb_handle(ro);
-    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), 1);
+    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), RDB_SCHEMA_VERSION);
     CHECK_INT_EQ(rdbt_int(h, "PRAGMA application_id"), RDB_APPLICATION_ID);
     CHECK_STR_CONTAINS(rdbt_text(h, "PRAGMA journal_mode", txt), "wal");
 
