@@ -285,7 +285,7 @@ static int rdb_check_identity(const rdb_t *db, const rdb_identity_t *id, sgd_err
         return sgd_errf(err, "%s: not an sgdsim results database (empty database)", db->path);
     if (db->readonly && !db->allow_older && id->ver < RDB_SCHEMA_VERSION)
         return sgd_errf(err, "%s: written by an older sgdsim (schema %lld < %d); migrate it "
-                        "by opening it for writing once: it as OUT of `sgdsim merge`, or as "
+                        "by opening it for writing once: use it as OUT of `sgdsim merge`, or as "
                         "--db of `sgdsim run` or `sgdsim sweep` (docs/results.md, "
                         "\"Schema versions\")", db->path, (long long)id->ver,
                         RDB_SCHEMA_VERSION);
