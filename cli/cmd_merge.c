@@ -25,11 +25,8 @@ static void usage(FILE *f)
 static int check_inputs(const char *const *in_paths, int n)
 {
     sgd_err_t err = {{0}};
-    for (int i = 0; i < n; i++) {
-        rdb_t *in;
-        if (rdb_open_readonly(in_paths[i], &in, &err)) return cli_bad_input("merge: %s", err.msg);
-        rdb_close(in);
-    }
+    for (int i = 0; i < n; i++)
+        if (rdb_merge_check_input(in_paths[i], &err)) return cli_bad_input("merge: %s", err.msg);
     return SGD_EXIT_OK;
 }
 

@@ -627,7 +627,13 @@ int rdb_open_readonly(const char *path, rdb_t **out, sgd_err_t *err)
 int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err)
 {
     if (rdb_open_common(path, 1, true, out, err)) return -1;
-    if (rdb_query_int(*out, "PRAGMA user_version", version, err) == 0) return 0;
+    int rc = rdb_query_int(*out, "PRAGMA user_version", version, err);
+    /* rdb_merge reads this schema and the one before it (schema 1, migrated as it copies). */
+    if (rc == 0 && *version < RDB_SCHEMA_VERSION - 1)
+        rc = sgd_errf(err, "%s: written by an sgdsim too old to merge (schema %lld < %d); open "
+                           "it for writing once (as --db of `sgdsim run`) to migrate it",
+                      path, (long long)*version, RDB_SCHEMA_VERSION - 1);
+    if (rc == 0) return 0;
     rdb_close(*out);
     *out = NULL;
     return -1;

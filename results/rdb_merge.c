@@ -190,3 +190,12 @@ out:
     if (ret) memset(st, 0, sizeof *st);
     return ret;
 }
+
+int rdb_merge_check_input(const char *in_path, sgd_err_t *err)
+{
+    int64_t version;
+    rdb_t *in;
+    if (rdb_open_source(in_path, &version, &in, err)) return -1;
+    rdb_close(in);
+    return 0;
+}

@@ -31,4 +31,8 @@ typedef struct rdb_merge_stats {
  * not the same file as OUT; errors name the path.  *st is filled on success. */
 int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t *err);
 
+/* Whether in_path can be an input of rdb_merge (the same checks, without merging): 0, or -1
+ * with the reason in err.  Lets a caller refuse a bad input before touching OUT. */
+int rdb_merge_check_input(const char *in_path, sgd_err_t *err);
+
 #endif
