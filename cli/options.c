@@ -90,8 +90,7 @@ static int store(const char *cmd, const cli_opt_t *o, const char *shown, const c
         if (o->parse(target, shown, v, msg, sizeof msg)) return 0;
         return cli_bad_input("%s: %s", cmd, msg);
     }
-    SGD_ASSERT(!"an option kind store() does not know");
-    return SGD_EXIT_BAD_INPUT;
+    sgd_die(__FILE__, __LINE__, "an option kind store() does not know: %d", (int)o->kind);
 }
 
 /* One option argument at argv[*i] (its value, if any, follows or is attached). */
