@@ -10,6 +10,8 @@
 
 #include <cblas.h>
 
+#include "models/softmax.h"
+
 struct cnn {
     cnn_geom_t g[CNN_MAX_GEOMS];
     int n, nclasses, max_batch, nweights;
@@ -352,16 +354,6 @@ const float *cnn_forward(cnn_t *c, const float *params, const float *x, int batc
     return c->out[i];
 }
 
-/* log(sum_j exp(z_j)) in double, shifted by the row maximum (model.c's). */
-static double log_sum_exp(const float *z, int n)
-{
-    float mx = z[0];
-    for (int j = 1; j < n; j++)
-        if (z[j] > mx) mx = z[j];
-    double s = 0.0;
-    for (int j = 0; j < n; j++) s += exp((double)z[j] - (double)mx);
-    return (double)mx + log(s);
-}
 
 /* Layer i's backward step: d (batch x out_size, w.r.t. its output after ReLU) -> grad's
  * share and, for i > 0, dprev w.r.t. its input. */
@@ -391,22 +383,8 @@ double cnn_loss_grad(cnn_t *c, const float *params, const float *x, const int32_
 {
     const int C = c->nclasses, last = c->n - 1;
     forward(c, params, x, batch, last);
-    /* dLoss/dz_i = (softmax(z_i) - onehot(y_i)) / B, as in model.c. */
-    const float *logits = c->out[last];
-    float *d = c->delta[0];
-    double loss = 0.0;
     const double inv_b = 1.0 / batch;
-    for (int i = 0; i < batch; i++) {
-        SGD_ASSERT(y[i] >= 0 && y[i] < C);
-        const float *z = logits + (size_t)i * (size_t)C;
-        float *di = d + (size_t)i * (size_t)C;
-        double lse = log_sum_exp(z, C);
-        loss += lse - (double)z[y[i]];
-        for (int j = 0; j < C; j++) {
-            double p = exp((double)z[j] - lse);
-            di[j] = (float)((p - (j == y[i] ? 1.0 : 0.0)) * inv_b);
-        }
-    }
+    double loss = softmax_nll_grad(c->out[last], y, batch, C, c->delta[0]);
     int cur = 0;
     for (int i = last; i >= 0; i--) {
         float *dprev = i > 0 ? c->delta[1 - cur] : NULL;
@@ -421,16 +399,5 @@ int64_t cnn_evaluate_rows(cnn_t *c, const float *params, const float *x, const i
 {
     const int C = c->nclasses;
     forward(c, params, x, rows, c->n - 1);
-    const float *logits = c->out[c->n - 1];
-    int64_t errors = 0;
-    for (int i = 0; i < rows; i++) {
-        const float *z = logits + (size_t)i * (size_t)C;
-        SGD_ASSERT(y[i] >= 0 && y[i] < C);
-        row_loss[i] = log_sum_exp(z, C) - (double)z[y[i]];
-        int best = 0;
-        for (int j = 1; j < C; j++)
-            if (z[j] > z[best]) best = j;
-        if (best != y[i]) errors++;
-    }
-    return errors;
+    return softmax_nll_rows(c->out[c->n - 1], y, rows, C, row_loss);
 }

@@ -11,6 +11,8 @@
 
 #include <cblas.h>
 
+#include "models/softmax.h"
+
 struct model {
     model_spec_t spec;
     model_layout_t lay;
@@ -248,17 +250,6 @@ static void forward(model_t *m, const float *params, const float *x, int batch)
     }
 }
 
-/* log(sum_j exp(z_j)) in double, shifted by the row maximum so nothing overflows and the
- * largest term is exactly 1.  A NaN anywhere makes the result NaN. */
-static double log_sum_exp(const float *z, int n)
-{
-    float mx = z[0];
-    for (int j = 1; j < n; j++)
-        if (z[j] > mx) mx = z[j];
-    double s = 0.0;
-    for (int j = 0; j < n; j++) s += exp((double)z[j] - (double)mx);
-    return (double)mx + log(s);
-}
 
 double model_loss_grad(model_t *m, const float *params, const float *x, const int32_t *y,
                        int batch, float *grad)
@@ -270,21 +261,8 @@ double model_loss_grad(model_t *m, const float *params, const float *x, const in
 
     /* Output layer: loss_i = lse(z_i) - z_i[y_i]; dLoss/dz_i = (softmax(z_i) - onehot(y_i)) / B
      * because the loss is the batch mean. */
-    const float *logits = m->act[L];
-    float *delta = m->delta[0];
-    double loss = 0.0;
     const double inv_b = 1.0 / batch;
-    for (int i = 0; i < batch; i++) {
-        SGD_ASSERT(y[i] >= 0 && y[i] < C);
-        const float *z = logits + (size_t)i * (size_t)C;
-        float *d = delta + (size_t)i * (size_t)C;
-        double lse = log_sum_exp(z, C);
-        loss += lse - (double)z[y[i]];
-        for (int j = 0; j < C; j++) {
-            double p = exp((double)z[j] - lse);
-            d[j] = (float)((p - (j == y[i] ? 1.0 : 0.0)) * inv_b);
-        }
-    }
+    double loss = softmax_nll_grad(m->act[L], y, batch, C, m->delta[0]);
 
     int cur = 0;
     for (int l = L - 1; l >= 0; l--) {
@@ -323,19 +301,7 @@ int64_t model_evaluate_rows(model_t *m, const float *params, const float *x, con
     if (m->cnn) return cnn_evaluate_rows(m->cnn, params, x, y, rows, row_loss);
     const int C = m->spec.nclasses;
     forward(m, params, x, rows);
-    const float *logits = m->act[m->lay.nlayers];
-    int64_t errors = 0;
-    for (int i = 0; i < rows; i++) {
-        const float *z = logits + (size_t)i * (size_t)C;
-        int32_t label = y[i];
-        SGD_ASSERT(label >= 0 && label < C);
-        row_loss[i] = log_sum_exp(z, C) - (double)z[label];
-        int best = 0;
-        for (int j = 1; j < C; j++)
-            if (z[j] > z[best]) best = j;
-        if (best != label) errors++;
-    }
-    return errors;
+    return softmax_nll_rows(m->act[m->lay.nlayers], y, rows, C, row_loss);
 }
 
 void model_evaluate(model_t *m, const float *params, const sgd_dataset_t *d, double *mean_loss,
