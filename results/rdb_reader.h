@@ -1,5 +1,6 @@
 /* How a read-only connection reaches a results database file, for rdb_open_readonly and
- * rdb_merge's inputs (implemented in rdb.c; used by results/ and its tests only).
+ * rdb_merge's inputs (implemented in rdb_reader.c and rdb.c; used by results/ and its tests
+ * only).
  *
  * A database in WAL mode is read through two files beside it, PATH-wal and PATH-shm, which
  * SQLite creates when they are missing.  On read-only media it cannot create them, and a
@@ -94,5 +95,9 @@ int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *
     "         || ' (it was not the configuration hash)' END,"                                 \
     "  config_hash = sgdsim_config_hash(config_json)"                                          \
     "  WHERE sgdsim_config_hash(config_json) IS NOT NULL;"
+
+/* The directory holding path: "." for a bare name, "/" for a file in the root.  The caller
+ * frees it. */
+char *rdb_dir_of(const char *path);
 
 #endif
