@@ -1,4 +1,6 @@
-/* Results database writer (see rdb.h for the contract, docs/results.md for the schema).
+/* Results database: the schema, opening and closing (see rdb.h for the contract,
+ * docs/results.md for the schema); runs and their rows are rdb_write.c, how readers reach the
+ * file rdb_reader.c.
  *
  * The schema lives here as a list of migrations: rdb_migrations[v] takes a database from
  * schema version v to v + 1, and rdb_open applies the missing ones in one transaction.
@@ -6,9 +8,9 @@
  * schema version appends one entry and bumps RDB_SCHEMA_VERSION; existing entries never
  * change, because databases in users' hands were created by them. */
 #include "results/rdb.h"
+#include "results/rdb_internal.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,47 +100,10 @@ static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rd
 #define RDB_BUSY_TIMEOUT_MS 10000 /* how long a writer waits for another's transaction */
 #define RDB_WAL_RETRY_MS 10
 
-/* SQLite's own clock, so started_at and finished_at have one format (millisecond UTC). */
-#define RDB_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-
-typedef enum { ROW_METRIC, ROW_TRAFFIC, ROW_STALENESS } rdb_row_kind_t;
-
-/* One buffered row.  Rows are written in the order they were buffered, so the database
- * content (and any upsert arithmetic) is a function of the caller's call sequence only. */
-typedef struct rdb_row {
-    rdb_row_kind_t kind;
-    int64_t run_id;
-    int64_t v[4];  /* metric: update, vtime_ns; traffic: 4 counters; staleness: tau, count */
-    double value;  /* metric value */
-    size_t text;   /* offset in the text arena: metric name or traffic kind */
-} rdb_row_t;
-
-/* A run begun on this handle and not yet ended. */
-typedef struct rdb_active {
-    int64_t run_id;
-    int lost; /* a batch holding rows of this run failed to commit */
-} rdb_active_t;
-
-struct rdb {
-    sqlite3 *db;
-    char *path;
-    int readonly;
-    bool tidy; /* a reader that may have created PATH-wal/-shm: rdb_reader_tidy at close */
-    sqlite3_stmt *ins_metric, *ins_traffic, *ins_staleness;
-    rdb_row_t *rows; /* pending rows */
-    size_t nrows, caprows;
-    char *text; /* NUL-separated names of pending rows */
-    size_t ntext, captext;
-    rdb_active_t *active;
-    size_t nactive, capactive;
-    char lost_msg[SGD_ERR_MAX]; /* first failed batch's error, for the runs it cost rows */
-    bool allow_older; /* a read-only source of rdb_merge: an older schema is accepted */
-};
-
 /* ---- error helpers ------------------------------------------------------------------ */
 
 /* Formats "PATH: what: sqlite message (errno text)" for a failed SQLite call. */
-static int rdb_sqlerr(const rdb_t *db, const char *what, sgd_err_t *err)
+int rdb_sqlerr(const rdb_t *db, const char *what, sgd_err_t *err)
 {
     int rc = sqlite3_errcode(db->db);
     if ((rc & 0xff) == SQLITE_NOTADB)
@@ -151,7 +116,7 @@ static int rdb_sqlerr(const rdb_t *db, const char *what, sgd_err_t *err)
     return sgd_errf(err, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->db));
 }
 
-static int rdb_exec(rdb_t *db, const char *sql, const char *what, sgd_err_t *err)
+int rdb_exec(rdb_t *db, const char *sql, const char *what, sgd_err_t *err)
 {
     if (sqlite3_exec(db->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return rdb_sqlerr(db, what, err);
@@ -160,7 +125,7 @@ static int rdb_exec(rdb_t *db, const char *sql, const char *what, sgd_err_t *err
 
 /* Rolls back whatever transaction is open; used on error paths, where the original error
  * is the one worth reporting, so a failing rollback is not reported over it. */
-static void rdb_rollback(rdb_t *db)
+void rdb_rollback(rdb_t *db)
 {
     if (!sqlite3_get_autocommit(db->db)) sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 }
@@ -525,309 +490,4 @@ sqlite3 *rdb_handle(rdb_t *db)
 const char *rdb_path(const rdb_t *db)
 {
     return db->path;
-}
-
-/* ---- runs and buffered rows --------------------------------------------------------- */
-
-static rdb_active_t *rdb_find_active(rdb_t *db, int64_t run_id)
-{
-    for (size_t i = 0; i < db->nactive; i++)
-        if (db->active[i].run_id == run_id) return &db->active[i];
-    return NULL;
-}
-
-/* Checks that rows may be added to run_id on this handle. */
-static rdb_active_t *rdb_writable_run(rdb_t *db, int64_t run_id, sgd_err_t *err)
-{
-    if (db->readonly) {
-        sgd_errf(err, "%s: opened read-only, cannot write run %lld", db->path,
-                 (long long)run_id);
-        return NULL;
-    }
-    rdb_active_t *a = rdb_find_active(db, run_id);
-    if (!a) {
-        sgd_errf(err, "%s: run %lld is not active on this handle (not begun here, or "
-                 "already ended)", db->path, (long long)run_id);
-        return NULL;
-    }
-    return a;
-}
-
-static int rdb_bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-    return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
-}
-
-/* Binds a double, storing NULL for NaN/Inf (SQLite would store NaN as NULL anyway and Inf
- * as a REAL that most client libraries cannot read back). */
-static int rdb_bind_finite(sqlite3_stmt *st, int i, double x)
-{
-    return isfinite(x) ? sqlite3_bind_double(st, i, x) : sqlite3_bind_null(st, i);
-}
-
-int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_err_t *err)
-{
-    if (db->readonly) return sgd_errf(err, "%s: opened read-only, cannot begin a run", db->path);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db->db,
-            "INSERT INTO runs(run_key, scenario, scenario_path, algorithm, workers, seed,"
-            " backend, config_json, config_hash, sgdsim_version, git_rev, build_options,"
-            " blas_core, host, status, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-            " ?9, ?10, ?11, ?12, ?13, ?14, 'running', " RDB_NOW_SQL ")",
-            -1, &st, NULL) != SQLITE_OK)
-        return rdb_sqlerr(db, "cannot begin a run", err);
-    /* The seed is a full 64-bit value; SQLite integers are signed, so it is stored as the
-     * same 64 bits read as int64 (memcpy: the conversion is then defined, not wrapped). */
-    int64_t seed;
-    memcpy(&seed, &info->seed, sizeof seed);
-    rdb_bind_text(st, 1, info->run_key);
-    rdb_bind_text(st, 2, info->scenario_name);
-    rdb_bind_text(st, 3, info->scenario_path);
-    rdb_bind_text(st, 4, info->algorithm);
-    sqlite3_bind_int64(st, 5, info->workers);
-    sqlite3_bind_int64(st, 6, seed);
-    rdb_bind_text(st, 7, info->backend);
-    rdb_bind_text(st, 8, info->config_json);
-    rdb_bind_text(st, 9, info->config_hash);
-    rdb_bind_text(st, 10, info->sgdsim_version);
-    rdb_bind_text(st, 11, info->git_rev);
-    rdb_bind_text(st, 12, info->build_options);
-    rdb_bind_text(st, 13, info->blas_core);
-    rdb_bind_text(st, 14, info->host);
-
-    if (rdb_exec(db, "BEGIN IMMEDIATE", "cannot begin a run", err)) goto fail;
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        rdb_sqlerr(db, "cannot begin a run", err);
-        goto fail;
-    }
-    int64_t id = sqlite3_last_insert_rowid(db->db);
-    if (rdb_exec(db, "COMMIT", "cannot begin a run", err)) goto fail;
-    sqlite3_finalize(st);
-
-    if (db->nactive == db->capactive) {
-        db->capactive = db->capactive ? 2 * db->capactive : 4;
-        db->active = sgd_xrealloc(db->active, db->capactive * sizeof *db->active);
-    }
-    db->active[db->nactive++] = (rdb_active_t){.run_id = id, .lost = 0};
-    *run_id = id;
-    return 0;
-fail:
-    sqlite3_finalize(st);
-    rdb_rollback(db);
-    return -1;
-}
-
-/* Binds and executes one buffered row inside the open transaction. */
-static int rdb_write_row(rdb_t *db, const rdb_row_t *r)
-{
-    const char *text = db->text + r->text;
-    sqlite3_stmt *st = NULL;
-    switch (r->kind) {
-    case ROW_METRIC:
-        st = db->ins_metric;
-        sqlite3_bind_int64(st, 1, r->run_id);
-        sqlite3_bind_int64(st, 2, r->v[0]);
-        sqlite3_bind_int64(st, 3, r->v[1]);
-        sqlite3_bind_text(st, 4, text, -1, SQLITE_STATIC);
-        rdb_bind_finite(st, 5, r->value);
-        if (isnan(r->value))
-            sqlite3_bind_text(st, 6, "nan", -1, SQLITE_STATIC);
-        else if (isinf(r->value))
-            sqlite3_bind_text(st, 6, r->value > 0 ? "inf" : "-inf", -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(st, 6);
-        break;
-    case ROW_TRAFFIC:
-        st = db->ins_traffic;
-        sqlite3_bind_int64(st, 1, r->run_id);
-        sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
-        for (int i = 0; i < 4; i++) sqlite3_bind_int64(st, 3 + i, r->v[i]);
-        break;
-    case ROW_STALENESS:
-        st = db->ins_staleness;
-        sqlite3_bind_int64(st, 1, r->run_id);
-        sqlite3_bind_int64(st, 2, r->v[0]);
-        sqlite3_bind_int64(st, 3, r->v[1]);
-        break;
-    }
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return rc == SQLITE_DONE ? 0 : -1;
-}
-
-static void rdb_clear_pending(rdb_t *db)
-{
-    db->nrows = 0;
-    db->ntext = 0;
-}
-
-/* Writes every pending row and, when end is not NULL, the final state of run end_id, in
- * one transaction.  On failure the pending rows are discarded and the runs they belonged
- * to are marked lost (see rdb.h): keeping them for a retry would let the buffer grow
- * without bound while the disk stays full. */
-static int rdb_write_pending(rdb_t *db, int64_t end_id, const rdb_run_end_t *end,
-                             const char *detail, sgd_err_t *err)
-{
-    if (db->nrows == 0 && !end) return 0;
-    sqlite3_stmt *upd = NULL;
-    if (rdb_exec(db, "BEGIN IMMEDIATE", "cannot write results", err)) goto fail;
-    for (size_t i = 0; i < db->nrows; i++) {
-        if (rdb_write_row(db, &db->rows[i])) {
-            rdb_sqlerr(db, "cannot write results", err);
-            goto fail;
-        }
-    }
-    if (end) {
-        if (sqlite3_prepare_v2(db->db,
-                "UPDATE runs SET status = ?1, status_detail = ?2, finished_at = " RDB_NOW_SQL
-                ", wall_s = ?3, vtime_ns = ?4, updates = ?5, events = ?6, events_per_s = ?7,"
-                " digest = ?8 WHERE id = ?9 AND status = 'running'",
-                -1, &upd, NULL) != SQLITE_OK) {
-            rdb_sqlerr(db, "cannot end the run", err);
-            goto fail;
-        }
-        rdb_bind_text(upd, 1, end->status);
-        rdb_bind_text(upd, 2, detail);
-        rdb_bind_finite(upd, 3, end->wall_s);
-        sqlite3_bind_int64(upd, 4, end->vtime_ns);
-        sqlite3_bind_int64(upd, 5, end->updates);
-        sqlite3_bind_int64(upd, 6, end->events);
-        rdb_bind_finite(upd, 7, end->events_per_s);
-        rdb_bind_text(upd, 8, end->digest);
-        sqlite3_bind_int64(upd, 9, end_id);
-        if (sqlite3_step(upd) != SQLITE_DONE) {
-            rdb_sqlerr(db, "cannot end the run", err);
-            goto fail;
-        }
-        if (sqlite3_changes(db->db) != 1) {
-            sgd_errf(err, "%s: cannot end run %lld: it is no longer 'running' in the "
-                     "database (changed by another process?)", db->path, (long long)end_id);
-            goto fail;
-        }
-        sqlite3_finalize(upd);
-        upd = NULL;
-    }
-    if (rdb_exec(db, "COMMIT", "cannot commit results", err)) goto fail;
-    rdb_clear_pending(db);
-    return 0;
-fail:
-    sqlite3_finalize(upd);
-    rdb_rollback(db);
-    if (db->nrows > 0) {
-        if (!db->lost_msg[0] && err) snprintf(db->lost_msg, sizeof db->lost_msg, "%s", err->msg);
-        if (!db->lost_msg[0]) snprintf(db->lost_msg, sizeof db->lost_msg, "write failed");
-        for (size_t i = 0; i < db->nrows; i++) {
-            rdb_active_t *a = rdb_find_active(db, db->rows[i].run_id);
-            if (a) a->lost = 1;
-        }
-        rdb_clear_pending(db);
-    }
-    return -1;
-}
-
-/* Appends a row (and its text, if any) to the buffer, writing a batch when it is full. */
-static int rdb_push_row(rdb_t *db, const rdb_row_t *row, const char *text, sgd_err_t *err)
-{
-    if (db->nrows == db->caprows) {
-        db->caprows = db->caprows ? 2 * db->caprows : RDB_BATCH_ROWS;
-        db->rows = sgd_xrealloc(db->rows, db->caprows * sizeof *db->rows);
-    }
-    rdb_row_t *r = &db->rows[db->nrows++];
-    *r = *row;
-    if (text) {
-        size_t n = strlen(text) + 1;
-        if (db->ntext + n > db->captext) {
-            while (db->ntext + n > db->captext)
-                db->captext = db->captext ? 2 * db->captext : 64 * 1024;
-            db->text = sgd_xrealloc(db->text, db->captext);
-        }
-        memcpy(db->text + db->ntext, text, n);
-        r->text = db->ntext;
-        db->ntext += n;
-    }
-    if (db->nrows >= RDB_BATCH_ROWS) return rdb_write_pending(db, 0, NULL, NULL, err);
-    return 0;
-}
-
-static int rdb_lost_err(const rdb_t *db, int64_t run_id, sgd_err_t *err)
-{
-    return sgd_errf(err, "%s: run %lld lost rows in an earlier failed write (%s); it can "
-                    "only end as 'failed'", db->path, (long long)run_id, db->lost_msg);
-}
-
-int rdb_metric(rdb_t *db, int64_t run_id, int64_t update, int64_t vtime_ns, const char *name,
-               double value, sgd_err_t *err)
-{
-    rdb_active_t *a = rdb_writable_run(db, run_id, err);
-    if (!a) return -1;
-    if (a->lost) return rdb_lost_err(db, run_id, err);
-    if (!name || !*name)
-        return sgd_errf(err, "%s: run %lld: metric name is empty", db->path, (long long)run_id);
-    rdb_row_t r = {.kind = ROW_METRIC, .run_id = run_id, .v = {update, vtime_ns},
-                   .value = value};
-    return rdb_push_row(db, &r, name, err);
-}
-
-int rdb_traffic(rdb_t *db, int64_t run_id, const char *kind, uint64_t sent_msgs,
-                uint64_t sent_bytes, uint64_t skipped_msgs, uint64_t skipped_bytes,
-                sgd_err_t *err)
-{
-    rdb_active_t *a = rdb_writable_run(db, run_id, err);
-    if (!a) return -1;
-    if (a->lost) return rdb_lost_err(db, run_id, err);
-    if (!kind || !*kind)
-        return sgd_errf(err, "%s: run %lld: traffic kind is empty", db->path, (long long)run_id);
-    const uint64_t c[4] = {sent_msgs, sent_bytes, skipped_msgs, skipped_bytes};
-    rdb_row_t r = {.kind = ROW_TRAFFIC, .run_id = run_id};
-    for (int i = 0; i < 4; i++) {
-        if (c[i] > (uint64_t)INT64_MAX)
-            return sgd_errf(err, "%s: run %lld: traffic '%s': counter %llu exceeds the "
-                            "database's 64-bit signed integers", db->path, (long long)run_id,
-                            kind, (unsigned long long)c[i]);
-        r.v[i] = (int64_t)c[i];
-    }
-    return rdb_push_row(db, &r, kind, err);
-}
-
-int rdb_staleness(rdb_t *db, int64_t run_id, int64_t tau, int64_t count, sgd_err_t *err)
-{
-    rdb_active_t *a = rdb_writable_run(db, run_id, err);
-    if (!a) return -1;
-    if (a->lost) return rdb_lost_err(db, run_id, err);
-    if (tau < 0 || count < 0)
-        return sgd_errf(err, "%s: run %lld: staleness bin tau %lld, count %lld: both must be "
-                        ">= 0", db->path, (long long)run_id, (long long)tau, (long long)count);
-    rdb_row_t r = {.kind = ROW_STALENESS, .run_id = run_id, .v = {tau, count}};
-    return rdb_push_row(db, &r, NULL, err);
-}
-
-int rdb_flush(rdb_t *db, sgd_err_t *err)
-{
-    if (db->readonly) return sgd_errf(err, "%s: opened read-only, nothing to flush", db->path);
-    return rdb_write_pending(db, 0, NULL, NULL, err);
-}
-
-int rdb_run_end(rdb_t *db, int64_t run_id, const rdb_run_end_t *end, sgd_err_t *err)
-{
-    rdb_active_t *a = rdb_writable_run(db, run_id, err);
-    if (!a) return -1;
-    const char *s = end->status;
-    if (!s || (strcmp(s, "complete") != 0 && strcmp(s, "failed") != 0 &&
-               strcmp(s, "diverged") != 0))
-        return sgd_errf(err, "%s: run %lld: end status '%s' must be complete, failed or "
-                        "diverged", db->path, (long long)run_id, s ? s : "(null)");
-    if (a->lost && strcmp(s, "complete") == 0) return rdb_lost_err(db, run_id, err);
-
-    const char *detail = end->status_detail;
-    char lost_detail[SGD_ERR_MAX + 32];
-    if (a->lost && !detail) {
-        snprintf(lost_detail, sizeof lost_detail, "results rows lost: %s", db->lost_msg);
-        detail = lost_detail;
-    }
-    if (rdb_write_pending(db, run_id, end, detail, err)) return -1;
-
-    /* Ended: drop it from the active list (order of the list does not matter). */
-    *a = db->active[--db->nactive];
-    return 0;
 }

@@ -1,0 +1,59 @@
+/* The results database handle's insides, shared by rdb.c (schema, opening, closing) and
+ * rdb_write.c (runs and their buffered rows).  Private to results/. */
+#ifndef SGDSIM_RESULTS_RDB_INTERNAL_H
+#define SGDSIM_RESULTS_RDB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "common/error.h"
+#include "results/rdb.h"
+
+/* SQLite's own clock, so started_at and finished_at have one format (millisecond UTC). */
+#define RDB_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+
+typedef enum { ROW_METRIC, ROW_TRAFFIC, ROW_STALENESS } rdb_row_kind_t;
+
+/* One buffered row.  Rows are written in the order they were buffered, so the database
+ * content (and any upsert arithmetic) is a function of the caller's call sequence only. */
+typedef struct rdb_row {
+    rdb_row_kind_t kind;
+    int64_t run_id;
+    int64_t v[4];  /* metric: update, vtime_ns; traffic: 4 counters; staleness: tau, count */
+    double value;  /* metric value */
+    size_t text;   /* offset in the text arena: metric name or traffic kind */
+} rdb_row_t;
+
+/* A run begun on this handle and not yet ended. */
+typedef struct rdb_active {
+    int64_t run_id;
+    int lost; /* a batch holding rows of this run failed to commit */
+} rdb_active_t;
+
+struct rdb {
+    sqlite3 *db;
+    char *path;
+    int readonly;
+    bool tidy; /* a reader that may have created PATH-wal/-shm: rdb_reader_tidy at close */
+    sqlite3_stmt *ins_metric, *ins_traffic, *ins_staleness;
+    rdb_row_t *rows; /* pending rows */
+    size_t nrows, caprows;
+    char *text; /* NUL-separated names of pending rows */
+    size_t ntext, captext;
+    rdb_active_t *active;
+    size_t nactive, capactive;
+    char lost_msg[SGD_ERR_MAX]; /* first failed batch's error, for the runs it cost rows */
+    bool allow_older; /* a read-only source of rdb_merge: an older schema is accepted */
+};
+
+/* -1 with "PATH: what: SQLite's message" in err. */
+int rdb_sqlerr(const rdb_t *db, const char *what, sgd_err_t *err);
+/* Runs sql (no rows); -1 with rdb_sqlerr's message. */
+int rdb_exec(rdb_t *db, const char *sql, const char *what, sgd_err_t *err);
+/* Rolls back the open transaction, if any. */
+void rdb_rollback(rdb_t *db);
+
+#endif
