@@ -17,106 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cblas.h>
 #include <gsl/gsl_rng.h>
-#include <immintrin.h>
 
+#include "bench/fp32_peak.h"
 #include "models/model.h"
 
 #define REPS 9
 #define MIN_SECONDS 0.05
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static volatile float sink;
-
-/* --- FP32 peak (bench_mlp_grad.c explains the chain counts) ------------------------------- */
-#define CHAINS_512 24
-#define CHAINS 12
-#define PRAGMA_UNROLL _Pragma("GCC unroll 32")
-
-__attribute__((target("avx512f"))) static double peak_avx512(int64_t iters)
-{
-    __m512 acc[CHAINS_512];
-    __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-6f);
-    for (int c = 0; c < CHAINS_512; c++) acc[c] = _mm512_set1_ps((float)c + sink);
-    for (int64_t i = 0; i < iters; i++)
-        PRAGMA_UNROLL
-        for (int c = 0; c < CHAINS_512; c++) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
-    __m512 s = acc[0];
-    for (int c = 1; c < CHAINS_512; c++) s = _mm512_add_ps(s, acc[c]);
-    sink = _mm512_reduce_add_ps(s);
-    return (double)iters * CHAINS_512 * 16 * 2;
-}
-
-__attribute__((target("avx2,fma"))) static double peak_avx2(int64_t iters)
-{
-    __m256 acc[CHAINS];
-    __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-6f);
-    for (int c = 0; c < CHAINS; c++) acc[c] = _mm256_set1_ps((float)c + sink);
-    for (int64_t i = 0; i < iters; i++)
-        PRAGMA_UNROLL
-        for (int c = 0; c < CHAINS; c++) acc[c] = _mm256_fmadd_ps(acc[c], a, b);
-    __m256 s = acc[0];
-    for (int c = 1; c < CHAINS; c++) s = _mm256_add_ps(s, acc[c]);
-    float out[8];
-    _mm256_storeu_ps(out, s);
-    sink = out[0];
-    return (double)iters * CHAINS * 8 * 2;
-}
-
-static double peak_scalar(int64_t iters)
-{
-    float acc[CHAINS];
-    for (int c = 0; c < CHAINS; c++) acc[c] = (float)c + sink;
-    for (int64_t i = 0; i < iters; i++)
-        PRAGMA_UNROLL
-        for (int c = 0; c < CHAINS; c++) acc[c] = acc[c] * 0.999999f + 1e-6f;
-    float s = 0;
-    for (int c = 0; c < CHAINS; c++) s += acc[c];
-    sink = s;
-    return (double)iters * CHAINS * 2;
-}
-
-static double measure_peak(double (*f)(int64_t))
-{
-    int64_t iters = 1 << 16;
-    for (;;) {
-        double t0 = now();
-        f(iters);
-        if (now() - t0 >= MIN_SECONDS) break;
-        iters *= 2;
-    }
-    double best = 0;
-    for (int r = 0; r < REPS; r++) {
-        double t0 = now(), flops = f(iters), gf = flops / (now() - t0) * 1e-9;
-        if (gf > best) best = gf;
-    }
-    return best;
-}
-
-static double fp32_peak(const char **isa)
-{
-    __builtin_cpu_init();
-    *isa = "scalar";
-    double peak = measure_peak(peak_scalar);
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        double p = measure_peak(peak_avx2);
-        if (p > peak) peak = p, *isa = "AVX2+FMA";
-    }
-    if (__builtin_cpu_supports("avx512f")) {
-        double p = measure_peak(peak_avx512);
-        if (p > peak) peak = p, *isa = "AVX-512";
-    }
-    return peak;
-}
 
 /* --- the gradient and its GEMMs ------------------------------------------------------------ */
 
@@ -157,9 +66,9 @@ static void run_sgemm(work_t *w)
 
 static double time_calls(void (*f)(work_t *), work_t *w, int calls)
 {
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < calls; i++) f(w);
-    return (now() - t0) / calls;
+    return (bench_now() - t0) / calls;
 }
 
 static int calibrate(void (*f)(work_t *), work_t *w)
@@ -234,7 +143,7 @@ int main(void)
     printf("bench_cnn_grad: one BLAS thread, OpenBLAS core %s (%s)\n", openblas_get_corename(),
            openblas_get_config());
     const char *isa;
-    double peak = fp32_peak(&isa);
+    double peak = bench_fp32_peak(false, &isa);
     printf("reference peak: %s, %.2f GFLOP/s\n\n", isa, peak);
     printf("%-8s %5s %10s %10s %10s %11s %10s %11s\n", "model", "batch", "MFLOP/call",
            "grad GF/s", "sgemm GF/s", "grad/sgemm", "grad/peak", "sgemm/peak");
