@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/text.h"
+#include "common/json.h"
 #include "common/error.h"
 
 typedef struct buf {
@@ -71,7 +72,7 @@ char *gp_quote(const char *s)
     char *out = sgd_xmalloc(sizeof quote * strlen(s) + 3), *o = out;
     *o++ = '\'';
     while (*s) {
-        size_t len = cli_utf8_len(s);
+        size_t len = sgd_utf8_len(s);
         if (len == 0) {
             *o++ = '?';
             len = 1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/text.h"
+#include "common/json.h"
 #include "common/error.h"
 
 void cli_table_init(cli_table_t *t, int ncols, const char *const *head)
@@ -137,7 +138,7 @@ static void print_json_string(const char *s, FILE *f)
 {
     fputc('"', f);
     while (*s) {
-        size_t len = cli_utf8_len(s);
+        size_t len = sgd_utf8_len(s);
         unsigned char ch = (unsigned char)*s;
         if (len == 0) fputs("\\ufffd", f);
         else if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);

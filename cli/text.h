@@ -2,8 +2,8 @@
  * results database (scenario names, configuration values, metric names) are whatever its
  * writer put there, so before they reach a terminal or gnuplot they are checked here.
  *
- *   cli_utf8_len     the length of one well-formed UTF-8 sequence, so callers can pass text
- *                    through unchanged and treat anything else as single bytes
+ *   (sgd_utf8_len, common/json.h: the length of one well-formed UTF-8 sequence, so callers
+ *   can pass text through unchanged and treat anything else as single bytes)
  *   cli_is_control   C0 controls, DEL and the C1 controls U+0080..U+009F, which terminals
  *                    obey (ESC sequences, 8-bit CSI) instead of showing
  *   cli_text_escape  the form shown in text tables and report lines: printable text as it
@@ -16,11 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* 1..4: the bytes of the well-formed UTF-8 sequence at s (no overlong forms, surrogates or
- * code points above U+10FFFF); 0 at the terminating NUL or where s is not well-formed. */
-size_t cli_utf8_len(const char *s);
-
-/* True when the sequence of len bytes at s (as cli_utf8_len measured it) is a control
+/* True when the sequence of len bytes at s (as sgd_utf8_len measured it) is a control
  * character: bytes 0x01..0x1f and 0x7f, or U+0080..U+009F. */
 bool cli_is_control(const char *s, size_t len);
 

@@ -3,6 +3,7 @@
 #include "common/json.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,20 +259,26 @@ int sgd_jobj_enum(const sgd_jobj_t *o, const char *key, const char *const *names
 
 /* ---- string checks (sgd_json_check_strings) ------------------------------------------- */
 
-/* Length of the UTF-8 sequence at p (1..4), or 0 if it is not well-formed: lead byte,
- * continuation bytes, no overlong form, no surrogate, at most U+10FFFF. */
-static size_t utf8_len(const unsigned char *p)
+/* Continuation bytes 10xxxxxx. */
+static bool cont(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+size_t sgd_utf8_len(const char *s)
 {
-    unsigned c = p[0];
-    if (c < 0x80) return 1;
-    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80) return 0;
-    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) || (c == 0xf0 && p[1] < 0x90) ||
-        (c == 0xf4 && p[1] > 0x8f))
-        return 0;
-    return n;
+    const unsigned char *u = (const unsigned char *)s;
+    if (u[0] == 0) return 0;
+    if (u[0] < 0x80) return 1;
+    /* The second byte's range is narrowed where the lead byte alone would allow overlong
+     * forms (E0, F0), surrogates (ED) or code points past U+10FFFF (F4): RFC 3629's table. */
+    if (u[0] >= 0xC2 && u[0] <= 0xDF) return cont(u[1]) ? 2 : 0;
+    if (u[0] >= 0xE0 && u[0] <= 0xEF) {
+        unsigned char lo = u[0] == 0xE0 ? 0xA0 : 0x80, hi = u[0] == 0xED ? 0x9F : 0xBF;
+        return u[1] >= lo && u[1] <= hi && cont(u[2]) ? 3 : 0;
+    }
+    if (u[0] >= 0xF0 && u[0] <= 0xF4) {
+        unsigned char lo = u[0] == 0xF0 ? 0x90 : 0x80, hi = u[0] == 0xF4 ? 0x8F : 0xBF;
+        return u[1] >= lo && u[1] <= hi && cont(u[2]) && cont(u[3]) ? 4 : 0;
+    }
+    return 0;
 }
 
 /* What an error names: the string's path, or for a key the object holding it. */
@@ -310,7 +317,7 @@ static int check_string(const char *s, bool escapes, const char **end, const cha
             p += skip;
             continue;
         }
-        size_t n = utf8_len(p);
+        size_t n = sgd_utf8_len((const char *)p);
         if (n == 0) {
             string_what(what, sizeof what, path, key);
             return sgd_errf(err, "%s: not valid UTF-8 (byte 0x%02x at character %zu)", what,

@@ -118,4 +118,9 @@ void sgd_config_hash_tree(const cJSON *config, char hex[SGD_SHA256_HEX_LEN + 1])
  * not a JSON object (hex is then left alone). */
 int sgd_config_hash_text(const char *json, char hex[SGD_SHA256_HEX_LEN + 1]);
 
+/* 1..4: the bytes of the well-formed UTF-8 sequence at s (no overlong forms, surrogates or
+ * code points above U+10FFFF, RFC 3629); 0 at the terminating NUL or where s is not
+ * well-formed.  Used by the string checks here and by the CLI's escaping of untrusted text. */
+size_t sgd_utf8_len(const char *s);
+
 #endif
