@@ -57,26 +57,12 @@ static int source_runs(sqlite3 *db, int64_t version, const char **table, const c
     return 0;
 }
 
-int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t *err)
+/* ATTACHes in_path as "src", read-only as rdb_reader_plan says; *tidy: side files to remove
+ * after the DETACH. */
+static int attach_source(sqlite3 *db, const char *in_path, bool *tidy, sgd_err_t *err)
 {
-    memset(st, 0, sizeof *st);
-    rdb_t *in = NULL;
-    int64_t version = 0;
-    if (rdb_open_source(in_path, &version, &in, err)) return -1;
-    rdb_close(in);
-
-    struct stat a, b;
-    if (stat(in_path, &a) == 0 && stat(rdb_path(out), &b) == 0 && a.st_dev == b.st_dev &&
-        a.st_ino == b.st_ino)
-        return sgd_errf(err, "%s: is the output database itself; nothing to merge", in_path);
-
-    sqlite3 *db = rdb_handle(out);
-    char cols[2048];
-    if (runs_columns(db, cols, sizeof cols, in_path, err)) return -1;
-
     char *uri = NULL;
-    bool tidy = false;
-    if (rdb_reader_plan(in_path, &uri, &tidy, err)) return -1;
+    if (rdb_reader_plan(in_path, &uri, tidy, err)) return -1;
     sqlite3_stmt *att = NULL;
     int rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &att, NULL);
     if (rc == SQLITE_OK) {
@@ -85,24 +71,24 @@ int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t 
     }
     sqlite3_finalize(att);
     free(uri);
-    if (rc != SQLITE_DONE) {
-        merge_sqlerr(db, in_path, "cannot attach", err);
-        if (tidy) rdb_reader_tidy(in_path);
-        return -1;
-    }
+    if (rc == SQLITE_DONE) return 0;
+    merge_sqlerr(db, in_path, "cannot attach", err);
+    if (*tidy) rdb_reader_tidy(in_path);
+    return -1;
+}
 
-    char sql[4096 + 2048];
-    sqlite3_stmt *list = NULL, *exists = NULL, *ins_run = NULL, *ins_rows[3] = {NULL};
-    int ret = -1;
-    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        merge_sqlerr(db, in_path, "cannot begin the merge", err);
-        goto out;
-    }
-    const char *runs = NULL;
-    if (source_runs(db, version, &runs, in_path, err)) goto out;
+/* The statements of one merge: IN's runs in id order, "does OUT hold this run", copying a
+ * run and copying its metric, traffic and staleness rows. */
+typedef struct merge_stmts {
+    sqlite3_stmt *list, *exists, *ins_run, *ins_rows[3];
+} merge_stmts_t;
+
+static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, merge_stmts_t *m,
+                         const char *in_path, sgd_err_t *err)
+{
+    char sql[4096 + 2048], list_sql[160];
     snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM %s WHERE id = ?1",
              cols, cols, runs);
-    char list_sql[160];
     snprintf(list_sql, sizeof list_sql, "SELECT id, run_key, host, started_at, digest, status"
              " FROM %s ORDER BY id", runs);
     /* One statement per element, each split over lines (parenthesised, so the compiler
@@ -117,73 +103,104 @@ int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t 
         ("INSERT INTO main.staleness(run_id, tau, count) SELECT ?1, tau, count"
          " FROM src.staleness WHERE run_id = ?2"),
     };
-    if (sqlite3_prepare_v2(db, list_sql, -1, &list, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT 1 FROM main.runs WHERE run_key IS ?1 AND host IS ?2"
-                               " AND started_at IS ?3 AND digest IS ?4 LIMIT 1",
-                           -1, &exists, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, sql, -1, &ins_run, NULL) != SQLITE_OK) {
-        merge_sqlerr(db, in_path, "cannot prepare the merge", err);
-        goto out;
+    int ok = sqlite3_prepare_v2(db, list_sql, -1, &m->list, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(db, "SELECT 1 FROM main.runs WHERE run_key IS ?1 AND host IS"
+                                    " ?2 AND started_at IS ?3 AND digest IS ?4 LIMIT 1",
+                                -1, &m->exists, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(db, sql, -1, &m->ins_run, NULL) == SQLITE_OK;
+    for (int i = 0; ok && i < 3; i++)
+        ok = sqlite3_prepare_v2(db, rows_sql[i], -1, &m->ins_rows[i], NULL) == SQLITE_OK;
+    return ok ? 0 : merge_sqlerr(db, in_path, "cannot prepare the merge", err);
+}
+
+static void finalize_merge(merge_stmts_t *m)
+{
+    sqlite3_finalize(m->list);
+    sqlite3_finalize(m->exists);
+    sqlite3_finalize(m->ins_run);
+    for (int i = 0; i < 3; i++) sqlite3_finalize(m->ins_rows[i]);
+}
+
+/* The run at m->list's current row: skipped when unfinished or already in OUT, else copied
+ * with its rows. */
+static int merge_one(sqlite3 *db, merge_stmts_t *m, rdb_merge_stats_t *st,
+                     const char *in_path, sgd_err_t *err)
+{
+    int64_t old_id = sqlite3_column_int64(m->list, 0);
+    const char *status = (const char *)sqlite3_column_text(m->list, 5);
+    if (status && strcmp(status, "running") == 0) {
+        st->unfinished++;
+        return 0;
     }
-    for (int i = 0; i < 3; i++)
-        if (sqlite3_prepare_v2(db, rows_sql[i], -1, &ins_rows[i], NULL) != SQLITE_OK) {
-            merge_sqlerr(db, in_path, "cannot prepare the merge", err);
-            goto out;
-        }
-    while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
-        int64_t old_id = sqlite3_column_int64(list, 0);
-        const char *status = (const char *)sqlite3_column_text(list, 5);
-        if (status && strcmp(status, "running") == 0) {
-            st->unfinished++;
-            continue;
-        }
-        for (int c = 1; c <= 4; c++) sqlite3_bind_value(exists, c, sqlite3_column_value(list, c));
-        int e = sqlite3_step(exists);
-        sqlite3_reset(exists);
-        if (e == SQLITE_ROW) {
-            st->present++;
-            continue;
-        }
-        if (e != SQLITE_DONE) {
+    for (int c = 1; c <= 4; c++) sqlite3_bind_value(m->exists, c, sqlite3_column_value(m->list, c));
+    int e = sqlite3_step(m->exists);
+    sqlite3_reset(m->exists);
+    if (e == SQLITE_ROW) {
+        st->present++;
+        return 0;
+    }
+    if (e != SQLITE_DONE) return merge_sqlerr(db, in_path, "cannot read runs", err);
+    sqlite3_bind_int64(m->ins_run, 1, old_id);
+    if (sqlite3_step(m->ins_run) != SQLITE_DONE)
+        return merge_sqlerr(db, in_path, "cannot copy a run", err);
+    sqlite3_reset(m->ins_run);
+    int64_t new_id = sqlite3_last_insert_rowid(db);
+    for (int i = 0; i < 3; i++) {
+        sqlite3_bind_int64(m->ins_rows[i], 1, new_id);
+        sqlite3_bind_int64(m->ins_rows[i], 2, old_id);
+        if (sqlite3_step(m->ins_rows[i]) != SQLITE_DONE)
+            return merge_sqlerr(db, in_path, "cannot copy rows", err);
+        st->rows += sqlite3_changes(db);
+        sqlite3_reset(m->ins_rows[i]);
+    }
+    st->copied++;
+    return 0;
+}
+
+/* Copies IN's finished runs in one transaction on OUT (src attached). */
+static int copy_runs(sqlite3 *db, const char *cols, int64_t version, rdb_merge_stats_t *st,
+                     const char *in_path, sgd_err_t *err)
+{
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return merge_sqlerr(db, in_path, "cannot begin the merge", err);
+    merge_stmts_t m = {0};
+    const char *runs = NULL;
+    int ret = -1, rc = SQLITE_ROW;
+    if (source_runs(db, version, &runs, in_path, err) == 0 &&
+        prepare_merge(db, cols, runs, &m, in_path, err) == 0) {
+        while ((rc = sqlite3_step(m.list)) == SQLITE_ROW)
+            if (merge_one(db, &m, st, in_path, err)) break;
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
             merge_sqlerr(db, in_path, "cannot read runs", err);
-            goto out;
-        }
-        sqlite3_bind_int64(ins_run, 1, old_id);
-        if (sqlite3_step(ins_run) != SQLITE_DONE) {
-            merge_sqlerr(db, in_path, "cannot copy a run", err);
-            goto out;
-        }
-        sqlite3_reset(ins_run);
-        int64_t new_id = sqlite3_last_insert_rowid(db);
-        for (int i = 0; i < 3; i++) {
-            sqlite3_bind_int64(ins_rows[i], 1, new_id);
-            sqlite3_bind_int64(ins_rows[i], 2, old_id);
-            if (sqlite3_step(ins_rows[i]) != SQLITE_DONE) {
-                merge_sqlerr(db, in_path, "cannot copy rows", err);
-                goto out;
-            }
-            st->rows += sqlite3_changes(db);
-            sqlite3_reset(ins_rows[i]);
-        }
-        st->copied++;
+        else if (rc == SQLITE_DONE)
+            ret = 0;
     }
-    if (rc != SQLITE_DONE) {
-        merge_sqlerr(db, in_path, "cannot read runs", err);
-        goto out;
-    }
-    sqlite3_finalize(list);
-    list = NULL;
-    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        merge_sqlerr(db, in_path, "cannot commit the merge", err);
-        goto out;
-    }
-    ret = 0;
-out:
-    sqlite3_finalize(list);
-    sqlite3_finalize(exists);
-    sqlite3_finalize(ins_run);
-    for (int i = 0; i < 3; i++) sqlite3_finalize(ins_rows[i]);
+    finalize_merge(&m);
+    if (ret == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        ret = merge_sqlerr(db, in_path, "cannot commit the merge", err);
     if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return ret;
+}
+
+int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t *err)
+{
+    memset(st, 0, sizeof *st);
+    int64_t version = 0;
+    rdb_t *in = NULL;
+    if (rdb_open_source(in_path, &version, &in, err)) return -1;
+    rdb_close(in);
+    struct stat a, b;
+    if (stat(in_path, &a) == 0 && stat(rdb_path(out), &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+        return sgd_errf(err, "%s: is the output database itself; nothing to merge", in_path);
+
+    sqlite3 *db = rdb_handle(out);
+    char cols[2048];
+    bool tidy = false;
+    if (runs_columns(db, cols, sizeof cols, in_path, err) ||
+        attach_source(db, in_path, &tidy, err))
+        return -1;
+    int ret = copy_runs(db, cols, version, st, in_path, err);
     sqlite3_exec(db, "DROP TABLE IF EXISTS temp.src_runs", NULL, NULL, NULL);
     sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
     if (tidy) rdb_reader_tidy(in_path);
