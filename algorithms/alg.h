@@ -35,6 +35,9 @@ typedef struct alg_sink {
                    uint64_t skipped_msgs, uint64_t skipped_bytes, sgd_err_t *err);
     /* One staleness-histogram bin (count gradients applied with staleness tau); may be NULL. */
     int (*staleness)(void *ctx, int64_t tau, int64_t count, sgd_err_t *err);
+    /* One parameter-age bin (count gradients applied on parameters `age` versions old: the
+     * staleness as it really is, where the counted tau is not); may be NULL. */
+    int (*version_age)(void *ctx, int64_t age, int64_t count, sgd_err_t *err);
     /* Optional, called after every update; for progress display only. */
     void (*progress)(void *ctx, int64_t update, int64_t vtime_ns, double train_loss,
                      uint64_t events);

@@ -14,8 +14,11 @@
  * Staleness, in one place each.  A client's `stamp` is the version its next gradient counts
  * from: set by hold_snapshot() when a fetched snapshot arrives, and by skip_fetch() under
  * skipped_fetch_tau "fred".  A push's version (push.version) is set by stage_push() from the
- * stamp (or, re-applying, from the version of the gradient re-applied).  ps_schedule_update
- * (ps_step.c) computes tau = server version - push version; apply_update records it.
+ * stamp (or, re-applying, from the version of the gradient re-applied), and with it the
+ * version of the parameters its gradient was computed on (push.params_version: the same
+ * unless "fred" stamped the client later).  ps_schedule_update (ps_step.c) computes
+ * tau = server version - push version (counted, what is damped) and the parameters' age =
+ * server version - params_version; apply_update records both.
  *
  * Drivers.  `uniform` is FRED's schedule: no clocks; each iteration a uniformly random
  * unblocked client (stream client_pick) finishes a gradient; iteration i happens at virtual
@@ -73,7 +76,10 @@ static bool gate(ps_t *p, int k, double cval)
     /* The probability reads the normaliser's statistics, which the scheduled updates still
      * change: catch up first (with c = 0 it is 1 whatever they are). */
     if (cval > 0) ps_drain(p);
-    double prob = ps_gate_probability(cval, ps_norm_mean(&p->norm), p->o->gate_eps);
+    /* Before the server has taken in a gradient the normaliser's statistics are all 0;
+     * initial_v stands in for v until then (its default 0 is that mean). */
+    double v = p->srv.tau.n > 0 ? ps_norm_mean(&p->norm) : p->o->initial_v;
+    double prob = ps_gate_probability(cval, v, p->o->gate_eps);
     return gsl_rng_uniform(p->cl[k].last.rng) < prob;
 }
 
@@ -108,10 +114,13 @@ static void hold_snapshot(ps_t *p, ps_client_t *c, ps_snap_t *snap)
     c->stamp = snap->version;
 }
 
-/* The push client c sends next counts its staleness from `version`. */
-static void stage_push(ps_client_t *c, int64_t version)
+/* The push client c sends next counts its staleness from `version`; its gradient was
+ * computed on the parameters of `params_version` (the same, unless skipped_fetch_tau "fred"
+ * stamped the client with a later one). */
+static void stage_push(ps_client_t *c, int64_t version, int64_t params_version)
 {
     c->push.version = version;
+    c->push.params_version = params_version;
 }
 
 /* The client starts (uniform: becomes eligible for) its next gradient. */
@@ -239,7 +248,8 @@ static void send_push(ps_t *p, int k, int64_t now)
 static void downpour_gradient_ready(ps_t *p, int k, int64_t t, int64_t now)
 {
     ps_client_t *c = &p->cl[k];
-    if (c->push.nreq == 0) stage_push(c, c->stamp); /* oldest gradient in the push */
+    if (c->push.nreq == 0) /* oldest gradient in the push */
+        stage_push(c, c->stamp, c->snap->version);
     c->push.reqs[c->push.nreq++] = (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t};
     if (c->steps % p->o->k_push == 0)
         send_push(p, k, now);
@@ -259,10 +269,12 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
         downpour_gradient_ready(p, k, t, now);
         return;
     }
-    if (gate(p, k, p->o->c_push)) {
+    /* first_push "always": a client's first gradient is sent without a coin (FRED) */
+    const bool first_always = p->o->first_push_always && c->steps == 1;
+    if (first_always || gate(p, k, p->o->c_push)) {
         c->push.reqs[0] = (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t};
         c->push.nreq = 1;
-        stage_push(c, c->stamp);
+        stage_push(c, c->stamp, c->snap->version);
         send_push(p, k, now);
         return;
     }
@@ -272,7 +284,7 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
         /* The server re-applies the last gradient it got from k, with its old timestamp, so
          * its staleness keeps growing. */
         c->push.reapply = true;
-        stage_push(c, c->last.version);
+        stage_push(c, c->last.version, c->last.params_version);
         deliver_push(p, k, now);
     } else {
         fetch_opportunity(p, k, now); /* nothing to re-apply yet */
@@ -488,9 +500,13 @@ static int report_tables(const ps_t *p, const alg_sink_t *sink, sgd_err_t *err)
          sink->traffic(sink->ctx, "push", u->sent_msgs, u->sent_bytes, u->skipped_msgs,
                        u->skipped_bytes, err)))
         return -1;
+    const ps_hist_t *tau = &p->srv.tau, *age = &p->srv.age;
     if (sink->staleness)
-        for (int64_t t = 0; t < p->srv.hist_len; t++)
-            if (p->srv.hist[t] && sink->staleness(sink->ctx, t, p->srv.hist[t], err)) return -1;
+        for (int64_t t = 0; t < tau->len; t++)
+            if (tau->bins[t] && sink->staleness(sink->ctx, t, tau->bins[t], err)) return -1;
+    if (sink->version_age)
+        for (int64_t a = 0; a < age->len; a++)
+            if (age->bins[a] && sink->version_age(sink->ctx, a, age->bins[a], err)) return -1;
     return 0;
 }
 
@@ -507,11 +523,14 @@ static int ps_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
 
     const int64_t u = ctx->updates, v = p->last_vtime;
     const ps_server_t *sv = &p->srv;
-    double mean = sv->ngrad ? sv->tau_sum / (double)sv->ngrad : 0.0;
-    if (alg_metric(ctx, u, v, "staleness_mean", mean) ||
-        alg_metric(ctx, u, v, "staleness_p50", (double)ps_server_tau_quantile(sv, 0.5)) ||
-        alg_metric(ctx, u, v, "staleness_p99", (double)ps_server_tau_quantile(sv, 0.99)) ||
-        alg_metric(ctx, u, v, "staleness_max", (double)ps_server_tau_quantile(sv, 1.0)) ||
+    if (alg_metric(ctx, u, v, "staleness_mean", ps_hist_mean(&sv->tau)) ||
+        alg_metric(ctx, u, v, "staleness_p50", (double)ps_hist_quantile(&sv->tau, 0.5)) ||
+        alg_metric(ctx, u, v, "staleness_p99", (double)ps_hist_quantile(&sv->tau, 0.99)) ||
+        alg_metric(ctx, u, v, "staleness_max", (double)ps_hist_quantile(&sv->tau, 1.0)) ||
+        /* the parameters' true age, where FRED's counting makes it differ from tau */
+        (p->o->fred_skip_tau &&
+         (alg_metric(ctx, u, v, "version_age_mean", ps_hist_mean(&sv->age)) ||
+          alg_metric(ctx, u, v, "version_age_max", (double)ps_hist_quantile(&sv->age, 1.0)))) ||
         alg_metric(ctx, u, v, "snapshots_peak", (double)sv->peak_live) ||
         (p->counts_emitted_at != u &&
          (alg_metric(ctx, u, v, "fetch_sent", (double)sv->fetch.sent_msgs) ||

@@ -50,6 +50,7 @@ void ps_ledger_free(ps_ledger_t *l)
     free(l->terms);
     free(l->lreq);
     free(l->taus);
+    free(l->ages);
     free(l->rowpool);
     *l = (ps_ledger_t){0};
 }
@@ -142,13 +143,17 @@ const ps_update_t *ps_ledger_schedule(ps_ledger_t *l, const ps_update_t *head,
     l->terms = reserve(l->terms, &l->cap_terms, l->nterm, maxreq, sizeof *l->terms);
     l->lreq = reserve(l->lreq, &l->cap_lreq, l->nlreq, maxreq, sizeof *l->lreq);
     l->taus = reserve(l->taus, &l->cap_taus, l->ntau, npush, sizeof *l->taus);
+    l->ages = reserve(l->ages, &l->cap_ages, l->ntau, npush, sizeof *l->ages);
     l->upd = reserve(l->upd, &l->cap_upd, l->nupd, 1, sizeof *l->upd);
     ps_update_t *u = &l->upd[l->nupd++];
     *u = *head;
     u->first_term = l->nterm;
     u->first_tau = l->ntau;
     u->ntau = npush;
-    for (int64_t b = 0; b < npush; b++) l->taus[l->ntau++] = pushes[b].tau;
+    for (int64_t b = 0; b < npush; b++) {
+        l->ages[l->ntau] = pushes[b].age;
+        l->taus[l->ntau++] = pushes[b].tau;
+    }
 
     ps_term_t *terms = l->terms + l->nterm;
     int64_t nreq = group_terms(l, terms, &u->nterms, pushes, npush);
@@ -168,6 +173,11 @@ ps_term_t *ps_ledger_terms(ps_ledger_t *l, const ps_update_t *u)
 const int64_t *ps_ledger_taus(const ps_ledger_t *l, const ps_update_t *u)
 {
     return l->taus + u->first_tau;
+}
+
+const int64_t *ps_ledger_ages(const ps_ledger_t *l, const ps_update_t *u)
+{
+    return l->ages + u->first_tau;
 }
 
 /* ---- evaluation ------------------------------------------------------------------------ */

@@ -5,7 +5,8 @@
  * makes into this ledger and applies the updates later, in order.  An entry holds what the
  * arithmetic needs and the schedule will have changed by then: the update's terms, the
  * minibatch of each gradient request (drawn when scheduled, in the order an immediate
- * evaluation would draw them), the staleness of each push, and the schedule's counters.
+ * evaluation would draw them), the staleness and parameter age of each push, and the
+ * schedule's counters.
  * Gradients are evaluated here, on demand: a single-minibatch term together with the later
  * ones whose parameters are already known, in one loss_grad_batched call.
  *
@@ -45,7 +46,10 @@ typedef struct ps_req {      /* a gradient a client computed: its parameters and
 
 typedef struct ps_push {     /* one push the server holds when it makes an update */
     int32_t client;
-    int64_t tau;             /* its staleness at this update */
+    int64_t tau;             /* its staleness at this update (counted, what is damped) */
+    int64_t age;             /* server version now - version of the parameters its
+                                (oldest) gradient was computed on: tau, unless
+                                skipped_fetch_tau "fred" under-counted it */
     double factor;           /* its staleness factor */
     const ps_req_t *reqs;    /* its gradients (Downpour: up to k_push); none with reapply */
     int nreq;
@@ -74,7 +78,8 @@ typedef struct ps_update {   /* a scheduled update */
     int64_t vtime;           /* when the server made it, ns */
     double lr;
     int64_t first_term, nterms; /* terms[first_term, first_term + nterms) */
-    int64_t first_tau, ntau;    /* staleness of each push: taus[first_tau, + ntau) */
+    int64_t first_tau, ntau;    /* staleness of each push: taus[first_tau, + ntau), its
+                                   parameters' age: ages[first_tau, + ntau) */
     ps_traffic_t fetch, push;   /* the schedule's traffic counters then */
     int64_t peak_live;          /* and its snapshot peak */
     uint64_t events;            /* engine events processed, the one that made it included */
@@ -101,9 +106,9 @@ typedef struct ps_ledger {
     ps_update_t *upd;
     ps_term_t *terms;
     ps_lreq_t *lreq;
-    int64_t *taus, *rowpool;
+    int64_t *taus, *ages, *rowpool;
     int64_t nupd, nterm, nlreq, ntau, nrowpool; /* nlreq: gradient requests held */
-    int64_t cap_upd, cap_terms, cap_lreq, cap_taus, cap_rowpool;
+    int64_t cap_upd, cap_terms, cap_lreq, cap_taus, cap_ages, cap_rowpool;
 
     /* Scheduling scratch, max_reqs each: each request's term, each term's next request
      * slot, and the row stream of each request laid out (minibatch "random"). */
@@ -141,9 +146,10 @@ void ps_ledger_free(ps_ledger_t *l);
 const ps_update_t *ps_ledger_schedule(ps_ledger_t *l, const ps_update_t *head,
                                       const ps_push_t *pushes, int64_t npush);
 
-/* Update u's terms and the staleness of each of its pushes. */
+/* Update u's terms, and the staleness and parameter age of each of its pushes. */
 ps_term_t *ps_ledger_terms(ps_ledger_t *l, const ps_update_t *u);
 const int64_t *ps_ledger_taus(const ps_ledger_t *l, const ps_update_t *u);
+const int64_t *ps_ledger_ages(const ps_ledger_t *l, const ps_update_t *u);
 
 /* The gradient of term tm (not a reapply term; its snapshot filled), evaluated now unless it
  * was already, and tm->loss.  Valid until tm is released, or until the next call when it

@@ -23,7 +23,7 @@ static const struct {
     {"beta", K_STALE},       {"eps", K_STALE},         {"c_fetch", K(PS_BFASGD)},
     {"c_push", K(PS_BFASGD)}, {"gating_eps", K(PS_BFASGD)}, {"k_fetch", K(PS_DOWNPOUR)},
     {"k_push", K(PS_DOWNPOUR)}, {"denormals", K_ALL}, {"skipped_fetch_tau", K(PS_BFASGD)},
-    {"gradient_batch", K_ALL},
+    {"gradient_batch", K_ALL}, {"first_push", K(PS_BFASGD)}, {"initial_v", K(PS_BFASGD)},
 };
 #define PS_NKEYS (sizeof ps_keys / sizeof ps_keys[0])
 
@@ -148,6 +148,34 @@ static int parse_softsync(const sgd_jobj_t *a, int64_t lambda, ps_opts_t *o, sgd
     return parse_normaliser(a, &o->norm, err);
 }
 
+/* Keys added after runs were recorded without them: at the value that is the behaviour from
+ * before (their default), they are left out of the resolved configuration, so those runs'
+ * keys stay the keys of the same configuration today. */
+static void resolve_as_before(const sgd_jobj_t *a, const char *key, bool at_default)
+{
+    if (a->out && at_default) cJSON_DeleteItemFromObjectCaseSensitive(a->out, key);
+}
+
+/* B-FASGD: how a client's first push is treated.  "gate" (the default, sgdsim's behaviour
+ * since B-FASGD was added): like every push, with v = initial_v until the server took in a
+ * gradient.  "always" (FRED): sent without a coin, so no gate ever opens before the first
+ * gradient arrives and initial_v would never be read -- it is refused there. */
+static int parse_first_push(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
+{
+    static const char *const first[] = {"gate", "always", NULL};
+    int fp;
+    if (sgd_jobj_enum(a, "first_push", first, 0, &fp, err)) return -1;
+    o->first_push_always = fp == 1;
+    resolve_as_before(a, "first_push", fp == 0);
+    if (o->first_push_always)
+        return reject_key(a, "initial_v", "only read with first_push \"gate\" (with "
+                                          "\"always\" no gate opens before the server has "
+                                          "taken in a gradient)", err);
+    if (sgd_jobj_num(a, "initial_v", 0.0, 0.0, false, 1e6, &o->initial_v, err)) return -1;
+    resolve_as_before(a, "initial_v", o->initial_v == 0.0);
+    return 0;
+}
+
 /* B-FASGD: the gating constants and how a skipped fetch counts staleness. */
 static int parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
 {
@@ -162,7 +190,7 @@ static int parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
     int st;
     if (sgd_jobj_enum(a, "skipped_fetch_tau", skip_tau, 0, &st, err)) return -1;
     o->fred_skip_tau = st == 1;
-    return 0;
+    return parse_first_push(a, o, err);
 }
 
 /* Options of other sections that this family does not model: refused rather than ignored. */

@@ -43,6 +43,8 @@ typedef struct ps_opts {
     double c_fetch, c_push;   /* B-FASGD gating constants, >= 0 */
     double gate_eps;          /* B-FASGD: eps in 1 / (1 + c / (v + eps)) */
     bool fred_skip_tau;       /* B-FASGD: count tau after a skipped fetch as FRED does */
+    bool first_push_always;   /* B-FASGD: a client's first gradient is sent without a gate */
+    double initial_v;         /* B-FASGD: the gates' v before the server took in a gradient */
     int64_t k_fetch, k_push;  /* Downpour: fetch / push every k-th gradient */
     sim_dist_t server_time_s; /* timed: server service time per arrival, s */
     bool flush_denormals;     /* run with the CPU's flush-to-zero and denormals-are-zero */

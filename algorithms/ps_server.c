@@ -53,7 +53,8 @@ void ps_server_free(ps_server_t *s)
         free(p->data);
         free(p);
     }
-    free(s->hist);
+    ps_hist_free(&s->tau);
+    ps_hist_free(&s->age);
     memset(s, 0, sizeof *s);
 }
 
@@ -139,33 +140,50 @@ void ps_server_bump(ps_server_t *s)
     s->current = NULL;
 }
 
-void ps_server_record_tau(ps_server_t *s, int64_t tau)
+void ps_server_record(ps_server_t *s, int64_t tau, int64_t age)
 {
-    SGD_ASSERT(tau >= 0);
-    if (tau >= s->hist_len) {
-        int64_t len = s->hist_len ? s->hist_len : 64;
-        while (len <= tau) len *= 2;
-        s->hist = sgd_xrealloc(s->hist, (size_t)len * sizeof *s->hist);
-        memset(s->hist + s->hist_len, 0, (size_t)(len - s->hist_len) * sizeof *s->hist);
-        s->hist_len = len;
-    }
-    s->hist[tau]++;
-    s->ngrad++;
-    s->tau_sum += (double)tau;
+    ps_hist_add(&s->tau, tau);
+    ps_hist_add(&s->age, age);
 }
 
-int64_t ps_server_tau_quantile(const ps_server_t *s, double q)
+void ps_hist_add(ps_hist_t *h, int64_t x)
 {
-    if (s->ngrad == 0) return -1;
-    /* ceil(q * n) gradients at or below the answer, computed in integers past the product. */
-    double want_d = q * (double)s->ngrad;
+    SGD_ASSERT(x >= 0);
+    if (x >= h->len) {
+        int64_t len = h->len ? h->len : 64;
+        while (len <= x) len *= 2;
+        h->bins = sgd_xrealloc(h->bins, (size_t)len * sizeof *h->bins);
+        memset(h->bins + h->len, 0, (size_t)(len - h->len) * sizeof *h->bins);
+        h->len = len;
+    }
+    h->bins[x]++;
+    h->n++;
+    h->sum += (double)x;
+}
+
+int64_t ps_hist_quantile(const ps_hist_t *h, double q)
+{
+    if (h->n == 0) return -1;
+    /* ceil(q * n) values at or below the answer, computed in integers past the product. */
+    double want_d = q * (double)h->n;
     int64_t want = (int64_t)want_d;
     if ((double)want < want_d) want++;
     if (want < 1) want = 1;
     int64_t seen = 0;
-    for (int64_t t = 0; t < s->hist_len; t++) {
-        seen += s->hist[t];
-        if (seen >= want) return t;
+    for (int64_t x = 0; x < h->len; x++) {
+        seen += h->bins[x];
+        if (seen >= want) return x;
     }
-    return s->hist_len - 1;
+    return h->len - 1;
+}
+
+double ps_hist_mean(const ps_hist_t *h)
+{
+    return h->n ? h->sum / (double)h->n : 0.0;
+}
+
+void ps_hist_free(ps_hist_t *h)
+{
+    free(h->bins);
+    memset(h, 0, sizeof *h);
 }

@@ -1,6 +1,6 @@
 /* Parameter server state shared by the parameter-server family (ps.c): versioned parameters,
- * reference-counted snapshots of the versions clients hold, the staleness histogram and the
- * fetch/push traffic counters.
+ * reference-counted snapshots of the versions clients hold, the staleness and parameter-age
+ * histograms and the fetch/push traffic counters.
  *
  * Versions.  The server's parameters (the runner's single parameter array) carry a timestamp
  * that grows by 1 with every applied update.  A client that fetches receives a snapshot of the
@@ -8,7 +8,9 @@
  * grows with the number of distinct versions in use, not with the number of clients.  A
  * snapshot is freed (its buffer recycled) when its last holder releases it and the server has
  * moved on.  Staleness of a gradient = server version when it is applied - version of the
- * snapshot it was computed on: counted from the parameters the client really holds.
+ * snapshot it was computed on: counted from the parameters the client really holds (its
+ * `age`), except under B-FASGD's skipped_fetch_tau "fred", whose counted tau is smaller;
+ * both are recorded.
  *
  * Deferred numerics.  ps_step.c may schedule updates before it computes them (to evaluate several
  * clients' gradients in one backend call): `version` is then the timestamp the schedule has
@@ -36,6 +38,14 @@ typedef struct ps_snap {
     struct ps_snap *next;  /* free list link while recycled */
 } ps_snap_t;
 
+/* A histogram of non-negative integers (staleness, parameter age) with their count and sum. */
+typedef struct ps_hist {
+    int64_t *bins;         /* bins[x]: how many x were added */
+    int64_t len;           /* valid bins */
+    int64_t n;             /* values added */
+    double sum;            /* their sum, for the mean */
+} ps_hist_t;
+
 typedef struct ps_traffic {
     uint64_t sent_msgs, sent_bytes, skipped_msgs, skipped_bytes;
 } ps_traffic_t;
@@ -52,10 +62,9 @@ typedef struct ps_server {
     int nfree;
     int64_t live, peak_live; /* snapshots alive now / at most at once */
 
-    int64_t *hist;         /* hist[tau]: gradients applied with staleness tau */
-    int64_t hist_len;      /* valid bins */
-    int64_t ngrad;         /* gradients applied */
-    double tau_sum;        /* sum of tau, for the mean */
+    ps_hist_t tau;         /* staleness of every gradient applied (counted, damped) */
+    ps_hist_t age;         /* the age of its parameters: version applied at - version it
+                              was computed on (equal to tau unless FRED's counting) */
 
     ps_traffic_t fetch, push;
 } ps_server_t;
@@ -82,9 +91,15 @@ void ps_server_bump(ps_server_t *s);
  * fills the snapshots taken of that version. */
 void ps_server_applied(ps_server_t *s);
 
-/* Records one applied gradient's staleness (tau >= 0, asserted). */
-void ps_server_record_tau(ps_server_t *s, int64_t tau);
-/* Smallest tau with at least q of the gradients at or below it (q in (0, 1]); -1 when none. */
-int64_t ps_server_tau_quantile(const ps_server_t *s, double q);
+/* Records one applied gradient's staleness and its parameters' age (both >= 0, asserted). */
+void ps_server_record(ps_server_t *s, int64_t tau, int64_t age);
+
+/* Adds x >= 0 (asserted) to h, growing its bins as needed. */
+void ps_hist_add(ps_hist_t *h, int64_t x);
+/* Smallest x with at least q of the values at or below it (q in (0, 1]); -1 when empty. */
+int64_t ps_hist_quantile(const ps_hist_t *h, double q);
+/* The mean of the values added, 0 when none. */
+double ps_hist_mean(const ps_hist_t *h);
+void ps_hist_free(ps_hist_t *h);
 
 #endif

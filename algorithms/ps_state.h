@@ -29,12 +29,14 @@ typedef struct ps_client {
         int nreq;
         bool reapply;        /* B-FASGD: re-applies the last gradient instead */
         int64_t version;     /* push_version: its staleness counts from this version */
+        int64_t params_version; /* the version its (oldest) gradient was computed on */
     } push;
     gsl_rng *sample_rng;     /* minibatch "random" */
     struct {                 /* B-FASGD */
         gsl_rng *rng;        /* coin flips */
         float *grad;         /* with c_push > 0: the last gradient it sent, else NULL */
         int64_t version;     /* its push_version */
+        int64_t params_version; /* the version it was computed on */
         double loss;
         bool has;
     } last;

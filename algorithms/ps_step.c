@@ -73,12 +73,14 @@ bool ps_schedule_update(ps_t *p, int64_t now)
         ps_client_t *c = &p->cl[k];
         const int64_t tau = version - c->push.version;
         p->sched.pushes[b] = (ps_push_t){.client = k, .tau = tau,
+                                         .age = version - c->push.params_version,
                                          .factor = ps_staleness_factor(p->o->staleness, tau),
                                          .reqs = c->push.reqs, .nreq = c->push.nreq,
                                          .reapply = c->push.reapply,
                                          .sample_rng = c->sample_rng};
         if (c->last.grad && !c->push.reapply) { /* B-FASGD may re-apply it later */
             c->last.version = c->push.version;  /* its timestamp as pushed */
+            c->last.params_version = c->push.params_version;
             c->last.has = true;
         }
     }
@@ -170,8 +172,8 @@ static bool step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *terms, dou
 static bool apply_update(ps_t *p, const ps_update_t *u)
 {
     alg_ctx_t *ctx = p->ctx;
-    const int64_t *taus = ps_ledger_taus(&p->ledger, u);
-    for (int64_t i = 0; i < u->ntau; i++) ps_server_record_tau(&p->srv, taus[i]);
+    const int64_t *taus = ps_ledger_taus(&p->ledger, u), *ages = ps_ledger_ages(&p->ledger, u);
+    for (int64_t i = 0; i < u->ntau; i++) ps_server_record(&p->srv, taus[i], ages[i]);
 
     ps_term_t *terms = ps_ledger_terms(&p->ledger, u);
     double loss;

@@ -86,6 +86,12 @@ static int sink_staleness(void *arg, int64_t tau, int64_t count, sgd_err_t *err)
     return rdb_staleness(r->db, r->run_id, tau, count, err);
 }
 
+static int sink_version_age(void *arg, int64_t age, int64_t count, sgd_err_t *err)
+{
+    run_sink_t *r = arg;
+    return rdb_version_age(r->db, r->run_id, age, count, err);
+}
+
 /* Progress on stderr when it is a terminal: wall-clock is used here for display only. */
 static void sink_progress(void *arg, int64_t update, int64_t vtime_ns, double loss,
                           uint64_t events)
@@ -345,7 +351,8 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const trace_a
     sgd_err_t err = {{0}};
     alg_sink_t sink = {.ctx = &st->r, .begin = sink_begin, .metric = sink_metric,
                        .traffic = sink_traffic, .staleness = sink_staleness,
-                       .progress = sink_progress, .trace = st->trace};
+                       .version_age = sink_version_age, .progress = sink_progress,
+                       .trace = st->trace};
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     alg_outcome_t o;

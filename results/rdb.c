@@ -95,7 +95,19 @@ static const char rdb_schema_v1[] =
  * numbers; each old row's are recomputed from its config_json (rdb_reader.h). */
 static const char rdb_schema_v2[] = RDB_KEYS_V2_SQL("runs");
 
-static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rdb_schema_v2};
+/* Version 3: the histogram of the parameters' true age beside the staleness one (B-FASGD's
+ * skipped_fetch_tau "fred" damps by a counted tau smaller than that age).  Older runs have
+ * no rows in it. */
+static const char rdb_schema_v3[] =
+    "CREATE TABLE version_age ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  age    INTEGER NOT NULL CHECK (age >= 0),"
+    "  count  INTEGER NOT NULL CHECK (count >= 0),"
+    "  PRIMARY KEY (run_id, age)"
+    ") WITHOUT ROWID;";
+
+static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rdb_schema_v2,
+                                                               rdb_schema_v3};
 
 #define RDB_BUSY_TIMEOUT_MS 10000 /* how long a writer waits for another's transaction */
 #define RDB_WAL_RETRY_MS 10
@@ -363,7 +375,7 @@ static int rdb_setup_writer(rdb_t *db, int memory, sgd_err_t *err)
     return rdb_exec(db, "PRAGMA synchronous = NORMAL", "cannot configure", err);
 }
 
-/* The writer's three persistent insert statements. */
+/* The writer's four persistent insert statements. */
 static int rdb_prepare_inserts(rdb_t *db, sgd_err_t *err)
 {
     if (rdb_prepare_stmt(db,
@@ -384,10 +396,15 @@ static int rdb_prepare_inserts(rdb_t *db, sgd_err_t *err)
             " skipped_bytes = skipped_bytes + excluded.skipped_bytes",
             &db->ins_traffic, err))
         return -1;
+    if (rdb_prepare_stmt(db,
+            "INSERT INTO staleness(run_id, tau, count) VALUES (?1, ?2, ?3)"
+            " ON CONFLICT (run_id, tau) DO UPDATE SET count = count + excluded.count",
+            &db->ins_staleness, err))
+        return -1;
     return rdb_prepare_stmt(db,
-        "INSERT INTO staleness(run_id, tau, count) VALUES (?1, ?2, ?3)"
-        " ON CONFLICT (run_id, tau) DO UPDATE SET count = count + excluded.count",
-        &db->ins_staleness, err);
+        "INSERT INTO version_age(run_id, age, count) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT (run_id, age) DO UPDATE SET count = count + excluded.count",
+        &db->ins_version_age, err);
 }
 
 /* sgdsim_config_hash(config_json): see rdb_reader.h. */
@@ -455,11 +472,11 @@ int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *
 {
     if (rdb_open_common(path, 1, true, out, err)) return -1;
     int rc = rdb_query_int(*out, "PRAGMA user_version", version, err);
-    /* rdb_merge reads this schema and the one before it (schema 1, migrated as it copies). */
-    if (rc == 0 && *version < RDB_SCHEMA_VERSION - 1)
+    /* rdb_merge reads this schema and the older ones it knows how to migrate as it copies. */
+    if (rc == 0 && *version < RDB_MERGE_OLDEST_SCHEMA)
         rc = sgd_errf(err, "%s: written by an sgdsim too old to merge (schema %lld < %d); open "
                            "it for writing once (as --db of `sgdsim run`) to migrate it",
-                      path, (long long)*version, RDB_SCHEMA_VERSION - 1);
+                      path, (long long)*version, RDB_MERGE_OLDEST_SCHEMA);
     if (rc == 0) return 0;
     rdb_close(*out);
     *out = NULL;
@@ -472,6 +489,7 @@ void rdb_close(rdb_t *db)
     sqlite3_finalize(db->ins_metric);
     sqlite3_finalize(db->ins_traffic);
     sqlite3_finalize(db->ins_staleness);
+    sqlite3_finalize(db->ins_version_age);
     /* close_v2 so a statement a reader forgot to finalize cannot make close fail and leak. */
     sqlite3_close_v2(db->db);
     if (db->tidy) rdb_reader_tidy(db->path);

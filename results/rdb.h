@@ -1,7 +1,7 @@
 /* Results database writer: the SQLite file every sgdsim run is recorded in.
  *
- * One database holds many runs (runs, metrics, traffic, staleness, plus the run_summary
- * view); its schema is a public contract documented in docs/results.md and versioned with
+ * One database holds many runs (runs, metrics, traffic, staleness, version_age, plus the
+ * run_summary view); its schema is a public contract documented in docs/results.md and versioned with
  * PRAGMA user_version (RDB_SCHEMA_VERSION) and PRAGMA application_id (RDB_APPLICATION_ID).
  * Several processes may write to one database at once (a sweep with -jN): the file is kept
  * in WAL mode with a 10 s busy timeout and every write transaction is BEGIN IMMEDIATE.
@@ -9,7 +9,7 @@
  * Life of a run on one handle:
  *     rdb_run_begin   inserts the runs row with status 'running' and commits at once, so
  *                     a crashed run is visible as 'running' forever after;
- *     rdb_metric / rdb_traffic / rdb_staleness
+ *     rdb_metric / rdb_traffic / rdb_staleness / rdb_version_age
  *                     append to an in-memory buffer; every RDB_BATCH_ROWS buffered rows are
  *                     written in one transaction (a killed process leaves whole batches only);
  *     rdb_run_end     writes the rest of the buffer and the final status in ONE transaction,
@@ -34,7 +34,8 @@
 
 #include "common/error.h"
 
-#define RDB_SCHEMA_VERSION 2          /* PRAGMA user_version written by this build */
+#define RDB_SCHEMA_VERSION 3          /* PRAGMA user_version written by this build */
+#define RDB_MERGE_OLDEST_SCHEMA 1     /* the oldest schema rdb_merge reads (rdb_merge.h) */
 #define RDB_APPLICATION_ID 0x53474453 /* PRAGMA application_id, "SGDS" in ASCII */
 #define RDB_BATCH_ROWS 4096           /* buffered rows written per transaction */
 
@@ -109,6 +110,10 @@ int rdb_traffic(rdb_t *db, int64_t run_id, const char *kind, uint64_t sent_msgs,
 /* Buffers one staleness histogram bin: count gradients applied with staleness tau >= 0.
  * Counts are added to what (run, tau) already holds. */
 int rdb_staleness(rdb_t *db, int64_t run_id, int64_t tau, int64_t count, sgd_err_t *err);
+
+/* Buffers one parameter-age histogram bin (schema 3): count gradients applied on parameters
+ * `age` >= 0 versions old.  Counts are added to what (run, age) already holds. */
+int rdb_version_age(rdb_t *db, int64_t run_id, int64_t age, int64_t count, sgd_err_t *err);
 
 /* Writes every buffered row now, in one transaction (no-op when nothing is buffered). */
 int rdb_flush(rdb_t *db, sgd_err_t *err);

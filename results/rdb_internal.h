@@ -15,14 +15,15 @@
 /* SQLite's own clock, so started_at and finished_at have one format (millisecond UTC). */
 #define RDB_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
-typedef enum { ROW_METRIC, ROW_TRAFFIC, ROW_STALENESS } rdb_row_kind_t;
+typedef enum { ROW_METRIC, ROW_TRAFFIC, ROW_STALENESS, ROW_VERSION_AGE } rdb_row_kind_t;
 
 /* One buffered row.  Rows are written in the order they were buffered, so the database
  * content (and any upsert arithmetic) is a function of the caller's call sequence only. */
 typedef struct rdb_row {
     rdb_row_kind_t kind;
     int64_t run_id;
-    int64_t v[4];  /* metric: update, vtime_ns; traffic: 4 counters; staleness: tau, count */
+    int64_t v[4];  /* metric: update, vtime_ns; traffic: 4 counters; staleness: tau, count;
+                      version_age: age, count */
     double value;  /* metric value */
     size_t text;   /* offset in the text arena: metric name or traffic kind */
 } rdb_row_t;
@@ -38,7 +39,7 @@ struct rdb {
     char *path;
     int readonly;
     bool tidy; /* a reader that may have created PATH-wal/-shm: rdb_reader_tidy at close */
-    sqlite3_stmt *ins_metric, *ins_traffic, *ins_staleness;
+    sqlite3_stmt *ins_metric, *ins_traffic, *ins_staleness, *ins_version_age;
     rdb_row_t *rows; /* pending rows */
     size_t nrows, caprows;
     char *text; /* NUL-separated names of pending rows */

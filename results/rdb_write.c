@@ -124,7 +124,8 @@ static int rdb_write_row(rdb_t *db, const rdb_row_t *r)
         for (int i = 0; i < 4; i++) sqlite3_bind_int64(st, 3 + i, r->v[i]);
         break;
     case ROW_STALENESS:
-        st = db->ins_staleness;
+    case ROW_VERSION_AGE:
+        st = r->kind == ROW_STALENESS ? db->ins_staleness : db->ins_version_age;
         sqlite3_bind_int64(st, 1, r->run_id);
         sqlite3_bind_int64(st, 2, r->v[0]);
         sqlite3_bind_int64(st, 3, r->v[1]);
@@ -270,16 +271,30 @@ int rdb_traffic(rdb_t *db, int64_t run_id, const char *kind, uint64_t sent_msgs,
     return rdb_push_row(db, &r, kind, err);
 }
 
-int rdb_staleness(rdb_t *db, int64_t run_id, int64_t tau, int64_t count, sgd_err_t *err)
+/* One bin of a histogram table (staleness: tau; version_age: age). */
+static int rdb_histogram_bin(rdb_t *db, rdb_row_kind_t kind, int64_t run_id, int64_t x,
+                             int64_t count, sgd_err_t *err)
 {
     rdb_active_t *a = rdb_writable_run(db, run_id, err);
     if (!a) return -1;
     if (a->lost) return rdb_lost_err(db, run_id, err);
-    if (tau < 0 || count < 0)
-        return sgd_errf(err, "%s: run %lld: staleness bin tau %lld, count %lld: both must be "
-                        ">= 0", db->path, (long long)run_id, (long long)tau, (long long)count);
-    rdb_row_t r = {.kind = ROW_STALENESS, .run_id = run_id, .v = {tau, count}};
+    const bool stale = kind == ROW_STALENESS;
+    if (x < 0 || count < 0)
+        return sgd_errf(err, "%s: run %lld: %s bin %s %lld, count %lld: both must be >= 0",
+                        db->path, (long long)run_id, stale ? "staleness" : "version_age",
+                        stale ? "tau" : "age", (long long)x, (long long)count);
+    rdb_row_t r = {.kind = kind, .run_id = run_id, .v = {x, count}};
     return rdb_push_row(db, &r, NULL, err);
+}
+
+int rdb_staleness(rdb_t *db, int64_t run_id, int64_t tau, int64_t count, sgd_err_t *err)
+{
+    return rdb_histogram_bin(db, ROW_STALENESS, run_id, tau, count, err);
+}
+
+int rdb_version_age(rdb_t *db, int64_t run_id, int64_t age, int64_t count, sgd_err_t *err)
+{
+    return rdb_histogram_bin(db, ROW_VERSION_AGE, run_id, age, count, err);
 }
 
 int rdb_flush(rdb_t *db, sgd_err_t *err)

@@ -46,6 +46,14 @@ done
 for f in "${ps_fields[@]}" compute.time_s io.time_s network.bandwidth_gbps; do
   for v in "${values[@]}"; do mutant "fasgd $f=$v" "${PS[@]}" --set "$f=$v"; done
 done
+# B-FASGD's first push: initial_v (read by the gates before the first gradient arrives) and
+# first_push, on the timed driver with pushes gated.
+BF=(--set 'algorithm={"name":"b-fasgd","driver":"timed","server_time_s":0.0005,"c_push":0.08}'
+    --set optimizer.momentum=0 --set cluster.workers=4)
+for v in "${values[@]}"; do mutant "b-fasgd algorithm.initial_v=$v" "${BF[@]}" --set "algorithm.initial_v=$v"; done
+for v in '"gate"' '"always"' '"x"' 1 true; do
+  mutant "b-fasgd algorithm.first_push=$v" "${BF[@]}" --set "algorithm.first_push=$v"
+done
 # Distributions with extreme parameters.
 for d in '{"dist":"gamma","mean":0.004,"cv":1e200}' '{"dist":"gamma","mean":1e11,"cv":1e3}' \
          '{"dist":"lognormal","mean":1e12,"cv":1e3}' '{"dist":"normal","mean":1e12,"sd":1e12}' \
@@ -55,5 +63,5 @@ for d in '{"dist":"gamma","mean":0.004,"cv":1e200}' '{"dist":"gamma","mean":1e11
   mutant "csgd cluster.time_factor=$d" --set "cluster.time_factor=$d"
 done
 echo "$tried mutants run"
-[ "$tried" -ge 190 ] || fail "only $tried mutants ran"
+[ "$tried" -ge 203 ] || fail "only $tried mutants ran"
 finish

@@ -16,6 +16,23 @@ JSON
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM staleness WHERE run_id = 1")" -gt 0 ] || fail "no staleness rows"
 [ "$(sqlite3 "$DB" "SELECT group_concat(kind) FROM traffic WHERE run_id = 1 ORDER BY kind")" = "fetch,push" ] || fail "traffic rows"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM metrics WHERE run_id = 1 AND name = 'staleness_p99'")" = 1 ] || fail "no staleness_p99 metric"
+# B-FASGD with FRED's staleness counting: the parameters' true age beside the counted tau,
+# as a histogram (version_age) and as metrics; with truthful counting the histograms agree.
+BF='algorithm={"name":"b-fasgd","c_fetch":0.5,"skipped_fetch_tau":"fred","first_push":"always"}'
+"$SGDSIM" run "$S" --db "$DB" --quiet --set "$BF" || fail "B-FASGD with FRED's counting did not run"
+q() { sqlite3 "$DB" "$1"; }
+[ "$(q "SELECT sum(count) FROM version_age WHERE run_id = 2")" = 20 ] || fail "version_age rows"
+[ "$(q "SELECT count(*) FROM metrics WHERE run_id = 2 AND name IN ('version_age_mean', 'version_age_max')")" = 2 ] ||
+  fail "no version_age metrics"
+[ "$(q "SELECT (SELECT value FROM metrics WHERE run_id = 2 AND name = 'version_age_mean') >= (SELECT value FROM metrics WHERE run_id = 2 AND name = 'staleness_mean')")" = 1 ] ||
+  fail "the age is below the counted tau"
+"$SGDSIM" run "$S" --db "$DB" --quiet --set 'algorithm={"name":"b-fasgd","c_fetch":0.5}' || fail "B-FASGD did not run"
+[ "$(q "SELECT group_concat(tau || ':' || count) FROM (SELECT * FROM staleness WHERE run_id = 3 ORDER BY tau)")" = \
+  "$(q "SELECT group_concat(age || ':' || count) FROM (SELECT * FROM version_age WHERE run_id = 3 ORDER BY age)")" ] ||
+  fail "truthful counting: the age histogram differs from the staleness one"
+"$SGDSIM" merge "$TMP/merged.db" "$DB" >/dev/null || fail "merge"
+[ "$(sqlite3 "$TMP/merged.db" "SELECT count(*) FROM version_age")" = "$(q "SELECT count(*) FROM version_age")" ] ||
+  fail "merge did not copy the version_age rows"
 sqlite3 "$DB" "DELETE FROM runs"
 
 expect_exit 2 "--set algorithm.n=4: algorithm.n: must divide cluster.workers (lambda = 6), got 4" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=6 --set algorithm.n=4
@@ -31,5 +48,11 @@ expect_exit 2 'algorithm.c_push: only valid with name b-fasgd, not "sasgd"' -- "
 expect_exit 2 'algorithm.k_fetch: only valid with name downpour, not "fasgd"' -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"fasgd","k_fetch":4}'
 expect_exit 2 'algorithm.n: only valid with name sasgd, fasgd, b-fasgd, not "hardsync"' -- "$SGDSIM" run "$S" --db "$DB" --set algorithm.name=hardsync
 expect_exit 2 "batch.per_worker: 1024 rows per gradient evaluation" -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"hardsync"}' --set batch.per_worker=256
+expect_exit 2 'algorithm.first_push' -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"b-fasgd","first_push":"never"}'
+expect_exit 2 'algorithm.first_push: only valid with name b-fasgd, not "fasgd"' -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"fasgd","first_push":"always"}'
+expect_exit 2 'algorithm.initial_v: expected number >= 0' -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"b-fasgd","initial_v":-0.5}'
+expect_exit 2 'algorithm.initial_v' -- "$SGDSIM" validate "$S" --set 'algorithm={"name":"b-fasgd","initial_v":1e9}'
+expect_exit 2 'algorithm.initial_v: only read with first_push "gate"' -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"b-fasgd","first_push":"always","initial_v":1}'
+expect_exit 2 'algorithm.initial_v: only valid with name b-fasgd, not "sasgd"' -- "$SGDSIM" run "$S" --db "$DB" --set algorithm.initial_v=1
 [ "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" = 0 ] || fail "bad input left a run row"
 finish
