@@ -41,14 +41,15 @@ static int runs_columns(sqlite3 *db, char *buf, size_t size, const char *in_path
     return 0;
 }
 
-/* The runs table to copy from: IN's own, or for schema 1 a temporary copy migrated to
- * schema 2 (in OUT's temp database, inside the merge's transaction). */
+/* The runs table to copy from: IN's own (schema 3 left runs as schema 2 had it), or for
+ * schema 1 a temporary copy migrated to schema 2 (in OUT's temp database, inside the
+ * merge's transaction). */
 static int source_runs(sqlite3 *db, int64_t version, const char **table, const char *in_path,
                        sgd_err_t *err)
 {
     *table = "src.runs";
-    if (version >= RDB_SCHEMA_VERSION) return 0;
-    SGD_ASSERT(version == 1 && RDB_SCHEMA_VERSION == 2); /* a new schema extends this */
+    if (version >= 2) return 0;
+    SGD_ASSERT(version == 1 && RDB_SCHEMA_VERSION == 3); /* a new schema extends this */
     static const char sql[] = "CREATE TEMP TABLE src_runs AS SELECT * FROM src.runs;"
                               RDB_KEYS_V2_SQL("temp.src_runs");
     if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
@@ -78,13 +79,17 @@ static int attach_source(sqlite3 *db, const char *in_path, bool *tidy, sgd_err_t
 }
 
 /* The statements of one merge: IN's runs in id order, "does OUT hold this run", copying a
- * run and copying its metric, traffic and staleness rows. */
+ * run and copying its metric, traffic and staleness rows, and (from schema 3 on) its tags
+ * and artifacts. */
+#define MERGE_ROW_TABLES 5
+
 typedef struct merge_stmts {
-    sqlite3_stmt *list, *exists, *ins_run, *ins_rows[3];
+    sqlite3_stmt *list, *exists, *ins_run, *ins_rows[MERGE_ROW_TABLES];
+    int nrows; /* how many of ins_rows IN's schema has */
 } merge_stmts_t;
 
-static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, merge_stmts_t *m,
-                         const char *in_path, sgd_err_t *err)
+static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, int64_t version,
+                         merge_stmts_t *m, const char *in_path, sgd_err_t *err)
 {
     char sql[4096 + 2048], list_sql[160];
     snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM %s WHERE id = ?1",
@@ -93,7 +98,7 @@ static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, merge_
              " FROM %s ORDER BY id", runs);
     /* One statement per element, each split over lines (parenthesised, so the compiler
      * sees the concatenation is meant). */
-    static const char *const rows_sql[3] = {
+    static const char *const rows_sql[MERGE_ROW_TABLES] = {
         ("INSERT INTO main.metrics(run_id, update_idx, vtime_ns, name, value, nonfinite)"
          " SELECT ?1, update_idx, vtime_ns, name, value, nonfinite FROM src.metrics"
          " WHERE run_id = ?2"),
@@ -102,13 +107,18 @@ static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, merge_
          " FROM src.traffic WHERE run_id = ?2"),
         ("INSERT INTO main.staleness(run_id, tau, count) SELECT ?1, tau, count"
          " FROM src.staleness WHERE run_id = ?2"),
+        ("INSERT INTO main.tags(run_id, key, value) SELECT ?1, key, value FROM src.tags"
+         " WHERE run_id = ?2"),
+        ("INSERT INTO main.artifacts(run_id, kind, path, sha256, bytes)"
+         " SELECT ?1, kind, path, sha256, bytes FROM src.artifacts WHERE run_id = ?2"),
     };
+    m->nrows = version >= 3 ? MERGE_ROW_TABLES : 3;
     int ok = sqlite3_prepare_v2(db, list_sql, -1, &m->list, NULL) == SQLITE_OK &&
              sqlite3_prepare_v2(db, "SELECT 1 FROM main.runs WHERE run_key IS ?1 AND host IS"
                                     " ?2 AND started_at IS ?3 AND digest IS ?4 LIMIT 1",
                                 -1, &m->exists, NULL) == SQLITE_OK &&
              sqlite3_prepare_v2(db, sql, -1, &m->ins_run, NULL) == SQLITE_OK;
-    for (int i = 0; ok && i < 3; i++)
+    for (int i = 0; ok && i < m->nrows; i++)
         ok = sqlite3_prepare_v2(db, rows_sql[i], -1, &m->ins_rows[i], NULL) == SQLITE_OK;
     return ok ? 0 : merge_sqlerr(db, in_path, "cannot prepare the merge", err);
 }
@@ -118,7 +128,7 @@ static void finalize_merge(merge_stmts_t *m)
     sqlite3_finalize(m->list);
     sqlite3_finalize(m->exists);
     sqlite3_finalize(m->ins_run);
-    for (int i = 0; i < 3; i++) sqlite3_finalize(m->ins_rows[i]);
+    for (int i = 0; i < MERGE_ROW_TABLES; i++) sqlite3_finalize(m->ins_rows[i]);
 }
 
 /* The run at m->list's current row: skipped when unfinished or already in OUT, else copied
@@ -145,7 +155,7 @@ static int merge_one(sqlite3 *db, merge_stmts_t *m, rdb_merge_stats_t *st,
         return merge_sqlerr(db, in_path, "cannot copy a run", err);
     sqlite3_reset(m->ins_run);
     int64_t new_id = sqlite3_last_insert_rowid(db);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < m->nrows; i++) {
         sqlite3_bind_int64(m->ins_rows[i], 1, new_id);
         sqlite3_bind_int64(m->ins_rows[i], 2, old_id);
         if (sqlite3_step(m->ins_rows[i]) != SQLITE_DONE)
@@ -167,7 +177,7 @@ static int copy_runs(sqlite3 *db, const char *cols, int64_t version, rdb_merge_s
     const char *runs = NULL;
     int ret = -1, rc = SQLITE_ROW;
     if (source_runs(db, version, &runs, in_path, err) == 0 &&
-        prepare_merge(db, cols, runs, &m, in_path, err) == 0) {
+        prepare_merge(db, cols, runs, version, &m, in_path, err) == 0) {
         while ((rc = sqlite3_step(m.list)) == SQLITE_ROW)
             if (merge_one(db, &m, st, in_path, err)) break;
         if (rc != SQLITE_ROW && rc != SQLITE_DONE)
