@@ -12,10 +12,11 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim merge OUT.db IN.db...\n\n"
                "Copies every finished run (complete, diverged, failed) of each IN database,\n"
-               "with its metrics, traffic and staleness rows, into OUT (created if missing).\n"
-               "Runs OUT already holds (same run_key, host, start time and digest) and runs\n"
-               "still 'running' in IN are skipped, so merging twice changes nothing.  All\n"
-               "databases must have this sgdsim's schema version.\n\n"
+               "with its metrics, traffic, staleness, tags and artifacts, into OUT (created\n"
+               "if missing).  Runs OUT already holds (same run_key, host, start time and\n"
+               "digest) and runs still 'running' in IN are skipped, so merging twice changes\n"
+               "nothing.  IN may have this sgdsim's schema version or an older one (read as\n"
+               "it is, never changed); an older OUT is migrated.\n\n"
                "exit codes: 0 merged, 2 bad input (not a results database, other schema\n"
                "version, unwritable OUT)\n");
 }
