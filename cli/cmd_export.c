@@ -16,9 +16,10 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim export DB --csv DIR\n\n"
-               "Writes each table (runs, metrics, traffic, staleness) and view (run_summary) of\n"
-               "the results database DB to DIR/<name>.csv (DIR is created if missing; files\n"
-               "are replaced whole).\n\nexit codes: 0 ok, 2 bad input\n");
+               "Writes each table (runs, metrics, traffic, staleness, tags, artifacts) and\n"
+               "view (run_summary, params, final_metrics, final_metrics_long) of the results\n"
+               "database DB to DIR/<name>.csv (DIR is created if missing; files are replaced\n"
+               "whole).\n\nexit codes: 0 ok, 2 bad input\n");
 }
 
 static int export_one(sqlite3 *h, const char *db_path, const char *name, const char *dir)
