@@ -75,7 +75,8 @@ int cli_diff_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     int64_t version, ids[2];
-    if (rdb_open_meta_reader(pos[0], &version, &db, &err)) return cli_bad_input("diff: %s", err.msg);
+    if (rdb_open_meta_reader(pos[0], &version, &db, &err))
+        return cli_bad_input("diff: %s", err.msg);
     rc = SGD_EXIT_OK;
     if (find_runs(db, pos + 1, ids, &err) || print_diff(db, ids, (cli_format_t)fmt, &err))
         rc = cli_bad_input("diff: %s", err.msg);

@@ -100,7 +100,8 @@ int cli_show_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     int64_t version, run_id, repeats;
-    if (rdb_open_meta_reader(pos[0], &version, &db, &err)) return cli_bad_input("show: %s", err.msg);
+    if (rdb_open_meta_reader(pos[0], &version, &db, &err))
+        return cli_bad_input("show: %s", err.msg);
     rc = SGD_EXIT_BAD_INPUT;
     if (rdb_meta_find_run(db, pos[1], &run_id, &repeats, &err) == 0) {
         if (repeats > 1)

@@ -122,7 +122,8 @@ static bool parse_tag(void *target, const char *opt, const char *v, char *msg, s
     memcpy(key, v, n);
     key[n] = '\0';
     bool ok = false;
-    if (sgd_json_check_plain(key, "the key", &err) || sgd_json_check_plain(eq + 1, "the value", &err))
+    if (sgd_json_check_plain(key, "the key", &err) ||
+        sgd_json_check_plain(eq + 1, "the value", &err))
         snprintf(msg, size, "%s %s: %s", opt, v, err.msg);
     else
         ok = true;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/json.h"
 #include "common/sha256.h"
@@ -42,7 +43,10 @@ int rdb_meta_insert_tags(rdb_t *db, int64_t run_id, const rdb_tag_t *tags, size_
 int rdb_artifact_file(rdb_t *db, int64_t run_id, const char *kind, const char *path,
                       sgd_err_t *err)
 {
-    if (db->readonly) return sgd_errf(err, "%s: opened read-only, cannot record %s", db->path, path);
+    if (db->readonly)
+        return sgd_errf(err, "%s: opened read-only, cannot record %s", db->path, path);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) return 0; /* a pipe, /dev/null: no file */
     char hex[SGD_SHA256_HEX_LEN + 1];
     uint64_t bytes = 0;
     char *abs = realpath(path, NULL);
@@ -157,7 +161,8 @@ int rdb_meta_find_run(rdb_t *db, const char *which, int64_t *run_id, int64_t *re
                       sgd_err_t *err)
 {
     *repeats = 1;
-    if (!*which) return sgd_errf(err, "%s: run '': expected a run id or a run-key prefix", db->path);
+    if (!*which)
+        return sgd_errf(err, "%s: run '': expected a run id or a run-key prefix", db->path);
     if (strspn(which, "0123456789") == strlen(which)) return find_by_id(db, which, run_id, err);
     return find_by_key(db, which, run_id, repeats, err);
 }

@@ -85,7 +85,8 @@ int rdb_meta_insert_tags(rdb_t *db, int64_t run_id, const rdb_tag_t *tags, size_
 
 /* Records the file at `path` (a finished file of run run_id: "trace" for run --trace) as an
  * artifact: its absolute path, size and SHA-256, in one transaction of its own.  The same
- * (run, kind, path) again replaces the row. */
+ * (run, kind, path) again replaces the row.  Something that is not a regular file (a pipe,
+ * /dev/stdout, /dev/null) holds nothing to find again and is not recorded (0). */
 int rdb_artifact_file(rdb_t *db, int64_t run_id, const char *kind, const char *path,
                       sgd_err_t *err);
 

@@ -49,6 +49,10 @@ row=$(q "$DB" "SELECT kind || ' ' || path || ' ' || bytes || ' ' || sha256 FROM 
 want="trace $(cd "$TMP" && pwd -P)/t.json $(stat -c %s "$TMP/t.json") $(sha256sum < "$TMP/t.json" | cut -d' ' -f1)"
 [ "$row" = "$want" ] || fail "artifact row: $row, wanted $want"
 [ "$(q "$DB" "SELECT count(*) FROM artifacts")" = 1 ] || fail "an untraced run has artifacts"
+# A trace that is not a regular file (/dev/null, a pipe) is not recorded, and the run is fine.
+"$SGDSIM" run "$S" --db "$TMP/null.db" --quiet --trace /dev/null || fail "run --trace /dev/null"
+[ "$(q "$TMP/null.db" "SELECT status FROM runs; SELECT count(*) FROM artifacts")" = "complete
+0" ] || fail "--trace /dev/null: $(q "$TMP/null.db" "SELECT status FROM runs; SELECT * FROM artifacts")"
 
 # merge keeps tags and artifacts (under the new run ids).
 "$SGDSIM" merge "$TMP/m.db" "$TMP/sw.db" "$DB" >/dev/null || fail "merge"
