@@ -99,6 +99,7 @@ int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_er
     if (rdb_meta_insert_tags(db, id, info->tags, info->ntags, err) ||
         rdb_exec(db, "COMMIT", "cannot begin a run", err))
         goto fail;
+    db->last_write_ms = db->clock_ms(); /* a write: the run's rows wait from here */
     sqlite3_finalize(st);
 
     if (db->nactive == db->capactive) {
