@@ -5,6 +5,7 @@
 #define SGDSIM_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cli/options.h"
@@ -27,6 +28,8 @@ int cli_export_main(int argc, char **argv);
 int cli_report_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);
 int cli_plot_main(int argc, char **argv);
+int cli_show_main(int argc, char **argv);
+int cli_diff_main(int argc, char **argv);
 
 /* Options shared by the subcommands that take one SCENARIO (a table in common.c, parsed by
  * cli/options.h).  `accepted` says which optional flags a subcommand takes (CLI_OPT_*, the
@@ -38,6 +41,7 @@ enum {
     CLI_OPT_PRINT = 8,
     CLI_OPT_BACKEND = 16,
     CLI_OPT_NUMERICS = 32, /* --blas-core NAME, -t/--threads N */
+    CLI_OPT_TAG = 64,      /* --tag KEY=VALUE (repeatable) */
 };
 
 /* The results database of run and sweep when --db is not given (in the working directory). */
@@ -61,6 +65,9 @@ typedef struct cli_opts {
     const char *blas_core, *threads;
     char blas_core_label[64];
     scn_numerics_flags_t numerics;
+    /* --tag KEY=VALUE as given, in order, each checked (a '=', a non-empty key of plain
+     * text, no key twice); the strings are argv's, the array is owned (cli_opts_free). */
+    cli_list_t tags;
 } cli_opts_t;
 
 /* Parses argv of subcommand `cmd`: the shared options it accepts, plus `extra` (the

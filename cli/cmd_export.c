@@ -16,9 +16,10 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim export DB --csv DIR\n\n"
-               "Writes each table (runs, metrics, traffic, staleness, version_age) and view\n"
-               "(run_summary) of the results database DB to DIR/<name>.csv (DIR is created if\n"
-               "missing; files are replaced whole).\n\nexit codes: 0 ok, 2 bad input\n");
+               "Writes each table (runs, metrics, traffic, staleness, version_age, tags,\n"
+               "artifacts) and view (run_summary, params, final_metrics, final_metrics_long)\n"
+               "of the results database DB to DIR/<name>.csv (DIR is created if missing;\n"
+               "files are replaced whole).\n\nexit codes: 0 ok, 2 bad input\n");
 }
 
 static int export_one(sqlite3 *h, const char *db_path, const char *name, const char *dir)

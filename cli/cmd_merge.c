@@ -12,11 +12,11 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim merge OUT.db IN.db...\n\n"
                "Copies every finished run (complete, diverged, failed) of each IN database,\n"
-               "with its metrics, traffic, staleness and version_age rows, into OUT (created\n"
-               "if missing).  Runs OUT already holds (same run_key, host, start time and\n"
-               "digest) and runs still 'running' in IN are skipped, so merging twice changes\n"
-               "nothing.  An IN of an older schema is read as migrated (IN is not changed);\n"
-               "an older OUT is migrated.\n\n"
+               "with its metrics, traffic, staleness, version_age, tags and artifacts, into\n"
+               "OUT (created if missing).  Runs OUT already holds (same run_key, host, start\n"
+               "time and digest) and runs still 'running' in IN are skipped, so merging twice\n"
+               "changes nothing.  IN may have this sgdsim's schema version or an older one\n"
+               "(read as it is, never changed); an older OUT is migrated.\n\n"
                "exit codes: 0 merged, 2 bad input (not a results database, other schema\n"
                "version, unwritable OUT)\n");
 }

@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
+#include "results/rdb_meta.h"
 #include "sim/dist.h"
 
 typedef struct run_sink {
@@ -25,6 +26,8 @@ typedef struct run_sink {
     const scn_t *scn;
     int64_t run_id;
     char host[256];
+    rdb_tag_t *tags; /* --tag KEY=VALUE, split (keys owned) */
+    size_t ntags;
     /* progress display */
     bool progress;
     struct timespec t0, last_print;
@@ -58,6 +61,8 @@ static int sink_begin(void *arg, size_t nparams, sgd_err_t *err)
         .build_options = cli_build_options(),
         .blas_core = openblas_get_corename(),
         .host = r->host,
+        .tags = r->tags,
+        .ntags = r->ntags,
     };
     return rdb_run_begin(r->db, &info, &r->run_id, err);
 }
@@ -134,7 +139,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: sgdsim run SCENARIO [--db PATH] [--seed N] [--backend cpu|cuda] "
             "[--blas-core NAME] [--threads N]\n"
-            "                  [--set key.path=value ...] [--quiet]\n\n"
+            "                  [--set key.path=value ...] [--tag KEY=VALUE ...] [--quiet]\n\n"
             "Runs SCENARIO and appends the run to a results database.\n"
             "  --db PATH             results database (default ./" CLI_DEFAULT_DB ")\n"
             "  --seed N              master seed, overrides the scenario's \"seed\"\n"
@@ -147,13 +152,16 @@ static void usage(FILE *f)
             "                        this process may use)\n"
             "  --set key.path=value  override any scenario field (repeatable), validated like "
             "the file\n"
+            "  --tag KEY=VALUE       label the run (repeatable; table tags, sgdsim show): a\n"
+            "                        non-empty key, each key once\n"
             "  --quiet               no progress line and no summary\n"
             "  --trace FILE          write the event timeline as Chrome trace-event JSON (open\n"
             "                        it in ui.perfetto.dev or chrome://tracing)\n"
             "  --trace-window T0:T1  keep only spans overlapping virtual seconds [T0, T1]\n"
             "                        (either side may be empty: 2.5: or :10)\n"
             "  --trace-max-events N  write at most N events: spans, flows, counter samples\n"
-            "                        (default 1000000; 0 = no limit)\n\n"
+            "                        (default 1000000; 0 = no limit); the finished file is\n"
+            "                        recorded with its SHA-256 in the table artifacts\n\n"
             "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf)\n");
 }
 
@@ -251,7 +259,7 @@ static int parse_run_args(int argc, char **argv, cli_opts_t *o, trace_args_t *t)
     cli_opt_set_t extra = {trace_opts, t, 0};
     int rc = cli_parse_opts("run", argc, argv,
                             CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND |
-                                CLI_OPT_NUMERICS, &extra, o);
+                                CLI_OPT_NUMERICS | CLI_OPT_TAG, &extra, o);
     if (rc == 0 && o->help) usage(stdout);
     if (rc == 0 && !o->help && t->needs_trace && !t->path)
         rc = cli_bad_input("run: %s: only valid with --trace FILE", t->needs_trace);
@@ -264,6 +272,7 @@ typedef struct run_state {
     bool loaded;
     run_sink_t r;
     sim_trace_t *trace;
+    const char *trace_path;
     const char *db_path;
 } run_state_t;
 
@@ -272,6 +281,21 @@ static void run_close(run_state_t *st)
     sim_trace_close(st->trace, NULL);
     if (st->r.db) rdb_close(st->r.db);
     if (st->loaded) scn_free(&st->s);
+    for (size_t i = 0; i < st->r.ntags; i++) free((char *)st->r.tags[i].key);
+    free(st->r.tags);
+}
+
+/* The checked --tag arguments as the database's (key, value) pairs. */
+static void split_tags(const cli_list_t *args, run_sink_t *r)
+{
+    r->tags = sgd_xcalloc((size_t)args->n + 1, sizeof *r->tags);
+    for (int i = 0; i < args->n; i++) {
+        size_t n = strcspn(args->v[i], "=");
+        char *key = sgd_xmalloc(n + 1);
+        memcpy(key, args->v[i], n);
+        key[n] = '\0';
+        r->tags[r->ntags++] = (rdb_tag_t){.key = key, .value = args->v[i] + n + 1};
+    }
 }
 
 /* Loads the scenario (which may start the program again on another BLAS kernel, so before
@@ -285,6 +309,8 @@ static int run_open(const cli_opts_t *o, const trace_args_t *t, run_state_t *st)
     if (rc) return rc;
     st->loaded = true;
     st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2)};
+    split_tags(&o->tags, &st->r);
+    st->trace_path = t->path;
     if (gethostname(st->r.host, sizeof st->r.host) != 0)
         snprintf(st->r.host, sizeof st->r.host, "unknown");
     st->r.host[sizeof st->r.host - 1] = '\0';
@@ -303,6 +329,9 @@ static int record_end(run_state_t *st, const alg_outcome_t *o, char *trace_err, 
     /* The trace is finished before the run's end is written, so that a trace that could
      * not be written makes the run 'failed' in the database, as in the exit code. */
     if (sim_trace_close(st->trace, &err)) snprintf(trace_err, size, "trace %s", err.msg);
+    else if (st->trace &&
+             rdb_artifact_file(st->r.db, st->r.run_id, "trace", st->trace_path, &err))
+        snprintf(trace_err, size, "trace not recorded: %s", err.msg);
     st->trace = NULL;
     *end = (rdb_run_end_t){
         .status = trace_err[0] && o->status == ALG_COMPLETE ? "failed" : status_name(o->status),

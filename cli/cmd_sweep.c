@@ -22,7 +22,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: sgdsim sweep SCENARIO [--set key.path=v1,v2,...]... [-j N] [--db PATH]\n"
         "                    [--shard I/N] [--seed N] [--blas-core NAME] [--threads N]\n"
-        "                    [--quiet] [--list]\n\n"
+        "                    [--tag KEY=VALUE ...] [--quiet] [--list]\n\n"
         "Runs every point of the cartesian product of SCENARIO's \"sweep\" block and the\n"
         "--set lists, one run per point, into one results database.  Points that already\n"
         "have a complete (or diverged) run in the database are skipped; unfinished ones are\n"
@@ -40,6 +40,7 @@ static void usage(FILE *f)
         "                       it: --set numerics.blas_core=Haswell,SkylakeX)\n"
         "  -t, --threads N      threads of every point (numerics.threads); by default each\n"
         "                       point gets the CPUs this process may use divided by -j\n"
+        "  --tag KEY=VALUE      label every point's run (repeatable; as run --tag)\n"
         "  --quiet              no progress lines\n"
         "  --list               print the points (index, run key, overrides) of this shard\n"
         "                       and exit without running anything\n"
@@ -86,8 +87,8 @@ static int parse_sweep_args(int argc, char **argv, cli_opts_t *o, sweep_args_t *
     *a = (sweep_args_t){.jobs = 1, .shard_i = 0, .shard_n = 1};
     cli_opt_set_t extra = {sweep_opts, a, 0};
     int rc = cli_parse_opts("sweep", argc, argv,
-                            CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_NUMERICS, &extra,
-                            o);
+                            CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_NUMERICS |
+                                CLI_OPT_TAG, &extra, o);
     if (rc == 0 && o->help) usage(stdout);
     return rc;
 }
@@ -124,7 +125,9 @@ int cli_sweep_main(int argc, char **argv)
                           .quiet = opts.quiet,
                           .who = "",
                           .blas_core = opts.blas_core,
-                          .threads = opts.threads};
+                          .threads = opts.threads,
+                          .tags = opts.tags.v,
+                          .ntags = opts.tags.n};
     int *mine = sgd_xcalloc((size_t)plan.npoints + 1, sizeof *mine);
     int nmine = 0;
     for (int p = 0; p < plan.npoints; p++)

@@ -14,6 +14,7 @@
 #include "cli/machine.h"
 #include "cli/options.h"
 #include "common/error.h"
+#include "common/json.h"
 #include "models/backend.h"
 #include "models/blas_kernel.h"
 #include "sgd_build_info.h"
@@ -101,6 +102,44 @@ static bool parse_threads(void *target, const char *opt, const char *v, char *ms
     return true;
 }
 
+/* --tag KEY=VALUE: split at the first '=', the key non-empty and not given before, both
+ * plain text (UTF-8, no control characters), checked before anything is opened. */
+static bool parse_tag(void *target, const char *opt, const char *v, char *msg, size_t size)
+{
+    cli_opts_t *o = target;
+    const char *eq = strchr(v, '=');
+    sgd_err_t err = {{0}};
+    if (!eq) {
+        snprintf(msg, size, "%s %s: expected KEY=VALUE", opt, v);
+        return false;
+    }
+    if (eq == v) {
+        snprintf(msg, size, "%s %s: the key (before '=') is empty", opt, v);
+        return false;
+    }
+    size_t n = (size_t)(eq - v);
+    char *key = sgd_xmalloc(n + 1);
+    memcpy(key, v, n);
+    key[n] = '\0';
+    bool ok = false;
+    if (sgd_json_check_plain(key, "the key", &err) ||
+        sgd_json_check_plain(eq + 1, "the value", &err))
+        snprintf(msg, size, "%s %s: %s", opt, v, err.msg);
+    else
+        ok = true;
+    for (int i = 0; ok && i < o->tags.n; i++)
+        if (strncmp(o->tags.v[i], v, n + 1) == 0) {
+            snprintf(msg, size, "%s %s: the key '%s' is already given (%s %s)", opt, v, key, opt,
+                     o->tags.v[i]);
+            ok = false;
+        }
+    free(key);
+    if (!ok) return false;
+    o->tags.v = sgd_xrealloc(o->tags.v, (size_t)(o->tags.n + 1) * sizeof *o->tags.v);
+    o->tags.v[o->tags.n++] = v;
+    return true;
+}
+
 /* The options of the commands that take one SCENARIO; a command takes the groups it names
  * in cli_parse_opts's `accepted` (--set always). */
 static const cli_opt_t scenario_opts[] = {
@@ -118,6 +157,7 @@ static const cli_opt_t scenario_opts[] = {
      .group = CLI_OPT_NUMERICS},
     {.name = "--threads", .alias = "-t", .kind = CLI_ARG_CUSTOM, .parse = parse_threads,
      .group = CLI_OPT_NUMERICS},
+    {.name = "--tag", .kind = CLI_ARG_CUSTOM, .parse = parse_tag, .group = CLI_OPT_TAG},
     {.name = NULL},
 };
 
@@ -168,6 +208,7 @@ void cli_opts_free(cli_opts_t *o)
 {
     free(o->sets);
     cli_list_free(&o->set_args);
+    cli_list_free(&o->tags);
     memset(o, 0, sizeof *o);
 }
 

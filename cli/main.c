@@ -24,6 +24,10 @@ const cli_command_t *const cli_commands[] = {
                            cli_plot_main},
     &(const cli_command_t){"compare", "compare two databases run by run (regression test)",
                            cli_compare_main},
+    &(const cli_command_t){"show", "everything about one run: record, configuration, metrics",
+                           cli_show_main},
+    &(const cli_command_t){"diff", "the configuration keys that differ between two runs",
+                           cli_diff_main},
     NULL,
 };
 

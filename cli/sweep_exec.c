@@ -104,7 +104,7 @@ typedef struct slot {
 static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_sweep_point_t *pt)
 {
     char seed_buf[32], threads_buf[32];
-    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 16), sizeof *argv);
+    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 2 * x->ntags + 16), sizeof *argv);
     int a = 0;
     argv[a++] = self;
     argv[a++] = "run";
@@ -120,6 +120,10 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     for (int i = 0; i < pt->nsets; i++) {
         argv[a++] = "--set";
         argv[a++] = pt->sets[i];
+    }
+    for (int i = 0; i < x->ntags; i++) {
+        argv[a++] = "--tag";
+        argv[a++] = x->tags[i];
     }
     if (x->blas_core) {
         argv[a++] = "--blas-core";

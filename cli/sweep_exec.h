@@ -28,6 +28,8 @@ typedef struct cli_sweep_exec {
     const char *who;      /* prefix of progress lines: "" or "rank 1: " */
     const char *blas_core; /* --blas-core as given to the sweep, passed on; or NULL */
     const char *threads;   /* --threads as given to the sweep, passed on; or NULL */
+    const char *const *tags; /* --tag KEY=VALUE of the sweep (checked), passed to every point */
+    int ntags;
 } cli_sweep_exec_t;
 
 /* Selects, from plan points idx[0..n), those without a finished run (status complete or

@@ -1,6 +1,7 @@
 /* Straightforward SHA-256; speed is irrelevant (it hashes configs and final parameters). */
 #include "common/sha256.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,4 +85,22 @@ void sgd_sha256_hex(const void *data, size_t n, char hex[SGD_SHA256_HEX_LEN + 1]
     sgd_sha256_init(&s);
     sgd_sha256_update(&s, data, n);
     sgd_sha256_final_hex(&s, hex);
+}
+
+int sgd_sha256_file(const char *path, char hex[SGD_SHA256_HEX_LEN + 1], uint64_t *bytes,
+                    sgd_err_t *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return sgd_errf(err, "%s: cannot read: %s", path, strerror(errno));
+    sgd_sha256_t s;
+    sgd_sha256_init(&s);
+    unsigned char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sgd_sha256_update(&s, buf, n);
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) return sgd_errf(err, "%s: cannot read: read error", path);
+    *bytes = s.nbytes;
+    sgd_sha256_final_hex(&s, hex);
+    return 0;
 }

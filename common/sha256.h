@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/error.h"
+
 typedef struct sgd_sha256 {
     uint32_t h[8];
     uint64_t nbytes;    /* total bytes fed so far */
@@ -24,5 +26,9 @@ void sgd_sha256_update(sgd_sha256_t *s, const void *data, size_t n);
 void sgd_sha256_final_hex(sgd_sha256_t *s, char hex[SGD_SHA256_HEX_LEN + 1]);
 /* One-shot convenience. */
 void sgd_sha256_hex(const void *data, size_t n, char hex[SGD_SHA256_HEX_LEN + 1]);
+/* The digest of the file at path (what `sha256sum` prints) and its size in bytes; -1 with a
+ * message naming the path when it cannot be read. */
+int sgd_sha256_file(const char *path, char hex[SGD_SHA256_HEX_LEN + 1], uint64_t *bytes,
+                    sgd_err_t *err);
 
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "results/rdb_meta.h"
 #include "results/rdb_reader.h"
 
 /* Version 1.  WITHOUT ROWID tables are clustered on their primary key, which is how every
@@ -96,15 +97,16 @@ static const char rdb_schema_v1[] =
 static const char rdb_schema_v2[] = RDB_KEYS_V2_SQL("runs");
 
 /* Version 3: the histogram of the parameters' true age beside the staleness one (B-FASGD's
- * skipped_fetch_tau "fred" damps by a counted tau smaller than that age).  Older runs have
- * no rows in it. */
+ * skipped_fetch_tau "fred" damps by a counted tau smaller than that age; older runs have no
+ * rows in it), and the run metadata (results/rdb_meta.h): the tags and artifacts tables and
+ * the params, final_metrics_long and final_metrics views.  Nothing existing changes. */
 static const char rdb_schema_v3[] =
     "CREATE TABLE version_age ("
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     "  age    INTEGER NOT NULL CHECK (age >= 0),"
     "  count  INTEGER NOT NULL CHECK (count >= 0),"
     "  PRIMARY KEY (run_id, age)"
-    ") WITHOUT ROWID;";
+    ") WITHOUT ROWID;" RDB_META_V3_SQL;
 
 static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rdb_schema_v2,
                                                                rdb_schema_v3};
@@ -421,9 +423,10 @@ static void rdb_config_hash_fn(sqlite3_context *ctx, int argc, sqlite3_value **a
 
 int rdb_register_functions(sqlite3 *db)
 {
-    return sqlite3_create_function_v2(db, "sgdsim_config_hash", 1,
-                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-                                      rdb_config_hash_fn, NULL, NULL, NULL);
+    int rc = sqlite3_create_function_v2(db, "sgdsim_config_hash", 1,
+                                        SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                        rdb_config_hash_fn, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? rdb_meta_register_functions(db) : rc;
 }
 
 static int rdb_open_common(const char *path, int readonly, bool allow_older, rdb_t **out,
@@ -438,6 +441,7 @@ static int rdb_open_common(const char *path, int readonly, bool allow_older, rdb
     db->path = sgd_xstrdup(path);
     db->readonly = readonly;
     db->allow_older = allow_older;
+    rdb_set_clock(db, rdb_monotonic_ms);
     if (rdb_connect(db, memory, err)) goto fail;
     if (rdb_register_functions(db->db) != SQLITE_OK) {
         rdb_sqlerr(db, "cannot register functions", err);
@@ -468,16 +472,24 @@ int rdb_open_readonly(const char *path, rdb_t **out, sgd_err_t *err)
     return rdb_open_common(path, 1, false, out, err);
 }
 
-int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err)
+int rdb_open_older(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err)
 {
     if (rdb_open_common(path, 1, true, out, err)) return -1;
-    int rc = rdb_query_int(*out, "PRAGMA user_version", version, err);
-    /* rdb_merge reads this schema and the older ones it knows how to migrate as it copies. */
-    if (rc == 0 && *version < RDB_MERGE_OLDEST_SCHEMA)
-        rc = sgd_errf(err, "%s: written by an sgdsim too old to merge (schema %lld < %d); open "
-                           "it for writing once (as --db of `sgdsim run`) to migrate it",
-                      path, (long long)*version, RDB_MERGE_OLDEST_SCHEMA);
-    if (rc == 0) return 0;
+    if (rdb_query_int(*out, "PRAGMA user_version", version, err) == 0) return 0;
+    rdb_close(*out);
+    *out = NULL;
+    return -1;
+}
+
+int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err)
+{
+    if (rdb_open_older(path, version, out, err)) return -1;
+    /* rdb_merge reads this schema and the ones before it (schema 1's runs migrated as it
+     * copies; schemas before 3 have no tags or artifacts to copy). */
+    if (*version >= RDB_MERGE_OLDEST) return 0;
+    sgd_errf(err, "%s: written by an sgdsim too old to merge (schema %lld < %d); open it for "
+                  "writing once (as --db of `sgdsim run`) to migrate it",
+             path, (long long)*version, RDB_MERGE_OLDEST);
     rdb_close(*out);
     *out = NULL;
     return -1;

@@ -10,8 +10,10 @@
  *     rdb_run_begin   inserts the runs row with status 'running' and commits at once, so
  *                     a crashed run is visible as 'running' forever after;
  *     rdb_metric / rdb_traffic / rdb_staleness / rdb_version_age
- *                     append to an in-memory buffer; every RDB_BATCH_ROWS buffered rows are
- *                     written in one transaction (a killed process leaves whole batches only);
+ *                     append to an in-memory buffer; every RDB_BATCH_ROWS buffered rows, and
+ *                     the rows buffered when RDB_COMMIT_EVERY_MS of wall time have passed
+ *                     since the last write, are written in one transaction (a killed process
+ *                     leaves whole batches only; readers see a long run's rows as it goes);
  *     rdb_run_end     writes the rest of the buffer and the final status in ONE transaction,
  *                     so a run reads 'complete' only together with all of its rows.
  *
@@ -35,9 +37,9 @@
 #include "common/error.h"
 
 #define RDB_SCHEMA_VERSION 3          /* PRAGMA user_version written by this build */
-#define RDB_MERGE_OLDEST_SCHEMA 1     /* the oldest schema rdb_merge reads (rdb_merge.h) */
 #define RDB_APPLICATION_ID 0x53474453 /* PRAGMA application_id, "SGDS" in ASCII */
 #define RDB_BATCH_ROWS 4096           /* buffered rows written per transaction */
+#define RDB_COMMIT_EVERY_MS 2000      /* a row buffered this long after the last write: write */
 
 typedef struct rdb rdb_t;
 
@@ -70,6 +72,11 @@ sqlite3 *rdb_handle(rdb_t *db);
 /* The path the handle was opened with (owned by the handle). */
 const char *rdb_path(const rdb_t *db);
 
+/* A tag of a run (`run --tag key=value`): a non-empty key, distinct within the run. */
+typedef struct rdb_tag {
+    const char *key, *value;
+} rdb_tag_t;
+
 /* Provenance of one run.  Any string may be NULL (stored as SQL NULL). */
 typedef struct rdb_run_info {
     const char *run_key;        /* deterministic key: the configuration hash */
@@ -87,10 +94,12 @@ typedef struct rdb_run_info {
     const char *build_options;  /* build type, sanitizers, CUDA ... */
     const char *blas_core;      /* openblas_get_corename(): digests compare only within one */
     const char *host;           /* host name */
+    const rdb_tag_t *tags;      /* ntags tags, written with the runs row (results/rdb_meta.h) */
+    size_t ntags;
 } rdb_run_info_t;
 
-/* Inserts a runs row with status 'running' and started_at = now (UTC, ISO-8601) and commits
- * it immediately; *run_id receives its id.  The run is then active on this handle until
+/* Inserts a runs row with status 'running' and started_at = now (UTC, ISO-8601), and its
+ * tags, and commits them immediately; *run_id receives its id.  The run is then active on this handle until
  * rdb_run_end. */
 int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_err_t *err);
 

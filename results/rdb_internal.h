@@ -48,7 +48,19 @@ struct rdb {
     size_t nactive, capactive;
     char lost_msg[SGD_ERR_MAX]; /* first failed batch's error, for the runs it cost rows */
     bool allow_older; /* a read-only source of rdb_merge: an older schema is accepted */
+    /* When buffered rows were last written (or the handle opened), on clock_ms: a batch is
+     * also written once RDB_COMMIT_EVERY_MS have passed, so readers see a long run's rows
+     * while it goes.  The clock decides only when rows are written, never what. */
+    int64_t (*clock_ms)(void);
+    int64_t last_write_ms;
 };
+
+/* Milliseconds of CLOCK_MONOTONIC, every handle's clock_ms unless a test replaces it. */
+int64_t rdb_monotonic_ms(void);
+
+/* Replaces the handle's clock (tests: a clock they advance themselves) and restarts the
+ * interval from its present reading. */
+void rdb_set_clock(rdb_t *db, int64_t (*clock_ms)(void));
 
 /* -1 with "PATH: what: SQLite's message" in err. */
 int rdb_sqlerr(const rdb_t *db, const char *what, sgd_err_t *err);

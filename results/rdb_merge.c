@@ -41,9 +41,9 @@ static int runs_columns(sqlite3 *db, char *buf, size_t size, const char *in_path
     return 0;
 }
 
-/* The runs table to copy from: IN's own, or for schema 1 a temporary copy migrated to
- * schema 2 (in OUT's temp database, inside the merge's transaction).  Schema 3 changed no
- * column of runs. */
+/* The runs table to copy from: IN's own (schema 3 left runs as schema 2 had it), or for
+ * schema 1 a temporary copy migrated to schema 2 (in OUT's temp database, inside the
+ * merge's transaction). */
 static int source_runs(sqlite3 *db, int64_t version, const char **table, const char *in_path,
                        sgd_err_t *err)
 {
@@ -78,15 +78,14 @@ static int attach_source(sqlite3 *db, const char *in_path, bool *tidy, sgd_err_t
     return -1;
 }
 
-/* The tables of a run's rows that merge copies; version_age exists from schema 3 on (an
- * older IN has none to copy). */
-#define MERGE_ROW_TABLES 4
-
 /* The statements of one merge: IN's runs in id order, "does OUT hold this run", copying a
- * run and copying its metric, traffic, staleness and version_age rows (NULL: IN has no such
- * table). */
+ * run and copying its metric, traffic and staleness rows, and (from schema 3 on) its
+ * version_age rows, tags and artifacts. */
+#define MERGE_ROW_TABLES 6
+
 typedef struct merge_stmts {
     sqlite3_stmt *list, *exists, *ins_run, *ins_rows[MERGE_ROW_TABLES];
+    int nrows; /* how many of ins_rows IN's schema has */
 } merge_stmts_t;
 
 static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, int64_t version,
@@ -110,14 +109,18 @@ static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, int64_
          " FROM src.staleness WHERE run_id = ?2"),
         ("INSERT INTO main.version_age(run_id, age, count) SELECT ?1, age, count"
          " FROM src.version_age WHERE run_id = ?2"),
+        ("INSERT INTO main.tags(run_id, key, value) SELECT ?1, key, value FROM src.tags"
+         " WHERE run_id = ?2"),
+        ("INSERT INTO main.artifacts(run_id, kind, path, sha256, bytes)"
+         " SELECT ?1, kind, path, sha256, bytes FROM src.artifacts WHERE run_id = ?2"),
     };
-    const int ntables = version >= 3 ? MERGE_ROW_TABLES : MERGE_ROW_TABLES - 1;
+    m->nrows = version >= 3 ? MERGE_ROW_TABLES : 3;
     int ok = sqlite3_prepare_v2(db, list_sql, -1, &m->list, NULL) == SQLITE_OK &&
              sqlite3_prepare_v2(db, "SELECT 1 FROM main.runs WHERE run_key IS ?1 AND host IS"
                                     " ?2 AND started_at IS ?3 AND digest IS ?4 LIMIT 1",
                                 -1, &m->exists, NULL) == SQLITE_OK &&
              sqlite3_prepare_v2(db, sql, -1, &m->ins_run, NULL) == SQLITE_OK;
-    for (int i = 0; ok && i < ntables; i++)
+    for (int i = 0; ok && i < m->nrows; i++)
         ok = sqlite3_prepare_v2(db, rows_sql[i], -1, &m->ins_rows[i], NULL) == SQLITE_OK;
     return ok ? 0 : merge_sqlerr(db, in_path, "cannot prepare the merge", err);
 }
@@ -154,7 +157,7 @@ static int merge_one(sqlite3 *db, merge_stmts_t *m, rdb_merge_stats_t *st,
         return merge_sqlerr(db, in_path, "cannot copy a run", err);
     sqlite3_reset(m->ins_run);
     int64_t new_id = sqlite3_last_insert_rowid(db);
-    for (int i = 0; i < MERGE_ROW_TABLES && m->ins_rows[i]; i++) {
+    for (int i = 0; i < m->nrows; i++) {
         sqlite3_bind_int64(m->ins_rows[i], 1, new_id);
         sqlite3_bind_int64(m->ins_rows[i], 2, old_id);
         if (sqlite3_step(m->ins_rows[i]) != SQLITE_DONE)

@@ -71,8 +71,13 @@ void rdb_reader_tidy(const char *path);
  * config_json, or NULL when the text is not a JSON object. */
 int rdb_register_functions(sqlite3 *db);
 
-/* rdb_open_readonly for a source of rdb_merge: an older schema is accepted (its rows are
- * read, never migrated in place) and *version receives the file's schema version. */
+/* rdb_open_readonly accepting any older sgdsim schema (its rows are read, never migrated in
+ * place); *version receives the file's schema version. */
+int rdb_open_older(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err);
+
+/* rdb_open_older for a source of rdb_merge, which reads this schema and the ones before
+ * it back to schema 1 (RDB_MERGE_OLDEST). */
+#define RDB_MERGE_OLDEST 1
 int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err);
 
 /* Takes a runs table of schema 1 (TABLE, e.g. "runs" or "temp.src_runs") to schema 2: the old

@@ -6,8 +6,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "results/rdb_internal.h"
+#include "results/rdb_meta.h"
+
+int64_t rdb_monotonic_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void rdb_set_clock(rdb_t *db, int64_t (*clock_ms)(void))
+{
+    db->clock_ms = clock_ms;
+    db->last_write_ms = clock_ms();
+}
 
 static rdb_active_t *rdb_find_active(rdb_t *db, int64_t run_id)
 {
@@ -81,7 +96,10 @@ int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_er
         goto fail;
     }
     int64_t id = sqlite3_last_insert_rowid(db->db);
-    if (rdb_exec(db, "COMMIT", "cannot begin a run", err)) goto fail;
+    if (rdb_meta_insert_tags(db, id, info->tags, info->ntags, err) ||
+        rdb_exec(db, "COMMIT", "cannot begin a run", err))
+        goto fail;
+    db->last_write_ms = db->clock_ms(); /* a write: the run's rows wait from here */
     sqlite3_finalize(st);
 
     if (db->nactive == db->capactive) {
@@ -151,6 +169,7 @@ static int rdb_write_pending(rdb_t *db, int64_t end_id, const rdb_run_end_t *end
                              const char *detail, sgd_err_t *err)
 {
     if (db->nrows == 0 && !end) return 0;
+    db->last_write_ms = db->clock_ms();
     sqlite3_stmt *upd = NULL;
     if (rdb_exec(db, "BEGIN IMMEDIATE", "cannot write results", err)) goto fail;
     for (size_t i = 0; i < db->nrows; i++) {
@@ -227,7 +246,8 @@ static int rdb_push_row(rdb_t *db, const rdb_row_t *row, const char *text, sgd_e
         r->text = db->ntext;
         db->ntext += n;
     }
-    if (db->nrows >= RDB_BATCH_ROWS) return rdb_write_pending(db, 0, NULL, NULL, err);
+    if (db->nrows >= RDB_BATCH_ROWS || db->clock_ms() - db->last_write_ms >= RDB_COMMIT_EVERY_MS)
+        return rdb_write_pending(db, 0, NULL, NULL, err);
     return 0;
 }
 

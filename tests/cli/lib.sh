@@ -45,3 +45,10 @@ small_scenario() {
 }
 JSON
 }
+
+# undo_schema_3 DB: turns a fresh database back into schema 2 by dropping what schema 3 added
+# (keep in step with results/rdb.c's rdb_schema_v3).
+undo_schema_3() {
+  sqlite3 "$1" "DROP VIEW final_metrics; DROP VIEW final_metrics_long; DROP VIEW params;
+    DROP TABLE artifacts; DROP TABLE tags; DROP TABLE version_age; PRAGMA user_version = 2;"
+}

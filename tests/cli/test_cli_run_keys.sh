@@ -32,13 +32,14 @@ n=$("$SGDSIM" sweep "$S" --list --set optimizer.lr=0.3,0.30000000000000004 | gre
 n=$("$SGDSIM" sweep "$S" --list --set optimizer.lr=0.3,0.29999999999999999 | grep -c '^[0-9]')
 [ "$n" = 1 ] || fail "lr 0.3 and 0.29999999999999999 (the same double): $n sweep points, wanted 1"
 
-# A database of schema 1: made here from a finished sweep by undoing schemas 3 (its table
-# dropped) and 2 (its columns dropped, keys replaced by others as an older build would have
-# computed them).
+# A database of schema 1: made here from a finished sweep by undoing schemas 3 (its tables
+# and views dropped) and 2 (its columns dropped, keys replaced by others as an older build
+# would have computed them).
 AXES=(--set seed=1,2 --set stop.updates=20)
 "$SGDSIM" sweep "$S" "${AXES[@]}" -j1 --db "$TMP/old.db" --quiet || fail "sweep failed"
 keys_now=$(sqlite3 "$TMP/old.db" "SELECT group_concat(run_key) FROM (SELECT run_key FROM runs ORDER BY id)")
-sqlite3 "$TMP/old.db" "DROP TABLE version_age; ALTER TABLE runs DROP COLUMN key_note; ALTER TABLE runs DROP COLUMN prev_config_hash;
+sqlite3 "$TMP/old.db" "DROP VIEW final_metrics; DROP VIEW final_metrics_long; DROP VIEW params;
+  DROP TABLE artifacts; DROP TABLE tags; DROP TABLE version_age; ALTER TABLE runs DROP COLUMN key_note; ALTER TABLE runs DROP COLUMN prev_config_hash;
   ALTER TABLE runs DROP COLUMN prev_run_key; UPDATE runs SET run_key = 'v1-' || id, config_hash = 'v1-' || id;
   PRAGMA user_version = 1;" || fail "cannot make a schema 1 database"
 cp "$TMP/old.db" "$TMP/old-copy.db"

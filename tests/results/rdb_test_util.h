@@ -16,6 +16,12 @@
 #include "results/rdb.h"
 
 /* Creates $TMPDIR/sgdsim-rdb-XXXXXX (or under /tmp) into dir[256]; exits on failure. */
+/* SQL that turns a fresh database back into schema 2: what schema 3 added, dropped (keep in
+ * step with results/rdb.c's rdb_schema_v3). */
+#define RDBT_UNDO_SCHEMA_3_SQL                                                                 \
+    "DROP VIEW final_metrics; DROP VIEW final_metrics_long; DROP VIEW params;"                 \
+    "DROP TABLE artifacts; DROP TABLE tags; DROP TABLE version_age; PRAGMA user_version = 2;"
+
 static inline void rdbt_tmpdir(char dir[256])
 {
     const char *base = getenv("TMPDIR");

@@ -49,14 +49,13 @@ static void rows_are_written_and_added_up(const char *dir)
     sqlite3_close(h);
 }
 
-/* A schema 2 database: this build's file without the table schema 3 added. */
+/* A schema 2 database: this build's file without what schema 3 added. */
 static void make_v2(const char *path)
 {
     write_run(path, "d2");
     sqlite3 *h = NULL;
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
-    CHECK_INT_EQ(sqlite3_exec(h, "DROP TABLE version_age; PRAGMA user_version = 2", NULL, NULL,
-                              NULL), SQLITE_OK);
+    CHECK_INT_EQ(sqlite3_exec(h, RDBT_UNDO_SCHEMA_3_SQL, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(h);
 }
 
