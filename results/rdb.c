@@ -95,7 +95,13 @@ static const char rdb_schema_v1[] =
  * numbers; each old row's are recomputed from its config_json (rdb_reader.h). */
 static const char rdb_schema_v2[] = RDB_KEYS_V2_SQL("runs");
 
-static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rdb_schema_v2};
+/* Version 3: the finished-run rule as a view (finished_runs, written with RDB_FINISHED_RULE,
+ * the rule's one spelling), and two provenance columns of runs: the swept keys of a sweep's
+ * point and the command line of the run (rdb_reader.h). */
+static const char rdb_schema_v3[] = RDB_RUNS_V3_SQL("runs") RDB_FINISHED_VIEW_SQL;
+
+static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rdb_schema_v2,
+                                                               rdb_schema_v3};
 
 #define RDB_BUSY_TIMEOUT_MS 10000 /* how long a writer waits for another's transaction */
 #define RDB_WAL_RETRY_MS 10
@@ -236,12 +242,12 @@ static int rdb_check_identity(const rdb_t *db, const rdb_identity_t *id, sgd_err
                         db->path, (long long)id->ver);
     if (db->readonly && id->app == 0)
         return sgd_errf(err, "%s: not an sgdsim results database (empty database)", db->path);
-    if (db->readonly && !db->allow_older && id->ver < RDB_SCHEMA_VERSION)
+    if (db->readonly && !db->allow_older && id->ver < RDB_READ_MIN_VERSION)
         return sgd_errf(err, "%s: written by an older sgdsim (schema %lld < %d); migrate it "
                         "by opening it for writing once: use it as OUT of `sgdsim merge`, or as "
                         "--db of `sgdsim run` or `sgdsim sweep` (docs/results.md, "
                         "\"Schema versions\")", db->path, (long long)id->ver,
-                        RDB_SCHEMA_VERSION);
+                        RDB_READ_MIN_VERSION);
     return 0;
 }
 
@@ -286,6 +292,7 @@ static int rdb_prepare_schema(rdb_t *db, sgd_err_t *err)
     if (rdb_read_identity(db, &id, err) || rdb_check_identity(db, &id, err)) goto fail;
     if (!db->readonly && id.ver < RDB_SCHEMA_VERSION && rdb_migrate(db, id.ver, err))
         goto fail;
+    db->version = db->readonly ? id.ver : RDB_SCHEMA_VERSION;
     if (rdb_exec(db, "COMMIT", "cannot commit the schema", err)) goto fail;
     return 0;
 fail:
@@ -455,11 +462,12 @@ int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *
 {
     if (rdb_open_common(path, 1, true, out, err)) return -1;
     int rc = rdb_query_int(*out, "PRAGMA user_version", version, err);
-    /* rdb_merge reads this schema and the one before it (schema 1, migrated as it copies). */
-    if (rc == 0 && *version < RDB_SCHEMA_VERSION - 1)
+    /* rdb_merge reads this schema and every one back to RDB_MERGE_MIN_VERSION (migrated as
+     * it copies). */
+    if (rc == 0 && *version < RDB_MERGE_MIN_VERSION)
         rc = sgd_errf(err, "%s: written by an sgdsim too old to merge (schema %lld < %d); open "
                            "it for writing once (as --db of `sgdsim run`) to migrate it",
-                      path, (long long)*version, RDB_SCHEMA_VERSION - 1);
+                      path, (long long)*version, RDB_MERGE_MIN_VERSION);
     if (rc == 0) return 0;
     rdb_close(*out);
     *out = NULL;

@@ -34,7 +34,9 @@
 
 #include "common/error.h"
 
-#define RDB_SCHEMA_VERSION 2          /* PRAGMA user_version written by this build */
+#define RDB_SCHEMA_VERSION 3          /* PRAGMA user_version written by this build */
+#define RDB_READ_MIN_VERSION 2        /* oldest schema rdb_open_readonly reads as it is */
+#define RDB_MERGE_MIN_VERSION 1       /* oldest schema rdb_merge takes as an input */
 #define RDB_APPLICATION_ID 0x53474453 /* PRAGMA application_id, "SGDS" in ASCII */
 #define RDB_BATCH_ROWS 4096           /* buffered rows written per transaction */
 
@@ -86,6 +88,9 @@ typedef struct rdb_run_info {
     const char *build_options;  /* build type, sanitizers, CUDA ... */
     const char *blas_core;      /* openblas_get_corename(): digests compare only within one */
     const char *host;           /* host name */
+    const char *sweep_axes;     /* JSON array of the key paths a sweep varied, e.g.
+                                   ["algorithm.lambda"]; NULL for a plain run */
+    const char *command_line;   /* the run's command line, words shell-quoted */
 } rdb_run_info_t;
 
 /* Inserts a runs row with status 'running' and started_at = now (UTC, ISO-8601) and commits

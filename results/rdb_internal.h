@@ -47,6 +47,7 @@ struct rdb {
     size_t nactive, capactive;
     char lost_msg[SGD_ERR_MAX]; /* first failed batch's error, for the runs it cost rows */
     bool allow_older; /* a read-only source of rdb_merge: an older schema is accepted */
+    int64_t version;  /* the file's schema version (a reader's may be older than this build's) */
 };
 
 /* -1 with "PATH: what: SQLite's message" in err. */

@@ -32,12 +32,14 @@ n=$("$SGDSIM" sweep "$S" --list --set optimizer.lr=0.3,0.30000000000000004 | gre
 n=$("$SGDSIM" sweep "$S" --list --set optimizer.lr=0.3,0.29999999999999999 | grep -c '^[0-9]')
 [ "$n" = 1 ] || fail "lr 0.3 and 0.29999999999999999 (the same double): $n sweep points, wanted 1"
 
-# A database of schema 1: made here from a finished sweep by undoing schema 2 (its columns
-# dropped, keys replaced by others as an older build would have computed them).
+# A database of schema 1: made here from a finished sweep by undoing schemas 3 and 2 (their
+# view and columns dropped, keys replaced by others as an older build would have computed
+# them).
 AXES=(--set seed=1,2 --set stop.updates=20)
 "$SGDSIM" sweep "$S" "${AXES[@]}" -j1 --db "$TMP/old.db" --quiet || fail "sweep failed"
 keys_now=$(sqlite3 "$TMP/old.db" "SELECT group_concat(run_key) FROM (SELECT run_key FROM runs ORDER BY id)")
-sqlite3 "$TMP/old.db" "ALTER TABLE runs DROP COLUMN key_note; ALTER TABLE runs DROP COLUMN prev_config_hash;
+sqlite3 "$TMP/old.db" "DROP VIEW finished_runs; ALTER TABLE runs DROP COLUMN command_line;
+  ALTER TABLE runs DROP COLUMN sweep_axes; ALTER TABLE runs DROP COLUMN key_note; ALTER TABLE runs DROP COLUMN prev_config_hash;
   ALTER TABLE runs DROP COLUMN prev_run_key; UPDATE runs SET run_key = 'v1-' || id, config_hash = 'v1-' || id;
   PRAGMA user_version = 1;" || fail "cannot make a schema 1 database"
 cp "$TMP/old.db" "$TMP/old-copy.db"
@@ -60,7 +62,7 @@ old_sum=$(sha256sum < "$TMP/old-copy.db")
 # a resumed sweep migrates it and finds both points done
 out=$("$SGDSIM" sweep "$S" "${AXES[@]}" -j1 --db "$TMP/old.db" 2>&1) || fail "resumed sweep failed: $out"
 case "$out" in *"2 already done"*"0 to run"*) ;; *) fail "resumed sweep did not find its points: $out" ;; esac
-[ "$(sqlite3 "$TMP/old.db" "PRAGMA user_version")" = 2 ] || fail "not migrated"
+[ "$(sqlite3 "$TMP/old.db" "PRAGMA user_version")" = 3 ] || fail "not migrated"
 [ "$(sqlite3 "$TMP/old.db" "SELECT group_concat(run_key) FROM (SELECT run_key FROM runs ORDER BY id)")" = "$keys_now" ] ||
   fail "migrated keys are not the recomputed ones"
 [ "$(sqlite3 "$TMP/old.db" "SELECT group_concat(prev_run_key) FROM (SELECT prev_run_key FROM runs ORDER BY id)")" = "v1-1,v1-2" ] ||
