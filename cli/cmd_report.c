@@ -25,6 +25,7 @@
 #include "cli/table.h"
 #include "cli/text.h"
 #include "results/rdb.h"
+#include "results/rdb_read.h"
 
 static void usage(FILE *f)
 {
@@ -52,23 +53,14 @@ typedef struct run_stmts {
     sqlite3_stmt *names, *runs, *fin, *stale, *traffic;
 } run_stmts_t;
 
-static int prepare_run_stmts(sqlite3 *h, run_stmts_t *q)
+static int prepare_run_stmts(rdb_t *db, run_stmts_t *q, sgd_err_t *err)
 {
     memset(q, 0, sizeof *q);
-    if (sqlite3_prepare_v2(h, "SELECT DISTINCT name FROM metrics ORDER BY name", -1, &q->names,
-                           NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, "SELECT id, substr(run_key, 1, 12), scenario, algorithm, workers,"
-                              " status, updates, vtime_ns / 1e9 FROM runs ORDER BY id", -1,
-                           &q->runs, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, "SELECT value, nonfinite FROM metrics WHERE run_id = ?1 AND"
-                              " name = ?2 ORDER BY update_idx DESC LIMIT 1", -1, &q->fin,
-                           NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, "SELECT sum(tau * count) * 1.0 / sum(count), max(tau)"
-                              " FROM staleness WHERE run_id = ?1 AND count > 0", -1, &q->stale,
-                           NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, "SELECT sum(sent_bytes) / 1e6, sum(sent_msgs),"
-                              " sum(skipped_bytes) / 1e6 FROM traffic WHERE run_id = ?1", -1,
-                           &q->traffic, NULL) != SQLITE_OK)
+    if (rdb_read_prepare(db, RDB_Q_METRIC_NAMES, &q->names, err) ||
+        rdb_read_prepare(db, RDB_Q_RUNS, &q->runs, err) ||
+        rdb_read_prepare(db, RDB_Q_FINAL_VALUE, &q->fin, err) ||
+        rdb_read_prepare(db, RDB_Q_STALENESS, &q->stale, err) ||
+        rdb_read_prepare(db, RDB_Q_TRAFFIC, &q->traffic, err))
         return -1;
     return 0;
 }
@@ -135,11 +127,12 @@ static void add_run_row(cli_table_t *t, const run_stmts_t *q, char **name, int n
     sqlite3_reset(q->traffic);
 }
 
-static int report_runs(sqlite3 *h, const char *path)
+static int report_runs(rdb_t *db, const char *path)
 {
     run_stmts_t q;
-    if (prepare_run_stmts(h, &q)) {
-        int rc = cli_bad_input("report: %s: %s", path, sqlite3_errmsg(h));
+    sgd_err_t err = {{0}};
+    if (prepare_run_stmts(db, &q, &err)) {
+        int rc = cli_bad_input("report: %s", err.msg);
         finalize_run_stmts(&q);
         return rc;
     }
@@ -458,17 +451,12 @@ static void report_group(srun_t *runs, int n)
     free(axes);
 }
 
-static int report_sweeps(sqlite3 *h, const char *path)
+static int report_sweeps(rdb_t *db)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(h,
-            "SELECT r.scenario, r.config_json, r.vtime_ns / 1e9, r.updates, r.workers,"
-            " (SELECT m.value FROM metrics m WHERE m.run_id = r.id AND m.name = 'val_error'"
-            "   ORDER BY m.update_idx DESC LIMIT 1),"
-            " json_extract(r.config_json, '$.batch.per_worker')"
-            " FROM runs r WHERE r.status IN ('complete', 'diverged')"
-            " ORDER BY r.scenario, r.id", -1, &st, NULL) != SQLITE_OK)
-        return cli_bad_input("report: %s: %s", path, sqlite3_errmsg(h));
+    sgd_err_t err = {{0}};
+    if (rdb_read_prepare(db, RDB_Q_SWEEP_RUNS, &st, &err))
+        return cli_bad_input("report: %s", err.msg);
     srun_t *runs = NULL;
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -533,8 +521,8 @@ int cli_report_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     if (rdb_open_readonly(db_path, &db, &err)) return cli_bad_input("report: %s", err.msg);
-    rc = report_runs(rdb_handle(db), db_path);
-    if (rc == SGD_EXIT_OK) rc = report_sweeps(rdb_handle(db), db_path);
+    rc = report_runs(db, db_path);
+    if (rc == SGD_EXIT_OK) rc = report_sweeps(db);
     rdb_close(db);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
+#include "results/rdb_read.h"
 #include "sim/dist.h"
 
 typedef struct run_sink {
@@ -334,8 +335,8 @@ static void print_summary(const run_state_t *st, const alg_outcome_t *o, const c
     if (r->have_val)
         printf("final: train_loss %.4f  val_loss %.4f  val_error %.4f\n", r->final_train_loss,
                r->final_val_loss, r->final_val_error);
-    printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"SELECT * FROM "
-           "run_summary\")\n",
+    printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"" RDB_EXAMPLE_QUERY
+           "\")\n",
            o->digest, st->db_path, (long long)r->run_id, st->db_path);
 }
 
