@@ -1,6 +1,9 @@
 /* `sgdsim report`'s sweep tables (see cmd_report.c's opening comment): for each scenario
- * with several finished runs, the configuration keys that vary between them are the sweep's
- * axes, and pivot tables show final val_error, virtual time and scaling efficiency. */
+ * with several finished runs, its axes (the keys the sweep varied, as stored with its runs,
+ * or for runs without them the keys that vary between the runs' resolved configurations,
+ * less those that follow another), and pivot tables of final val_error, virtual time and
+ * scaling efficiency.  The seed is never an axis: runs that differ only by it are one cell,
+ * shown as mean +- std and the number of runs. */
 #include "cli/report_sweep.h"
 
 #include <math.h>
@@ -34,6 +37,9 @@ typedef struct srun {
     char *scenario;
     kv_t *cfg;
     int ncfg;
+    char **axes; /* runs.sweep_axes: the keys its sweep varied (owned) */
+    int naxes;
+    bool has_axes; /* false for a plain run and for runs written before schema 3 */
     double val_error; /* NaN when absent or not finite */
     double vtime_s;
     double per_worker_rate; /* samples per virtual second per worker; NaN if unknown */
@@ -107,51 +113,72 @@ static char **distinct_values(srun_t *runs, int n, const char *key, int *nout)
 
 typedef enum { Q_VAL_ERROR, Q_VTIME, Q_EFFICIENCY } quantity_t;
 
-static double cell_mean(srun_t *runs, int n, const char *const *keys, const char *const *vals,
-                        int nkeys, quantity_t q, int *count)
+/* What one cell shows: mean, sample standard deviation and number of the runs' values. */
+typedef struct cell {
+    double mean, std;
+    int n;
+} cell_t;
+
+/* Whether run r matches every key/value and has a finite value of q (/ scale) in *x. */
+static bool cell_value(const srun_t *r, const char *const *keys, const char *const *vals,
+                       int nkeys, quantity_t q, double scale, double *x)
 {
-    double sum = 0;
-    *count = 0;
-    for (int i = 0; i < n; i++) {
-        bool match = true;
-        for (int k = 0; k < nkeys && match; k++)
-            match = strcmp(cfg_get(&runs[i], keys[k]), vals[k]) == 0;
-        if (!match) continue;
-        double x = q == Q_VAL_ERROR ? runs[i].val_error
-                   : q == Q_VTIME ? runs[i].vtime_s : runs[i].per_worker_rate;
-        if (!isfinite(x)) continue;
-        sum += x;
-        (*count)++;
-    }
-    return *count ? sum / *count : NAN;
+    for (int k = 0; k < nkeys; k++)
+        if (strcmp(cfg_get(r, keys[k]), vals[k]) != 0) return false;
+    *x = (q == Q_VAL_ERROR ? r->val_error : q == Q_VTIME ? r->vtime_s : r->per_worker_rate) /
+         scale;
+    return isfinite(*x);
 }
 
-/* Scaling efficiency of the runs matching keys/vals: their mean throughput per worker over
- * that of the runs with the fewest workers among those matching every key but
- * cluster.workers (the same line of the sweep). */
-static double efficiency(srun_t *runs, int n, const char **keys, const char **vals, int nk)
+/* The values of q (each / scale) over the runs matching keys/vals. */
+static cell_t cell_stats(const srun_t *runs, int n, const char *const *keys,
+                         const char *const *vals, int nkeys, quantity_t q, double scale)
 {
-    int cnt;
-    double m = cell_mean(runs, n, keys, vals, nk, Q_EFFICIENCY, &cnt);
-    if (!cnt) return NAN;
+    cell_t c = {NAN, NAN, 0};
+    double sum = 0, sq = 0, x;
+    for (int i = 0; i < n; i++)
+        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x)) sum += x, c.n++;
+    if (!c.n) return c;
+    c.mean = sum / c.n;
+    for (int i = 0; i < n; i++)
+        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x))
+            sq += (x - c.mean) * (x - c.mean);
+    c.std = c.n > 1 ? sqrt(sq / (c.n - 1)) : 0.0;
+    return c;
+}
+
+/* Scaling efficiency of the runs matching keys/vals: each run's throughput per worker over
+ * the mean of the runs with the fewest workers among those matching every key but
+ * cluster.workers (the same line of the sweep). */
+static cell_t efficiency(srun_t *runs, int n, const char **keys, const char **vals, int nk)
+{
     const char **k2 = sgd_xcalloc((size_t)nk + 2, sizeof *k2);
     const char **v2 = sgd_xcalloc((size_t)nk + 2, sizeof *v2);
     int n2 = 0;
     for (int i = 0; i < nk; i++)
         if (strcmp(keys[i], "cluster.workers") != 0) k2[n2] = keys[i], v2[n2++] = vals[i];
     int64_t pmin = INT64_MAX;
-    for (int i = 0; i < n; i++) {
-        bool match = isfinite(runs[i].per_worker_rate);
-        for (int k = 0; k < n2 && match; k++) match = strcmp(cfg_get(&runs[i], k2[k]), v2[k]) == 0;
-        if (match && runs[i].workers < pmin) pmin = runs[i].workers;
-    }
+    double x;
+    for (int i = 0; i < n; i++)
+        if (cell_value(&runs[i], k2, v2, n2, Q_EFFICIENCY, 1.0, &x) && runs[i].workers < pmin)
+            pmin = runs[i].workers;
     char pbuf[32];
     snprintf(pbuf, sizeof pbuf, "%lld", (long long)pmin);
     k2[n2] = "cluster.workers", v2[n2++] = pbuf;
-    double base = cell_mean(runs, n, k2, v2, n2, Q_EFFICIENCY, &cnt);
+    cell_t base = cell_stats(runs, n, k2, v2, n2, Q_EFFICIENCY, 1.0);
     free(k2);
     free(v2);
-    return cnt ? m / base : NAN;
+    if (!base.n) return (cell_t){NAN, NAN, 0};
+    return cell_stats(runs, n, keys, vals, nk, Q_EFFICIENCY, base.mean);
+}
+
+/* "0.0123 ± 0.0004 (n=2)"; "0.0123 (n=1)" for a single run. */
+static void cell_text(const cell_t *c, char *out, size_t size)
+{
+    if (c->n > 1)
+        snprintf(out, size, "%.4g \u00b1 %.2g (n=%d)", c->mean, c->std, c->n);
+    else
+        snprintf(out, size, "%.4g (n=1)", c->mean);
 }
 
 /* One pivot table: rows = values of row_key, columns = values of col_key (one column when
@@ -178,12 +205,14 @@ static void pivot(srun_t *runs, int n, const char *row_key, const char *col_key,
         int row = cli_table_row(&t);
         cli_table_text(&t, row, 0, rv[r]);
         for (int c = 0; c < ncv; c++) {
-            int nk = nf, cnt = 1;
+            int nk = nf;
             keys[nk] = row_key, vals[nk++] = rv[r];
             if (cv) keys[nk] = col_key, vals[nk++] = cv[c];
-            double m = q == Q_EFFICIENCY ? efficiency(runs, n, keys, vals, nk)
-                                         : cell_mean(runs, n, keys, vals, nk, q, &cnt);
-            if (cnt) cli_table_real(&t, row, 1 + c, m);
+            cell_t m = q == Q_EFFICIENCY ? efficiency(runs, n, keys, vals, nk)
+                                         : cell_stats(runs, n, keys, vals, nk, q, 1.0);
+            char text[96];
+            cell_text(&m, text, sizeof text);
+            if (m.n) cli_table_text(&t, row, 1 + c, text);
         }
     }
     cli_table_print(&t, CLI_FMT_TEXT, stdout);
@@ -194,24 +223,84 @@ static void pivot(srun_t *runs, int n, const char *row_key, const char *col_key,
     free(cv);
 }
 
-/* Axes: keys whose value is not the same in every run, in resolved-configuration order
- * (the caller frees the array; the keys are runs[0]'s). */
+/* ---- axes ----------------------------------------------------------------------------- */
+
+static bool varies(const srun_t *runs, int n, const char *key)
+{
+    for (int i = 1; i < n; i++)
+        if (strcmp(cfg_get(&runs[i], key), cfg_get(&runs[0], key)) != 0) return true;
+    return false;
+}
+
+static bool has_key(const char **keys, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(keys[i], key) == 0) return true;
+    return false;
+}
+
+/* Whether key k's value follows key j's over the runs: runs that agree on j agree on k. */
+static bool follows(const srun_t *runs, int n, const char *k, const char *j)
+{
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (strcmp(cfg_get(&runs[a], j), cfg_get(&runs[b], j)) == 0 &&
+                strcmp(cfg_get(&runs[a], k), cfg_get(&runs[b], k)) != 0)
+                return false;
+    return true;
+}
+
+/* Keys a runs column mirrors (runs.workers, runs.algorithm): of two keys that follow each
+ * other, one of these is the one swept (algorithm.n defaults to cluster.workers, never the
+ * other way). */
+static bool primary_key(const char *key)
+{
+    return strcmp(key, "cluster.workers") == 0 || strcmp(key, "algorithm.name") == 0;
+}
+
+/* Whether candidate c[i] follows another candidate that stays an axis: one it follows
+ * without that one following it back, or, when both follow each other, a primary key or
+ * else the earlier one. */
+static bool is_derived(const srun_t *runs, int n, const char **c, int nc, int i)
+{
+    for (int j = 0; j < nc; j++) {
+        if (j == i || !follows(runs, n, c[i], c[j])) continue;
+        if (!follows(runs, n, c[j], c[i])) return true;
+        bool pi = primary_key(c[i]), pj = primary_key(c[j]);
+        if (pj != pi ? pj : j < i) return true;
+    }
+    return false;
+}
+
+/* The axes of the runs' sweep, in order (the caller frees the array; the keys are the runs').
+ * When every run has stored axes: their union, in the order stored, less the keys that do
+ * not vary.  Otherwise, inferred: the keys whose value is not the same in every run, in
+ * resolved-configuration order, less those that follow another (a default that follows a
+ * swept key, as algorithm.n follows the number of clients).  Never the seed. */
 static const char **find_axes(const srun_t *runs, int n, int *naxes)
 {
-    const char **axes = sgd_xcalloc((size_t)runs[0].ncfg + 1, sizeof *axes);
+    bool stored = true;
+    int cap = 1;
+    for (int i = 0; i < n; i++) stored &= runs[i].has_axes, cap += runs[i].naxes;
+    if (!stored) cap = runs[0].ncfg + 1;
+    const char **c = sgd_xcalloc((size_t)cap, sizeof *c);
+    int nc = 0;
+    for (int i = 0; stored && i < n; i++)
+        for (int a = 0; a < runs[i].naxes; a++)
+            if (!has_key(c, nc, runs[i].axes[a])) c[nc++] = runs[i].axes[a];
+    for (int k = 0; !stored && k < runs[0].ncfg; k++) c[nc++] = runs[0].cfg[k].key;
+    int m = 0;
+    for (int i = 0; i < nc; i++)
+        if (strcmp(c[i], "seed") != 0 && varies(runs, n, c[i])) c[m++] = c[i];
+    const char **axes = sgd_xcalloc((size_t)m + 1, sizeof *axes);
     *naxes = 0;
-    for (int k = 0; k < runs[0].ncfg; k++) {
-        const char *key = runs[0].cfg[k].key;
-        for (int i = 1; i < n; i++)
-            if (strcmp(cfg_get(&runs[i], key), runs[0].cfg[k].value) != 0) {
-                axes[(*naxes)++] = key;
-                break;
-            }
-    }
+    for (int i = 0; i < m; i++)
+        if (stored || !is_derived(runs, n, c, m, i)) axes[(*naxes)++] = c[i];
+    free(c);
     return axes;
 }
 
-/* ", axes: a (3) b (2)" */
+/* ", axes: a (3) b (2); 2 seeds" */
 static void print_axes(srun_t *runs, int n, const char **axes, int naxes)
 {
     printf(", axes:");
@@ -223,7 +312,9 @@ static void print_axes(srun_t *runs, int n, const char **axes, int naxes)
         printf(" (%d)", nv);
         free(v);
     }
-    printf("\n");
+    int nseeds;
+    free(distinct_values(runs, n, "seed", &nseeds));
+    printf("; %d seed%s\n", nseeds, nseeds == 1 ? "" : "s");
 }
 
 /* How a sweep's axes are laid out over its tables. */
@@ -231,30 +322,32 @@ typedef struct layout {
     const char *row, *col; /* col NULL: a single column */
     const char **extra;    /* further axes, one set of tables per combination (owned) */
     int nextra;
-    bool seeds;            /* seed is an axis: cells average over it */
     bool workers_axis;     /* cluster.workers is an axis: scaling efficiency is shown */
 } layout_t;
 
 /* Column axis: the algorithm if it varies, else the last axis; row axis: the first other
- * one that is not the seed; seeds are averaged; any further axis splits the tables. */
+ * one; any further axis splits the tables.  Without axes (runs that differ only by seed, or
+ * repeats), one row: the algorithm. */
 static void choose_layout(const char **axes, int naxes, layout_t *l)
 {
     memset(l, 0, sizeof *l);
+    l->extra = sgd_xcalloc((size_t)naxes + 1, sizeof *l->extra);
+    if (naxes == 0) {
+        l->row = "algorithm.name";
+        return;
+    }
     l->col = axes[naxes - 1];
     for (int a = 0; a < naxes; a++)
         if (strcmp(axes[a], "algorithm.name") == 0) l->col = axes[a];
     for (int a = 0; a < naxes && !l->row; a++)
-        if (axes[a] != l->col && strcmp(axes[a], "seed") != 0) l->row = axes[a];
-    if (!l->row) { /* a single axis besides seeds: list it down */
+        if (axes[a] != l->col) l->row = axes[a];
+    if (!l->row) { /* a single axis: list it down */
         l->row = l->col;
         l->col = NULL;
     }
-    l->extra = sgd_xcalloc((size_t)naxes + 1, sizeof *l->extra);
     for (int a = 0; a < naxes; a++) {
         l->workers_axis |= strcmp(axes[a], "cluster.workers") == 0;
-        if (axes[a] == l->col || axes[a] == l->row) continue;
-        if (strcmp(axes[a], "seed") == 0) l->seeds = true;
-        else l->extra[l->nextra++] = axes[a];
+        if (axes[a] != l->col && axes[a] != l->row) l->extra[l->nextra++] = axes[a];
     }
 }
 
@@ -266,7 +359,7 @@ static void print_combination(srun_t *runs, int n, const layout_t *l, const char
         {Q_EFFICIENCY, "scaling efficiency (throughput per worker / at fewest workers)"}};
     for (int qi = 0; qi < 3; qi++) {
         if (qs[qi].q == Q_EFFICIENCY && !l->workers_axis) continue;
-        printf("\n%s%s", qs[qi].title, l->seeds ? " (mean over seeds)" : "");
+        printf("\n%s (mean \u00b1 std over seeds, n runs)", qs[qi].title);
         for (int e = 0; e < l->nextra; e++) {
             printf("%s ", e ? "," : " with");
             report_print_escaped(l->extra[e]);
@@ -307,16 +400,64 @@ static void report_group(srun_t *runs, int n)
     printf("\nSweep: scenario \"");
     report_print_escaped(runs[0].scenario);
     printf("\", %d finished runs", n);
-    if (naxes == 0) {
-        printf(", all with the same configuration (repeats)\n");
-    } else {
-        print_axes(runs, n, axes, naxes);
-        layout_t l;
-        choose_layout(axes, naxes, &l);
-        print_combinations(runs, n, &l);
-        free(l.extra);
-    }
+    if (naxes == 0) printf(", no axis besides the seed (repeats or seeds only)\n");
+    else print_axes(runs, n, axes, naxes);
+    layout_t l;
+    choose_layout(axes, naxes, &l);
+    print_combinations(runs, n, &l);
+    free(l.extra);
     free(axes);
+}
+
+/* runs.sweep_axes (a JSON array of key paths, or NULL) into r; anything else reads as no
+ * stored axes. */
+static void parse_axes(const char *json, srun_t *r)
+{
+    cJSON *a = json ? cJSON_Parse(json) : NULL;
+    r->has_axes = cJSON_IsArray(a);
+    for (const cJSON *e = r->has_axes ? a->child : NULL; e; e = e->next) {
+        if (!cJSON_IsString(e)) continue;
+        r->axes = sgd_xrealloc(r->axes, (size_t)(r->naxes + 1) * sizeof *r->axes);
+        r->axes[r->naxes++] = sgd_xstrdup(e->valuestring);
+    }
+    cJSON_Delete(a);
+}
+
+static double column_or_nan(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* The run at st's current row (RDB_Q_SWEEP_RUNS' columns).  Throughput per worker: samples
+ * per virtual second over the workers, the samples being the gradients applied (the
+ * staleness histogram's total in the parameter-server family; updates x workers in the
+ * synchronous algorithms, which write none) times batch.per_worker. */
+static void load_run(sqlite3_stmt *st, srun_t *r)
+{
+    memset(r, 0, sizeof *r);
+    const char *sc = (const char *)sqlite3_column_text(st, 0);
+    r->scenario = sgd_xstrdup(sc ? sc : "");
+    cJSON *cfg = cJSON_Parse((const char *)sqlite3_column_text(st, 1));
+    if (cfg) flatten(cfg, "", &r->cfg, &r->ncfg);
+    cJSON_Delete(cfg);
+    r->vtime_s = sqlite3_column_double(st, 2);
+    double updates = (double)sqlite3_column_int64(st, 3);
+    r->workers = sqlite3_column_int64(st, 4);
+    r->val_error = column_or_nan(st, 5);
+    double b = column_or_nan(st, 6), grads = column_or_nan(st, 8);
+    if (isnan(grads)) grads = updates * (double)r->workers;
+    r->per_worker_rate = r->vtime_s > 0 && r->workers > 0
+                             ? grads * b / r->vtime_s / (double)r->workers : NAN;
+    parse_axes((const char *)sqlite3_column_text(st, 7), r);
+}
+
+static void free_run(srun_t *r)
+{
+    for (int k = 0; k < r->ncfg; k++) free(r->cfg[k].key), free(r->cfg[k].value);
+    for (int a = 0; a < r->naxes; a++) free(r->axes[a]);
+    free(r->cfg);
+    free(r->axes);
+    free(r->scenario);
 }
 
 int report_sweeps(rdb_t *db)
@@ -329,20 +470,7 @@ int report_sweeps(rdb_t *db)
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         runs = sgd_xrealloc(runs, (size_t)(n + 1) * sizeof *runs);
-        srun_t *r = &runs[n++];
-        memset(r, 0, sizeof *r);
-        const char *sc = (const char *)sqlite3_column_text(st, 0);
-        r->scenario = sgd_xstrdup(sc ? sc : "");
-        cJSON *cfg = cJSON_Parse((const char *)sqlite3_column_text(st, 1));
-        if (cfg) flatten(cfg, "", &r->cfg, &r->ncfg);
-        cJSON_Delete(cfg);
-        r->vtime_s = sqlite3_column_double(st, 2);
-        int64_t updates = sqlite3_column_int64(st, 3);
-        r->workers = sqlite3_column_int64(st, 4);
-        r->val_error =
-            sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
-        double b = sqlite3_column_type(st, 6) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 6);
-        r->per_worker_rate = r->vtime_s > 0 ? (double)updates * b / r->vtime_s : NAN;
+        load_run(st, &runs[n++]);
     }
     sqlite3_finalize(st);
     int ngroups = 0;
@@ -356,12 +484,7 @@ int report_sweeps(rdb_t *db)
         i = j;
     }
     if (ngroups == 0) printf("\nNo sweeps (no scenario has two or more finished runs).\n");
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < runs[i].ncfg; k++) free(runs[i].cfg[k].key), free(runs[i].cfg[k].value);
-        free(runs[i].cfg);
-        free(runs[i].scenario);
-    }
+    for (int i = 0; i < n; i++) free_run(&runs[i]);
     free(runs);
     return SGD_EXIT_OK;
 }
-

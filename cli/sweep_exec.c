@@ -54,11 +54,30 @@ typedef struct slot {
     double t0;
 } slot_t;
 
+/* The point's axes for --sweep-axes: the keys of its assignments, comma-separated (a new
+ * string; "" for a point without axes).  Only what the user swept is an axis, never a
+ * default that follows a swept key. */
+static char *point_axes(const cli_sweep_point_t *pt)
+{
+    size_t cap = 1;
+    for (int i = 0; i < pt->nsets; i++) cap += strlen(pt->sets[i]) + 1;
+    char *out = sgd_xmalloc(cap);
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < pt->nsets; i++) {
+        size_t klen = strcspn(pt->sets[i], "=");
+        len += (size_t)snprintf(out + len, cap - len, "%s%.*s", i ? "," : "", (int)klen,
+                                pt->sets[i]);
+    }
+    return out;
+}
+
 /* Starts `sgdsim run` for one point; returns the child's pid or -1 (errno set). */
 static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_sweep_point_t *pt)
 {
     char seed_buf[32], threads_buf[32];
-    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 16), sizeof *argv);
+    char *axes = point_axes(pt);
+    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 18), sizeof *argv);
     int a = 0;
     argv[a++] = self;
     argv[a++] = "run";
@@ -66,6 +85,8 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     argv[a++] = "--db";
     argv[a++] = x->db;
     argv[a++] = "--quiet";
+    argv[a++] = "--sweep-axes";
+    argv[a++] = axes;
     if (x->seed) {
         snprintf(seed_buf, sizeof seed_buf, "%llu", (unsigned long long)*x->seed);
         argv[a++] = "--seed";
@@ -103,6 +124,7 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     }
     cli_machine_env_free(env);
     free(argv);
+    free(axes);
     return pid;
 }
 

@@ -21,7 +21,8 @@
 #define SWEEP_RUNS_SQL(AXES)                                                                   \
     "SELECT r.scenario, r.config_json, r.vtime_ns / 1e9, r.updates, r.workers, "             \
     FINAL_VALUE_SQL("'val_error'") ","                                                       \
-    " json_extract(r.config_json, '$.batch.per_worker'), " AXES                               \
+    " json_extract(r.config_json, '$.batch.per_worker'), " AXES ","                           \
+    " (SELECT sum(s.count) FROM staleness s WHERE s.run_id = r.id)"                          \
     " FROM runs r WHERE r." RDB_FINISHED_RULE " ORDER BY r.scenario, r.id"
 
 /* The queries of rdb_query_t, in its order (their columns are documented there). */

@@ -53,7 +53,8 @@ typedef enum {
     RDB_Q_FINISHED_OF_KEY,
     /* Every finished run by scenario, then id.  Columns: scenario, config_json, vtime_s,
      * updates, workers, final val_error (NULL when absent or not finite), batch.per_worker
-     * of the configuration, sweep_axes (NULL for a plain run and before schema 3). */
+     * of the configuration, sweep_axes (NULL for a plain run and before schema 3),
+     * gradients applied (the staleness histogram's total; NULL when the run has none). */
     RDB_Q_SWEEP_RUNS,
     /* Every table and view of the database (not SQLite's own), by name.  Columns: name. */
     RDB_Q_TABLES,
