@@ -17,9 +17,9 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim export DB --csv DIR\n\n"
-               "Writes each table (runs, metrics, traffic, staleness) and view (run_summary) of\n"
-               "the results database DB to DIR/<name>.csv (DIR is created if missing; files\n"
-               "are replaced whole).\n\nexit codes: 0 ok, 2 bad input\n");
+               "Writes each table (runs, metrics, traffic, staleness) and view (run_summary,\n"
+               "finished_runs) of the results database DB to DIR/<name>.csv (DIR is created if\n"
+               "missing; files are replaced whole).\n\nexit codes: 0 ok, 2 bad input\n");
 }
 
 static int export_one(rdb_t *db, const char *db_path, const char *name, const char *dir)

@@ -1,7 +1,7 @@
 /* Results database writer: the SQLite file every sgdsim run is recorded in.
  *
- * One database holds many runs (runs, metrics, traffic, staleness, plus the run_summary
- * view); its schema is a public contract documented in docs/results.md and versioned with
+ * One database holds many runs (runs, metrics, traffic, staleness, plus the run_summary and
+ * finished_runs views); its schema is a public contract documented in docs/results.md and versioned with
  * PRAGMA user_version (RDB_SCHEMA_VERSION) and PRAGMA application_id (RDB_APPLICATION_ID).
  * Several processes may write to one database at once (a sweep with -jN): the file is kept
  * in WAL mode with a 10 s busy timeout and every write transaction is BEGIN IMMEDIATE.
@@ -53,7 +53,9 @@ typedef struct rdb rdb_t;
 int rdb_open(const char *path, rdb_t **out, sgd_err_t *err);
 
 /* Opens an existing results database for reading only (SQLITE_OPEN_READONLY); a missing
- * file, an older schema (open it once with rdb_open to migrate) or a newer one is an error.
+ * file, a schema older than RDB_READ_MIN_VERSION (open it once with rdb_open to migrate) or
+ * a newer one is an error.  A schema between the two is read as it is (results/rdb_read.h
+ * knows what it lacks).
  * The write functions below fail on such a handle.  Works on read-only media and leaves no
  * PATH-wal/-shm that were not there (results/rdb_reader.h: where the directory or the file
  * is not writable and no log exists, the file is opened as immutable, which is said once

@@ -29,7 +29,7 @@ expect_exit 2 "no such results database" -- "$SGDSIM" query "$TMP/missing.db" "S
 
 # export
 "$SGDSIM" export "$DB" --csv "$TMP/csv" >/dev/null || fail "export"
-for t in runs metrics traffic staleness run_summary; do
+for t in runs metrics traffic staleness run_summary finished_runs; do
   [ -f "$TMP/csv/$t.csv" ] || { fail "export: no $t.csv"; continue; }
   want=$(sqlite3 "$DB" "SELECT count(*) FROM $t")
   got=$(sqlite3 ":memory:" ".import --csv '$TMP/csv/$t.csv' x" "SELECT count(*) FROM x")
