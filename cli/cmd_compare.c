@@ -19,6 +19,7 @@
 #include "cli/options.h"
 #include "cli/table.h"
 #include "results/rdb.h"
+#include "results/rdb_read.h"
 
 static void usage(FILE *f)
 {
@@ -35,50 +36,8 @@ static void usage(FILE *f)
         "2 bad input (not a results database, unknown metric, bad --rtol)\n");
 }
 
-typedef struct series {
-    int n;
-    int64_t *update, *vtime;
-    double *value; /* NaN for non-finite, told apart by kind */
-    char *kind;    /* 0 finite, 'n' nan, 'i' inf, '-' -inf */
-} series_t;
-
-static void series_free(series_t *s)
-{
-    free(s->update);
-    free(s->vtime);
-    free(s->value);
-    free(s->kind);
-    memset(s, 0, sizeof *s);
-}
-
-static void series_load(sqlite3 *h, int64_t run, const char *name, series_t *s)
-{
-    memset(s, 0, sizeof *s);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(h, "SELECT update_idx, vtime_ns, value, nonfinite FROM metrics"
-                              " WHERE run_id = ?1 AND name = ?2 ORDER BY update_idx", -1, &st,
-                           NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-    int cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (s->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            s->update = sgd_xrealloc(s->update, (size_t)cap * sizeof *s->update);
-            s->vtime = sgd_xrealloc(s->vtime, (size_t)cap * sizeof *s->vtime);
-            s->value = sgd_xrealloc(s->value, (size_t)cap * sizeof *s->value);
-            s->kind = sgd_xrealloc(s->kind, (size_t)cap);
-        }
-        s->update[s->n] = sqlite3_column_int64(st, 0);
-        s->vtime[s->n] = sqlite3_column_int64(st, 1);
-        const char *nf = (const char *)sqlite3_column_text(st, 3);
-        s->kind[s->n] = nf ? nf[0] : 0;
-        s->value[s->n] = nf ? NAN : sqlite3_column_double(st, 2);
-        s->n++;
-    }
-    sqlite3_finalize(st);
-}
+/* One metric of one run (results/rdb_read.h). */
+typedef rdb_series_t series_t;
 
 static double rel_diff(double a, double b)
 {
@@ -158,19 +117,6 @@ static void verdict_row(cli_table_t *t, const char *key, const char *scenario,
     cli_table_text(t, r, 5, detail);
 }
 
-static bool has_metric(sqlite3 *h, const char *name)
-{
-    sqlite3_stmt *st = NULL;
-    bool found = false;
-    if (sqlite3_prepare_v2(h, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", -1, &st, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        found = sqlite3_step(st) == SQLITE_ROW;
-    }
-    sqlite3_finalize(st);
-    return found;
-}
-
 /* ---- the command line ---------------------------------------------------------------- */
 
 typedef struct compare_args {
@@ -216,14 +162,14 @@ static int parse_compare_args(int argc, char **argv, compare_args_t *a, bool *he
 }
 
 /* Every name of --metrics (but vtime_s) must be a metric of one of the databases. */
-static int check_metrics(sqlite3 *hb, sqlite3 *hc, const compare_args_t *a)
+static int check_metrics(rdb_t *hb, rdb_t *hc, const compare_args_t *a)
 {
     if (!a->metrics) return SGD_EXIT_OK;
     int rc = SGD_EXIT_OK;
     char *copy = sgd_xstrdup(a->metrics), *save = NULL;
     for (char *m = strtok_r(copy, ",", &save); m && rc == SGD_EXIT_OK;
          m = strtok_r(NULL, ",", &save))
-        if (strcmp(m, "vtime_s") != 0 && !has_metric(hb, m) && !has_metric(hc, m))
+        if (strcmp(m, "vtime_s") != 0 && !rdb_has_metric(hb, m) && !rdb_has_metric(hc, m))
             rc = cli_bad_input("compare: --metrics: no metric \"%s\" in %s or %s", m,
                                a->base_path, a->cand_path);
     free(copy);
@@ -236,7 +182,7 @@ static int check_metrics(sqlite3 *hb, sqlite3 *hc, const compare_args_t *a)
  * the counts of its summary line. */
 typedef struct compare {
     const compare_args_t *a;
-    sqlite3 *hb, *hc;
+    rdb_t *hb, *hc;
     sqlite3_stmt *latest; /* baseline: the latest finished run of each configuration */
     sqlite3_stmt *find;   /* candidate: the latest finished run with a key */
     sqlite3_stmt *names;  /* baseline: the metric names of a run */
@@ -260,19 +206,11 @@ static void add_verdict(compare_t *c, const run_label_t *l, const char *what, ve
 
 static int prepare_statements(compare_t *c)
 {
-    /* The latest finished run of each configuration, in the baseline's order. */
-    static const char *const latest_sql =
-        "SELECT id, run_key, scenario, algorithm, workers, seed, status, vtime_ns, digest,"
-        " blas_core FROM runs WHERE id IN (SELECT max(id) FROM runs WHERE status IN"
-        " ('complete', 'diverged') GROUP BY run_key) ORDER BY scenario, algorithm, workers,"
-        " seed, run_key";
-    if (sqlite3_prepare_v2(c->hb, latest_sql, -1, &c->latest, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(c->hc, "SELECT id, status, vtime_ns, digest, blas_core FROM runs WHERE"
-                                  " run_key = ?1 AND status IN ('complete', 'diverged')"
-                                  " ORDER BY id DESC LIMIT 1", -1, &c->find, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(c->hb, "SELECT DISTINCT name FROM metrics WHERE run_id = ?1 ORDER BY"
-                                  " name", -1, &c->names, NULL) != SQLITE_OK)
-        return cli_bad_input("compare: %s", sqlite3_errmsg(c->hb));
+    sgd_err_t err = {{0}};
+    if (rdb_read_prepare(c->hb, RDB_Q_LATEST_FINISHED, &c->latest, &err) ||
+        rdb_read_prepare(c->hc, RDB_Q_FINISHED_OF_KEY, &c->find, &err) ||
+        rdb_read_prepare(c->hb, RDB_Q_RUN_METRIC_NAMES, &c->names, &err))
+        return cli_bad_input("compare: %s", err.msg);
     return SGD_EXIT_OK;
 }
 
@@ -308,14 +246,16 @@ static void compare_metrics(compare_t *c, const run_label_t *l, int64_t bid, int
         const char *name = (const char *)sqlite3_column_text(c->names, 0);
         if (!in_list(c->a->metrics, name)) continue;
         series_t a, b;
-        series_load(c->hb, bid, name, &a);
-        series_load(c->hc, cid, name, &b);
+        sgd_err_t err = {{0}};
+        /* An unreadable series compares as an empty one: regressed or missing. */
+        rdb_read_series(c->hb, bid, name, &a, &err);
+        rdb_read_series(c->hc, cid, name, &b, &err);
         verdict_t v = b.n == 0 ? V_MISSING
                                : compare_series(&a, &b, c->a->rtol, detail, sizeof detail);
         if (v == V_MISSING) snprintf(detail, sizeof detail, "no %s rows in the candidate", name);
         add_verdict(c, l, name, v, detail);
-        series_free(&a);
-        series_free(&b);
+        rdb_series_free(&a);
+        rdb_series_free(&b);
     }
     sqlite3_reset(c->names);
 }
@@ -347,22 +287,11 @@ static void compare_run(compare_t *c)
 }
 
 /* Configurations only the candidate has are news, not failures: how many. */
-static int count_new(sqlite3 *hb, sqlite3 *hc)
+static int count_new(rdb_t *hb, rdb_t *hc)
 {
     int nnew = 0;
-    sqlite3_stmt *newc = NULL, *inb = NULL;
-    if (sqlite3_prepare_v2(hc, "SELECT run_key FROM runs WHERE status IN ('complete',"
-                               " 'diverged') GROUP BY run_key", -1, &newc, NULL) == SQLITE_OK) {
-        sqlite3_prepare_v2(hb, "SELECT 1 FROM runs WHERE run_key = ?1 AND status IN"
-                               " ('complete', 'diverged') LIMIT 1", -1, &inb, NULL);
-        while (inb && sqlite3_step(newc) == SQLITE_ROW) {
-            sqlite3_bind_value(inb, 1, sqlite3_column_value(newc, 0));
-            if (sqlite3_step(inb) != SQLITE_ROW) nnew++;
-            sqlite3_reset(inb);
-        }
-    }
-    sqlite3_finalize(inb);
-    sqlite3_finalize(newc);
+    sgd_err_t err = {{0}};
+    rdb_finished_keys_not_in(hc, hb, &nnew, &err); /* on an error: those counted so far */
     return nnew;
 }
 
@@ -384,7 +313,7 @@ static int render(const compare_t *c)
 }
 
 /* Compares every finished baseline run with the candidate and prints the report. */
-static int compare_dbs(sqlite3 *hb, sqlite3 *hc, const compare_args_t *a)
+static int compare_dbs(rdb_t *hb, rdb_t *hc, const compare_args_t *a)
 {
     static const char *const head[] = {"key", "scenario", "run", "metric", "verdict", "detail"};
     compare_t c = {.a = a, .hb = hb, .hc = hc};
@@ -415,8 +344,8 @@ int cli_compare_main(int argc, char **argv)
         rdb_close(base);
         return cli_bad_input("compare: %s", err.msg);
     }
-    rc = check_metrics(rdb_handle(base), rdb_handle(cand), &a);
-    if (rc == SGD_EXIT_OK) rc = compare_dbs(rdb_handle(base), rdb_handle(cand), &a);
+    rc = check_metrics(base, cand, &a);
+    if (rc == SGD_EXIT_OK) rc = compare_dbs(base, cand, &a);
     rdb_close(base);
     rdb_close(cand);
     return rc;

@@ -12,28 +12,30 @@
 #include "cli/options.h"
 #include "cli/table.h"
 #include "results/rdb.h"
+#include "results/rdb_read.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim export DB --csv DIR\n\n"
                "Writes each table (runs, metrics, traffic, staleness, version_age, tags,\n"
-               "artifacts) and view (run_summary, params, final_metrics, final_metrics_long)\n"
-               "of the results database DB to DIR/<name>.csv (DIR is created if missing;\n"
-               "files are replaced whole).\n\nexit codes: 0 ok, 2 bad input\n");
+               "artifacts) and view (run_summary, finished_runs, params, final_metrics,\n"
+               "final_metrics_long) of the results database DB to DIR/<name>.csv (DIR is\n"
+               "created if missing; files are replaced whole).\n\nexit codes: 0 ok, 2 bad input\n");
 }
 
-static int export_one(sqlite3 *h, const char *db_path, const char *name, const char *dir)
+static int export_one(rdb_t *db, const char *db_path, const char *name, const char *dir)
 {
-    char sql[256], path[4096], tmp[4200];
-    snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", name);
+    char path[4096], tmp[4200];
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
-        return cli_bad_input("export: %s: %s: %s", db_path, name, sqlite3_errmsg(h));
+    sgd_err_t err = {{0}};
+    if (rdb_read_prepare_all(db, name, &st, &err))
+        return cli_bad_input("export: %s", err.msg);
     cli_table_t t;
     int s = cli_table_from_stmt(&t, st);
     int rc = SGD_EXIT_OK;
     if (s != SQLITE_DONE) {
-        rc = cli_bad_input("export: %s: %s: %s", db_path, name, sqlite3_errmsg(h));
+        rc = cli_bad_input("export: %s: %s: %s", db_path, name,
+                           sqlite3_errmsg(sqlite3_db_handle(st)));
         goto out;
     }
     /* Written beside the final name and renamed: a reader never sees half a file. */
@@ -95,18 +97,17 @@ static int prepare_dir(const char *dir)
 }
 
 /* Every table and view but SQLite's own, by name. */
-static int export_all(sqlite3 *h, const export_args_t *a)
+static int export_all(rdb_t *db, const export_args_t *a)
 {
     sqlite3_stmt *list = NULL;
+    sgd_err_t err = {{0}};
     int rc = SGD_EXIT_OK;
-    if (sqlite3_prepare_v2(h, "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')"
-                              " AND name NOT LIKE 'sqlite_%' ORDER BY name", -1, &list,
-                           NULL) != SQLITE_OK)
-        rc = cli_bad_input("export: %s: %s", a->db_path, sqlite3_errmsg(h));
+    if (rdb_read_prepare(db, RDB_Q_TABLES, &list, &err))
+        rc = cli_bad_input("export: %s", err.msg);
     while (rc == SGD_EXIT_OK && sqlite3_step(list) == SQLITE_ROW) {
         char name[128];
         snprintf(name, sizeof name, "%s", (const char *)sqlite3_column_text(list, 0));
-        rc = export_one(h, a->db_path, name, a->dir);
+        rc = export_one(db, a->db_path, name, a->dir);
     }
     sqlite3_finalize(list);
     return rc;
@@ -122,7 +123,7 @@ int cli_export_main(int argc, char **argv)
     rdb_t *db;
     if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("export: %s", err.msg);
     rc = prepare_dir(a.dir);
-    if (rc == SGD_EXIT_OK) rc = export_all(rdb_handle(db), &a);
+    if (rc == SGD_EXIT_OK) rc = export_all(db, &a);
     rdb_close(db);
     return rc;
 }

@@ -26,6 +26,7 @@
 #include "cli/options.h"
 #include "cli/text.h"
 #include "results/rdb.h"
+#include "results/rdb_read.h"
 
 static void usage(FILE *f)
 {
@@ -104,27 +105,14 @@ static bool find_in_path(const char *name, char *out, size_t size)
     return found;
 }
 
-static bool is_runs_column(sqlite3 *h, const char *name)
-{
-    sqlite3_stmt *st = NULL;
-    bool found = false;
-    if (sqlite3_prepare_v2(h, "SELECT 1 FROM pragma_table_info('runs') WHERE name = ?1", -1,
-                           &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        found = sqlite3_step(st) == SQLITE_ROW;
-    }
-    sqlite3_finalize(st);
-    return found;
-}
-
 /* The metric's names in the database, escaped for the terminal, for the error message. */
-static void metric_names(sqlite3 *h, char *names, size_t size)
+static void metric_names(rdb_t *db, char *names, size_t size)
 {
     sqlite3_stmt *st = NULL;
+    sgd_err_t err = {{0}};
     size_t len = 0;
     names[0] = '\0';
-    if (sqlite3_prepare_v2(h, "SELECT DISTINCT name FROM metrics ORDER BY name", -1, &st,
-                           NULL) == SQLITE_OK)
+    if (rdb_read_prepare(db, RDB_Q_METRIC_NAMES, &st, &err) == 0)
         while (sqlite3_step(st) == SQLITE_ROW && len + 64 < size) {
             char *e = cli_text_escape((const char *)sqlite3_column_text(st, 0));
             len += (size_t)snprintf(names + len, size - len, "%s%s", len ? ", " : "", e);
@@ -136,81 +124,44 @@ static void metric_names(sqlite3 *h, char *names, size_t size)
 }
 
 /* The metric must exist: a typo would otherwise draw an empty figure. */
-static int check_metric(sqlite3 *h, const plot_args_t *a)
+static int check_metric(rdb_t *db, const plot_args_t *a)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(h, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", -1, &st, NULL) !=
-        SQLITE_OK)
-        return cli_bad_input("plot: %s: %s", a->db, sqlite3_errmsg(h));
-    sqlite3_bind_text(st, 1, a->y, -1, SQLITE_STATIC);
-    bool found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    if (found) return SGD_EXIT_OK;
+    if (rdb_has_metric(db, a->y)) return SGD_EXIT_OK;
     char names[512];
-    metric_names(h, names, sizeof names);
+    metric_names(db, names, sizeof names);
     return cli_bad_input("plot: --y %s: no such metric in %s (it has: %s)", a->y, a->db, names);
 }
 
-/* The SQL expression for one --by key: runs columns as they are, dotted keys from the
- * configuration (only if some run has them); false for anything else. */
-static bool group_expr(sqlite3 *h, const char *k, char *expr, size_t size)
+/* The group keys of --by (keys[0..*nkeys), pointing into *copy, which the caller frees), each
+ * checked with rdb_curve_key_known; without --by none (one line per run). */
+static int group_keys(rdb_t *db, const char *by, char **copy, const char ***keys, int *nkeys)
 {
-    /* Only names made of these characters reach the SQL text. */
-    static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "0123456789_.";
-    if (strspn(k, word) != strlen(k)) return false;
-    if (strcmp(k, "lambda") == 0) {
-        /* The papers' name for the number of clients; runs.workers holds it. */
-        snprintf(expr, size, "r.workers");
-        return true;
-    }
-    if (is_runs_column(h, k)) {
-        snprintf(expr, size, "r.\"%s\"", k);
-        return true;
-    }
-    if (!strchr(k, '.')) return false;
-    snprintf(expr, size, "json_extract(r.config_json, '$.%s')", k);
-    char probe[700];
-    snprintf(probe, sizeof probe, "SELECT 1 FROM runs r WHERE %s IS NOT NULL LIMIT 1", expr);
-    sqlite3_stmt *p = NULL;
-    bool ok = sqlite3_prepare_v2(h, probe, -1, &p, NULL) == SQLITE_OK &&
-              sqlite3_step(p) == SQLITE_ROW;
-    sqlite3_finalize(p);
-    return ok;
-}
-
-/* Group expressions (comma-separated, for SQL) and their keys (tab-separated, for labels)
- * from --by; without --by every run is its own group. */
-static int group_exprs(sqlite3 *h, const char *by, char *sql, size_t sql_size, char *keys,
-                       size_t keys_size, int *ngroups)
-{
-    *ngroups = 0;
-    if (!by) {
-        snprintf(sql, sql_size, "r.id");
-        snprintf(keys, keys_size, "run");
-        *ngroups = 1;
-        return SGD_EXIT_OK;
-    }
+    *copy = NULL;
+    *keys = NULL;
+    *nkeys = 0;
+    if (!by) return SGD_EXIT_OK;
     if (!*by || strstr(by, ",,") || by[0] == ',' || by[strlen(by) - 1] == ',')
         return cli_bad_input("plot: --by %s: expected keys separated by commas", by);
-    sql[0] = keys[0] = '\0';
-    char *copy = sgd_xstrdup(by), *save = NULL;
-    int rc = SGD_EXIT_OK;
-    for (char *k = strtok_r(copy, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-        char expr[512];
-        if (!group_expr(h, k, expr, sizeof expr)) {
-            rc = cli_bad_input("plot: --by %s: \"%s\" is neither a column of runs (algorithm, "
-                               "workers, seed, ...) nor a configuration key of any run "
-                               "(cluster.workers, optimizer.lr, ...)", by, k);
-            break;
-        }
-        size_t sl = strlen(sql), kl = strlen(keys);
-        snprintf(sql + sl, sql_size - sl, "%s%s", *ngroups ? ", " : "", expr);
-        snprintf(keys + kl, keys_size - kl, "%s%s", *ngroups ? "\t" : "", k);
-        (*ngroups)++;
+    *copy = sgd_xstrdup(by);
+    *keys = sgd_xcalloc(strlen(by) + 1, sizeof **keys);
+    char *save = NULL;
+    for (char *k = strtok_r(*copy, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+        if (!rdb_curve_key_known(db, k))
+            return cli_bad_input("plot: --by %s: \"%s\" is neither a column of runs (algorithm, "
+                                 "workers, seed, ...) nor a configuration key of any run "
+                                 "(cluster.workers, optimizer.lr, ...)", by, k);
+        (*keys)[(*nkeys)++] = k;
     }
-    free(copy);
-    return rc;
+    return SGD_EXIT_OK;
+}
+
+/* The keys' names tab-separated, for the lines' labels ("run" without keys). */
+static void label_keys(const char *const *keys, int nkeys, char *out, size_t size)
+{
+    snprintf(out, size, "%s", nkeys ? "" : "run");
+    size_t len = strlen(out);
+    for (int i = 0; i < nkeys && len < size; i++)
+        len += (size_t)snprintf(out + len, size - len, "%s%s", i ? "\t" : "", keys[i]);
 }
 
 /* "key=value key=value" for the current row's group columns (malloc'ed). */
@@ -378,42 +329,32 @@ static int draw(const char *gnuplot, const char *script, const plot_args_t *a)
     return rc;
 }
 
-/* The rows to draw: per group and update, mean time and mean value of finished runs. */
-static int prepare_rows(sqlite3 *h, const plot_args_t *a, const char *group_sql,
-                        sqlite3_stmt **st)
+static int plot_db(rdb_t *db, const plot_args_t *a)
 {
-    char sql[8192];
-    snprintf(sql, sizeof sql,
-             "SELECT %s, m.update_idx, avg(m.vtime_ns) / 1e9, avg(m.value), count(*)"
-             " FROM metrics m JOIN runs r ON r.id = m.run_id"
-             " WHERE m.name = ?1 AND m.value IS NOT NULL AND r.status IN ('complete', 'diverged')"
-             " GROUP BY %s, m.update_idx ORDER BY %s, m.update_idx",
-             group_sql, group_sql, group_sql);
-    if (sqlite3_prepare_v2(h, sql, -1, st, NULL) != SQLITE_OK)
-        return cli_bad_input("plot: %s: %s", a->db, sqlite3_errmsg(h));
-    sqlite3_bind_text(*st, 1, a->y, -1, SQLITE_STATIC);
-    return SGD_EXIT_OK;
-}
-
-static int plot_db(sqlite3 *h, const plot_args_t *a)
-{
-    char group_sql[2048], keys[2048], gnuplot[4096];
-    int ngroups, nlines = 0, npoints = 0, rc = check_metric(h, a);
-    if (!rc) rc = group_exprs(h, a->by, group_sql, sizeof group_sql, keys, sizeof keys, &ngroups);
+    char labels[2048], gnuplot[4096], *by_copy = NULL;
+    const char **keys = NULL;
+    int nkeys = 0, nlines = 0, npoints = 0, rc = check_metric(db, a);
+    if (!rc) rc = group_keys(db, a->by, &by_copy, &keys, &nkeys);
     sqlite3_stmt *st = NULL;
-    if (!rc) rc = prepare_rows(h, a, group_sql, &st);
+    sgd_err_t err = {{0}};
+    if (!rc && rdb_read_prepare_curves(db, a->y, keys, nkeys, &st, &err))
+        rc = cli_bad_input("plot: %s", err.msg);
+    label_keys(keys, nkeys, labels, sizeof labels);
+    int ngroups = nkeys ? nkeys : 1;
     if (!rc && !find_in_path("gnuplot", gnuplot, sizeof gnuplot))
         rc = cli_bad_input("plot: gnuplot is not installed, so nothing was drawn (Debian: "
                            "apt-get install gnuplot-nox); the data is available with sgdsim "
                            "query or export");
     line_t *lines = NULL;
-    if (!rc && read_lines(st, a, keys, ngroups, &lines, &nlines, &npoints) != SQLITE_DONE)
-        rc = cli_bad_input("plot: %s: %s", a->db, sqlite3_errmsg(h));
+    if (!rc && read_lines(st, a, labels, ngroups, &lines, &nlines, &npoints) != SQLITE_DONE)
+        rc = cli_bad_input("plot: %s: %s", a->db, sqlite3_errmsg(sqlite3_db_handle(st)));
     else if (!rc && npoints == 0)
         rc = cli_bad_input("plot: --y %s: no finite values to draw in finished runs of %s%s",
                            a->y, a->db,
                            a->logx || a->logy ? " (points <= 0 are left out on log axes)" : "");
     sqlite3_finalize(st);
+    free(keys);
+    free(by_copy);
     if (!rc) {
         char *script = build_script(a, lines, nlines);
         rc = draw(gnuplot, script, a);
@@ -439,7 +380,7 @@ int cli_plot_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     if (rdb_open_readonly(a.db, &db, &err)) return cli_bad_input("plot: %s", err.msg);
-    rc = plot_db(rdb_handle(db), &a);
+    rc = plot_db(db, &a);
     rdb_close(db);
     return rc;
 }

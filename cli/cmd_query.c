@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "cli/table.h"
 #include "results/rdb.h"
+#include "results/rdb_read.h"
 
 static void usage(FILE *f)
 {
@@ -17,7 +18,7 @@ static void usage(FILE *f)
                "opened read-only, and prints each statement's rows: an aligned table by\n"
                "default, CSV with a header line, or a JSON array of objects.  The schema is\n"
                "documented in docs/results.md; e.g.\n"
-               "  sgdsim query sgdsim.db \"SELECT * FROM run_summary\"\n\n"
+               "  sgdsim query sgdsim.db \"" RDB_EXAMPLE_QUERY "\"\n\n"
                "exit codes: 0 ok, 2 bad input (not a results database, SQL error, a statement\n"
                "that would write)\n");
 }

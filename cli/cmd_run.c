@@ -13,12 +13,15 @@
 #include <unistd.h>
 
 #include <cblas.h>
+#include <cJSON.h>
 
 #include "algorithms/alg.h"
 #include "cli/cli.h"
+#include "cli/text.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"
+#include "results/rdb_read.h"
 #include "sim/dist.h"
 
 typedef struct run_sink {
@@ -28,6 +31,8 @@ typedef struct run_sink {
     char host[256];
     rdb_tag_t *tags; /* --tag KEY=VALUE, split (keys owned) */
     size_t ntags;
+    char *sweep_axes;   /* runs.sweep_axes: JSON array of the swept keys, or NULL (owned) */
+    char *command_line; /* runs.command_line (owned) */
     /* progress display */
     bool progress;
     struct timespec t0, last_print;
@@ -63,6 +68,8 @@ static int sink_begin(void *arg, size_t nparams, sgd_err_t *err)
         .host = r->host,
         .tags = r->tags,
         .ntags = r->ntags,
+        .sweep_axes = r->sweep_axes,
+        .command_line = r->command_line,
     };
     return rdb_run_begin(r->db, &info, &r->run_id, err);
 }
@@ -161,7 +168,9 @@ static void usage(FILE *f)
             "                        (either side may be empty: 2.5: or :10)\n"
             "  --trace-max-events N  write at most N events: spans, flows, counter samples\n"
             "                        (default 1000000; 0 = no limit); the finished file is\n"
-            "                        recorded with its SHA-256 in the table artifacts\n\n"
+            "                        recorded with its SHA-256 in the table artifacts\n"
+            "  --sweep-axes KEY,...  the swept keys of a sweep's point, stored with the run\n"
+            "                        (runs.sweep_axes); sweep passes it, each KEY a --set key\n\n"
             "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf)\n");
 }
 
@@ -194,12 +203,14 @@ static const char *end_run(rdb_t *db, int64_t run_id, const rdb_run_end_t *end)
     return NULL;
 }
 
-/* run's own options: where and what of the event timeline to write. */
-typedef struct trace_args {
+/* run's own options: where and what of the event timeline to write, and the axes of the
+ * sweep the run is a point of. */
+typedef struct run_args {
     const char *path;        /* --trace FILE, or NULL */
     const char *needs_trace; /* the last --trace-* option given, which needs --trace */
     sim_trace_opts_t opts;
-} trace_args_t;
+    const char *sweep_axes;  /* --sweep-axes KEY,...: set by `sgdsim sweep`; or NULL */
+} run_args_t;
 
 /* Parses "T0:T1" in seconds of virtual time into a trace window. */
 static int parse_window(const char *v, sim_trace_opts_t *o)
@@ -225,7 +236,7 @@ static int parse_window(const char *v, sim_trace_opts_t *o)
 /* --trace-window T0:T1 */
 static bool opt_window(void *target, const char *opt, const char *v, char *msg, size_t size)
 {
-    trace_args_t *t = target;
+    run_args_t *t = target;
     t->needs_trace = opt;
     if (parse_window(v, &t->opts) == 0) return true;
     snprintf(msg, size, "%s %s: expected T0:T1 in seconds of virtual time, 0 <= T0 <= T1 "
@@ -237,7 +248,7 @@ static bool opt_window(void *target, const char *opt, const char *v, char *msg, 
 static bool opt_max_events(void *target, const char *opt, const char *v, char *msg,
                            size_t size)
 {
-    trace_args_t *t = target;
+    run_args_t *t = target;
     t->needs_trace = opt;
     if (cli_parse_u64(v, &t->opts.max_events)) return true;
     snprintf(msg, size, "%s %s: expected a number of events >= 0", opt, v);
@@ -245,17 +256,19 @@ static bool opt_max_events(void *target, const char *opt, const char *v, char *m
 }
 
 static const cli_opt_t trace_opts[] = {
-    {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(trace_args_t, path)},
+    {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, path)},
     {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = opt_window},
     {.name = "--trace-max-events", .kind = CLI_ARG_CUSTOM, .parse = opt_max_events},
+    {.name = "--sweep-axes", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, sweep_axes),
+     .metavar = "KEY,..."},
     {.name = NULL},
 };
 
 /* The shared scenario options and run's --trace ones; 0, or the exit code after the
  * message (with --help: 0 and o->help, after the usage text). */
-static int parse_run_args(int argc, char **argv, cli_opts_t *o, trace_args_t *t)
+static int parse_run_args(int argc, char **argv, cli_opts_t *o, run_args_t *t)
 {
-    *t = (trace_args_t){.opts = {.t0_ns = 0, .t1_ns = INT64_MAX, .max_events = 1000000}};
+    *t = (run_args_t){.opts = {.t0_ns = 0, .t1_ns = INT64_MAX, .max_events = 1000000}};
     cli_opt_set_t extra = {trace_opts, t, 0};
     int rc = cli_parse_opts("run", argc, argv,
                             CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND |
@@ -263,6 +276,39 @@ static int parse_run_args(int argc, char **argv, cli_opts_t *o, trace_args_t *t)
     if (rc == 0 && o->help) usage(stdout);
     if (rc == 0 && !o->help && t->needs_trace && !t->path)
         rc = cli_bad_input("run: %s: only valid with --trace FILE", t->needs_trace);
+    return rc;
+}
+
+/* Whether key is the key of one of the --set assignments ("key=value"). */
+static bool is_set_key(const cli_opts_t *o, const char *key)
+{
+    size_t n = strlen(key);
+    for (int i = 0; i < o->set_args.n; i++)
+        if (strncmp(o->set_args.v[i], key, n) == 0 && o->set_args.v[i][n] == '=') return true;
+    return false;
+}
+
+/* --sweep-axes "k1,k2" (empty: a sweep without axes) as the JSON array ["k1","k2"] in *json
+ * (new string); every key must be one that a --set assigns, as each of a sweep point's axes
+ * is.  0, or the exit code after the message. */
+static int sweep_axes_json(const cli_opts_t *o, const char *list, char **json)
+{
+    cJSON *a = cJSON_CreateArray();
+    char *copy = sgd_xstrdup(list);
+    int rc = SGD_EXIT_OK;
+    for (char *k = copy, *next; *list && k && rc == SGD_EXIT_OK; k = next) {
+        next = strchr(k, ',');
+        if (next) *next++ = '\0';
+        if (!*k || !is_set_key(o, k))
+            rc = cli_bad_input("run: --sweep-axes %s: \"%s\" is not the key of a --set (a "
+                               "sweep point's axes are its --set keys)", list, k);
+        else
+            cJSON_AddItemToArray(a, cJSON_CreateString(k));
+    }
+    if (rc == SGD_EXIT_OK) *json = cJSON_PrintUnformatted(a);
+    SGD_ASSERT(rc != SGD_EXIT_OK || *json);
+    cJSON_Delete(a);
+    free(copy);
     return rc;
 }
 
@@ -278,6 +324,8 @@ typedef struct run_state {
 
 static void run_close(run_state_t *st)
 {
+    free(st->r.sweep_axes);
+    free(st->r.command_line);
     sim_trace_close(st->trace, NULL);
     if (st->r.db) rdb_close(st->r.db);
     if (st->loaded) scn_free(&st->s);
@@ -299,16 +347,24 @@ static void split_tags(const cli_list_t *args, run_sink_t *r)
 }
 
 /* Loads the scenario (which may start the program again on another BLAS kernel, so before
- * anything is opened), then opens the database and the trace. */
-static int run_open(const cli_opts_t *o, const trace_args_t *t, run_state_t *st)
+ * anything is opened), then opens the database and the trace.  argv[0..argc) is run's
+ * command line after "sgdsim run", recorded with the run. */
+static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **argv,
+                    run_state_t *st)
 {
     sgd_err_t err = {{0}};
     memset(st, 0, sizeof *st);
     st->db_path = o->db ? o->db : CLI_DEFAULT_DB;
-    int rc = cli_load_scenario(o, &st->s);
-    if (rc) return rc;
+    char *axes = NULL;
+    int rc = t->sweep_axes ? sweep_axes_json(o, t->sweep_axes, &axes) : 0;
+    if (rc == 0) rc = cli_load_scenario(o, &st->s);
+    if (rc) {
+        free(axes);
+        return rc;
+    }
     st->loaded = true;
-    st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2)};
+    st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2), .sweep_axes = axes,
+                         .command_line = cli_shell_words("sgdsim run", argc, argv)};
     split_tags(&o->tags, &st->r);
     st->trace_path = t->path;
     if (gethostname(st->r.host, sizeof st->r.host) != 0)
@@ -369,13 +425,13 @@ static void print_summary(const run_state_t *st, const alg_outcome_t *o, const c
     if (r->have_val)
         printf("final: train_loss %.4f  val_loss %.4f  val_error %.4f\n", r->final_train_loss,
                r->final_val_loss, r->final_val_error);
-    printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"SELECT * FROM "
-           "run_summary\")\n",
+    printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"" RDB_EXAMPLE_QUERY
+           "\")\n",
            o->digest, st->db_path, (long long)r->run_id, st->db_path);
 }
 
 /* Runs the simulation into the open state and records its end; returns the exit code. */
-static int run_simulation(run_state_t *st, const cli_opts_t *opts, const trace_args_t *t)
+static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_args_t *t)
 {
     sgd_err_t err = {{0}};
     alg_sink_t sink = {.ctx = &st->r, .begin = sink_begin, .metric = sink_metric,
@@ -403,10 +459,10 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const trace_a
 int cli_run_main(int argc, char **argv)
 {
     cli_opts_t opts;
-    trace_args_t t;
+    run_args_t t;
     run_state_t st = {0};
     int rc = parse_run_args(argc, argv, &opts, &t);
-    if (rc == 0 && !opts.help) rc = run_open(&opts, &t, &st);
+    if (rc == 0 && !opts.help) rc = run_open(&opts, &t, argc, argv, &st);
     if (rc == 0 && !opts.help) rc = run_simulation(&st, &opts, &t);
     run_close(&st);
     cli_opts_free(&opts);

@@ -15,53 +15,7 @@
 #include "cli/machine.h"
 #include "cli/sweep_exec.h"
 #include "results/rdb.h"
-
-/* ---- the database side of resuming -------------------------------------------------- */
-
-static int point_is_done(sqlite3 *db, const char *path, const char *run_key, int *done,
-                         sgd_err_t *err)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE run_key = ?1 AND status IN"
-                               " ('complete', 'diverged')", -1, &st, NULL) != SQLITE_OK)
-        return sgd_errf(err, "%s: cannot read runs: %s", path, sqlite3_errmsg(db));
-    sqlite3_bind_text(st, 1, run_key, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    *done = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW)
-        return sgd_errf(err, "%s: cannot read runs: %s", path, sqlite3_errmsg(db));
-    return 0;
-}
-
-/* Deletes the rows of unfinished earlier attempts at this point (cascading to metrics,
- * traffic and staleness), so the point's final run is its only run, as in a sweep that was
- * never interrupted.  One transaction: a kill here leaves them or removes them whole. */
-static int delete_unfinished(sqlite3 *db, const char *path, const char *run_key, int *ndeleted,
-                             sgd_err_t *err)
-{
-    sqlite3_stmt *st = NULL;
-    *ndeleted = 0;
-    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "DELETE FROM runs WHERE run_key = ?1 AND status IN"
-                               " ('running', 'failed')", -1, &st, NULL) != SQLITE_OK)
-        goto fail;
-    sqlite3_bind_text(st, 1, run_key, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE) goto fail;
-    *ndeleted = sqlite3_changes(db);
-    sqlite3_finalize(st);
-    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        st = NULL;
-        goto fail;
-    }
-    return 0;
-fail:
-    sgd_errf(err, "%s: cannot remove an unfinished earlier run of a point: %s", path,
-             sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-    return -1;
-}
+#include "results/rdb_read.h"
 
 int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const int *idx, int n,
                       int *out, int *nout, sgd_err_t *err)
@@ -70,8 +24,8 @@ int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const i
     *nout = 0;
     if (rdb_open(db_path, &db, err)) return -1;
     for (int i = 0; i < n; i++) {
-        int done;
-        if (point_is_done(rdb_handle(db), db_path, plan->points[idx[i]].run_key, &done, err)) {
+        bool done;
+        if (rdb_key_finished(db, plan->points[idx[i]].run_key, &done, err)) {
             rdb_close(db);
             return -1;
         }
@@ -100,11 +54,30 @@ typedef struct slot {
     double t0;
 } slot_t;
 
+/* The point's axes for --sweep-axes: the keys of its assignments, comma-separated (a new
+ * string; "" for a point without axes).  Only what the user swept is an axis, never a
+ * default that follows a swept key. */
+static char *point_axes(const cli_sweep_point_t *pt)
+{
+    size_t cap = 1;
+    for (int i = 0; i < pt->nsets; i++) cap += strlen(pt->sets[i]) + 1;
+    char *out = sgd_xmalloc(cap);
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < pt->nsets; i++) {
+        size_t klen = strcspn(pt->sets[i], "=");
+        len += (size_t)snprintf(out + len, cap - len, "%s%.*s", i ? "," : "", (int)klen,
+                                pt->sets[i]);
+    }
+    return out;
+}
+
 /* Starts `sgdsim run` for one point; returns the child's pid or -1 (errno set). */
 static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_sweep_point_t *pt)
 {
     char seed_buf[32], threads_buf[32];
-    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 2 * x->ntags + 16), sizeof *argv);
+    char *axes = point_axes(pt);
+    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 2 * x->ntags + 18), sizeof *argv);
     int a = 0;
     argv[a++] = self;
     argv[a++] = "run";
@@ -112,6 +85,8 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     argv[a++] = "--db";
     argv[a++] = x->db;
     argv[a++] = "--quiet";
+    argv[a++] = "--sweep-axes";
+    argv[a++] = axes;
     if (x->seed) {
         snprintf(seed_buf, sizeof seed_buf, "%llu", (unsigned long long)*x->seed);
         argv[a++] = "--seed";
@@ -153,6 +128,7 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     }
     cli_machine_env_free(env);
     free(argv);
+    free(axes);
     return pid;
 }
 
@@ -174,7 +150,7 @@ typedef struct pool {
     int n;
     int ntotal, nalready; /* for the progress line only (cli_sweep_execute) */
     const char *self;     /* this executable, which the points run */
-    sqlite3 *h;       /* x->db */
+    rdb_t *db;        /* x->db */
     slot_t *slots;    /* x->jobs slots; pid 0 = free */
     int nrunning, next, finished, skipped, nfailed, ndiverged;
     int rc;
@@ -189,10 +165,13 @@ static void launch_points(pool_t *p)
     sgd_err_t err = {{0}};
     while (!p->stop_launching && !stop_signal && p->nrunning < x->jobs && p->next < p->n) {
         const cli_sweep_point_t *pt = &p->plan->points[p->idx[p->next++]];
-        int done, ndel;
-        /* Checked again at launch: another shard or an earlier pass may have done it. */
-        if (point_is_done(p->h, x->db, pt->run_key, &done, &err) ||
-            (!done && delete_unfinished(p->h, x->db, pt->run_key, &ndel, &err))) {
+        bool done;
+        int ndel = 0;
+        /* Checked again at launch: another shard or an earlier pass may have done it; the
+         * rows of unfinished earlier attempts go, so the point's final run is its only run,
+         * as in a sweep that was never interrupted. */
+        if (rdb_key_finished(p->db, pt->run_key, &done, &err) ||
+            (!done && rdb_delete_unfinished(p->db, pt->run_key, &ndel, &err))) {
             fprintf(stderr, "sgdsim: %s\n", err.msg);
             p->rc = SGD_EXIT_BAD_INPUT;
             p->stop_launching = true;
@@ -228,8 +207,8 @@ static int point_outcome(pool_t *p, const cli_sweep_point_t *pt, int status)
     sgd_err_t err = {{0}};
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) return code;
-    int done = 0;
-    if (point_is_done(p->h, p->x->db, pt->run_key, &done, &err) || !done) {
+    bool done = false;
+    if (rdb_key_finished(p->db, pt->run_key, &done, &err) || !done) {
         fprintf(stderr, "sgdsim: sweep: %s finished but %s has no finished run with its key "
                 "%.12s (was the scenario file changed during the sweep?)\n", pt->label,
                 p->x->db, pt->run_key);
@@ -326,7 +305,7 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
     stop_signal = 0;
 
     pool_t p = {.x = x, .plan = plan, .idx = idx, .n = n, .ntotal = ntotal,
-                .nalready = nalready, .self = self, .h = rdb_handle(db),
+                .nalready = nalready, .self = self, .db = db,
                 .slots = sgd_xcalloc((size_t)x->jobs, sizeof(slot_t)), .rc = SGD_EXIT_OK,
                 .t_start = now_s()};
     while (p.next < n || p.nrunning > 0) {

@@ -3,6 +3,7 @@
 #include "cli/text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
@@ -45,5 +46,42 @@ char *cli_text_escape(const char *s)
         s += len ? len : 1;
     }
     *o = '\0';
+    return out;
+}
+
+/* Whether word needs no quotes in a POSIX shell. */
+static bool shell_bare(const char *word)
+{
+    static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_-./=:,+@%";
+    return *word && strspn(word, safe) == strlen(word);
+}
+
+char *cli_shell_words(const char *prefix, int argc, char *const *argv)
+{
+    size_t cap = strlen(prefix) + 1;
+    for (int i = 0; i < argc; i++) cap += 4 * strlen(argv[i]) + 3;
+    char *out = sgd_xmalloc(cap), *p = out;
+    p += snprintf(out, cap, "%s", prefix);
+    for (int i = 0; i < argc; i++) {
+        *p++ = ' ';
+        if (shell_bare(argv[i])) {
+            size_t n = strlen(argv[i]);
+            memcpy(p, argv[i], n);
+            p += n;
+            continue;
+        }
+        *p++ = '\'';
+        for (const char *c = argv[i]; *c; c++) {
+            if (*c == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else {
+                *p++ = *c;
+            }
+        }
+        *p++ = '\'';
+    }
+    *p = '\0';
     return out;
 }

@@ -8,6 +8,8 @@
  *                    obey (ESC sequences, 8-bit CSI) instead of showing
  *   cli_text_escape  the form shown in text tables and report lines: printable text as it
  *                    is, every control character and invalid byte as an escape
+ *   cli_shell_words  a command line as one string a POSIX shell reads back into the same
+ *                    words (runs.command_line)
  *
  * Pure functions; what they return is malloc'ed and owned by the caller. */
 #ifndef SGDSIM_CLI_TEXT_H
@@ -24,5 +26,10 @@ bool cli_is_control(const char *s, size_t len);
  * that are not well-formed UTF-8 as \xHH, C1 controls as \u0080..\u009f; everything else,
  * backslashes included, as it is.  The caller frees the result. */
 char *cli_text_escape(const char *s);
+
+/* prefix (e.g. "sgdsim run", taken as it is), then argv[0..argc) separated by spaces, each
+ * word bare when it is made of letters, digits and _ - . / = : , + @ % only, else in single
+ * quotes (a quote inside as '\'').  The caller frees the result. */
+char *cli_shell_words(const char *prefix, int argc, char *const *argv);
 
 #endif

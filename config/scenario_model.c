@@ -167,86 +167,104 @@ static int parse_cnn(const sgd_jobj_t *m, scn_t *s, sgd_err_t *err)
     return 0;
 }
 
+/* model.kind "preset": a cost-only model, which has no numerics, so nothing of a real model
+ * applies; the preset says what it costs. */
+static int parse_cost_only(const sgd_jobj_t *m, scn_t *s, sgd_err_t *err)
+{
+    static const char *const real_only[] = {"hidden", "init", "cost_preset", "layers", "input",
+                                            NULL};
+    for (const char *const *k = real_only; *k; k++)
+        if (sgd_jobj_has(m, *k))
+            return sgd_errf(err, "%s.%s: not valid with kind \"preset\" (a cost-only "
+                                 "model has no numerics)", m->path, *k);
+    if (sgd_jobj_enum(m, "preset", model_preset_names, -1, &s->cost_preset, err)) return -1;
+    s->cost_only = true;
+    s->model.kind = MODEL_MLP;
+    return 0;
+}
+
+/* The widths of an MLP's model.hidden (at path): an array of 1..MODEL_MAX_LAYERS - 1
+ * integers >= 1, into s->model.hidden. */
+static int parse_hidden_widths(const cJSON *h, const char *path, scn_t *s, sgd_err_t *err)
+{
+    char desc[96];
+    if (!cJSON_IsArray(h) || cJSON_GetArraySize(h) < 1 ||
+        cJSON_GetArraySize(h) > MODEL_MAX_LAYERS - 1) {
+        sgd_json_describe(h, desc, sizeof desc);
+        return sgd_errf(err, "%s: expected an array of 1..%d layer widths, got %s", path,
+                        MODEL_MAX_LAYERS - 1, desc);
+    }
+    int i = 0;
+    for (const cJSON *e = h->child; e; e = e->next, i++) {
+        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+            e->valuedouble < 1 || e->valuedouble > INT32_MAX) {
+            sgd_json_describe(e, desc, sizeof desc);
+            return sgd_errf(err, "%s[%d]: expected integer >= 1, got %s", path, i, desc);
+        }
+        s->model.hidden[i] = (int)e->valuedouble;
+    }
+    s->model.nhidden = i;
+    return 0;
+}
+
+/* model.hidden of a softmax regression (none, or an empty array) or an MLP (default: one
+ * layer of 200, the FASGD experiments' 784-200-10 MLP); the resolved list goes to the
+ * resolved configuration. */
+static int parse_hidden(const sgd_jobj_t *m, scn_t *s, sgd_err_t *err)
+{
+    char path[SGD_JPATH_MAX];
+    sgd_jpath_join(path, sizeof path, m->path, "hidden");
+    const cJSON *h = m->in ? cJSON_GetObjectItemCaseSensitive(m->in, "hidden") : NULL;
+    s->model.nhidden = 0;
+    if (s->model.kind == MODEL_SOFTMAX) {
+        if (h && !(cJSON_IsArray(h) && cJSON_GetArraySize(h) == 0))
+            return sgd_errf(err, "%s: softmax regression has no hidden layers", path);
+    } else if (!h) {
+        s->model.hidden[0] = 200;
+        s->model.nhidden = 1;
+    } else if (parse_hidden_widths(h, path, s, err)) {
+        return -1;
+    }
+    if (!m->out) return 0;
+    cJSON *resolved = cJSON_CreateArray();
+    for (int i = 0; i < s->model.nhidden; i++)
+        cJSON_AddItemToArray(resolved, cJSON_CreateNumber(s->model.hidden[i]));
+    cJSON_AddItemToObject(m->out, "hidden", resolved);
+    return 0;
+}
+
+/* A model with numerics (kind softmax, mlp or cnn; kinds[] index `kind`): its
+ * initialisation, the optional cost_preset it is timed as, and its layers. */
+static int parse_real_model(const sgd_jobj_t *m, int kind, scn_t *s, sgd_err_t *err)
+{
+    static const char *const inits[] = {"normal01", "he", "glorot", NULL};
+    int init;
+    if (sgd_jobj_has(m, "preset"))
+        return sgd_errf(err, "%s.preset: only valid with kind \"preset\" (for a real model "
+                             "timed as a preset, use cost_preset)", m->path);
+    if (sgd_jobj_enum(m, "init", inits, 1, &init, err)) return -1;
+    s->model.kind = kind == 0 ? MODEL_SOFTMAX : kind == 3 ? MODEL_CNN : MODEL_MLP;
+    s->init = init == 0 ? MODEL_INIT_NORMAL01 : init == 1 ? MODEL_INIT_HE : MODEL_INIT_GLOROT;
+    if (sgd_jobj_has(m, "cost_preset") &&
+        sgd_jobj_enum(m, "cost_preset", model_preset_names, -1, &s->cost_preset, err))
+        return -1;
+    if (s->model.kind == MODEL_CNN) return parse_cnn(m, s, err);
+    for (const char *const *k = (const char *const[]){"layers", "input", NULL}; *k; k++)
+        if (sgd_jobj_has(m, *k))
+            return sgd_errf(err, "%s.%s: only valid with kind \"cnn\"", m->path, *k);
+    return parse_hidden(m, s, err);
+}
+
 int scn_parse_model(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
 {
     sgd_jobj_t m;
     static const char *const keys[] = {"kind", "hidden", "init", "preset", "cost_preset",
                                        "layers", "input", NULL};
     static const char *const kinds[] = {"softmax", "mlp", "preset", "cnn", NULL};
-    static const char *const inits[] = {"normal01", "he", "glorot", NULL};
-    int kind, init;
+    int kind;
     if (sgd_jobj_child(root, "model", &m, err) || sgd_jobj_check_keys(&m, keys, err) ||
         sgd_jobj_enum(&m, "kind", kinds, 1, &kind, err))
         return -1;
     s->cost_preset = -1;
-    if (kind == 2) {
-        /* Cost-only: no numerics, so nothing of a real model applies. */
-        static const char *const real_only[] = {"hidden", "init", "cost_preset", "layers",
-                                                "input", NULL};
-        for (const char *const *k = real_only; *k; k++)
-            if (sgd_jobj_has(&m, *k))
-                return sgd_errf(err, "%s.%s: not valid with kind \"preset\" (a cost-only "
-                                     "model has no numerics)", m.path, *k);
-        if (sgd_jobj_enum(&m, "preset", model_preset_names, -1, &s->cost_preset, err))
-            return -1;
-        s->cost_only = true;
-        s->model.kind = MODEL_MLP;
-        return 0;
-    }
-    if (sgd_jobj_has(&m, "preset"))
-        return sgd_errf(err, "%s.preset: only valid with kind \"preset\" (for a real model "
-                             "timed as a preset, use cost_preset)", m.path);
-    if (sgd_jobj_enum(&m, "init", inits, 1, &init, err)) return -1;
-    s->model.kind = kind == 0 ? MODEL_SOFTMAX : kind == 3 ? MODEL_CNN : MODEL_MLP;
-    s->init = init == 0 ? MODEL_INIT_NORMAL01 : init == 1 ? MODEL_INIT_HE : MODEL_INIT_GLOROT;
-    if (sgd_jobj_has(&m, "cost_preset") &&
-        sgd_jobj_enum(&m, "cost_preset", model_preset_names, -1, &s->cost_preset, err))
-        return -1;
-    if (s->model.kind == MODEL_CNN) return parse_cnn(&m, s, err);
-    for (const char *const *k = (const char *const[]){"layers", "input", NULL}; *k; k++)
-        if (sgd_jobj_has(&m, *k))
-            return sgd_errf(err, "%s.%s: only valid with kind \"cnn\"", m.path, *k);
-
-    char path[SGD_JPATH_MAX];
-    sgd_jpath_join(path, sizeof path, m.path, "hidden");
-    const cJSON *h = m.in ? cJSON_GetObjectItemCaseSensitive(m.in, "hidden") : NULL;
-    cJSON *resolved = cJSON_CreateArray();
-    s->model.nhidden = 0;
-    if (s->model.kind == MODEL_SOFTMAX) {
-        if (h && !(cJSON_IsArray(h) && cJSON_GetArraySize(h) == 0)) {
-            cJSON_Delete(resolved);
-            return sgd_errf(err, "%s: softmax regression has no hidden layers", path);
-        }
-    } else {
-        if (!h) {
-            s->model.hidden[0] = 200; /* the FASGD experiments' 784-200-10 MLP */
-            s->model.nhidden = 1;
-        } else if (!cJSON_IsArray(h) || cJSON_GetArraySize(h) < 1 ||
-                   cJSON_GetArraySize(h) > MODEL_MAX_LAYERS - 1) {
-            char desc[96];
-            sgd_json_describe(h, desc, sizeof desc);
-            cJSON_Delete(resolved);
-            return sgd_errf(err, "%s: expected an array of 1..%d layer widths, got %s", path,
-                            MODEL_MAX_LAYERS - 1, desc);
-        } else {
-            int i = 0;
-            for (const cJSON *e = h->child; e; e = e->next, i++) {
-                if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
-                    e->valuedouble < 1 || e->valuedouble > INT32_MAX) {
-                    char desc[96];
-                    sgd_json_describe(e, desc, sizeof desc);
-                    cJSON_Delete(resolved);
-                    return sgd_errf(err, "%s[%d]: expected integer >= 1, got %s", path, i,
-                                    desc);
-                }
-                s->model.hidden[i] = (int)e->valuedouble;
-            }
-            s->model.nhidden = i;
-        }
-    }
-    for (int i = 0; i < s->model.nhidden; i++)
-        cJSON_AddItemToArray(resolved, cJSON_CreateNumber(s->model.hidden[i]));
-    if (m.out) cJSON_AddItemToObject(m.out, "hidden", resolved);
-    else cJSON_Delete(resolved);
-    return 0;
+    return kind == 2 ? parse_cost_only(&m, s, err) : parse_real_model(&m, kind, s, err);
 }

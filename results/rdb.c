@@ -96,11 +96,15 @@ static const char rdb_schema_v1[] =
  * numbers; each old row's are recomputed from its config_json (rdb_reader.h). */
 static const char rdb_schema_v2[] = RDB_KEYS_V2_SQL("runs");
 
-/* Version 3: the histogram of the parameters' true age beside the staleness one (B-FASGD's
- * skipped_fetch_tau "fred" damps by a counted tau smaller than that age; older runs have no
- * rows in it), and the run metadata (results/rdb_meta.h): the tags and artifacts tables and
- * the params, final_metrics_long and final_metrics views.  Nothing existing changes. */
+/* Version 3: two provenance columns of runs (the swept keys of a sweep's point and the
+ * command line of the run, rdb_reader.h) and the finished-run rule as a view (finished_runs,
+ * written with RDB_FINISHED_RULE, the rule's one spelling); the histogram of the parameters'
+ * true age beside the staleness one (B-FASGD's skipped_fetch_tau "fred" damps by a counted
+ * tau smaller than that age; older runs have no rows in it); and the run metadata
+ * (results/rdb_meta.h): the tags and artifacts tables and the params, final_metrics_long and
+ * final_metrics views.  No existing row changes. */
 static const char rdb_schema_v3[] =
+    RDB_RUNS_V3_SQL("runs") RDB_FINISHED_VIEW_SQL
     "CREATE TABLE version_age ("
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     "  age    INTEGER NOT NULL CHECK (age >= 0),"
@@ -250,12 +254,12 @@ static int rdb_check_identity(const rdb_t *db, const rdb_identity_t *id, sgd_err
                         db->path, (long long)id->ver);
     if (db->readonly && id->app == 0)
         return sgd_errf(err, "%s: not an sgdsim results database (empty database)", db->path);
-    if (db->readonly && !db->allow_older && id->ver < RDB_SCHEMA_VERSION)
+    if (db->readonly && !db->allow_older && id->ver < RDB_READ_MIN_VERSION)
         return sgd_errf(err, "%s: written by an older sgdsim (schema %lld < %d); migrate it "
                         "by opening it for writing once: use it as OUT of `sgdsim merge`, or as "
                         "--db of `sgdsim run` or `sgdsim sweep` (docs/results.md, "
                         "\"Schema versions\")", db->path, (long long)id->ver,
-                        RDB_SCHEMA_VERSION);
+                        RDB_READ_MIN_VERSION);
     return 0;
 }
 
@@ -300,6 +304,7 @@ static int rdb_prepare_schema(rdb_t *db, sgd_err_t *err)
     if (rdb_read_identity(db, &id, err) || rdb_check_identity(db, &id, err)) goto fail;
     if (!db->readonly && id.ver < RDB_SCHEMA_VERSION && rdb_migrate(db, id.ver, err))
         goto fail;
+    db->version = db->readonly ? id.ver : RDB_SCHEMA_VERSION;
     if (rdb_exec(db, "COMMIT", "cannot commit the schema", err)) goto fail;
     return 0;
 fail:
@@ -484,12 +489,12 @@ int rdb_open_older(const char *path, int64_t *version, rdb_t **out, sgd_err_t *e
 int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err)
 {
     if (rdb_open_older(path, version, out, err)) return -1;
-    /* rdb_merge reads this schema and the ones before it (schema 1's runs migrated as it
-     * copies; schemas before 3 have no tags or artifacts to copy). */
-    if (*version >= RDB_MERGE_OLDEST) return 0;
+    /* rdb_merge reads this schema and the ones before it (migrated as it copies;
+     * schemas before 3 have no version_age rows, tags or artifacts to copy). */
+    if (*version >= RDB_MERGE_MIN_VERSION) return 0;
     sgd_errf(err, "%s: written by an sgdsim too old to merge (schema %lld < %d); open it for "
                   "writing once (as --db of `sgdsim run`) to migrate it",
-             path, (long long)*version, RDB_MERGE_OLDEST);
+             path, (long long)*version, RDB_MERGE_MIN_VERSION);
     rdb_close(*out);
     *out = NULL;
     return -1;

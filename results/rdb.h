@@ -1,7 +1,7 @@
 /* Results database writer: the SQLite file every sgdsim run is recorded in.
  *
- * One database holds many runs (runs, metrics, traffic, staleness, version_age, plus the
- * run_summary view); its schema is a public contract documented in docs/results.md and versioned with
+ * One database holds many runs (runs, metrics, traffic, staleness, version_age, tags,
+ * artifacts, plus the run_summary, finished_runs, params and final_metrics views); its schema is a public contract documented in docs/results.md and versioned with
  * PRAGMA user_version (RDB_SCHEMA_VERSION) and PRAGMA application_id (RDB_APPLICATION_ID).
  * Several processes may write to one database at once (a sweep with -jN): the file is kept
  * in WAL mode with a 10 s busy timeout and every write transaction is BEGIN IMMEDIATE.
@@ -37,6 +37,8 @@
 #include "common/error.h"
 
 #define RDB_SCHEMA_VERSION 3          /* PRAGMA user_version written by this build */
+#define RDB_READ_MIN_VERSION 2        /* oldest schema rdb_open_readonly reads as it is */
+#define RDB_MERGE_MIN_VERSION 1       /* oldest schema rdb_merge takes as an input */
 #define RDB_APPLICATION_ID 0x53474453 /* PRAGMA application_id, "SGDS" in ASCII */
 #define RDB_BATCH_ROWS 4096           /* buffered rows written per transaction */
 #define RDB_COMMIT_EVERY_MS 2000      /* a row buffered this long after the last write: write */
@@ -54,7 +56,9 @@ typedef struct rdb rdb_t;
 int rdb_open(const char *path, rdb_t **out, sgd_err_t *err);
 
 /* Opens an existing results database for reading only (SQLITE_OPEN_READONLY); a missing
- * file, an older schema (open it once with rdb_open to migrate) or a newer one is an error.
+ * file, a schema older than RDB_READ_MIN_VERSION (open it once with rdb_open to migrate) or
+ * a newer one is an error.  A schema between the two is read as it is (results/rdb_read.h
+ * knows what it lacks).
  * The write functions below fail on such a handle.  Works on read-only media and leaves no
  * PATH-wal/-shm that were not there (results/rdb_reader.h: where the directory or the file
  * is not writable and no log exists, the file is opened as immutable, which is said once
@@ -96,6 +100,9 @@ typedef struct rdb_run_info {
     const char *host;           /* host name */
     const rdb_tag_t *tags;      /* ntags tags, written with the runs row (results/rdb_meta.h) */
     size_t ntags;
+    const char *sweep_axes;     /* JSON array of the key paths a sweep varied, e.g.
+                                   ["algorithm.lambda"]; NULL for a plain run */
+    const char *command_line;   /* the run's command line, words shell-quoted */
 } rdb_run_info_t;
 
 /* Inserts a runs row with status 'running' and started_at = now (UTC, ISO-8601), and its

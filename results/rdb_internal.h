@@ -53,6 +53,7 @@ struct rdb {
      * while it goes.  The clock decides only when rows are written, never what. */
     int64_t (*clock_ms)(void);
     int64_t last_write_ms;
+    int64_t version;  /* the file's schema version (a reader's may be older than this build's) */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC, every handle's clock_ms unless a test replaces it. */

@@ -41,19 +41,25 @@ static int runs_columns(sqlite3 *db, char *buf, size_t size, const char *in_path
     return 0;
 }
 
-/* The runs table to copy from: IN's own (schema 3 left runs as schema 2 had it), or for
- * schema 1 a temporary copy migrated to schema 2 (in OUT's temp database, inside the
- * merge's transaction). */
+/* The runs table to copy from: IN's own, or for an older schema a temporary copy migrated
+ * to this one (in OUT's temp database, inside the merge's transaction). */
 static int source_runs(sqlite3 *db, int64_t version, const char **table, const char *in_path,
                        sgd_err_t *err)
 {
     *table = "src.runs";
-    if (version >= 2) return 0;
-    SGD_ASSERT(version == 1 && RDB_SCHEMA_VERSION == 3); /* a new schema extends this */
-    static const char sql[] = "CREATE TEMP TABLE src_runs AS SELECT * FROM src.runs;"
-                              RDB_KEYS_V2_SQL("temp.src_runs");
-    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
-        return merge_sqlerr(db, in_path, "cannot read runs of schema 1", err);
+    if (version >= RDB_SCHEMA_VERSION) return 0;
+    SGD_ASSERT(version >= 1 && RDB_SCHEMA_VERSION == 3); /* a new schema extends this */
+    static const char copy[] = "CREATE TEMP TABLE src_runs AS SELECT * FROM src.runs;";
+    static const char v2[] = RDB_KEYS_V2_SQL("temp.src_runs");
+    static const char v3[] = RDB_RUNS_V3_SQL("temp.src_runs");
+    int rc = sqlite3_exec(db, copy, NULL, NULL, NULL);
+    if (rc == SQLITE_OK && version < 2) rc = sqlite3_exec(db, v2, NULL, NULL, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_exec(db, v3, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        char what[64];
+        snprintf(what, sizeof what, "cannot read runs of schema %lld", (long long)version);
+        return merge_sqlerr(db, in_path, what, err);
+    }
     *table = "temp.src_runs";
     return 0;
 }

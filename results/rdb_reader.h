@@ -76,8 +76,7 @@ int rdb_register_functions(sqlite3 *db);
 int rdb_open_older(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err);
 
 /* rdb_open_older for a source of rdb_merge, which reads this schema and the ones before
- * it back to schema 1 (RDB_MERGE_OLDEST). */
-#define RDB_MERGE_OLDEST 1
+ * it back to RDB_MERGE_MIN_VERSION (rdb.h). */
 int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *err);
 
 /* Takes a runs table of schema 1 (TABLE, e.g. "runs" or "temp.src_runs") to schema 2: the old
@@ -100,6 +99,23 @@ int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *
     "         || ' (it was not the configuration hash)' END,"                                 \
     "  config_hash = sgdsim_config_hash(config_json)"                                          \
     "  WHERE sgdsim_config_hash(config_json) IS NOT NULL;"
+
+/* ---- schema 3: the finished-run rule, swept keys and command lines --------------------- */
+
+/* A run is finished when its rows are whole and final: it completed or diverged ('failed'
+ * and 'running' runs are redone by a resumed sweep).  The rule's one spelling in SQL: the
+ * finished_runs view and every reader's query use it, so a reader of a schema 2 file (no
+ * view there, and a read-only file cannot get one) applies the same rule. */
+#define RDB_FINISHED_RULE "status IN ('complete', 'diverged')"
+
+#define RDB_FINISHED_VIEW_SQL \
+    "CREATE VIEW finished_runs AS SELECT * FROM runs WHERE " RDB_FINISHED_RULE ";"
+
+/* Takes a runs table of schema 2 (TABLE) to schema 3: sweep_axes (the JSON array of the key
+ * paths a sweep varied, NULL for a plain run) and command_line, both NULL for older runs. */
+#define RDB_RUNS_V3_SQL(TABLE)                                                                 \
+    "ALTER TABLE " TABLE " ADD COLUMN sweep_axes TEXT;"                                        \
+    "ALTER TABLE " TABLE " ADD COLUMN command_line TEXT;"
 
 /* The directory holding path: "." for a bare name, "/" for a file in the root.  The caller
  * frees it. */

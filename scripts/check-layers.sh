@@ -6,6 +6,9 @@
 # is clean.  The build applies the same table through each target's include directory
 # (cmake/layers.cmake), so the two guards cannot disagree about what is allowed; this one
 # also sees headers that no file of their own layer includes.
+# It also keeps the schema inside results/: no string in cli/ holds SQL (a keyword such as
+# SELECT or PRAGMA in upper case, outside comment lines), and only cli/cmd_query.c, which runs
+# the user's own SQL, prepares or executes statements.
 #   scripts/check-layers.sh [ROOT]     # ROOT: the source tree (default: this checkout)
 set -euo pipefail
 root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
@@ -26,6 +29,18 @@ includes=$(find "${folders[@]}" -type f \( -name '*.c' -o -name '*.h' -o -name '
 # project folder), then each include line.  A file uses the row of the longest folder that
 # contains it.  Angle includes are checked only when they name a project folder (<gsl/...>
 # is a system header); an include without a folder (same-folder or generated header) passes.
+# SQL in cli/: string literals with a keyword, and statements prepared outside cmd_query.c.
+sql_bad=0
+if [ -d cli ]; then
+  sql_hits=$(find cli -type f \( -name '*.c' -o -name '*.h' \) -print0 | sort -zu |
+             xargs -0 grep -nHE '"[^"]*\<(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|PRAGMA|ATTACH|DETACH|BEGIN|COMMIT|ROLLBACK|VACUUM|REPLACE)\>' |
+             grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*|//)' || true)
+  prep_hits=$(find cli -type f \( -name '*.c' -o -name '*.h' \) ! -name cmd_query.c -print0 |
+              sort -zu | xargs -0 grep -nHE '\<sqlite3_(prepare[a-z0-9_]*|exec)[[:space:]]*\(' || true)
+  [ -z "$sql_hits" ] || { printf '%s: SQL in cli/; ask results/rdb_read.h\n' "$sql_hits"; sql_bad=1; }
+  [ -z "$prep_hits" ] || { printf '%s: prepares SQL in cli/; ask results/rdb_read.h\n' "$prep_hits"; sql_bad=1; }
+fi
+
 printf '%s\n' "$includes" | awk -v table="$table" '
   BEGIN {
     while ((getline line < table) > 0) {
@@ -65,6 +80,6 @@ printf '%s\n' "$includes" | awk -v table="$table" '
     }
   }
   END { exit bad }
-' && exit 0
-echo "check-layers: upward or unlisted includes (see docs/architecture.md, \"Build\")" >&2
+' && [ "$sql_bad" = 0 ] && exit 0
+echo "check-layers: upward or unlisted includes, or SQL outside results/ (see docs/architecture.md, \"Build\")" >&2
 exit 1

@@ -1,7 +1,8 @@
 # The two layer guards (docs/architecture.md, "Build") and their agreement:
 #   grep   -- scripts/check-layers.sh passes on the source tree, and fails with file:line on a
 #             copy with an injected upward include (sim/ -> models/), an include that climbs
-#             out with "../", and a test of sim/ including algorithms/;
+#             out with "../", and a test of sim/ including algorithms/; and on a copy with
+#             SQL in cli/ (a statement's text, a statement prepared outside cmd_query.c);
 #   build  -- each row's include folder in the build tree (layers/<row>/) holds exactly the
 #             folders cmake/layers.txt allows it, each a link to that source folder, so an
 #             include of any other folder does not compile (checked with the C compiler's
@@ -33,6 +34,21 @@ for want in "sim/engine.c:$((n + 1)): includes \"models/model.h\": sim/ may incl
   case "$out" in *"$want"*) ;; *) fail "check-layers.sh output lacks '$want': $out" ;; esac
 done
 case "$out" in *injected.c:1:*) fail "tests/sim may include tests/, yet: $out" ;; esac
+case "$out" in *"SQL in cli"*) fail "check-layers.sh finds SQL in the copy before any was put there: $out" ;; esac
+
+# SQL in cli/: refused as well, by file:line; a comment naming a keyword is not SQL.
+fresh_copy() { rm -rf "$TMP/sqltree"; mkdir -p "$TMP/sqltree"; cp -r "$TMP/tree/cmake" "$TMP/tree/scripts" "$TMP/sqltree/"; for f in "${folders[@]}"; do cp -r "$SRC/$f" "$TMP/sqltree/"; done; }
+fresh_copy
+n=$(wc -l < "$TMP/sqltree/cli/cmd_report.c")
+printf '/* SELECT in a comment is prose */\nstatic const char q[] = "SELECT id FROM runs";\n' >> "$TMP/sqltree/cli/cmd_report.c"
+printf 'static int f(sqlite3 *h) { return sqlite3_exec (h, q, 0, 0, 0); }\n' >> "$TMP/sqltree/cli/table.c"
+m=$(wc -l < "$TMP/sqltree/cli/table.c")
+out=$(bash "$TMP/sqltree/scripts/check-layers.sh" "$TMP/sqltree" 2>&1); rc=$?
+[ "$rc" = 1 ] || fail "check-layers.sh: exit $rc on SQL in cli/, wanted 1: $out"
+for want in "cli/cmd_report.c:$((n + 2)):" "SQL in cli/" "cli/table.c:$m:" "prepares SQL in cli/"; do
+  case "$out" in *"$want"*) ;; *) fail "check-layers.sh output lacks '$want': $out" ;; esac
+done
+case "$out" in *"cli/cmd_report.c:$((n + 1)):"*) fail "a comment line counted as SQL: $out" ;; esac
 
 # The build's include folders follow the table exactly.
 while read -r row deps; do

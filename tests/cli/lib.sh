@@ -50,5 +50,7 @@ JSON
 # (keep in step with results/rdb.c's rdb_schema_v3).
 undo_schema_3() {
   sqlite3 "$1" "DROP VIEW final_metrics; DROP VIEW final_metrics_long; DROP VIEW params;
-    DROP TABLE artifacts; DROP TABLE tags; DROP TABLE version_age; PRAGMA user_version = 2;"
+    DROP TABLE artifacts; DROP TABLE tags; DROP TABLE version_age; DROP VIEW finished_runs;
+    ALTER TABLE runs DROP COLUMN command_line; ALTER TABLE runs DROP COLUMN sweep_axes;
+    PRAGMA user_version = 2;"
 }

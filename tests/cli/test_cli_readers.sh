@@ -29,7 +29,7 @@ expect_exit 2 "no such results database" -- "$SGDSIM" query "$TMP/missing.db" "S
 
 # export
 "$SGDSIM" export "$DB" --csv "$TMP/csv" >/dev/null || fail "export"
-for t in runs metrics traffic staleness run_summary; do
+for t in runs metrics traffic staleness run_summary finished_runs; do
   [ -f "$TMP/csv/$t.csv" ] || { fail "export: no $t.csv"; continue; }
   want=$(sqlite3 "$DB" "SELECT count(*) FROM $t")
   got=$(sqlite3 ":memory:" ".import --csv '$TMP/csv/$t.csv' x" "SELECT count(*) FROM x")
@@ -43,12 +43,13 @@ expect_exit 2 "not a directory" -- "$SGDSIM" export "$DB" --csv "$TMP/junk.db"
 # report
 out=$("$SGDSIM" report "$DB") || fail "report"
 case "$out" in *"Runs (6)"*) ;; *) fail "report: no run table: $out" ;; esac
-case "$out" in *"axes: seed (2) cluster.workers (3)"*"final val_error (mean over seeds)"*"scaling efficiency"*) ;; *) fail "report: no pivot: $out" ;; esac
+case "$out" in *"axes: cluster.workers (3); 2 seeds"*"final val_error (mean ± std over seeds, n runs)"*"scaling efficiency"*) ;; *) fail "report: no pivot: $out" ;; esac
 
 # report's staleness columns (CSGD writes none; the parameter-server algorithms will)
 cp "$DB" "$TMP/st.db"
 sqlite3 "$TMP/st.db" "INSERT INTO staleness VALUES (1, 0, 3), (1, 2, 1)"
-"$SGDSIM" report "$TMP/st.db" | awk '$1 == 1' | grep -q "  0.5        2  " || fail "report: mean/max staleness of run 1 not 0.5 / 2: $("$SGDSIM" report "$TMP/st.db" | awk '$1 == 1')"
+"$SGDSIM" report "$TMP/st.db" --wide | awk '$1 == 1' | grep -q "  0.5        2  " || fail "report: mean/max staleness of run 1 not 0.5 / 2: $("$SGDSIM" report "$TMP/st.db" --wide | awk '$1 == 1')"
+"$SGDSIM" report "$TMP/st.db" | awk '$1 == 1' | grep -qE "  0.5 +2$" || fail "report: mean/max staleness of run 1 not 0.5 / 2 by default: $("$SGDSIM" report "$TMP/st.db" | awk '$1 == 1')"
 
 # compare
 cp "$DB" "$TMP/c.db"

@@ -11,7 +11,7 @@ DB="$TMP/r.db"
 "$SGDSIM" sweep "$S" --set seed=1,2 --db "$DB" --quiet || fail "sweep"
 name="'x' || char(27) || '[31mred' || char(10) || 'y' || char(9) || 'z' || char(127) || char(155) || '2J'"
 shown='x\x1b[31mred\ny\tz\x7f\u009b2J'
-sqlite3 "$DB" "UPDATE runs SET scenario = $name,
+sqlite3 "$DB" "UPDATE runs SET scenario = $name, sweep_axes = '[\"data.tag\"]',
                  config_json = json_set(config_json, '\$.data.tag', 'a' || char(27) || '[2J' || id);
                INSERT INTO metrics (run_id, update_idx, vtime_ns, name, value, nonfinite)
                  SELECT run_id, update_idx, vtime_ns, 'm' || char(27) || '[1m', value, nonfinite
@@ -28,12 +28,15 @@ no_raw_controls() {
 # has WHAT FILE TEXT: FILE holds TEXT literally.
 has() { grep -aqF -- "$3" "$2" || fail "$1: no '$3' in: $(cat -v "$2" | head -c 400)"; }
 
-"$SGDSIM" report "$DB" > "$TMP/report.txt" || fail "report exits $?"
+"$SGDSIM" report "$DB" --wide > "$TMP/report.txt" || fail "report exits $?"
 no_raw_controls report "$TMP/report.txt"
 has "report: runs table" "$TMP/report.txt" "  $shown  "
 has "report: sweep line" "$TMP/report.txt" "Sweep: scenario \"$shown\""
 has "report: axis values" "$TMP/report.txt" 'a\x1b[2J1'
 has "report: metric column" "$TMP/report.txt" 'final_m\x1b[1m'
+"$SGDSIM" report "$DB" > "$TMP/report-narrow.txt" || fail "report exits $?"
+no_raw_controls "report (default columns)" "$TMP/report-narrow.txt"
+has "report (default columns): runs table" "$TMP/report-narrow.txt" "  $shown  "
 
 "$SGDSIM" query "$DB" "SELECT scenario, 'h' || char(27) || '[0m' AS \"c$(printf '\033')\" FROM runs LIMIT 1" \
   > "$TMP/query.txt" || fail "query exits $?"

@@ -20,7 +20,9 @@
  * step with results/rdb.c's rdb_schema_v3). */
 #define RDBT_UNDO_SCHEMA_3_SQL                                                                 \
     "DROP VIEW final_metrics; DROP VIEW final_metrics_long; DROP VIEW params;"                 \
-    "DROP TABLE artifacts; DROP TABLE tags; DROP TABLE version_age; PRAGMA user_version = 2;"
+    "DROP TABLE artifacts; DROP TABLE tags; DROP TABLE version_age; DROP VIEW finished_runs;"  \
+    "ALTER TABLE runs DROP COLUMN command_line; ALTER TABLE runs DROP COLUMN sweep_axes;"      \
+    "PRAGMA user_version = 2;"
 
 static inline void rdbt_tmpdir(char dir[256])
 {

@@ -1,0 +1,490 @@
+/* `sgdsim report`'s sweep tables (see cmd_report.c's opening comment): for each scenario
+ * with several finished runs, its axes (the keys the sweep varied, as stored with its runs,
+ * or for runs without them the keys that vary between the runs' resolved configurations,
+ * less those that follow another), and pivot tables of final val_error, virtual time and
+ * scaling efficiency.  The seed is never an axis: runs that differ only by it are one cell,
+ * shown as mean +- std and the number of runs. */
+#include "cli/report_sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "cli/cli.h"
+#include "cli/table.h"
+#include "cli/text.h"
+#include "results/rdb_read.h"
+
+/* Prints s escaped for the terminal (cli/text.h), as the tables print their cells: a
+ * scenario name or configuration value from the database may hold control characters. */
+void report_print_escaped(const char *s)
+{
+    char *e = cli_text_escape(s);
+    fputs(e, stdout);
+    free(e);
+}
+
+/* ---- sweeps: axes from the runs' configurations --------------------------------------- */
+
+typedef struct kv {
+    char *key, *value; /* "cluster.workers", "250" (value as compact JSON) */
+} kv_t;
+
+typedef struct srun {
+    char *scenario;
+    kv_t *cfg;
+    int ncfg;
+    char **axes; /* runs.sweep_axes: the keys its sweep varied (owned) */
+    int naxes;
+    bool has_axes; /* false for a plain run and for runs written before schema 3 */
+    double val_error; /* NaN when absent or not finite */
+    double vtime_s;
+    double per_worker_rate; /* samples per virtual second per worker; NaN if unknown */
+    int64_t workers;
+} srun_t;
+
+static void flatten(const cJSON *v, const char *prefix, kv_t **out, int *n)
+{
+    if (cJSON_IsObject(v)) {
+        for (const cJSON *c = v->child; c; c = c->next) {
+            size_t len = strlen(prefix) + strlen(c->string) + 2;
+            char *p = sgd_xmalloc(len);
+            snprintf(p, len, "%s%s%s", prefix, prefix[0] ? "." : "", c->string);
+            flatten(c, p, out, n);
+            free(p);
+        }
+        return;
+    }
+    *out = sgd_xrealloc(*out, (size_t)(*n + 1) * sizeof **out);
+    (*out)[*n].key = sgd_xstrdup(prefix);
+    /* Strings without their JSON quotes: table headers read csgd, not "csgd". */
+    (*out)[*n].value = cJSON_IsString(v) ? sgd_xstrdup(v->valuestring) : cJSON_PrintUnformatted(v);
+    SGD_ASSERT((*out)[*n].value);
+    (*n)++;
+}
+
+static const char *cfg_get(const srun_t *r, const char *key)
+{
+    for (int i = 0; i < r->ncfg; i++)
+        if (strcmp(r->cfg[i].key, key) == 0) return r->cfg[i].value;
+    return "(absent)";
+}
+
+static bool all_numeric(char **v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *end;
+        strtod(v[i], &end);
+        if (end == v[i] || *end) return false;
+    }
+    return true;
+}
+
+static bool sort_numeric;
+static int cmp_values(const void *pa, const void *pb)
+{
+    const char *a = *(char *const *)pa, *b = *(char *const *)pb;
+    if (sort_numeric) {
+        double x = strtod(a, NULL), y = strtod(b, NULL);
+        return (x > y) - (x < y);
+    }
+    return strcmp(a, b);
+}
+
+/* Distinct values of `key` over runs[0..n), sorted (numerically when all are numbers). */
+static char **distinct_values(srun_t *runs, int n, const char *key, int *nout)
+{
+    char **v = sgd_xcalloc((size_t)n + 1, sizeof *v);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const char *x = cfg_get(&runs[i], key);
+        int j = 0;
+        while (j < k && strcmp(v[j], x) != 0) j++;
+        if (j == k) v[k++] = (char *)x;
+    }
+    sort_numeric = all_numeric(v, k);
+    qsort(v, (size_t)k, sizeof *v, cmp_values);
+    *nout = k;
+    return v;
+}
+
+typedef enum { Q_VAL_ERROR, Q_VTIME, Q_EFFICIENCY } quantity_t;
+
+/* What one cell shows: mean, sample standard deviation and number of the runs' values. */
+typedef struct cell {
+    double mean, std;
+    int n;
+} cell_t;
+
+/* Whether run r matches every key/value and has a finite value of q (/ scale) in *x. */
+static bool cell_value(const srun_t *r, const char *const *keys, const char *const *vals,
+                       int nkeys, quantity_t q, double scale, double *x)
+{
+    for (int k = 0; k < nkeys; k++)
+        if (strcmp(cfg_get(r, keys[k]), vals[k]) != 0) return false;
+    *x = (q == Q_VAL_ERROR ? r->val_error : q == Q_VTIME ? r->vtime_s : r->per_worker_rate) /
+         scale;
+    return isfinite(*x);
+}
+
+/* The values of q (each / scale) over the runs matching keys/vals. */
+static cell_t cell_stats(const srun_t *runs, int n, const char *const *keys,
+                         const char *const *vals, int nkeys, quantity_t q, double scale)
+{
+    cell_t c = {NAN, NAN, 0};
+    double sum = 0, sq = 0, x;
+    for (int i = 0; i < n; i++)
+        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x)) sum += x, c.n++;
+    if (!c.n) return c;
+    c.mean = sum / c.n;
+    for (int i = 0; i < n; i++)
+        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x))
+            sq += (x - c.mean) * (x - c.mean);
+    c.std = c.n > 1 ? sqrt(sq / (c.n - 1)) : 0.0;
+    return c;
+}
+
+/* Scaling efficiency of the runs matching keys/vals: each run's throughput per worker over
+ * the mean of the runs with the fewest workers among those matching every key but
+ * cluster.workers (the same line of the sweep). */
+static cell_t efficiency(srun_t *runs, int n, const char **keys, const char **vals, int nk)
+{
+    const char **k2 = sgd_xcalloc((size_t)nk + 2, sizeof *k2);
+    const char **v2 = sgd_xcalloc((size_t)nk + 2, sizeof *v2);
+    int n2 = 0;
+    for (int i = 0; i < nk; i++)
+        if (strcmp(keys[i], "cluster.workers") != 0) k2[n2] = keys[i], v2[n2++] = vals[i];
+    int64_t pmin = INT64_MAX;
+    double x;
+    for (int i = 0; i < n; i++)
+        if (cell_value(&runs[i], k2, v2, n2, Q_EFFICIENCY, 1.0, &x) && runs[i].workers < pmin)
+            pmin = runs[i].workers;
+    char pbuf[32];
+    snprintf(pbuf, sizeof pbuf, "%lld", (long long)pmin);
+    k2[n2] = "cluster.workers", v2[n2++] = pbuf;
+    cell_t base = cell_stats(runs, n, k2, v2, n2, Q_EFFICIENCY, 1.0);
+    free(k2);
+    free(v2);
+    if (!base.n) return (cell_t){NAN, NAN, 0};
+    return cell_stats(runs, n, keys, vals, nk, Q_EFFICIENCY, base.mean);
+}
+
+/* "0.0123 ± 0.0004 (n=2)"; "0.0123 (n=1)" for a single run. */
+static void cell_text(const cell_t *c, char *out, size_t size)
+{
+    if (c->n > 1)
+        snprintf(out, size, "%.4g \u00b1 %.2g (n=%d)", c->mean, c->std, c->n);
+    else
+        snprintf(out, size, "%.4g (n=1)", c->mean);
+}
+
+/* One pivot table: rows = values of row_key, columns = values of col_key (one column when
+ * NULL), restricted to runs matching the fixed keys/values. */
+static void pivot(srun_t *runs, int n, const char *row_key, const char *col_key,
+                  const char *const *fkeys, const char *const *fvals, int nf, quantity_t q)
+{
+    int nrv, ncv = 1;
+    char **rv = distinct_values(runs, n, row_key, &nrv);
+    char **cv = col_key ? distinct_values(runs, n, col_key, &ncv) : NULL;
+    const char **head = sgd_xcalloc((size_t)ncv + 1, sizeof *head);
+    char corner[160];
+    snprintf(corner, sizeof corner, "%s%s%s", row_key, col_key ? " \\ " : "",
+             col_key ? col_key : "");
+    head[0] = corner;
+    for (int c = 0; c < ncv; c++) head[1 + c] = cv ? cv[c] : "mean";
+    cli_table_t t;
+    cli_table_init(&t, ncv + 1, head);
+    free(head);
+    const char **keys = sgd_xcalloc((size_t)nf + 2, sizeof *keys);
+    const char **vals = sgd_xcalloc((size_t)nf + 2, sizeof *vals);
+    for (int i = 0; i < nf; i++) keys[i] = fkeys[i], vals[i] = fvals[i];
+    for (int r = 0; r < nrv; r++) {
+        int row = cli_table_row(&t);
+        cli_table_text(&t, row, 0, rv[r]);
+        for (int c = 0; c < ncv; c++) {
+            int nk = nf;
+            keys[nk] = row_key, vals[nk++] = rv[r];
+            if (cv) keys[nk] = col_key, vals[nk++] = cv[c];
+            cell_t m = q == Q_EFFICIENCY ? efficiency(runs, n, keys, vals, nk)
+                                         : cell_stats(runs, n, keys, vals, nk, q, 1.0);
+            char text[96];
+            cell_text(&m, text, sizeof text);
+            if (m.n) cli_table_text(&t, row, 1 + c, text);
+        }
+    }
+    cli_table_print(&t, CLI_FMT_TEXT, stdout);
+    cli_table_free(&t);
+    free(keys);
+    free(vals);
+    free(rv);
+    free(cv);
+}
+
+/* ---- axes ----------------------------------------------------------------------------- */
+
+static bool varies(const srun_t *runs, int n, const char *key)
+{
+    for (int i = 1; i < n; i++)
+        if (strcmp(cfg_get(&runs[i], key), cfg_get(&runs[0], key)) != 0) return true;
+    return false;
+}
+
+static bool has_key(const char **keys, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(keys[i], key) == 0) return true;
+    return false;
+}
+
+/* Whether key k's value follows key j's over the runs: runs that agree on j agree on k. */
+static bool follows(const srun_t *runs, int n, const char *k, const char *j)
+{
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (strcmp(cfg_get(&runs[a], j), cfg_get(&runs[b], j)) == 0 &&
+                strcmp(cfg_get(&runs[a], k), cfg_get(&runs[b], k)) != 0)
+                return false;
+    return true;
+}
+
+/* Keys a runs column mirrors (runs.workers, runs.algorithm): of two keys that follow each
+ * other, one of these is the one swept (algorithm.n defaults to cluster.workers, never the
+ * other way). */
+static bool primary_key(const char *key)
+{
+    return strcmp(key, "cluster.workers") == 0 || strcmp(key, "algorithm.name") == 0;
+}
+
+/* Whether candidate c[i] follows another candidate that stays an axis: one it follows
+ * without that one following it back, or, when both follow each other, a primary key or
+ * else the earlier one. */
+static bool is_derived(const srun_t *runs, int n, const char **c, int nc, int i)
+{
+    for (int j = 0; j < nc; j++) {
+        if (j == i || !follows(runs, n, c[i], c[j])) continue;
+        if (!follows(runs, n, c[j], c[i])) return true;
+        bool pi = primary_key(c[i]), pj = primary_key(c[j]);
+        if (pj != pi ? pj : j < i) return true;
+    }
+    return false;
+}
+
+/* The axes of the runs' sweep, in order (the caller frees the array; the keys are the runs').
+ * When every run has stored axes: their union, in the order stored, less the keys that do
+ * not vary.  Otherwise, inferred: the keys whose value is not the same in every run, in
+ * resolved-configuration order, less those that follow another (a default that follows a
+ * swept key, as algorithm.n follows the number of clients).  Never the seed. */
+static const char **find_axes(const srun_t *runs, int n, int *naxes)
+{
+    bool stored = true;
+    int cap = 1;
+    for (int i = 0; i < n; i++) stored &= runs[i].has_axes, cap += runs[i].naxes;
+    if (!stored) cap = runs[0].ncfg + 1;
+    const char **c = sgd_xcalloc((size_t)cap, sizeof *c);
+    int nc = 0;
+    for (int i = 0; stored && i < n; i++)
+        for (int a = 0; a < runs[i].naxes; a++)
+            if (!has_key(c, nc, runs[i].axes[a])) c[nc++] = runs[i].axes[a];
+    for (int k = 0; !stored && k < runs[0].ncfg; k++) c[nc++] = runs[0].cfg[k].key;
+    int m = 0;
+    for (int i = 0; i < nc; i++)
+        if (strcmp(c[i], "seed") != 0 && varies(runs, n, c[i])) c[m++] = c[i];
+    const char **axes = sgd_xcalloc((size_t)m + 1, sizeof *axes);
+    *naxes = 0;
+    for (int i = 0; i < m; i++)
+        if (stored || !is_derived(runs, n, c, m, i)) axes[(*naxes)++] = c[i];
+    free(c);
+    return axes;
+}
+
+/* ", axes: a (3) b (2); 2 seeds" */
+static void print_axes(srun_t *runs, int n, const char **axes, int naxes)
+{
+    printf(", axes:");
+    for (int a = 0; a < naxes; a++) {
+        int nv;
+        char **v = distinct_values(runs, n, axes[a], &nv);
+        printf(" ");
+        report_print_escaped(axes[a]);
+        printf(" (%d)", nv);
+        free(v);
+    }
+    int nseeds;
+    free(distinct_values(runs, n, "seed", &nseeds));
+    printf("; %d seed%s\n", nseeds, nseeds == 1 ? "" : "s");
+}
+
+/* How a sweep's axes are laid out over its tables. */
+typedef struct layout {
+    const char *row, *col; /* col NULL: a single column */
+    const char **extra;    /* further axes, one set of tables per combination (owned) */
+    int nextra;
+    bool workers_axis;     /* cluster.workers is an axis: scaling efficiency is shown */
+} layout_t;
+
+/* Column axis: the algorithm if it varies, else the last axis; row axis: the first other
+ * one; any further axis splits the tables.  Without axes (runs that differ only by seed, or
+ * repeats), one row: the algorithm. */
+static void choose_layout(const char **axes, int naxes, layout_t *l)
+{
+    memset(l, 0, sizeof *l);
+    l->extra = sgd_xcalloc((size_t)naxes + 1, sizeof *l->extra);
+    if (naxes == 0) {
+        l->row = "algorithm.name";
+        return;
+    }
+    l->col = axes[naxes - 1];
+    for (int a = 0; a < naxes; a++)
+        if (strcmp(axes[a], "algorithm.name") == 0) l->col = axes[a];
+    for (int a = 0; a < naxes && !l->row; a++)
+        if (axes[a] != l->col) l->row = axes[a];
+    if (!l->row) { /* a single axis: list it down */
+        l->row = l->col;
+        l->col = NULL;
+    }
+    for (int a = 0; a < naxes; a++) {
+        l->workers_axis |= strcmp(axes[a], "cluster.workers") == 0;
+        if (axes[a] != l->col && axes[a] != l->row) l->extra[l->nextra++] = axes[a];
+    }
+}
+
+/* The tables of one combination of the extra axes' values (fvals). */
+static void print_combination(srun_t *runs, int n, const layout_t *l, const char **fvals)
+{
+    static const struct { quantity_t q; const char *title; } qs[] = {
+        {Q_VAL_ERROR, "final val_error"}, {Q_VTIME, "virtual time, s"},
+        {Q_EFFICIENCY, "scaling efficiency (throughput per worker / at fewest workers)"}};
+    for (int qi = 0; qi < 3; qi++) {
+        if (qs[qi].q == Q_EFFICIENCY && !l->workers_axis) continue;
+        printf("\n%s (mean \u00b1 std over seeds, n runs)", qs[qi].title);
+        for (int e = 0; e < l->nextra; e++) {
+            printf("%s ", e ? "," : " with");
+            report_print_escaped(l->extra[e]);
+            printf("=");
+            report_print_escaped(fvals[e]);
+        }
+        printf("\n");
+        pivot(runs, n, l->row, l->col, l->extra, fvals, l->nextra, qs[qi].q);
+    }
+}
+
+/* Every combination of the extra axes' values, odometer order. */
+static void print_combinations(srun_t *runs, int n, const layout_t *l)
+{
+    char ***ev = sgd_xcalloc((size_t)l->nextra + 1, sizeof *ev);
+    int *nev = sgd_xcalloc((size_t)l->nextra + 1, sizeof *nev);
+    int *digit = sgd_xcalloc((size_t)l->nextra + 1, sizeof *digit);
+    const char **fvals = sgd_xcalloc((size_t)l->nextra + 1, sizeof *fvals);
+    for (int e = 0; e < l->nextra; e++) ev[e] = distinct_values(runs, n, l->extra[e], &nev[e]);
+    for (;;) {
+        for (int e = 0; e < l->nextra; e++) fvals[e] = ev[e][digit[e]];
+        print_combination(runs, n, l, fvals);
+        int e = l->nextra - 1;
+        while (e >= 0 && ++digit[e] == nev[e]) digit[e--] = 0;
+        if (e < 0) break;
+    }
+    for (int e = 0; e < l->nextra; e++) free(ev[e]);
+    free(fvals);
+    free(ev);
+    free(nev);
+    free(digit);
+}
+
+static void report_group(srun_t *runs, int n)
+{
+    int naxes;
+    const char **axes = find_axes(runs, n, &naxes);
+    printf("\nSweep: scenario \"");
+    report_print_escaped(runs[0].scenario);
+    printf("\", %d finished runs", n);
+    if (naxes == 0) printf(", no axis besides the seed (repeats or seeds only)\n");
+    else print_axes(runs, n, axes, naxes);
+    layout_t l;
+    choose_layout(axes, naxes, &l);
+    print_combinations(runs, n, &l);
+    free(l.extra);
+    free(axes);
+}
+
+/* runs.sweep_axes (a JSON array of key paths, or NULL) into r; anything else reads as no
+ * stored axes. */
+static void parse_axes(const char *json, srun_t *r)
+{
+    cJSON *a = json ? cJSON_Parse(json) : NULL;
+    r->has_axes = cJSON_IsArray(a);
+    for (const cJSON *e = r->has_axes ? a->child : NULL; e; e = e->next) {
+        if (!cJSON_IsString(e)) continue;
+        r->axes = sgd_xrealloc(r->axes, (size_t)(r->naxes + 1) * sizeof *r->axes);
+        r->axes[r->naxes++] = sgd_xstrdup(e->valuestring);
+    }
+    cJSON_Delete(a);
+}
+
+static double column_or_nan(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* The run at st's current row (RDB_Q_SWEEP_RUNS' columns).  Throughput per worker: samples
+ * per virtual second over the workers, the samples being the gradients applied (the
+ * staleness histogram's total in the parameter-server family; updates x workers in the
+ * synchronous algorithms, which write none) times batch.per_worker. */
+static void load_run(sqlite3_stmt *st, srun_t *r)
+{
+    memset(r, 0, sizeof *r);
+    const char *sc = (const char *)sqlite3_column_text(st, 0);
+    r->scenario = sgd_xstrdup(sc ? sc : "");
+    cJSON *cfg = cJSON_Parse((const char *)sqlite3_column_text(st, 1));
+    if (cfg) flatten(cfg, "", &r->cfg, &r->ncfg);
+    cJSON_Delete(cfg);
+    r->vtime_s = sqlite3_column_double(st, 2);
+    double updates = (double)sqlite3_column_int64(st, 3);
+    r->workers = sqlite3_column_int64(st, 4);
+    r->val_error = column_or_nan(st, 5);
+    double b = column_or_nan(st, 6), grads = column_or_nan(st, 8);
+    if (isnan(grads)) grads = updates * (double)r->workers;
+    r->per_worker_rate = r->vtime_s > 0 && r->workers > 0
+                             ? grads * b / r->vtime_s / (double)r->workers : NAN;
+    parse_axes((const char *)sqlite3_column_text(st, 7), r);
+}
+
+static void free_run(srun_t *r)
+{
+    for (int k = 0; k < r->ncfg; k++) free(r->cfg[k].key), free(r->cfg[k].value);
+    for (int a = 0; a < r->naxes; a++) free(r->axes[a]);
+    free(r->cfg);
+    free(r->axes);
+    free(r->scenario);
+}
+
+int report_sweeps(rdb_t *db)
+{
+    sqlite3_stmt *st = NULL;
+    sgd_err_t err = {{0}};
+    if (rdb_read_prepare(db, RDB_Q_SWEEP_RUNS, &st, &err))
+        return cli_bad_input("report: %s", err.msg);
+    srun_t *runs = NULL;
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        runs = sgd_xrealloc(runs, (size_t)(n + 1) * sizeof *runs);
+        load_run(st, &runs[n++]);
+    }
+    sqlite3_finalize(st);
+    int ngroups = 0;
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && strcmp(runs[j].scenario, runs[i].scenario) == 0) j++;
+        if (j - i >= 2) {
+            report_group(runs + i, j - i);
+            ngroups++;
+        }
+        i = j;
+    }
+    if (ngroups == 0) printf("\nNo sweeps (no scenario has two or more finished runs).\n");
+    for (int i = 0; i < n; i++) free_run(&runs[i]);
+    free(runs);
+    return SGD_EXIT_OK;
+}

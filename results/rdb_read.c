@@ -1,0 +1,284 @@
+/* Reading a results database (rdb_read.h): the named queries of the subcommands, and the
+ * questions with one answer.  The finished-run rule is RDB_FINISHED_RULE (rdb_reader.h), the
+ * text the finished_runs view is made of, spelled into each query rather than read through
+ * the view, because a reader of a schema 2 file has no view to read. */
+#include "results/rdb_read.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/rdb_internal.h"
+#include "results/rdb_reader.h"
+
+/* The final value of metric NAME (an SQL string literal) of the run aliased r. */
+#define FINAL_VALUE_SQL(NAME)                                                                  \
+    "(SELECT m.value FROM metrics m WHERE m.run_id = r.id AND m.name = " NAME                  \
+    "   ORDER BY m.update_idx DESC LIMIT 1)"
+
+/* The sweep runs' query; sweep_axes is a column from schema 3 on. */
+#define SWEEP_RUNS_SQL(AXES)                                                                   \
+    "SELECT r.scenario, r.config_json, r.vtime_ns / 1e9, r.updates, r.workers, "             \
+    FINAL_VALUE_SQL("'val_error'") ","                                                       \
+    " json_extract(r.config_json, '$.batch.per_worker'), " AXES ","                           \
+    " (SELECT sum(s.count) FROM staleness s WHERE s.run_id = r.id)"                          \
+    " FROM runs r WHERE r." RDB_FINISHED_RULE " ORDER BY r.scenario, r.id"
+
+/* The queries of rdb_query_t, in its order (their columns are documented there). */
+static const char *const query_sql[] = {
+    [RDB_Q_METRIC_NAMES] = "SELECT DISTINCT name FROM metrics ORDER BY name",
+    [RDB_Q_RUN_METRIC_NAMES] =
+        "SELECT DISTINCT name FROM metrics WHERE run_id = ?1 ORDER BY name",
+    [RDB_Q_RUNS] = "SELECT id, substr(run_key, 1, 12), scenario, algorithm, workers,"
+                   " status, updates, vtime_ns / 1e9 FROM runs ORDER BY id",
+    [RDB_Q_FINAL_VALUE] = "SELECT value, nonfinite FROM metrics WHERE run_id = ?1 AND"
+                          " name = ?2 ORDER BY update_idx DESC LIMIT 1",
+    [RDB_Q_STALENESS] = "SELECT sum(tau * count) * 1.0 / sum(count), max(tau)"
+                        " FROM staleness WHERE run_id = ?1 AND count > 0",
+    [RDB_Q_TRAFFIC] = "SELECT sum(sent_bytes) / 1e6, sum(sent_msgs),"
+                      " sum(skipped_bytes) / 1e6 FROM traffic WHERE run_id = ?1",
+    [RDB_Q_LATEST_FINISHED] =
+        "SELECT id, run_key, scenario, algorithm, workers, seed, status, vtime_ns, digest,"
+        " blas_core FROM runs WHERE id IN (SELECT max(id) FROM runs WHERE " RDB_FINISHED_RULE
+        " GROUP BY run_key) ORDER BY scenario, algorithm, workers, seed, run_key",
+    [RDB_Q_FINISHED_OF_KEY] = "SELECT id, status, vtime_ns, digest, blas_core FROM runs WHERE"
+                              " run_key = ?1 AND " RDB_FINISHED_RULE " ORDER BY id DESC LIMIT 1",
+    [RDB_Q_SWEEP_RUNS] = SWEEP_RUNS_SQL("r.sweep_axes"),
+    [RDB_Q_TABLES] = "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view')"
+                     " AND name NOT LIKE 'sqlite_%' ORDER BY name",
+};
+
+/* RDB_Q_SWEEP_RUNS on a file older than schema 3, which has no sweep_axes. */
+static const char sweep_runs_v2_sql[] = SWEEP_RUNS_SQL("NULL");
+
+static int prepare_sql(rdb_t *db, const char *sql, sqlite3_stmt **st, sgd_err_t *err)
+{
+    *st = NULL;
+    if (sqlite3_prepare_v2(db->db, sql, -1, st, NULL) != SQLITE_OK)
+        return rdb_sqlerr(db, "cannot read", err);
+    return 0;
+}
+
+int rdb_read_prepare(rdb_t *db, rdb_query_t q, sqlite3_stmt **st, sgd_err_t *err)
+{
+    SGD_ASSERT((size_t)q < sizeof query_sql / sizeof query_sql[0] && query_sql[q]);
+    const char *sql = query_sql[q];
+    if (q == RDB_Q_SWEEP_RUNS && db->version < 3) sql = sweep_runs_v2_sql;
+    return prepare_sql(db, sql, st, err);
+}
+
+int rdb_read_prepare_all(rdb_t *db, const char *name, sqlite3_stmt **st, sgd_err_t *err)
+{
+    /* An identifier quoted the SQL way: a double quote inside is doubled. */
+    size_t n = strlen(name), len = 0;
+    char *sql = sgd_xmalloc(2 * n + 32);
+    len += (size_t)snprintf(sql, 2 * n + 32, "SELECT * FROM \"");
+    for (size_t i = 0; i < n; i++) {
+        if (name[i] == '"') sql[len++] = '"';
+        sql[len++] = name[i];
+    }
+    snprintf(sql + len, 2 * n + 32 - len, "\"");
+    *st = NULL;
+    int rc = sqlite3_prepare_v2(db->db, sql, -1, st, NULL);
+    free(sql);
+    return rc == SQLITE_OK ? 0 : rdb_sqlerr(db, name, err);
+}
+
+/* Steps a statement that answers with one row or none: 1 row, 0 none, -1 error. */
+static int step_once(rdb_t *db, sqlite3_stmt *st, const char *what, sgd_err_t *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) return 1;
+    if (rc == SQLITE_DONE) return 0;
+    return rdb_sqlerr(db, what, err);
+}
+
+bool rdb_has_metric(rdb_t *db, const char *name)
+{
+    sqlite3_stmt *st = NULL;
+    bool found = false;
+    if (sqlite3_prepare_v2(db->db, "SELECT 1 FROM metrics WHERE name = ?1 LIMIT 1", -1, &st,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        found = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+int rdb_key_finished(rdb_t *db, const char *run_key, bool *done, sgd_err_t *err)
+{
+    sqlite3_stmt *st = NULL;
+    *done = false;
+    if (sqlite3_prepare_v2(db->db, "SELECT 1 FROM runs WHERE run_key = ?1 AND "
+                           RDB_FINISHED_RULE " LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return rdb_sqlerr(db, "cannot read runs", err);
+    sqlite3_bind_text(st, 1, run_key, -1, SQLITE_STATIC);
+    int rc = step_once(db, st, "cannot read runs", err);
+    sqlite3_finalize(st);
+    *done = rc == 1;
+    return rc < 0 ? -1 : 0;
+}
+
+int rdb_delete_unfinished(rdb_t *db, const char *run_key, int *ndeleted, sgd_err_t *err)
+{
+    static const char what[] = "cannot remove an unfinished earlier run of a point";
+    sqlite3_stmt *st = NULL;
+    *ndeleted = 0;
+    if (rdb_exec(db, "BEGIN IMMEDIATE", what, err)) return -1;
+    if (sqlite3_prepare_v2(db->db, "DELETE FROM runs WHERE run_key = ?1 AND status IN"
+                                   " ('running', 'failed')", -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_text(st, 1, run_key, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE) goto fail;
+    *ndeleted = sqlite3_changes(db->db);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_exec(db->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) goto fail;
+    return 0;
+fail:
+    rdb_sqlerr(db, what, err);
+    sqlite3_finalize(st);
+    rdb_rollback(db);
+    return -1;
+}
+
+int rdb_finished_keys_not_in(rdb_t *db, rdb_t *other, int *count, sgd_err_t *err)
+{
+    sqlite3_stmt *keys = NULL, *in_other = NULL;
+    *count = 0;
+    int rc = prepare_sql(db, "SELECT run_key FROM runs WHERE " RDB_FINISHED_RULE
+                             " GROUP BY run_key", &keys, err);
+    if (rc == 0)
+        rc = prepare_sql(other, "SELECT 1 FROM runs WHERE run_key = ?1 AND "
+                                RDB_FINISHED_RULE " LIMIT 1", &in_other, err);
+    while (rc == 0 && sqlite3_step(keys) == SQLITE_ROW) {
+        sqlite3_bind_value(in_other, 1, sqlite3_column_value(keys, 0));
+        int found = step_once(other, in_other, "cannot read runs", err);
+        if (found < 0) rc = -1;
+        if (found == 0) (*count)++;
+        sqlite3_reset(in_other);
+    }
+    sqlite3_finalize(in_other);
+    sqlite3_finalize(keys);
+    return rc;
+}
+
+/* Appends the statement's current row (update_idx, vtime_ns, value, nonfinite) to s. */
+static void series_append(rdb_series_t *s, int *cap, sqlite3_stmt *st)
+{
+    if (s->n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        s->update = sgd_xrealloc(s->update, (size_t)*cap * sizeof *s->update);
+        s->vtime = sgd_xrealloc(s->vtime, (size_t)*cap * sizeof *s->vtime);
+        s->value = sgd_xrealloc(s->value, (size_t)*cap * sizeof *s->value);
+        s->kind = sgd_xrealloc(s->kind, (size_t)*cap);
+    }
+    s->update[s->n] = sqlite3_column_int64(st, 0);
+    s->vtime[s->n] = sqlite3_column_int64(st, 1);
+    const char *nf = (const char *)sqlite3_column_text(st, 3);
+    s->kind[s->n] = nf ? nf[0] : 0;
+    s->value[s->n] = nf ? NAN : sqlite3_column_double(st, 2);
+    s->n++;
+}
+
+int rdb_read_series(rdb_t *db, int64_t run, const char *name, rdb_series_t *s, sgd_err_t *err)
+{
+    memset(s, 0, sizeof *s);
+    sqlite3_stmt *st = NULL;
+    if (prepare_sql(db, "SELECT update_idx, vtime_ns, value, nonfinite FROM metrics"
+                        " WHERE run_id = ?1 AND name = ?2 ORDER BY update_idx", &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    int cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) series_append(s, &cap, st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : rdb_sqlerr(db, "cannot read a series", err);
+}
+
+void rdb_series_free(rdb_series_t *s)
+{
+    free(s->update);
+    free(s->vtime);
+    free(s->value);
+    free(s->kind);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- curves --------------------------------------------------------------------------- */
+
+static bool is_runs_column(rdb_t *db, const char *name)
+{
+    sqlite3_stmt *st = NULL;
+    bool found = false;
+    if (sqlite3_prepare_v2(db->db, "SELECT 1 FROM pragma_table_info('runs') WHERE name = ?1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        found = sqlite3_step(st) == SQLITE_ROW;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* The SQL expression for one group key: runs columns as they are, dotted keys from the
+ * configuration (only if some run has them); false for anything else. */
+static bool group_expr(rdb_t *db, const char *k, char *expr, size_t size)
+{
+    /* Only names made of these characters reach the SQL text. */
+    static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_.";
+    if (strspn(k, word) != strlen(k) || strlen(k) + 40 > size) return false;
+    if (strcmp(k, "lambda") == 0) {
+        /* The papers' name for the number of clients; runs.workers holds it. */
+        snprintf(expr, size, "r.workers");
+        return true;
+    }
+    if (is_runs_column(db, k)) {
+        snprintf(expr, size, "r.\"%s\"", k);
+        return true;
+    }
+    if (!strchr(k, '.')) return false;
+    snprintf(expr, size, "json_extract(r.config_json, '$.%s')", k);
+    char probe[700];
+    snprintf(probe, sizeof probe, "SELECT 1 FROM runs r WHERE %s IS NOT NULL LIMIT 1", expr);
+    sqlite3_stmt *p = NULL;
+    bool ok = sqlite3_prepare_v2(db->db, probe, -1, &p, NULL) == SQLITE_OK &&
+              sqlite3_step(p) == SQLITE_ROW;
+    sqlite3_finalize(p);
+    return ok;
+}
+
+bool rdb_curve_key_known(rdb_t *db, const char *key)
+{
+    char expr[512];
+    return group_expr(db, key, expr, sizeof expr);
+}
+
+int rdb_read_prepare_curves(rdb_t *db, const char *metric, const char *const *keys, int nkeys,
+                            sqlite3_stmt **st, sgd_err_t *err)
+{
+    char group[2048] = "r.id";
+    size_t len = 0;
+    for (int i = 0; i < nkeys; i++) {
+        char expr[512];
+        if (!group_expr(db, keys[i], expr, sizeof expr))
+            return sgd_errf(err, "%s: \"%s\" is neither a column of runs nor a configuration "
+                            "key of any run", db->path, keys[i]);
+        int n = snprintf(group + len, sizeof group - len, "%s%s", i ? ", " : "", expr);
+        if (n < 0 || (size_t)n >= sizeof group - len)
+            return sgd_errf(err, "%s: too many group keys", db->path);
+        len += (size_t)n;
+    }
+    char sql[8192];
+    snprintf(sql, sizeof sql,
+             "SELECT %s, m.update_idx, avg(m.vtime_ns) / 1e9, avg(m.value), count(*)"
+             " FROM metrics m JOIN runs r ON r.id = m.run_id"
+             " WHERE m.name = ?1 AND m.value IS NOT NULL AND r." RDB_FINISHED_RULE
+             " GROUP BY %s, m.update_idx ORDER BY %s, m.update_idx",
+             group, group, group);
+    if (prepare_sql(db, sql, st, err)) return -1;
+    sqlite3_bind_text(*st, 1, metric, -1, SQLITE_TRANSIENT);
+    return 0;
+}
