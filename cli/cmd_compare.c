@@ -1,5 +1,5 @@
-/* `sgdsim compare BASELINE.db CANDIDATE.db [--rtol X] [--metrics a,b,...] [--match-on KEYS |
- * --ignore KEYS]`: the regression test for algorithm changes and the A/B of a
+/* `sgdsim compare BASELINE.db CANDIDATE.db [--rtol X] [--metrics a,b,...] [--match-on KEYS]
+ * [--ignore KEYS]`: the regression test for algorithm changes and the A/B of a
  * hyper-parameter.  Runs are matched by run key, or on configuration keys
  * (cli/compare_match.h); for each matched pair the status, the final virtual time and every
  * metric's whole series (update index, virtual time, value) are compared and classified
@@ -30,7 +30,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: sgdsim compare BASELINE.db CANDIDATE.db [--rtol X] [--metrics a,b,...]\n"
-        "                      [--match-on KEYS | --ignore KEYS] [--csv | --json]\n\n"
+        "                      [--match-on KEYS] [--ignore KEYS] [--csv | --json]\n\n"
         "Matches the finished runs of the two databases and compares, per run, the status,\n"
         "the final virtual time (vtime_s) and every metric's series: same / differs within\n"
         "tolerance (|a-b| <= X * max(|a|,|b|) for every value and virtual time) / differs\n"
@@ -41,8 +41,8 @@ static void usage(FILE *f)
         "  --metrics a,b,...  compare only these metrics (vtime_s and status always)\n"
         "  --match-on KEYS    runs match when these configuration keys (a.b,c.d) and the\n"
         "                     seed agree (default: the whole configuration, the run key)\n"
-        "  --ignore KEYS      runs match on the whole configuration but these keys\n"
-        "                     (--ignore seed: the seed too)\n"
+        "  --ignore KEYS      runs match on the whole configuration but these keys;\n"
+        "                     (with --match-on: only seed, to leave it out of the match)\n"
         "  --csv | --json     machine-readable output of the per-run table\n\n"
         "exit codes: 0 nothing worse, missing or ambiguous; 1 something worse, missing or\n"
         "ambiguous; 2 bad input (not a results database, unknown metric or key, bad --rtol)\n");

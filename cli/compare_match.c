@@ -96,7 +96,8 @@ static void config_remove(cJSON *root, const char *path)
         head[len] = '\0';
         parent = config_at(root, head);
     }
-    if (cJSON_IsObject(parent)) cJSON_DeleteItemFromObjectCaseSensitive(parent, dot ? dot + 1 : path);
+    if (cJSON_IsObject(parent))
+        cJSON_DeleteItemFromObjectCaseSensitive(parent, dot ? dot + 1 : path);
 }
 
 static bool side_has_key(const cmp_side_t *s, const char *k)
@@ -118,10 +119,15 @@ static int check_keys(const cmp_keys_t *keys, const char *opt, const cmp_side_t 
 
 int cmp_match_check(const cmp_match_t *m, const cmp_side_t *b, const cmp_side_t *c)
 {
-    for (int i = 0; i < m->ignore.n; i++)
-        if (keys_have(&m->match_on, m->ignore.v[i]))
-            return cli_bad_input("compare: --ignore %s: the key is also in --match-on",
-                                 m->ignore.v[i]);
+    for (int i = 0; i < m->ignore.n; i++) {
+        const char *k = m->ignore.v[i];
+        if (keys_have(&m->match_on, k))
+            return cli_bad_input("compare: --ignore %s: the key is also in --match-on", k);
+        /* --match-on leaves out every other key already: ignoring one would do nothing. */
+        if (m->match_on.n && strcmp(k, "seed") != 0)
+            return cli_bad_input("compare: --ignore %s: with --match-on only the seed can be "
+                                 "ignored (the other keys are not matched on)", k);
+    }
     int rc = check_keys(&m->match_on, "--match-on", b, c);
     return rc ? rc : check_keys(&m->ignore, "--ignore", b, c);
 }

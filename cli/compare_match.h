@@ -60,8 +60,9 @@ void cmp_keys_free(cmp_keys_t *keys);
 int cmp_side_load(cmp_side_t *s);
 void cmp_side_free(cmp_side_t *s);
 
-/* Every key of m must be a configuration key of some run of b or c, and none both matched
- * on and ignored; 0, or the exit code after the message naming the option and key. */
+/* Every key of m must be a configuration key of some run of b or c, none both matched on
+ * and ignored, and with --match-on only the seed ignored; 0, or the exit code after the
+ * message naming the option and key. */
 int cmp_match_check(const cmp_match_t *m, const cmp_side_t *b, const cmp_side_t *c);
 
 /* Gives every run of s its signature under m and sorts s->by_sig. */

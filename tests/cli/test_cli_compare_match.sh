@@ -74,7 +74,8 @@ grep -q "matched on optimizer.lr (4 missing" "$TMP/amb2.txt" || fail "--ignore s
 # Each case: the arguments, then the option the message must name.
 for case in "--ignore optimizer.lrr|--ignore optimizer.lrr" "--match-on cluster.workerz|--match-on cluster.workerz" \
             "--match-on cluster.workers,nope.x|--match-on nope.x" "--ignore optimizer..lr|--ignore optimizer..lr" \
-            "--ignore ,seed|--ignore ,seed" "--match-on seed --ignore seed|--ignore seed"; do
+            "--ignore ,seed|--ignore ,seed" "--match-on seed --ignore seed|--ignore seed" \
+            "--match-on cluster.workers --ignore optimizer.lr|--ignore optimizer.lr: with --match-on"; do
   args=${case%%|*}; needle=${case#*|}
   # shellcheck disable=SC2086
   out=$("$SGDSIM" compare "$B" "$C" $args 2>"$TMP/err.txt"); rc=$?
