@@ -96,8 +96,8 @@ static cmp_verdict_t final_direction(const rdb_series_t *a, const rdb_series_t *
     return direction(a->value[i], b->value[j], sense);
 }
 
-/* Whether the two series differ in shape (row count, update indices, finiteness); if so,
- * detail says where. */
+/* Whether the two series differ in shape (row count, update indices, which values are
+ * finite and which non-finite value); if so, detail says where. */
 static bool shape_differs(const rdb_series_t *a, const rdb_series_t *b, char *detail,
                           size_t size)
 {
@@ -111,9 +111,11 @@ static bool shape_differs(const rdb_series_t *a, const rdb_series_t *b, char *de
                      (long long)b->update[i]);
             return true;
         }
-        if ((a->kind[i] != 0) != (b->kind[i] != 0)) {
-            snprintf(detail, size, "update %lld: %s vs %s", (long long)a->update[i],
-                     a->kind[i] ? "non-finite" : "finite", b->kind[i] ? "non-finite" : "finite");
+        if (a->kind[i] != b->kind[i]) {
+            char va[32], vb[32];
+            value_text(a, i, va, sizeof va);
+            value_text(b, i, vb, sizeof vb);
+            snprintf(detail, size, "update %lld: %s vs %s", (long long)a->update[i], va, vb);
             return true;
         }
     }
@@ -132,10 +134,9 @@ static series_diff_t diff_rows(const rdb_series_t *a, const rdb_series_t *b)
 {
     series_diff_t d = {.identical = true};
     for (int i = 0; i < a->n; i++) {
-        bool finite = !a->kind[i];
+        bool finite = !a->kind[i]; /* and b's: same shape */
         if (finite && memcmp(&a->value[i], &b->value[i], sizeof(double)) != 0)
             d.identical = false;
-        if (!finite && a->kind[i] != b->kind[i]) d.identical = false;
         if (a->vtime[i] != b->vtime[i]) d.identical = false;
         double dv = finite ? rel_diff(a->value[i], b->value[i]) : 0.0;
         double dt = rel_diff((double)a->vtime[i], (double)b->vtime[i]);

@@ -49,6 +49,13 @@ sqlite3 "$TMP/div.db" "UPDATE runs SET status = 'diverged' WHERE workers = 1 AND
 [ "$rc" = 1 ] || fail "a diverged candidate exits $rc"
 grep -q 'csgd P=1 seed=1,status,worse,complete -> diverged' "$TMP/div.csv" || fail "diverged status: $(grep ',status,' "$TMP/div.csv")"
 "$SGDSIM" compare "$TMP/div.db" "$C" --csv 2>/dev/null | grep -q 'csgd P=1 seed=1,status,better,diverged -> complete' || fail "recovered status is not better"
+# A loss that ends non-finite is the worst a loss can be; nan against inf differs in shape.
+sqlite3 "$TMP/div.db" "UPDATE metrics SET value = NULL, nonfinite = 'nan' WHERE name = 'val_loss' AND update_idx = 60 AND run_id = (SELECT id FROM runs WHERE workers = 1 AND seed = 1)"
+"$SGDSIM" compare "$C" "$TMP/div.db" --csv 2>/dev/null | grep -q 'csgd P=1 seed=1,val_loss,worse,final [0-9.e-]* -> nan; update 60: [0-9.e-]* vs nan' || fail "a nan final loss is not worse: $("$SGDSIM" compare "$C" "$TMP/div.db" --csv 2>/dev/null | grep 'seed=1,val_loss')"
+"$SGDSIM" compare "$TMP/div.db" "$C" --csv 2>/dev/null | grep -q 'csgd P=1 seed=1,val_loss,better,' || fail "a finite loss after a nan one is not better"
+cp "$TMP/div.db" "$TMP/inf.db"
+sqlite3 "$TMP/inf.db" "UPDATE metrics SET nonfinite = 'inf' WHERE nonfinite = 'nan'"
+"$SGDSIM" compare "$TMP/div.db" "$TMP/inf.db" --rtol 0.5 --csv 2>/dev/null | grep -q 'csgd P=1 seed=1,val_loss,differs,final nan -> inf; update 60: nan vs inf' || fail "nan against inf: $("$SGDSIM" compare "$TMP/div.db" "$TMP/inf.db" --rtol 0.5 --csv 2>/dev/null | grep 'seed=1,val_loss')"
 
 # --match-on cluster.workers (the seed is part of every match): the same pairs.
 "$SGDSIM" compare "$B" "$C" --match-on cluster.workers --csv > "$TMP/on.csv" 2>"$TMP/on.err"
