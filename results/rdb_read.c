@@ -282,3 +282,14 @@ int rdb_read_prepare_curves(rdb_t *db, const char *metric, const char *const *ke
     sqlite3_bind_text(*st, 1, metric, -1, SQLITE_TRANSIENT);
     return 0;
 }
+
+/* ---- compare: finished runs with their configurations ----------------------------------- */
+
+int rdb_read_prepare_finished_configs(rdb_t *db, sqlite3_stmt **st, sgd_err_t *err)
+{
+    return prepare_sql(db, "SELECT id, run_key, scenario, algorithm, workers, seed, status,"
+                           " vtime_ns, blas_core, config_json FROM runs WHERE id IN"
+                           " (SELECT max(id) FROM runs WHERE " RDB_FINISHED_RULE
+                           " GROUP BY run_key) ORDER BY scenario, algorithm, workers, seed,"
+                           " run_key", st, err);
+}

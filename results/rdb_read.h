@@ -110,4 +110,11 @@ bool rdb_curve_key_known(rdb_t *db, const char *key);
 int rdb_read_prepare_curves(rdb_t *db, const char *metric, const char *const *keys, int nkeys,
                             sqlite3_stmt **st, sgd_err_t *err);
 
+/* ---- compare: finished runs with their configurations ----------------------------------- */
+
+/* Prepares the latest finished run of each run key, by scenario, algorithm, workers, seed and
+ * key, with its configuration, for matching runs on configuration keys.  Columns: id,
+ * run_key, scenario, algorithm, workers, seed, status, vtime_ns, blas_core, config_json. */
+int rdb_read_prepare_finished_configs(rdb_t *db, sqlite3_stmt **st, sgd_err_t *err);
+
 #endif

@@ -54,12 +54,12 @@ sqlite3 "$TMP/st.db" "INSERT INTO staleness VALUES (1, 0, 3), (1, 2, 1)"
 # compare
 cp "$DB" "$TMP/c.db"
 out=$("$SGDSIM" compare "$DB" "$TMP/c.db") || fail "compare of identical databases exits $?: $out"
-case "$out" in *"0 regressed, 0 missing"*) ;; *) fail "compare identical: $out" ;; esac
+case "$out" in *"0 worse, 0 differ, 0 missing"*) ;; *) fail "compare identical: $out" ;; esac
 sqlite3 "$TMP/c.db" "UPDATE metrics SET value = value * 1.001 WHERE name = 'val_loss' AND update_idx = 60 AND run_id = (SELECT min(id) FROM runs WHERE workers = 2)"
 "$SGDSIM" compare "$DB" "$TMP/c.db" > "$TMP/cmp.txt"; rc=$?
 [ "$rc" = 1 ] || fail "compare with a regression exits $rc"
-[ "$(grep -c "  regressed  " "$TMP/cmp.txt")" = 1 ] || fail "compare: not exactly one regressed row: $(grep regressed "$TMP/cmp.txt")"
-grep regressed "$TMP/cmp.txt" | grep -q val_loss || fail "compare: regressed row is not val_loss"
+[ "$(grep -c "  worse  " "$TMP/cmp.txt")" = 1 ] || fail "compare: not exactly one worse row: $(grep worse "$TMP/cmp.txt")"
+grep "  worse  " "$TMP/cmp.txt" | grep -q val_loss || fail "compare: the worse row is not val_loss"
 "$SGDSIM" compare "$DB" "$TMP/c.db" --rtol 0.01 > "$TMP/cmp.txt" || fail "compare --rtol 0.01 exits $?"
 grep -q "within tolerance" "$TMP/cmp.txt" || fail "compare --rtol: no 'within tolerance'"
 "$SGDSIM" compare "$DB" "$TMP/c.db" --metrics val_error,train_loss >/dev/null || fail "compare --metrics without val_loss exits $?"
