@@ -28,6 +28,7 @@
 #ifndef SGDSIM_RESULTS_RDB_H
 #define SGDSIM_RESULTS_RDB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <sqlite3.h>
@@ -68,6 +69,11 @@ sqlite3 *rdb_handle(rdb_t *db);
 
 /* The path the handle was opened with (owned by the handle). */
 const char *rdb_path(const rdb_t *db);
+
+/* *finished: whether db holds a finished run (status 'complete' or 'diverged') with this
+ * run key, which is what makes a sweep point done (rdb_point.c).  Works on a read-only
+ * handle. */
+int rdb_run_key_finished(rdb_t *db, const char *run_key, bool *finished, sgd_err_t *err);
 
 /* Provenance of one run.  Any string may be NULL (stored as SQL NULL). */
 typedef struct rdb_run_info {
