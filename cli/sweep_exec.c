@@ -172,7 +172,7 @@ typedef struct pool {
     const char *self;     /* this executable, which the points run */
     sqlite3 *h;       /* x->db */
     slot_t *slots;    /* x->jobs slots; pid 0 = free */
-    int nrunning, next, finished, skipped, nfailed, ndiverged;
+    int nrunning, next, finished, skipped, nfailed, ndiverged, ninvalid;
     int rc;
     bool stop_launching, forwarded;
     double t_start;
@@ -247,8 +247,14 @@ static void point_finished(pool_t *p, int s, int status)
                        : code == SGD_EXIT_DIVERGED ? "diverged"
                        : code == SGD_EXIT_BAD_INPUT ? "bad input" : "failed";
     if (code == SGD_EXIT_DIVERGED) p->ndiverged++;
-    if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) p->nfailed++;
-    if (code == SGD_EXIT_BAD_INPUT) {
+    if (code == SGD_EXIT_BAD_INPUT && p->x->skip_invalid) {
+        p->ninvalid++; /* its own message is on stderr already; the others may be fine */
+    } else if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) {
+        p->nfailed++;
+    }
+    if (code == SGD_EXIT_BAD_INPUT && p->x->skip_invalid) {
+        /* counted above; not in the exit code */
+    } else if (code == SGD_EXIT_BAD_INPUT) {
         /* The same mistake (a missing data file, a batch larger than the data) would fail
          * the remaining points too: stop starting new ones. */
         p->stop_launching = true;
@@ -295,10 +301,12 @@ static bool reap_one(pool_t *p)
 static void print_totals(const pool_t *p)
 {
     if (p->x->quiet) return;
-    fprintf(stderr, "sweep: %s%d point%s run (%d complete, %d diverged, %d failed), %d already "
-            "done%s\n", p->x->who, p->finished, p->finished == 1 ? "" : "s",
-            p->finished - p->ndiverged - p->nfailed, p->ndiverged, p->nfailed,
-            p->nalready + p->skipped,
+    int ndone = p->finished - p->nfailed - p->ninvalid, ninvalid = p->ninvalid + p->x->ninvalid;
+    fprintf(stderr, "sweep: %s%d point%s done (%d complete, %d diverged), %d failed",
+            p->x->who, ndone, ndone == 1 ? "" : "s", ndone - p->ndiverged, p->ndiverged,
+            p->nfailed);
+    if (ninvalid || p->x->skip_invalid) fprintf(stderr, ", %d invalid", ninvalid);
+    fprintf(stderr, ", %d already done%s\n", p->nalready + p->skipped,
             stop_signal ? "; interrupted" : p->next < p->n ? "; stopped early" : "");
 }
 
