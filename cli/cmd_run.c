@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -28,6 +29,8 @@ typedef struct run_sink {
     /* progress display */
     bool progress;
     struct timespec t0, last_print;
+    int progress_fd;            /* --progress-fd: "UPDATE TOTAL" lines for a sweep; 0 = none */
+    struct timespec last_report;
     double final_val_error, final_val_loss, final_train_loss;
     bool have_val;
 } run_sink_t;
@@ -86,14 +89,29 @@ static int sink_staleness(void *arg, int64_t tau, int64_t count, sgd_err_t *err)
     return rdb_staleness(r->db, r->run_id, tau, count, err);
 }
 
-/* Progress on stderr when it is a terminal: wall-clock is used here for display only. */
+/* "UPDATE TOTAL\n" for a sweep's live display, at most every 0.1 s and at the last update.
+ * The pipe does not block (the sweep made it so): a line that does not fit is dropped. */
+static void report_progress(run_sink_t *r, int64_t update, const struct timespec *now)
+{
+    if (seconds_between(&r->last_report, now) < 0.1 && update < r->scn->stop_updates) return;
+    r->last_report = *now;
+    char line[64];
+    int n = snprintf(line, sizeof line, "%lld %lld\n", (long long)update,
+                     (long long)r->scn->stop_updates);
+    if (write(r->progress_fd, line, (size_t)n) < 0) { /* EAGAIN or gone: nothing to do */ }
+}
+
+/* Progress on stderr when it is a terminal, and into --progress-fd: wall-clock is used here
+ * for display only. */
 static void sink_progress(void *arg, int64_t update, int64_t vtime_ns, double loss,
                           uint64_t events)
 {
     run_sink_t *r = arg;
-    if (!r->progress) return;
+    if (!r->progress && !r->progress_fd) return;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
+    if (r->progress_fd) report_progress(r, update, &now);
+    if (!r->progress) return;
     if (seconds_between(&r->last_print, &now) < 0.2 && update < r->scn->stop_updates) return;
     r->last_print = now;
     double wall = seconds_between(&r->t0, &now);
@@ -147,7 +165,9 @@ static void usage(FILE *f)
             "  --trace-window T0:T1  keep only spans overlapping virtual seconds [T0, T1]\n"
             "                        (either side may be empty: 2.5: or :10)\n"
             "  --trace-max-events N  write at most N events: spans, flows, counter samples\n"
-            "                        (default 1000000; 0 = no limit)\n\n"
+            "                        (default 1000000; 0 = no limit)\n"
+            "  --progress-fd N       write \"UPDATE TOTAL\" lines to open file descriptor N as\n"
+            "                        the run goes (sgdsim sweep's live display uses it)\n\n"
             "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf)\n");
 }
 
@@ -180,11 +200,12 @@ static const char *end_run(rdb_t *db, int64_t run_id, const rdb_run_end_t *end)
     return NULL;
 }
 
-/* run's own options: where and what of the event timeline to write. */
+/* run's own options: where and what of the event timeline to write, and --progress-fd. */
 typedef struct trace_args {
     const char *path;        /* --trace FILE, or NULL */
     const char *needs_trace; /* the last --trace-* option given, which needs --trace */
     sim_trace_opts_t opts;
+    uint64_t progress_fd;    /* --progress-fd N, 0 = none */
 } trace_args_t;
 
 /* Parses "T0:T1" in seconds of virtual time into a trace window. */
@@ -234,6 +255,8 @@ static const cli_opt_t trace_opts[] = {
     {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(trace_args_t, path)},
     {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = opt_window},
     {.name = "--trace-max-events", .kind = CLI_ARG_CUSTOM, .parse = opt_max_events},
+    {.name = "--progress-fd", .kind = CLI_ARG_U64, .off = offsetof(trace_args_t, progress_fd),
+     .lo = 1, .hi = 1 << 20, .expect = "expected an open file descriptor number >= 1"},
     {.name = NULL},
 };
 
@@ -278,7 +301,11 @@ static int run_open(const cli_opts_t *o, const trace_args_t *t, run_state_t *st)
     int rc = cli_load_scenario(o, &st->s);
     if (rc) return rc;
     st->loaded = true;
-    st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2)};
+    st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2),
+                         .progress_fd = (int)t->progress_fd};
+    if (st->r.progress_fd && fcntl(st->r.progress_fd, F_GETFD) < 0)
+        return cli_bad_input("run: --progress-fd %d: not an open file descriptor",
+                             st->r.progress_fd);
     if (gethostname(st->r.host, sizeof st->r.host) != 0)
         snprintf(st->r.host, sizeof st->r.host, "unknown");
     st->r.host[sizeof st->r.host - 1] = '\0';

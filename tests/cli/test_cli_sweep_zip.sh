@@ -93,4 +93,22 @@ mk '{ "cluster.workers": [2, 3], "zip": {} }'
 zbad "sweep.zip: expected a non-empty array" "$TMP/zz.json"
 # run and validate check the block's shape too.
 expect_exit 2 "sweep.zip: expected a non-empty array" -- "$SGDSIM" validate "$TMP/zz.json" --print
+# Live progress: never when stderr is not a terminal (logs and tests see plain lines) ...
+out=$("$SGDSIM" sweep "$S" --set cluster.workers=2,3 -j2 --db "$TMP/p.db" 2>&1) || fail "sweep for progress: $out"
+case "$out" in *$'\r'*|*$'\033'*) fail "progress drawn without a terminal: $out" ;; esac
+# ... and on one (script(1) gives the sweep a terminal): each running point's updates of its
+# total and the sweep's of all.
+if command -v script >/dev/null; then
+  SWEEP_CMD="$SGDSIM sweep $S --set cluster.workers=2,3 --set stop.updates=3000 --set eval.every=0 -j2 --db $TMP/p2.db"
+  script -qc "$SWEEP_CMD" /dev/null > "$TMP/tty.txt" 2>&1 < /dev/null || fail "sweep on a terminal failed"
+  grep -aq $'\033\[Ksweep: updates [0-9]*/6000 ([0-9]*%) | #[01] [0-9]*/3000' "$TMP/tty.txt" || fail "no live progress line: $(head -c 600 "$TMP/tty.txt")"
+  grep -aq "2 points done (2 complete, 0 diverged), 0 failed" "$TMP/tty.txt" || fail "no summary on a terminal"
+fi
+# run --progress-fd: "UPDATE TOTAL" lines, the last one at the last update; a closed fd is
+# bad input.
+"$SGDSIM" run "$S" --db "$TMP/pf.db" --quiet --progress-fd 3 3> "$TMP/pf.txt" || fail "run --progress-fd"
+[ "$(tail -n1 "$TMP/pf.txt")" = "20 20" ] || fail "--progress-fd lines: $(cat "$TMP/pf.txt")"
+expect_exit 2 "--progress-fd 987: not an open file descriptor" -- "$SGDSIM" run "$S" --db "$TMP/pf2.db" --progress-fd 987
+expect_exit 2 "--progress-fd x: expected an open file descriptor" -- "$SGDSIM" run "$S" --db "$TMP/pf2.db" --progress-fd x
+[ ! -e "$TMP/pf2.db" ] || fail "a refused --progress-fd created the database"
 finish
