@@ -59,7 +59,7 @@ static int arg_group(const char *arg, const cli_sweep_axis_shape_t *axes, int na
     nkeys++;
     if (nkeys < 2 || strstr(arg, ",,") || arg[0] == ',' || arg[strlen(arg) - 1] == ',')
         rc = sgd_errf(err, "--zip %s: expected two or more axis keys separated by commas, "
-                           "e.g. --zip algorithm.mu,algorithm.lambda", arg);
+                           "e.g. --zip batch.per_worker,cluster.workers", arg);
     for (char *k = rc ? NULL : strtok_r(copy, ",", &save); k && !rc;
          k = strtok_r(NULL, ",", &save)) {
         int a = axis_index(axes, naxes, k);

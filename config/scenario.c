@@ -244,7 +244,7 @@ static int parse_zip_group(const cJSON *grp, int g, scn_t *s, sgd_err_t *err)
     return 0;
 }
 
-/* "zip": [["algorithm.mu", "algorithm.lambda"], ...]: groups of axes that advance together. */
+/* "zip": [["batch.per_worker", "cluster.workers"], ...]: groups of axes that advance together. */
 static int parse_sweep_zip(const cJSON *zip, scn_t *s, sgd_err_t *err)
 {
     if (!zip) return 0;
@@ -253,7 +253,7 @@ static int parse_sweep_zip(const cJSON *zip, scn_t *s, sgd_err_t *err)
     if (!cJSON_IsArray(zip) || ng < 1) {
         sgd_json_describe(zip, desc, sizeof desc);
         return sgd_errf(err, "sweep.zip: expected a non-empty array of groups of axis keys, "
-                             "e.g. [[\"algorithm.mu\", \"algorithm.lambda\"]], got %s", desc);
+                             "e.g. [[\"batch.per_worker\", \"cluster.workers\"]], got %s", desc);
     }
     s->sweep_zip = sgd_xcalloc((size_t)ng, sizeof *s->sweep_zip);
     int g = 0;
