@@ -1,8 +1,9 @@
 /* `sgdsim validate SCENARIO [--set k=v ...] [--backend NAME] [--blas-core NAME] [--threads N]
  * [--print]`: load and check a scenario without running it; --print shows the resolved
- * configuration with every default filled in, pretty-printed (exact numbers, as stored).  "backend": "cuda" is valid here even without
- * a GPU (only `run` needs one).  The BLAS kernel is resolved and started exactly as for
- * `run` (cli/machine.h), so a scenario that validates gets its kernel.
+ * configuration with every default filled in, pretty-printed (exact numbers, as stored).
+ * "backend": "cuda" is valid here even without a GPU (only `run` needs one).  The BLAS kernel
+ * is resolved and started exactly as for `run` (cli/machine.h), so a scenario that validates
+ * gets its kernel.
  *
  * Without --print it also estimates what a run would cost — events, updates, memory and wall
  * time — so that `stop.updates: 1e15` (valid, and endless) shows up before it is started, and

@@ -253,6 +253,26 @@ static int point_outcome(pool_t *p, const cli_sweep_point_t *pt, int status)
     return code;
 }
 
+/* Counts a point's outcome (exit code `code`) and what it means for the pool's exit code. */
+static void book_outcome(pool_t *p, int code)
+{
+    if (code == SGD_EXIT_DIVERGED) p->ndiverged++;
+    if (code == SGD_EXIT_OK || code == SGD_EXIT_DIVERGED) return;
+    if (code == SGD_EXIT_BAD_INPUT && p->x->skip_invalid) {
+        p->ninvalid++; /* its own message is on stderr already; the others may be fine */
+        return;
+    }
+    p->nfailed++;
+    if (code == SGD_EXIT_BAD_INPUT) {
+        /* The same mistake (a missing data file, a batch larger than the data) would fail
+         * the remaining points too: stop starting new ones. */
+        p->stop_launching = true;
+        p->rc = SGD_EXIT_BAD_INPUT;
+    } else if (p->rc == SGD_EXIT_OK) {
+        p->rc = SGD_EXIT_FAILURE;
+    }
+}
+
 /* Books the end of the child in slot s (exit status `status`) and prints its line. */
 static void point_finished(pool_t *p, int s, int status)
 {
@@ -266,27 +286,12 @@ static void point_finished(pool_t *p, int s, int status)
     const char *what = code == SGD_EXIT_OK ? "complete"
                        : code == SGD_EXIT_DIVERGED ? "diverged"
                        : code == SGD_EXIT_BAD_INPUT ? "bad input" : "failed";
-    if (code == SGD_EXIT_DIVERGED) p->ndiverged++;
-    if (code == SGD_EXIT_BAD_INPUT && p->x->skip_invalid) {
-        p->ninvalid++; /* its own message is on stderr already; the others may be fine */
-    } else if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) {
-        p->nfailed++;
-    }
-    if (code == SGD_EXIT_BAD_INPUT && p->x->skip_invalid) {
-        /* counted above; not in the exit code */
-    } else if (code == SGD_EXIT_BAD_INPUT) {
-        /* The same mistake (a missing data file, a batch larger than the data) would fail
-         * the remaining points too: stop starting new ones. */
-        p->stop_launching = true;
-        p->rc = SGD_EXIT_BAD_INPUT;
-    } else if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED && p->rc == SGD_EXIT_OK) {
-        p->rc = SGD_EXIT_FAILURE;
-    }
+    book_outcome(p, code);
     double elapsed = now_s() - p->t_start;
     int left = p->n - p->finished - p->skipped;
     double eta = p->stop_launching || stop_signal ? -1 : elapsed / p->finished * left;
-    progress_line(p->x, p->live, what, pt, secs, p->nalready + p->skipped + p->finished, p->ntotal,
-                  p->nrunning, eta);
+    progress_line(p->x, p->live, what, pt, secs, p->nalready + p->skipped + p->finished,
+                  p->ntotal, p->nrunning, eta);
 }
 
 /* Waits (polling) for one child to end; false when the pool must stop waiting. */

@@ -124,8 +124,9 @@ static void draw(cli_sweep_live_t *l)
     int64_t done = l->finished;
     for (int i = 0; i < l->nslots; i++)
         if (l->slots[i].fd >= 0) done += l->slots[i].done;
+    double pct = l->total > 0 ? 100.0 * (double)done / (double)l->total : 0.0;
     int n = snprintf(line, sizeof line, "sweep: updates %lld/%lld (%.0f%%)", (long long)done,
-                     (long long)l->total, l->total > 0 ? 100.0 * (double)done / (double)l->total : 0.0);
+                     (long long)l->total, pct);
     for (int i = 0; i < l->nslots && n < (int)sizeof line; i++) {
         const live_slot_t *s = &l->slots[i];
         if (s->fd < 0) continue;

@@ -250,7 +250,8 @@ static int group_axes(const char *path, const scn_t *base, const cli_sweep_plan_
     cli_sweep_axis_shape_t *shape = sgd_xcalloc((size_t)naxes + 1, sizeof *shape);
     int *dim_of = sgd_xcalloc((size_t)naxes + 1, sizeof *dim_of);
     dims->len = sgd_xcalloc((size_t)naxes + 1, sizeof *dims->len);
-    for (int a = 0; a < naxes; a++) shape[a] = (cli_sweep_axis_shape_t){axes[a].key, axes[a].nvalues};
+    for (int a = 0; a < naxes; a++)
+        shape[a] = (cli_sweep_axis_shape_t){axes[a].key, axes[a].nvalues};
     int rc = cli_sweep_dims(path, base, o->zips, o->nzips, shape, naxes, dim_of, dims->len,
                             &dims->n, err);
     for (int a = 0; rc == 0 && a < naxes; a++) axes[a].dim = dim_of[a];
