@@ -28,6 +28,10 @@ out2=$("$SGDSIM" sweep "$TMP/z.json" --list)
 "$SGDSIM" sweep "$TMP/z.json" -j2 --db "$TMP/z.db" --quiet || fail "zipped sweep failed"
 got=$(sqlite3 "$TMP/z.db" "SELECT workers || ':' || json_extract(config_json, '$.batch.per_worker') || ':' || seed FROM runs WHERE status = 'complete' ORDER BY 1")
 [ "$(echo "$got" | tr '\n' ' ')" = "2:8:1 2:8:2 3:16:1 3:16:2 4:32:1 4:32:2 " ] || fail "zipped runs: $got"
+# Results do not depend on -j: the same digests with one process.
+"$SGDSIM" sweep "$TMP/z.json" -j1 --db "$TMP/z1.db" --quiet || fail "zipped sweep -j1 failed"
+keys() { sqlite3 "$1" "SELECT run_key || ' ' || digest FROM runs ORDER BY run_key"; }
+[ "$(keys "$TMP/z.db")" = "$(keys "$TMP/z1.db")" ] || fail "zipped sweep: -j1 and -j2 differ"
 # The command line's list replaces a zipped axis of the file (same length: still zipped).
 out=$("$SGDSIM" sweep "$TMP/z.json" --set batch.per_worker=4,8,12 --list)
 [ "$(echo "$out" | wc -l)" = 6 ] || fail "zip with a replaced axis: $out"
