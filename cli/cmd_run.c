@@ -3,6 +3,7 @@
  *
  * The database row for the run is created only after setup succeeded (so bad input leaves
  * no trace) and marked complete together with its last rows in one transaction. */
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -306,6 +306,8 @@ static int run_open(const cli_opts_t *o, const trace_args_t *t, run_state_t *st)
     if (st->r.progress_fd && fcntl(st->r.progress_fd, F_GETFD) < 0)
         return cli_bad_input("run: --progress-fd %d: not an open file descriptor",
                              st->r.progress_fd);
+    /* A reader that went away must not kill the run: the write fails, and that is all. */
+    if (st->r.progress_fd) signal(SIGPIPE, SIG_IGN);
     if (gethostname(st->r.host, sizeof st->r.host) != 0)
         snprintf(st->r.host, sizeof st->r.host, "unknown");
     st->r.host[sizeof st->r.host - 1] = '\0';

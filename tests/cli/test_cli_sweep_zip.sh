@@ -112,6 +112,17 @@ fi
 # bad input.
 "$SGDSIM" run "$S" --db "$TMP/pf.db" --quiet --progress-fd 3 3> "$TMP/pf.txt" || fail "run --progress-fd"
 [ "$(tail -n1 "$TMP/pf.txt")" = "20 20" ] || fail "--progress-fd lines: $(cat "$TMP/pf.txt")"
+# A reader that went away (a closed pipe) does not stop the run.
+if command -v python3 >/dev/null; then
+  python3 - "$SGDSIM" "$S" "$TMP/pc.db" <<'PY' || fail "run --progress-fd into a closed pipe did not complete"
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run([sys.argv[1], "run", sys.argv[2], "--db", sys.argv[3], "--quiet",
+                    "--progress-fd", str(w)], pass_fds=[w])
+sys.exit(p.returncode)
+PY
+fi
 expect_exit 2 "--progress-fd 987: not an open file descriptor" -- "$SGDSIM" run "$S" --db "$TMP/pf2.db" --progress-fd 987
 expect_exit 2 "--progress-fd x: expected an open file descriptor" -- "$SGDSIM" run "$S" --db "$TMP/pf2.db" --progress-fd x
 [ ! -e "$TMP/pf2.db" ] || fail "a refused --progress-fd created the database"
