@@ -134,6 +134,12 @@ void alg_request_interrupt(void);
  * returns -1 with err "WHAT: needs about X GiB of memory, more than this machine's Y GiB". */
 int alg_check_memory(const char *what, double bytes, sgd_err_t *err);
 
+/* Sees every estimate alg_check_memory compares, with the limit (physical memory, bytes; 0
+ * when unknown), whether it refuses it or not: `sgdsim validate` shows what `run` checks.
+ * One observer per process (NULL: none); set it before alg_run, not during one. */
+typedef void (*alg_memory_observer_t)(void *ctx, const char *what, double bytes, double limit);
+void alg_observe_memory(alg_memory_observer_t observer, void *ctx);
+
 /* True when any of the n values is NaN or infinite. */
 bool alg_any_nonfinite(const float *v, size_t n);
 

@@ -146,10 +146,20 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
 
 /* A typo such as "hidden": [200000, 200000] should be an input error, not an out-of-memory
  * abort minutes later. */
+static alg_memory_observer_t memory_observer;
+static void *memory_observer_ctx;
+
+void alg_observe_memory(alg_memory_observer_t observer, void *ctx)
+{
+    memory_observer = observer;
+    memory_observer_ctx = ctx;
+}
+
 int alg_check_memory(const char *what, double bytes, sgd_err_t *err)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double phys = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    if (memory_observer) memory_observer(memory_observer_ctx, what, bytes, phys);
     if (phys > 0 && bytes > phys)
         return sgd_errf(err, "%s: needs about %.3g GiB of memory, more than this machine's "
                              "%.3g GiB", what, bytes / 1073741824.0, phys / 1073741824.0);

@@ -3,6 +3,7 @@
  *
  * The database row for the run is created only after setup succeeded (so bad input leaves
  * no trace) and marked complete together with its last rows in one transaction. */
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>
@@ -36,6 +37,8 @@ typedef struct run_sink {
     /* progress display */
     bool progress;
     struct timespec t0, last_print;
+    int progress_fd;            /* --progress-fd: "DONE TOTAL" lines for a sweep; 0 = none */
+    struct timespec last_report;
     double final_val_error, final_val_loss, final_train_loss;
     bool have_val;
 } run_sink_t;
@@ -105,13 +108,29 @@ static int sink_version_age(void *arg, int64_t age, int64_t count, sgd_err_t *er
 }
 
 /* Progress on stderr when it is a terminal: wall-clock is used here for display only. */
+/* "DONE TOTAL\n" for a sweep's live display, at most every 0.1 s and at the last update.
+ * The pipe does not block (the sweep made it so): a line that does not fit is dropped. */
+static void report_progress(run_sink_t *r, int64_t update, const struct timespec *now)
+{
+    if (seconds_between(&r->last_report, now) < 0.1 && update < r->scn->stop_updates) return;
+    r->last_report = *now;
+    char line[64];
+    int n = snprintf(line, sizeof line, "%lld %lld\n", (long long)update,
+                     (long long)r->scn->stop_updates);
+    if (write(r->progress_fd, line, (size_t)n) < 0) { /* EAGAIN or gone: nothing to do */ }
+}
+
+/* Progress on stderr when it is a terminal, and into --progress-fd: wall-clock is used here
+ * for display only. */
 static void sink_progress(void *arg, int64_t update, int64_t vtime_ns, double loss,
                           uint64_t events)
 {
     run_sink_t *r = arg;
-    if (!r->progress) return;
+    if (!r->progress && !r->progress_fd) return;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
+    if (r->progress_fd) report_progress(r, update, &now);
+    if (!r->progress) return;
     if (seconds_between(&r->last_print, &now) < 0.2 && update < r->scn->stop_updates) return;
     r->last_print = now;
     double wall = seconds_between(&r->t0, &now);
@@ -170,7 +189,9 @@ static void usage(FILE *f)
             "                        (default 1000000; 0 = no limit); the finished file is\n"
             "                        recorded with its SHA-256 in the table artifacts\n"
             "  --sweep-axes KEY,...  the swept keys of a sweep's point, stored with the run\n"
-            "                        (runs.sweep_axes); sweep passes it, each KEY a --set key\n\n"
+            "                        (runs.sweep_axes); sweep passes it, each KEY a --set key\n"
+            "  --progress-fd N       write \"DONE TOTAL\" lines to open file descriptor N as\n"
+            "                        the run goes (sgdsim sweep's live display uses it)\n\n"
             "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf)\n");
 }
 
@@ -203,13 +224,14 @@ static const char *end_run(rdb_t *db, int64_t run_id, const rdb_run_end_t *end)
     return NULL;
 }
 
-/* run's own options: where and what of the event timeline to write, and the axes of the
- * sweep the run is a point of. */
+/* run's own options: where and what of the event timeline to write, the axes of the sweep
+ * the run is a point of, and --progress-fd. */
 typedef struct run_args {
     const char *path;        /* --trace FILE, or NULL */
     const char *needs_trace; /* the last --trace-* option given, which needs --trace */
     sim_trace_opts_t opts;
     const char *sweep_axes;  /* --sweep-axes KEY,...: set by `sgdsim sweep`; or NULL */
+    uint64_t progress_fd;    /* --progress-fd N, 0 = none */
 } run_args_t;
 
 /* Parses "T0:T1" in seconds of virtual time into a trace window. */
@@ -261,6 +283,8 @@ static const cli_opt_t trace_opts[] = {
     {.name = "--trace-max-events", .kind = CLI_ARG_CUSTOM, .parse = opt_max_events},
     {.name = "--sweep-axes", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, sweep_axes),
      .metavar = "KEY,..."},
+    {.name = "--progress-fd", .kind = CLI_ARG_U64, .off = offsetof(run_args_t, progress_fd),
+     .lo = 1, .hi = 1 << 20, .expect = "expected an open file descriptor number >= 1"},
     {.name = NULL},
 };
 
@@ -364,9 +388,15 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     }
     st->loaded = true;
     st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2), .sweep_axes = axes,
-                         .command_line = cli_shell_words("sgdsim run", argc, argv)};
+                         .command_line = cli_shell_words("sgdsim run", argc, argv),
+                         .progress_fd = (int)t->progress_fd};
     split_tags(&o->tags, &st->r);
     st->trace_path = t->path;
+    if (st->r.progress_fd && fcntl(st->r.progress_fd, F_GETFD) < 0)
+        return cli_bad_input("run: --progress-fd %d: not an open file descriptor",
+                             st->r.progress_fd);
+    /* A reader that went away must not kill the run: the write fails, and that is all. */
+    if (st->r.progress_fd) signal(SIGPIPE, SIG_IGN);
     if (gethostname(st->r.host, sizeof st->r.host) != 0)
         snprintf(st->r.host, sizeof st->r.host, "unknown");
     st->r.host[sizeof st->r.host - 1] = '\0';

@@ -1,18 +1,23 @@
 /* `sgdsim sweep SCENARIO [--set key=v1,v2,...]... [-j N] [--db PATH] [--shard I/N]`: runs the
- * cartesian product of the scenario's "sweep" block and the command line's lists, one run per
- * point, in a pool of N processes writing into one database; resumable (finished points are
- * skipped, unfinished ones redone); --shard splits a sweep over independent jobs (Slurm
- * arrays, GNU parallel), mpirun over MPI ranks.  Planning is in sweep_plan.c, running the
- * points in sweep_exec.c, spreading them over MPI ranks in sweep_mpi.c. */
+ * cartesian product of the scenario's "sweep" block and the command line's lists (zip groups
+ * advancing together), one run per point, in a pool of N processes writing into one
+ * database; resumable (finished points are skipped, unfinished ones redone); --shard splits
+ * a sweep over independent jobs (Slurm arrays, GNU parallel), mpirun over MPI ranks.
+ * Planning is in sweep_plan.c (zip groups in sweep_zip.c), running the points in
+ * sweep_exec.c, spreading them over MPI ranks in sweep_mpi.c; this file reads as
+ * parse -> plan -> list or execute -> summarise. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/machine.h"
 #include "cli/sweep_exec.h"
 #include "cli/sweep_mpi.h"
+#include "results/rdb.h"
+#include "results/rdb_read.h"
 
 /* Most point processes -j may run at once. */
 #define SWEEP_MAX_JOBS 4096
@@ -22,7 +27,8 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: sgdsim sweep SCENARIO [--set key.path=v1,v2,...]... [-j N] [--db PATH]\n"
         "                    [--shard I/N] [--seed N] [--blas-core NAME] [--threads N]\n"
-        "                    [--tag KEY=VALUE ...] [--quiet] [--list]\n\n"
+        "                    [--zip KEY1,KEY2,...]... [--skip-invalid] [--tag KEY=VALUE ...]\n"
+        "                    [--quiet] [--list]\n\n"
         "Runs every point of the cartesian product of SCENARIO's \"sweep\" block and the\n"
         "--set lists, one run per point, into one results database.  Points that already\n"
         "have a complete (or diverged) run in the database are skipped; unfinished ones are\n"
@@ -30,6 +36,12 @@ static void usage(FILE *f)
         "  --set key=v1,v2,...  an axis (values split at commas outside JSON brackets and\n"
         "                       strings: model.hidden=[16,8],[32] has two values); replaces\n"
         "                       the sweep block's axis of the same key\n"
+        "  --zip KEY1,KEY2,...  these axes advance together (the i-th point of the group\n"
+        "                       takes the i-th value of each; they need as many values\n"
+        "                       each) and the group is crossed with the other axes, like\n"
+        "                       the sweep block's \"zip\" list; repeatable\n"
+        "  --skip-invalid       run the valid points and list the invalid ones with their\n"
+        "                       errors on stderr, instead of stopping at the first one\n"
         "  -j, --jobs N         run N points at once (one process and BLAS thread each)\n"
         "  --db PATH            results database (default ./" CLI_DEFAULT_DB ")\n"
         "  --shard I/N          run only points I, I+N, I+2N, ... (0 <= I < N), for Slurm\n"
@@ -43,11 +55,13 @@ static void usage(FILE *f)
         "  --tag KEY=VALUE      label every point's run (repeatable; as run --tag)\n"
         "  --quiet              no progress lines\n"
         "  --list               print the points (index, run key, overrides) of this shard\n"
-        "                       and exit without running anything\n"
+        "                       and exit without running anything; with --db of an\n"
+        "                       existing database, a fourth column says done or pending\n"
         "Under mpirun (built with MPI) the points are dealt out over the ranks and rank 0\n"
         "merges the ranks' files into --db.\n\n"
-        "exit codes: 0 every point complete or diverged, 1 a point failed or the sweep was\n"
-        "interrupted, 2 bad input (scenario, a point, --set list, --shard, database)\n");
+        "exit codes: 0 every point complete or diverged (with --skip-invalid: every valid\n"
+        "point), 1 a point failed or the sweep was interrupted, 2 bad input (scenario, a\n"
+        "point, --set or --zip list, --shard, database; with --skip-invalid: no valid point)\n");
 }
 
 /* sweep's own options; the shared ones are cli_opts_t's. */
@@ -55,6 +69,8 @@ typedef struct sweep_args {
     uint64_t jobs;        /* -j N */
     int shard_i, shard_n; /* --shard I/N */
     bool list;            /* --list */
+    bool skip_invalid;    /* --skip-invalid */
+    cli_list_t zips;      /* --zip KEY1,KEY2,... (owned; cli_list_free) */
 } sweep_args_t;
 
 #define SWEEP_STR_(x) #x
@@ -77,6 +93,8 @@ static const cli_opt_t sweep_opts[] = {
      .expect = "expected a number of processes in 1.." SWEEP_STR(SWEEP_MAX_JOBS)},
     {.name = "--shard", .kind = CLI_ARG_CUSTOM, .parse = opt_shard},
     {.name = "--list", .kind = CLI_ARG_FLAG, .off = offsetof(sweep_args_t, list)},
+    {.name = "--zip", .kind = CLI_ARG_LIST, .off = offsetof(sweep_args_t, zips)},
+    {.name = "--skip-invalid", .kind = CLI_ARG_FLAG, .off = offsetof(sweep_args_t, skip_invalid)},
     {.name = NULL},
 };
 
@@ -93,87 +111,139 @@ static int parse_sweep_args(int argc, char **argv, cli_opts_t *o, sweep_args_t *
     return rc;
 }
 
+/* Plans every point (sweep_plan.h); 0 or the exit code after the message. */
+static int plan_sweep(const cli_opts_t *o, const sweep_args_t *a, cli_sweep_plan_t *plan)
+{
+    sgd_err_t err = {{0}};
+    const char **sets = sgd_xcalloc((size_t)o->nsets + 1, sizeof *sets);
+    for (int i = 0; i < o->nsets; i++) sets[i] = o->sets[i].assignment;
+    scn_machine_t machine;
+    cli_machine_get((int)a->jobs, &machine);
+    cli_sweep_plan_opts_t po = {.lists = sets, .nlists = o->nsets, .flags = &o->numerics,
+                                .seed = o->have_seed ? &o->seed : NULL, .machine = &machine,
+                                .zips = a->zips.v, .nzips = a->zips.n,
+                                .skip_invalid = a->skip_invalid};
+    int rc = cli_sweep_plan(o->scenario, &po, plan, &err);
+    free(sets);
+    if (rc) return cli_bad_input("%s", err.msg);
+    if (plan->npoints == 0) {
+        for (int i = 0; i < plan->ninvalid; i++)
+            fprintf(stderr, "sgdsim: %s\n", plan->invalid[i].error);
+        cli_sweep_plan_free(plan);
+        return cli_bad_input("sweep: %s: no valid point to run (--skip-invalid)", o->scenario);
+    }
+    return 0;
+}
+
+/* Under mpirun every rank plans; only rank 0 tells. */
+static bool this_process_tells(void)
+{
+    const char *mpi_rank = getenv("OMPI_COMM_WORLD_RANK");
+    return !(cli_sweep_under_mpi() && mpi_rank && strcmp(mpi_rank, "0") != 0);
+}
+
+/* Each point --skip-invalid left out, with its error (even with --quiet: it is a warning),
+ * and the plan's size on stderr. */
+static void announce_plan(const cli_opts_t *o, const sweep_args_t *a,
+                          const cli_sweep_plan_t *plan, int nmine)
+{
+    const cli_sweep_plan_t *p = plan;
+    if (!this_process_tells()) return;
+    for (int i = 0; i < p->ninvalid; i++)
+        fprintf(stderr, "sweep: invalid, skipped: %s\n", p->invalid[i].error);
+    if (o->quiet) return;
+    fprintf(stderr, "sweep: %s: %d point%s", o->scenario, p->npoints, p->npoints == 1 ? "" : "s");
+    int64_t repeats = p->nproduct - p->ninvalid - p->npoints;
+    if (repeats > 0 || p->ninvalid > 0)
+        fprintf(stderr, " (%lld combinations, %lld repeat a configuration", (long long)p->nproduct,
+                (long long)repeats);
+    if (p->ninvalid > 0) fprintf(stderr, ", %d invalid", p->ninvalid);
+    if (repeats > 0 || p->ninvalid > 0) fputc(')', stderr);
+    if (a->shard_n > 1) fprintf(stderr, "; shard %d/%d has %d", a->shard_i, a->shard_n, nmine);
+    fputc('\n', stderr);
+}
+
+/* The plan only: how many points there are and what each one sets, e.g. to size a Slurm
+ * array; with --db of an existing database (opened read-only) whether each is done. */
+static int list_points(const cli_opts_t *o, const cli_sweep_plan_t *plan, const int *mine,
+                       int nmine)
+{
+    sgd_err_t err = {{0}};
+    rdb_t *db = NULL;
+    if (o->db && access(o->db, F_OK) == 0 && rdb_open_readonly(o->db, &db, &err))
+        return cli_bad_input("%s", err.msg);
+    int rc = SGD_EXIT_OK;
+    for (int i = 0; i < nmine && rc == SGD_EXIT_OK; i++) {
+        const cli_sweep_point_t *pt = &plan->points[mine[i]];
+        bool done = false;
+        if (db && rdb_key_finished(db, pt->run_key, &done, &err)) {
+            rc = cli_bad_input("%s", err.msg);
+            break;
+        }
+        printf("%d\t%.12s\t%s%s\n", mine[i], pt->run_key, pt->label,
+               !db ? "" : done ? "\tdone" : "\tpending");
+    }
+    rdb_close(db);
+    return rc;
+}
+
+/* Runs this process's points: under mpirun over the ranks, else in the local pool. */
+static int execute_points(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan,
+                          const int *mine, int nmine)
+{
+    if (cli_sweep_under_mpi()) {
+#ifdef SGDSIM_HAVE_MPI
+        return cli_sweep_mpi(x, plan, mine, nmine);
+#else
+        (void)x, (void)plan, (void)mine, (void)nmine;
+        return cli_bad_input("sweep: started by mpirun with several ranks, but this sgdsim was "
+                             "built without MPI (install libopenmpi-dev and rebuild), so every "
+                             "rank would run the whole sweep; use --shard I/N instead");
+#endif
+    }
+    sgd_err_t err = {{0}};
+    int *todo = sgd_xcalloc((size_t)nmine + 1, sizeof *todo);
+    int ntodo, rc;
+    if (cli_sweep_pending(x->db, plan, mine, nmine, todo, &ntodo, &err)) {
+        rc = cli_bad_input("%s", err.msg);
+    } else {
+        if (!x->quiet)
+            fprintf(stderr, "sweep: %d already done in %s, %d to run with -j %d\n",
+                    nmine - ntodo, x->db, ntodo, x->jobs);
+        rc = cli_sweep_execute(x, plan, todo, ntodo, nmine, nmine - ntodo);
+    }
+    free(todo);
+    return rc;
+}
+
 int cli_sweep_main(int argc, char **argv)
 {
     sweep_args_t sa;
     cli_opts_t opts;
-    sgd_err_t err = {{0}};
-    int rc = parse_sweep_args(argc, argv, &opts, &sa);
-    if (rc != 0 || opts.help) goto out;
-    int jobs = (int)sa.jobs, shard_i = sa.shard_i, shard_n = sa.shard_n;
-    bool list = sa.list;
-
-    const char **sets = sgd_xcalloc((size_t)opts.nsets + 1, sizeof *sets);
-    for (int i = 0; i < opts.nsets; i++) sets[i] = opts.sets[i].assignment;
-    scn_machine_t machine;
-    cli_machine_get(jobs, &machine);
-    cli_sweep_plan_opts_t po = {.lists = sets, .nlists = opts.nsets,
-                                .flags = &opts.numerics,
-                                .seed = opts.have_seed ? &opts.seed : NULL,
-                                .machine = &machine};
     cli_sweep_plan_t plan;
-    int plan_rc = cli_sweep_plan(opts.scenario, &po, &plan, &err);
-    free(sets);
-    if (plan_rc) {
-        rc = cli_bad_input("%s", err.msg);
-        goto out;
-    }
+    int rc = parse_sweep_args(argc, argv, &opts, &sa);
+    if (rc != 0 || opts.help || (rc = plan_sweep(&opts, &sa, &plan)) != 0) goto out;
+    int *mine = sgd_xcalloc((size_t)plan.npoints + 1, sizeof *mine), nmine = 0;
+    for (int p = 0; p < plan.npoints; p++)
+        if (p % sa.shard_n == sa.shard_i) mine[nmine++] = p;
+    announce_plan(&opts, &sa, &plan, nmine);
     cli_sweep_exec_t x = {.scenario = opts.scenario,
                           .db = opts.db ? opts.db : CLI_DEFAULT_DB,
                           .seed = opts.have_seed ? &opts.seed : NULL,
-                          .jobs = jobs,
+                          .jobs = (int)sa.jobs,
                           .quiet = opts.quiet,
                           .who = "",
                           .blas_core = opts.blas_core,
                           .threads = opts.threads,
                           .tags = opts.tags.v,
-                          .ntags = opts.tags.n};
-    int *mine = sgd_xcalloc((size_t)plan.npoints + 1, sizeof *mine);
-    int nmine = 0;
-    for (int p = 0; p < plan.npoints; p++)
-        if (p % shard_n == shard_i) mine[nmine++] = p;
-    /* Under mpirun every rank plans; only rank 0 tells. */
-    const char *mpi_rank = getenv("OMPI_COMM_WORLD_RANK");
-    if (!opts.quiet && !(cli_sweep_under_mpi() && mpi_rank && strcmp(mpi_rank, "0") != 0)) {
-        fprintf(stderr, "sweep: %s: %d point%s", opts.scenario, plan.npoints,
-                plan.npoints == 1 ? "" : "s");
-        if (plan.nproduct != plan.npoints)
-            fprintf(stderr, " (%lld combinations, %lld repeat a configuration)",
-                    (long long)plan.nproduct, (long long)(plan.nproduct - plan.npoints));
-        if (shard_n > 1) fprintf(stderr, "; shard %d/%d has %d", shard_i, shard_n, nmine);
-        fprintf(stderr, "\n");
-    }
-    if (list) {
-        /* The plan only: how many points there are and what each one sets, e.g. to size a
-         * Slurm array.  Nothing is opened or run. */
-        for (int i = 0; i < nmine; i++)
-            printf("%d\t%.12s\t%s\n", mine[i], plan.points[mine[i]].run_key,
-                   plan.points[mine[i]].label);
-        rc = SGD_EXIT_OK;
-    } else if (cli_sweep_under_mpi()) {
-#ifdef SGDSIM_HAVE_MPI
-        rc = cli_sweep_mpi(&x, &plan, mine, nmine);
-#else
-        rc = cli_bad_input("sweep: started by mpirun with several ranks, but this sgdsim was "
-                           "built without MPI (install libopenmpi-dev and rebuild), so every "
-                           "rank would run the whole sweep; use --shard I/N instead");
-#endif
-    } else {
-        int *todo = sgd_xcalloc((size_t)nmine + 1, sizeof *todo);
-        int ntodo;
-        if (cli_sweep_pending(x.db, &plan, mine, nmine, todo, &ntodo, &err)) {
-            rc = cli_bad_input("%s", err.msg);
-        } else {
-            if (!opts.quiet)
-                fprintf(stderr, "sweep: %d already done in %s, %d to run with -j %d\n",
-                        nmine - ntodo, x.db, ntodo, jobs);
-            rc = cli_sweep_execute(&x, &plan, todo, ntodo, nmine, nmine - ntodo);
-        }
-        free(todo);
-    }
+                          .ntags = opts.tags.n,
+                          .skip_invalid = sa.skip_invalid,
+                          .ninvalid = plan.ninvalid};
+    rc = sa.list ? list_points(&opts, &plan, mine, nmine) : execute_points(&x, &plan, mine, nmine);
     free(mine);
     cli_sweep_plan_free(&plan);
 out:
+    cli_list_free(&sa.zips);
     cli_opts_free(&opts);
     return rc;
 }

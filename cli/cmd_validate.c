@@ -1,11 +1,14 @@
 /* `sgdsim validate SCENARIO [--set k=v ...] [--backend NAME] [--blas-core NAME] [--threads N]
  * [--print]`: load and check a scenario without running it; --print shows the resolved
- * configuration with every default filled in.  "backend": "cuda" is valid here even without
- * a GPU (only `run` needs one).  The BLAS kernel is resolved and started exactly as for
- * `run` (cli/machine.h), so a scenario that validates gets its kernel.
+ * configuration with every default filled in, pretty-printed (exact numbers, as stored).
+ * "backend": "cuda" is valid here even without a GPU (only `run` needs one).  The BLAS kernel
+ * is resolved and started exactly as for `run` (cli/machine.h), so a scenario that validates
+ * gets its kernel.
  *
- * Without --print it also estimates what a run would cost — events, memory and wall time —
- * so that `stop.updates: 1e15` (valid, and endless) shows up before it is started.  The
+ * Without --print it also estimates what a run would cost — events, updates, memory and wall
+ * time — so that `stop.updates: 1e15` (valid, and endless) shows up before it is started, and
+ * shows the estimates `run`'s memory guard compares with this machine's memory before it
+ * allocates (alg_check_memory; seen during the pilot's setup), which `run` refuses on.  The
  * estimate extrapolates a pilot: the scenario itself run in this process for at most
  * PILOT_UPDATES updates or about PILOT_WALL_S seconds, with no database and no trace.
  * Events and seconds per update are measured between the pilot's first and last update;
@@ -14,14 +17,17 @@
  * at once (docs/architecture.md).  Where the pilot cannot run (a dataset missing, "cuda"
  * without a GPU, a size the runner refuses), validate says why and still succeeds: the
  * scenario itself is valid. */
+#include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
 #include "algorithms/alg.h"
 #include "cli/cli.h"
+#include "common/json.h"
 #include "config/scenario.h"
 
 #define PILOT_UPDATES 20
@@ -32,17 +38,30 @@ static void usage(FILE *f)
     fprintf(f, "usage: sgdsim validate SCENARIO [--set key.path=value ...] [--backend NAME]\n"
                "                       [--blas-core NAME] [--threads N] [--print]\n\n"
                "Checks SCENARIO (types, ranges, unknown keys, a BLAS kernel this machine\n"
-               "runs) without running it, then prints estimates of a run's events, memory\n"
-               "and wall time, extrapolated from a short pilot run in memory (at most %d\n"
-               "updates, about %.0f s; nothing is written).\n"
+               "runs) without running it, then prints estimates of a run's events, updates,\n"
+               "memory and wall time, extrapolated from a short pilot run in memory (at most\n"
+               "%d updates, about %.0f s; nothing is written), and the memory estimates that\n"
+               "run checks against this machine's memory before it allocates (and refuses on).\n"
                "  --set key.path=value  override a field, validated like the file\n"
                "  --backend NAME        same as --set backend=NAME (cpu or cuda)\n"
                "  --blas-core NAME      like --set numerics.blas_core=NAME (auto, Haswell, ...)\n"
                "  -t, --threads N       same as --set numerics.threads=N (0 = auto)\n"
-               "  --print               print the resolved configuration (defaults filled in)\n"
-               "                        instead, and run no pilot\n",
+               "  --print               print the resolved configuration (defaults filled in),\n"
+               "                        pretty-printed JSON, instead, and run no pilot\n",
             PILOT_UPDATES, PILOT_WALL_S);
 }
+
+/* The memory guard's estimates seen during the pilot's setup (alg_observe_memory). */
+#define GUARD_MAX 8
+typedef struct guard_seen {
+    struct {
+        char what[64];
+        double bytes;
+    } check[GUARD_MAX];
+    int n;
+    double limit;  /* physical memory; 0 when unknown */
+    bool refused;  /* the last estimate was above the limit: the run stopped there */
+} guard_seen_t;
 
 /* What the pilot saw. */
 typedef struct pilot {
@@ -51,7 +70,18 @@ typedef struct pilot {
     int64_t first, last;            /* update indices seen */
     uint64_t events_first, events_last;
     double snapshots_peak;          /* parameter-server family: distinct versions held; -1 */
+    guard_seen_t guard;
 } pilot_t;
+
+static void pilot_memory(void *ctx, const char *what, double bytes, double limit)
+{
+    guard_seen_t *g = ctx;
+    g->limit = limit;
+    g->refused = limit > 0 && bytes > limit;
+    if (g->n == GUARD_MAX) return;
+    snprintf(g->check[g->n].what, sizeof g->check[g->n].what, "%s", what);
+    g->check[g->n++].bytes = bytes;
+}
 
 static double since(const struct timespec *t0)
 {
@@ -103,7 +133,10 @@ static int run_pilot(const scn_t *s, pilot_t *p, size_t *nparams, sgd_err_t *err
     alg_sink_t sink = {.ctx = p, .metric = pilot_metric, .traffic = pilot_traffic,
                        .progress = pilot_progress};
     alg_outcome_t o;
-    if (alg_run(&pilot, &sink, &o, err)) return -1;
+    alg_observe_memory(pilot_memory, &p->guard);
+    int rc = alg_run(&pilot, &sink, &o, err);
+    alg_observe_memory(NULL, NULL);
+    if (rc) return -1;
     free(o.final_params);
     *nparams = o.nparams;
     if (p->first < 0) return sgd_errf(err, "the pilot made no update (%s)", o.detail);
@@ -119,6 +152,15 @@ static void format_bytes(double b, char *buf, size_t size)
     snprintf(buf, size, "%.3g %s", b, unit[u]);
 }
 
+/* "1.5 KiB", "23.5 GiB" ...: as run's memory guard states its limit. */
+static void format_bytes_binary(double b, char *buf, size_t size)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (b >= 1024 && u < 6) b /= 1024, u++;
+    snprintf(buf, size, "%.3g %s", b, unit[u]);
+}
+
 /* "42 s", "3.5 hours", "2.1e+03 years" ... */
 static void format_seconds(double t, char *buf, size_t size)
 {
@@ -127,6 +169,72 @@ static void format_seconds(double t, char *buf, size_t size)
     else if (t < 3 * 86400) snprintf(buf, size, "%.3g hours", t / 3600);
     else if (t < 365.25 * 86400) snprintf(buf, size, "%.3g days", t / 86400);
     else snprintf(buf, size, "%.3g years", t / (365.25 * 86400));
+}
+
+/* "  memory guard: model about 1.3 MB, data about 52 kB, ...": what run compares with this
+ * machine's memory before allocating, and whether it refuses (the last one checked). */
+static void print_guard(const guard_seen_t *g)
+{
+    char b[32], lim[32];
+    if (g->n == 0) return;
+    format_bytes_binary(g->limit, lim, sizeof lim);
+    printf("  memory guard: ");
+    for (int i = 0; i < g->n; i++) {
+        format_bytes_binary(g->check[i].bytes, b, sizeof b);
+        printf("%s%s about %s", i ? ", " : "", g->check[i].what, b);
+    }
+    if (g->refused)
+        printf("; run refuses this scenario: %s exceeds this machine's %s\n",
+               g->check[g->n - 1].what, lim);
+    else
+        printf("; run refuses an estimate above this machine's %s\n", lim);
+}
+
+static void print_json_text(const cJSON *v)
+{
+    char *t = sgd_json_print(v, false);
+    fputs(t, stdout);
+    free(t);
+}
+
+static bool holds_scalars_only(const cJSON *v)
+{
+    for (const cJSON *c = v->child; c; c = c->next)
+        if (cJSON_IsObject(c) || cJSON_IsArray(c)) return false;
+    return true;
+}
+
+/* The resolved configuration, indented, each number exactly as stored (sgd_json_print);
+ * an array of scalars stays on one line. */
+static void print_pretty(const cJSON *v, int depth)
+{
+    bool obj = cJSON_IsObject(v);
+    if ((!obj && !cJSON_IsArray(v)) || !v->child) {
+        print_json_text(v);
+        return;
+    }
+    if (!obj && holds_scalars_only(v)) {
+        putchar('[');
+        for (const cJSON *c = v->child; c; c = c->next) {
+            print_json_text(c);
+            if (c->next) fputs(", ", stdout);
+        }
+        putchar(']');
+        return;
+    }
+    printf("%c\n", obj ? '{' : '[');
+    for (const cJSON *c = v->child; c; c = c->next) {
+        printf("%*s", 2 * (depth + 1), "");
+        if (obj) {
+            cJSON *key = cJSON_CreateString(c->string); /* escaped as the loader escapes */
+            print_json_text(key);
+            cJSON_Delete(key);
+            fputs(": ", stdout);
+        }
+        print_pretty(c, depth + 1);
+        printf("%s\n", c->next ? "," : "");
+    }
+    printf("%*s%c", 2 * depth, "", obj ? '}' : ']');
 }
 
 /* Prints the labelled estimates for a run of s->stop_updates updates. */
@@ -150,6 +258,7 @@ static void print_estimates(const scn_t *s, const pilot_t *p, size_t nparams)
     printf("estimates for stop.updates = %lld (extrapolated from a pilot of %lld updates on "
            "this machine; a stop.vtime_s limit may end a run sooner):\n",
            (long long)s->stop_updates, (long long)p->last);
+    printf("  updates:   %lld (stop.updates)\n", (long long)s->stop_updates);
     printf("  events:    about %.3g (%.3g per update)\n", events, ev_per);
     printf("  memory:    about %s (the pilot's peak %s", mem, snap_s);
     if (snap > 0) {
@@ -159,6 +268,7 @@ static void print_estimates(const scn_t *s, const pilot_t *p, size_t nparams)
                "at once", fmax(0, versions - p->snapshots_peak), one, versions);
     }
     printf(")\n");
+    print_guard(&p->guard);
     if (steps > 0) {
         format_seconds(p->wall_last / steps * u, wall, sizeof wall);
         printf("  wall time: about %s (%.3g s per update)\n", wall, p->wall_last / steps);
@@ -177,7 +287,11 @@ int cli_validate_main(int argc, char **argv)
     scn_t s;
     if ((rc = cli_load_scenario(&o, &s)) != 0) goto out;
     if (o.print) {
-        printf("%s\n", s.resolved_json);
+        cJSON *tree = cJSON_Parse(s.resolved_json);
+        SGD_ASSERT(tree); /* the loader printed it */
+        print_pretty(tree, 0);
+        putchar('\n');
+        cJSON_Delete(tree);
     } else {
         printf("%s: ok (algorithm %s, %lld workers, BLAS kernel %s, %lld threads, config "
                "%.12s)\n", o.scenario, s.algorithm, (long long)s.workers,
@@ -186,9 +300,10 @@ int cli_validate_main(int argc, char **argv)
         pilot_t p;
         size_t nparams = 0;
         sgd_err_t err = {{0}};
-        if (run_pilot(&s, &p, &nparams, &err))
+        if (run_pilot(&s, &p, &nparams, &err)) {
             printf("estimates: not available, the pilot run could not start: %s\n", err.msg);
-        else
+            print_guard(&p.guard);
+        } else
             print_estimates(&s, &p, nparams);
     }
     scn_free(&s);

@@ -2,6 +2,7 @@
  * sweep_mpi.c for each MPI rank): which planned points are still to run in a database, and
  * the -j N process pool that runs them as `sgdsim run` children (sweep_exec.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/machine.h"
 #include "cli/sweep_exec.h"
+#include "cli/sweep_live.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
 
@@ -72,12 +74,14 @@ static char *point_axes(const cli_sweep_point_t *pt)
     return out;
 }
 
-/* Starts `sgdsim run` for one point; returns the child's pid or -1 (errno set). */
-static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_sweep_point_t *pt)
+/* Starts `sgdsim run` for one point (with --progress-fd progress_fd unless it is -1);
+ * returns the child's pid or -1 (errno set). */
+static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_sweep_point_t *pt,
+                         int progress_fd)
 {
-    char seed_buf[32], threads_buf[32];
+    char seed_buf[32], threads_buf[32], fd_buf[32];
     char *axes = point_axes(pt);
-    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 2 * x->ntags + 18), sizeof *argv);
+    const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 2 * x->ntags + 20), sizeof *argv);
     int a = 0;
     argv[a++] = self;
     argv[a++] = "run";
@@ -109,6 +113,11 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
         argv[a++] = "--threads";
         argv[a++] = x->threads ? x->threads : threads_buf;
     }
+    if (progress_fd >= 0) {
+        snprintf(fd_buf, sizeof fd_buf, "%d", progress_fd);
+        argv[a++] = "--progress-fd";
+        argv[a++] = fd_buf;
+    }
     argv[a] = NULL;
     /* Built before fork(), so the child sets up nothing but the signals before execve. */
     char **env = cli_machine_child_env(pt->blas_core);
@@ -122,6 +131,7 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
         if (getppid() != parent) _exit(1);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        if (progress_fd >= 0) fcntl(progress_fd, F_SETFD, 0); /* the one pipe it keeps */
         execve(self, (char *const *)argv, env);
         fprintf(stderr, "sgdsim sweep: cannot run %s: %s\n", self, strerror(errno));
         _exit(SGD_EXIT_FAILURE);
@@ -132,10 +142,12 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     return pid;
 }
 
-static void progress_line(const cli_sweep_exec_t *x, const char *what, const cli_sweep_point_t *pt,
-                          double secs, int done, int total, int running, double eta)
+static void progress_line(const cli_sweep_exec_t *x, cli_sweep_live_t *live, const char *what,
+                          const cli_sweep_point_t *pt, double secs, int done, int total,
+                          int running, double eta)
 {
     if (x->quiet) return;
+    cli_sweep_live_clear(live);
     fprintf(stderr, "sweep: %s%-9s %s (%.1f s) | %d/%d done, %d running", x->who, what,
             pt->label[0] ? pt->label : "(the scenario as is)", secs, done, total, running);
     if (eta >= 0) fprintf(stderr, ", ETA %.0f s", eta);
@@ -152,10 +164,11 @@ typedef struct pool {
     const char *self;     /* this executable, which the points run */
     rdb_t *db;        /* x->db */
     slot_t *slots;    /* x->jobs slots; pid 0 = free */
-    int nrunning, next, finished, skipped, nfailed, ndiverged;
+    int nrunning, next, finished, skipped, nfailed, ndiverged, ninvalid;
     int rc;
     bool stop_launching, forwarded;
     double t_start;
+    cli_sweep_live_t *live; /* the status line on a terminal, or NULL */
 } pool_t;
 
 /* Starts points until the pool is full, the list is done or something stops it. */
@@ -179,17 +192,23 @@ static void launch_points(pool_t *p)
         }
         if (done) {
             p->skipped++;
+            cli_sweep_live_skipped(p->live, pt->updates);
             continue;
         }
+        if (ndel && !x->quiet) cli_sweep_live_clear(p->live);
         if (ndel && !x->quiet)
             fprintf(stderr, "sweep: %sredoing %s (removed %d unfinished earlier run%s)\n",
                     x->who, pt->label, ndel, ndel > 1 ? "s" : "");
         int s = 0;
         while (p->slots[s].pid) s++;
-        p->slots[s].pid = spawn_point(p->self, x, pt);
+        int progress_fd = cli_sweep_live_open(p->live, s, (int)(pt - p->plan->points),
+                                              pt->updates);
+        p->slots[s].pid = spawn_point(p->self, x, pt, progress_fd);
+        cli_sweep_live_started(p->live, s);
         if (p->slots[s].pid < 0) {
             fprintf(stderr, "sgdsim: sweep: cannot start a process: %s\n", strerror(errno));
             p->slots[s].pid = 0;
+            cli_sweep_live_ended(p->live, s, false);
             p->rc = SGD_EXIT_FAILURE;
             p->stop_launching = true;
             return;
@@ -217,6 +236,26 @@ static int point_outcome(pool_t *p, const cli_sweep_point_t *pt, int status)
     return code;
 }
 
+/* Counts a point's outcome (exit code `code`) and what it means for the pool's exit code. */
+static void book_outcome(pool_t *p, int code)
+{
+    if (code == SGD_EXIT_DIVERGED) p->ndiverged++;
+    if (code == SGD_EXIT_OK || code == SGD_EXIT_DIVERGED) return;
+    if (code == SGD_EXIT_BAD_INPUT && p->x->skip_invalid) {
+        p->ninvalid++; /* its own message is on stderr already; the others may be fine */
+        return;
+    }
+    p->nfailed++;
+    if (code == SGD_EXIT_BAD_INPUT) {
+        /* The same mistake (a missing data file, a batch larger than the data) would fail
+         * the remaining points too: stop starting new ones. */
+        p->stop_launching = true;
+        p->rc = SGD_EXIT_BAD_INPUT;
+    } else if (p->rc == SGD_EXIT_OK) {
+        p->rc = SGD_EXIT_FAILURE;
+    }
+}
+
 /* Books the end of the child in slot s (exit status `status`) and prints its line. */
 static void point_finished(pool_t *p, int s, int status)
 {
@@ -226,24 +265,16 @@ static void point_finished(pool_t *p, int s, int status)
     p->nrunning--;
     p->finished++;
     int code = point_outcome(p, pt, status);
+    cli_sweep_live_ended(p->live, s, code == SGD_EXIT_OK);
     const char *what = code == SGD_EXIT_OK ? "complete"
                        : code == SGD_EXIT_DIVERGED ? "diverged"
                        : code == SGD_EXIT_BAD_INPUT ? "bad input" : "failed";
-    if (code == SGD_EXIT_DIVERGED) p->ndiverged++;
-    if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) p->nfailed++;
-    if (code == SGD_EXIT_BAD_INPUT) {
-        /* The same mistake (a missing data file, a batch larger than the data) would fail
-         * the remaining points too: stop starting new ones. */
-        p->stop_launching = true;
-        p->rc = SGD_EXIT_BAD_INPUT;
-    } else if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED && p->rc == SGD_EXIT_OK) {
-        p->rc = SGD_EXIT_FAILURE;
-    }
+    book_outcome(p, code);
     double elapsed = now_s() - p->t_start;
     int left = p->n - p->finished - p->skipped;
     double eta = p->stop_launching || stop_signal ? -1 : elapsed / p->finished * left;
-    progress_line(p->x, what, pt, secs, p->nalready + p->skipped + p->finished, p->ntotal,
-                  p->nrunning, eta);
+    progress_line(p->x, p->live, what, pt, secs, p->nalready + p->skipped + p->finished,
+                  p->ntotal, p->nrunning, eta);
 }
 
 /* Waits (polling) for one child to end; false when the pool must stop waiting. */
@@ -261,6 +292,7 @@ static bool reap_one(pool_t *p)
     int status;
     pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid == 0 || (pid < 0 && errno == EINTR)) {
+        cli_sweep_live_poll(p->live);
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
         return true;
     }
@@ -278,10 +310,12 @@ static bool reap_one(pool_t *p)
 static void print_totals(const pool_t *p)
 {
     if (p->x->quiet) return;
-    fprintf(stderr, "sweep: %s%d point%s run (%d complete, %d diverged, %d failed), %d already "
-            "done%s\n", p->x->who, p->finished, p->finished == 1 ? "" : "s",
-            p->finished - p->ndiverged - p->nfailed, p->ndiverged, p->nfailed,
-            p->nalready + p->skipped,
+    int ndone = p->finished - p->nfailed - p->ninvalid, ninvalid = p->ninvalid + p->x->ninvalid;
+    fprintf(stderr, "sweep: %s%d point%s done (%d complete, %d diverged), %d failed",
+            p->x->who, ndone, ndone == 1 ? "" : "s", ndone - p->ndiverged, p->ndiverged,
+            p->nfailed);
+    if (ninvalid || p->x->skip_invalid) fprintf(stderr, ", %d invalid", ninvalid);
+    fprintf(stderr, ", %d already done%s\n", p->nalready + p->skipped,
             stop_signal ? "; interrupted" : p->next < p->n ? "; stopped early" : "");
 }
 
@@ -308,6 +342,9 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
                 .nalready = nalready, .self = self, .db = db,
                 .slots = sgd_xcalloc((size_t)x->jobs, sizeof(slot_t)), .rc = SGD_EXIT_OK,
                 .t_start = now_s()};
+    int64_t total_updates = 0;
+    for (int i = 0; i < n; i++) total_updates += plan->points[idx[i]].updates;
+    p.live = cli_sweep_live_start(x->quiet, x->jobs, total_updates);
     while (p.next < n || p.nrunning > 0) {
         launch_points(&p);
         if (p.nrunning == 0) {
@@ -317,6 +354,7 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
         if (!reap_one(&p)) break;
     }
     if (stop_signal && p.rc == SGD_EXIT_OK) p.rc = SGD_EXIT_FAILURE;
+    cli_sweep_live_end(p.live);
     print_totals(&p);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

@@ -30,6 +30,9 @@ typedef struct cli_sweep_exec {
     const char *threads;   /* --threads as given to the sweep, passed on; or NULL */
     const char *const *tags; /* --tag KEY=VALUE of the sweep (checked), passed to every point */
     int ntags;
+    bool skip_invalid;     /* --skip-invalid: a point that reports bad input does not stop
+                              the sweep, and the exit code leaves it out */
+    int ninvalid;          /* points the plan left out as invalid, for the summary line */
 } cli_sweep_exec_t;
 
 /* Selects, from plan points idx[0..n), those without a finished run (status complete or
@@ -44,7 +47,9 @@ int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const i
  * interrupted earlier attempt) are deleted.  Returns the exit code: 0 when every point ended
  * complete or diverged, 1 when one failed or the sweep was interrupted (SIGINT/SIGTERM are
  * passed on to the running points), 2 when a point reported bad input (no new points are
- * started then) or the database could not be used. */
+ * started then; with x->skip_invalid the sweep goes on and such a point is counted as
+ * invalid, not in the exit code) or the database could not be used.  The last line on
+ * stderr counts done (complete, diverged), failed and invalid points apart. */
 int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
                       int n, int ntotal, int nalready);
 

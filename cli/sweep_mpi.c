@@ -127,6 +127,7 @@ int cli_sweep_mpi(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const
     cli_sweep_exec_t xr = *x;
     xr.db = rank == 0 ? x->db : path;
     xr.who = who;
+    xr.ninvalid = rank == 0 ? x->ninvalid : 0; /* the plan's invalid points, counted once */
     int rc = cli_sweep_execute(&xr, plan, mine, nmine, nmine, 0);
 
     sleepy_barrier();

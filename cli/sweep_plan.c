@@ -17,6 +17,7 @@
 #include <cJSON.h>
 
 #include "algorithms/alg.h"
+#include "cli/sweep_zip.h"
 #include "config/scenario.h"
 
 int cli_sweep_split(const char *assignment, char **key, char ***values, int *nvalues,
@@ -103,7 +104,14 @@ typedef struct axis {
     char *key;
     char **values;
     int nvalues;
+    int dim; /* the dimension it belongs to (sweep_zip.h) */
 } axis_t;
+
+/* The dimensions of the product: how many values each has. */
+typedef struct dims {
+    int *len;
+    int n;
+} dims_t;
 
 static void axis_free(axis_t *a)
 {
@@ -235,17 +243,35 @@ static int build_axes(const scn_t *base, const char *const *sets, int nsets, axi
     return naxes;
 }
 
+/* Groups the axes into dimensions (zip groups of the file and of --zip). */
+static int group_axes(const char *path, const scn_t *base, const cli_sweep_plan_opts_t *o,
+                      axis_t *axes, int naxes, dims_t *dims, sgd_err_t *err)
+{
+    cli_sweep_axis_shape_t *shape = sgd_xcalloc((size_t)naxes + 1, sizeof *shape);
+    int *dim_of = sgd_xcalloc((size_t)naxes + 1, sizeof *dim_of);
+    dims->len = sgd_xcalloc((size_t)naxes + 1, sizeof *dims->len);
+    for (int a = 0; a < naxes; a++)
+        shape[a] = (cli_sweep_axis_shape_t){axes[a].key, axes[a].nvalues};
+    int rc = cli_sweep_dims(path, base, o->zips, o->nzips, shape, naxes, dim_of, dims->len,
+                            &dims->n, err);
+    for (int a = 0; rc == 0 && a < naxes; a++) axes[a].dim = dim_of[a];
+    free(dim_of);
+    free(shape);
+    return rc;
+}
+
 /* The size of the product, refusing a seed axis next to --seed and too many points. */
-static int count_points(const char *path, const axis_t *axes, int naxes, const uint64_t *seed,
-                        int64_t *total, sgd_err_t *err)
+static int count_points(const char *path, const axis_t *axes, int naxes, const dims_t *dims,
+                        const uint64_t *seed, int64_t *total, sgd_err_t *err)
 {
     *total = 1;
-    for (int i = 0; i < naxes; i++) {
+    for (int i = 0; i < naxes; i++)
         /* --seed is applied after every --set, so it would silently collapse a seed axis. */
         if (seed && strcmp(axes[i].key, "seed") == 0)
             return sgd_errf(err, "--seed %llu: the sweep also has a seed axis (%d values); give "
                             "one or the other", (unsigned long long)*seed, axes[i].nvalues);
-        *total *= axes[i].nvalues;
+    for (int d = 0; d < dims->n; d++) {
+        *total *= dims->len[d];
         if (*total > CLI_SWEEP_MAX_POINTS)
             return sgd_errf(err, "%s: the sweep has more than %d points; split it into several "
                             "sweeps", path, CLI_SWEEP_MAX_POINTS);
@@ -253,7 +279,7 @@ static int count_points(const char *path, const axis_t *axes, int naxes, const u
     return 0;
 }
 
-/* Fills pt's assignments and label for the axis values digit[]; ov[] points at them. */
+/* Fills pt's assignments and label for the dimensions' values digit[]; ov[] points at them. */
 static void fill_point(cli_sweep_point_t *pt, const axis_t *axes, int naxes, const int *digit,
                        scn_override_t *ov)
 {
@@ -261,7 +287,7 @@ static void fill_point(cli_sweep_point_t *pt, const axis_t *axes, int naxes, con
     pt->sets = sgd_xcalloc((size_t)naxes + 1, sizeof *pt->sets);
     size_t label_len = 1;
     for (int a = 0; a < naxes; a++) {
-        pt->sets[a] = join_assignment(axes[a].key, axes[a].values[digit[a]]);
+        pt->sets[a] = join_assignment(axes[a].key, axes[a].values[digit[axes[a].dim]]);
         ov[a].assignment = pt->sets[a];
         label_len += strlen(pt->sets[a]) + 1;
     }
@@ -305,37 +331,65 @@ static int check_flags_against_axes(const axis_t *axes, int naxes, const cli_swe
     return 0;
 }
 
-/* Builds and validates every point in canonical order (the last axis varies fastest).
- * On error *nbuilt says how many points hold memory. */
-static int build_points(const point_loader_t *l, const axis_t *axes, int naxes, int64_t total,
-                        const cli_sweep_plan_opts_t *o, cli_sweep_point_t *all, int *nbuilt,
+/* Keeps a point that did not load in plan->invalid (--skip-invalid) and frees the point. */
+static void set_aside(cli_sweep_plan_t *plan, int64_t index, cli_sweep_point_t *pt,
+                      const sgd_err_t *err)
+{
+    plan->invalid = sgd_xrealloc(plan->invalid, (size_t)(plan->ninvalid + 1) *
+                                                    sizeof *plan->invalid);
+    plan->invalid[plan->ninvalid++] = (cli_sweep_invalid_t){
+        .index = index, .label = sgd_xstrdup(pt->label), .error = sgd_xstrdup(err->msg)};
+    point_free(pt);
+    memset(pt, 0, sizeof *pt);
+}
+
+/* Loads point pt as its run will and records its key, kernel, threads and length. */
+static int load_point(const point_loader_t *l, const scn_override_t *ov, int nov,
+                      const cli_sweep_plan_opts_t *o, cli_sweep_point_t *pt, sgd_err_t *err)
+{
+    scn_t s;
+    if (loader_load(l, ov, nov, o->seed, &s, err)) return -1;
+    if (scn_resolve_numerics(&s, o->flags, o->machine, err)) {
+        scn_free(&s);
+        return -1;
+    }
+    memcpy(pt->run_key, s.config_hash, sizeof pt->run_key);
+    memcpy(pt->blas_core, s.numerics.blas_core, sizeof pt->blas_core);
+    pt->threads_auto = s.numerics.threads == 0 ? s.numerics.threads_resolved : 0;
+    pt->updates = s.stop_updates;
+    scn_free(&s);
+    return 0;
+}
+
+/* Builds and validates every point in canonical order (the last dimension varies fastest);
+ * with o->skip_invalid a point that does not load goes to plan->invalid.  On error *nbuilt
+ * says how many points hold memory. */
+static int build_points(const point_loader_t *l, const axis_t *axes, int naxes,
+                        const dims_t *dims, int64_t total, const cli_sweep_plan_opts_t *o,
+                        cli_sweep_point_t *all, int *nbuilt, cli_sweep_plan_t *plan,
                         sgd_err_t *err)
 {
-    int *digit = sgd_xcalloc((size_t)naxes + 1, sizeof *digit);
+    int *digit = sgd_xcalloc((size_t)dims->n + 1, sizeof *digit);
     scn_override_t *ov = sgd_xcalloc((size_t)naxes + 1, sizeof *ov);
     int rc = 0;
     *nbuilt = 0;
     for (int64_t p = 0; p < total && rc == 0; p++) {
         cli_sweep_point_t *pt = &all[(*nbuilt)++];
         fill_point(pt, axes, naxes, digit, ov);
-        scn_t s;
-        int failed = loader_load(l, ov, naxes, o->seed, &s, err);
-        if (!failed && (failed = scn_resolve_numerics(&s, o->flags, o->machine, err)) != 0)
-            scn_free(&s);
-        if (failed) {
+        if (load_point(l, ov, naxes, o, pt, err)) {
             char prefix[SGD_ERR_MAX / 2];
             snprintf(prefix, sizeof prefix, "sweep point %lld of %lld (%s)", (long long)p + 1,
                      (long long)total, naxes ? pt->label : "the scenario as is");
             rc = sgd_err_prefix(err, prefix);
-            break;
+            if (o->skip_invalid) {
+                set_aside(plan, p, pt, err);
+                (*nbuilt)--;
+                rc = 0;
+            }
         }
-        memcpy(pt->run_key, s.config_hash, sizeof pt->run_key);
-        memcpy(pt->blas_core, s.numerics.blas_core, sizeof pt->blas_core);
-        pt->threads_auto = s.numerics.threads == 0 ? s.numerics.threads_resolved : 0;
-        scn_free(&s);
-        for (int a = naxes - 1; a >= 0; a--) {
-            if (++digit[a] < axes[a].nvalues) break;
-            digit[a] = 0;
+        for (int d = dims->n - 1; d >= 0; d--) {
+            if (++digit[d] < dims->len[d]) break;
+            digit[d] = 0;
         }
     }
     free(digit);
@@ -347,17 +401,17 @@ static int build_points(const point_loader_t *l, const axis_t *axes, int naxes, 
  * listed next to the default itself): one key is one run, at its first occurrence, and the
  * others keep their canonical order.  Sorting (key, index) pairs finds them in
  * O(n log n).  Returns the number kept. */
-static int drop_repeats(cli_sweep_point_t *all, int64_t total)
+static int drop_repeats(cli_sweep_point_t *all, int total)
 {
     key_index_t *ki = sgd_xcalloc((size_t)total, sizeof *ki);
-    for (int64_t p = 0; p < total; p++) ki[p] = (key_index_t){all[p].run_key, (int)p};
+    for (int p = 0; p < total; p++) ki[p] = (key_index_t){all[p].run_key, p};
     qsort(ki, (size_t)total, sizeof *ki, cmp_key_index);
     char *dup = sgd_xcalloc((size_t)total, 1);
-    for (int64_t p = 1; p < total; p++)
+    for (int p = 1; p < total; p++)
         if (strcmp(ki[p].key, ki[p - 1].key) == 0) dup[ki[p].index] = 1;
     free(ki);
     int kept = 0;
-    for (int64_t p = 0; p < total; p++) {
+    for (int p = 0; p < total; p++) {
         if (dup[p]) point_free(&all[p]);
         else all[kept++] = all[p];
     }
@@ -377,11 +431,13 @@ int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_p
     axis_t *axes = sgd_xcalloc((size_t)(base.nsweep + nsets) + 1, sizeof *axes);
     int naxes = build_axes(&base, sets, nsets, axes, err), rc = -1;
     int64_t total = 0;
+    dims_t dims = {0};
     if (naxes < 0) {
         naxes = -1 - naxes; /* the axes built before the error, to free */
         goto out;
     }
-    if (count_points(path, axes, naxes, seed, &total, err) ||
+    if (group_axes(path, &base, o, axes, naxes, &dims, err) ||
+        count_points(path, axes, naxes, &dims, seed, &total, err) ||
         check_flags_against_axes(axes, naxes, o, err))
         goto out;
 
@@ -389,17 +445,18 @@ int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_p
     loader_init(&loader, path, &base, seed);
     cli_sweep_point_t *all = sgd_xcalloc((size_t)total, sizeof *all);
     int nbuilt;
-    rc = build_points(&loader, axes, naxes, total, o, all, &nbuilt, err);
+    rc = build_points(&loader, axes, naxes, &dims, total, o, all, &nbuilt, plan, err);
     loader_free(&loader);
     plan->points = all;
     plan->npoints = nbuilt;
     if (rc) goto out;
-    plan->npoints = drop_repeats(all, total);
+    plan->npoints = drop_repeats(all, nbuilt);
     plan->nproduct = total;
     plan->naxes = naxes;
 out:
     for (int i = 0; i < naxes; i++) axis_free(&axes[i]);
     free(axes);
+    free(dims.len);
     scn_free(&base);
     if (rc) cli_sweep_plan_free(plan);
     return rc;
@@ -409,6 +466,11 @@ void cli_sweep_plan_free(cli_sweep_plan_t *plan)
 {
     for (int p = 0; p < plan->npoints; p++) point_free(&plan->points[p]);
     free(plan->points);
+    for (int i = 0; i < plan->ninvalid; i++) {
+        free(plan->invalid[i].label);
+        free(plan->invalid[i].error);
+    }
+    free(plan->invalid);
     memset(plan, 0, sizeof *plan);
 }
 

@@ -13,6 +13,7 @@
 #ifndef SGDSIM_CLI_SWEEP_PLAN_H
 #define SGDSIM_CLI_SWEEP_PLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -30,13 +31,23 @@ typedef struct cli_sweep_point {
     char blas_core[BLAS_KERNEL_NAME_MAX]; /* the point's resolved OpenBLAS kernel */
     int64_t threads_auto; /* threads "auto" resolved for the sweep's -j; 0 when the point's
                              configuration gives a number itself */
+    int64_t updates;      /* its stop.updates, for the progress display */
 } cli_sweep_point_t;
+
+/* A point that did not load (--skip-invalid): where it is in the product, and why. */
+typedef struct cli_sweep_invalid {
+    int64_t index;   /* 0-based position in the cartesian product */
+    char *label;     /* as cli_sweep_point_t's (owned) */
+    char *error;     /* the loader's message (owned) */
+} cli_sweep_invalid_t;
 
 typedef struct cli_sweep_plan {
     cli_sweep_point_t *points; /* distinct points in canonical order (owned) */
     int npoints;
     int64_t nproduct;          /* size of the cartesian product before removing duplicates */
     int naxes;
+    cli_sweep_invalid_t *invalid; /* points left out by skip_invalid, in order (owned) */
+    int ninvalid;
 } cli_sweep_plan_t;
 
 /* Splits a --set argument "key=v1,v2,..." into its key and values.  Values are separated by
@@ -54,13 +65,18 @@ typedef struct cli_sweep_plan_opts {
                                           axes (may be NULL) */
     const uint64_t *seed;         /* --seed, or NULL */
     const scn_machine_t *machine; /* resolves each point's numerics, as its run will */
+    const char *const *zips;      /* --zip arguments "KEY1,KEY2,...", in order (sweep_zip.h) */
+    int nzips;
+    bool skip_invalid;            /* leave out points that do not load (plan->invalid) */
 } cli_sweep_plan_opts_t;
 
 /* Plans the sweep of scenario `path`: axes of its "sweep" block, overridden or extended by
- * the command line's lists (a key given twice keeps the later list), every point loaded,
- * validated and resolved against o->machine like `sgdsim run` would (errors name the point),
- * duplicate run keys dropped (the first occurrence stays).  A flag over a key that is also
- * an axis is refused, as --seed with a seed axis is: it would collapse the axis. */
+ * the command line's lists (a key given twice keeps the later list), grouped by the zip
+ * groups into dimensions (sweep_zip.h), every point loaded, validated and resolved against
+ * o->machine like `sgdsim run` would (errors name the point; with o->skip_invalid such a
+ * point goes to plan->invalid instead, and planning goes on), duplicate run keys dropped (the
+ * first occurrence stays).  A flag over a key that is also an axis is refused, as --seed
+ * with a seed axis is: it would collapse the axis. */
 int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_plan_t *plan,
                    sgd_err_t *err);
 

@@ -196,6 +196,72 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
  * including an algorithm's own options, which only that algorithm's parser knows). */
 #define SCN_SWEEP_MAX_VALUES 100000
 
+/* The group (index into s->sweep_zip, or -1) that already holds axis `key`. */
+static int zip_group_of(const scn_t *s, const char *key)
+{
+    for (int g = 0; g < s->nsweep_zip; g++)
+        for (int k = 0; k < s->sweep_zip[g].nkeys; k++)
+            if (strcmp(s->sweep_zip[g].keys[k], key) == 0) return g;
+    return -1;
+}
+
+static bool is_sweep_axis(const scn_t *s, const char *key)
+{
+    for (int i = 0; i < s->nsweep; i++)
+        if (strcmp(s->sweep[i].key, key) == 0) return true;
+    return false;
+}
+
+/* One zip group: two or more distinct axes of the block, none already in another group.
+ * Equal lengths are checked by the sweep planner, after the command line's lists. */
+static int parse_zip_group(const cJSON *grp, int g, scn_t *s, sgd_err_t *err)
+{
+    char desc[96];
+    int nk = cJSON_GetArraySize(grp);
+    if (!cJSON_IsArray(grp) || nk < 2) {
+        sgd_json_describe(grp, desc, sizeof desc);
+        return sgd_errf(err, "sweep.zip[%d]: expected an array of two or more axis keys of the "
+                             "block, got %s", g, desc);
+    }
+    scn_sweep_zip_t *z = &s->sweep_zip[s->nsweep_zip];
+    z->keys = sgd_xcalloc((size_t)nk, sizeof *z->keys);
+    s->nsweep_zip++; /* from here freed by scn_free, whatever follows */
+    for (const cJSON *k = grp->child; k; k = k->next) {
+        int i = z->nkeys, other;
+        if (!cJSON_IsString(k)) {
+            sgd_json_describe(k, desc, sizeof desc);
+            return sgd_errf(err, "sweep.zip[%d][%d]: expected an axis key, got %s", g, i, desc);
+        }
+        if (!is_sweep_axis(s, k->valuestring))
+            return sgd_errf(err, "sweep.zip[%d][%d]: \"%s\" is not an axis of this sweep block",
+                            g, i, k->valuestring);
+        if ((other = zip_group_of(s, k->valuestring)) >= 0)
+            return sgd_errf(err, "sweep.zip[%d][%d]: \"%s\" is already in sweep.zip[%d]; an "
+                                 "axis can be in one zip group only", g, i, k->valuestring,
+                            other);
+        z->keys[z->nkeys++] = sgd_xstrdup(k->valuestring);
+    }
+    return 0;
+}
+
+/* "zip": [["batch.per_worker", "cluster.workers"], ...]: groups of axes that advance together. */
+static int parse_sweep_zip(const cJSON *zip, scn_t *s, sgd_err_t *err)
+{
+    if (!zip) return 0;
+    char desc[96];
+    int ng = cJSON_GetArraySize(zip);
+    if (!cJSON_IsArray(zip) || ng < 1) {
+        sgd_json_describe(zip, desc, sizeof desc);
+        return sgd_errf(err, "sweep.zip: expected a non-empty array of groups of axis keys, "
+                             "e.g. [[\"batch.per_worker\", \"cluster.workers\"]], got %s", desc);
+    }
+    s->sweep_zip = sgd_xcalloc((size_t)ng, sizeof *s->sweep_zip);
+    int g = 0;
+    for (const cJSON *grp = zip->child; grp; grp = grp->next, g++)
+        if (parse_zip_group(grp, g, s, err)) return -1;
+    return 0;
+}
+
 static int parse_sweep(const cJSON *in, scn_t *s, sgd_err_t *err)
 {
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(in, "sweep");
@@ -211,6 +277,7 @@ static int parse_sweep(const cJSON *in, scn_t *s, sgd_err_t *err)
     s->sweep = sgd_xcalloc((size_t)n, sizeof *s->sweep);
     for (const cJSON *ax = sw->child; ax; ax = ax->next) {
         const char *key = ax->string;
+        if (key && strcmp(key, "zip") == 0) continue; /* not an axis: parse_sweep_zip */
         if (!key || !key[0] || key[0] == '.' || key[strlen(key) - 1] == '.' || strstr(key, "..") ||
             strlen(key) >= SGD_JPATH_MAX)
             return sgd_errf(err, "sweep.%s: expected a key path such as \"cluster.workers\"",
@@ -235,7 +302,7 @@ static int parse_sweep(const cJSON *in, scn_t *s, sgd_err_t *err)
             a->nvalues++;
         }
     }
-    return 0;
+    return parse_sweep_zip(cJSON_GetObjectItemCaseSensitive(sw, "zip"), s, err);
 }
 
 /* Whether an error message is about `path` or lies inside it ("path: ", "path.x: ",
@@ -440,6 +507,11 @@ void scn_free(scn_t *s)
         free(s->sweep[i].key);
     }
     free(s->sweep);
+    for (int g = 0; g < s->nsweep_zip; g++) {
+        for (int k = 0; k < s->sweep_zip[g].nkeys; k++) free(s->sweep_zip[g].keys[k]);
+        free(s->sweep_zip[g].keys);
+    }
+    free(s->sweep_zip);
     if (s->alg_opts_free) s->alg_opts_free(s->alg_opts);
     memset(s, 0, sizeof *s);
 }

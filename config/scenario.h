@@ -80,6 +80,13 @@ typedef struct scn_sweep_axis {
     int nvalues;   /* >= 1 */
 } scn_sweep_axis_t;
 
+/* One group of the sweep block's "zip" list: axes of the block that advance together (the
+ * i-th point of the group takes the i-th value of each) instead of being crossed. */
+typedef struct scn_sweep_zip {
+    char **keys; /* nkeys >= 2 axis keys of the block, in the group's order (owned) */
+    int nkeys;
+} scn_sweep_zip_t;
+
 /* numerics: how the numerics layer computes (docs/scenario.md#numerics). */
 typedef struct scn_numerics {
     /* numerics.blas_core: "auto" or an OpenBLAS kernel in OpenBLAS's spelling ("SkylakeX");
@@ -149,6 +156,8 @@ typedef struct scn {
      * sweep it belongs to, or resuming an extended sweep would redo every finished point. */
     scn_sweep_axis_t *sweep;
     int nsweep;
+    scn_sweep_zip_t *sweep_zip; /* the block's "zip" groups, in file order (owned) */
+    int nsweep_zip;
 
     char *resolved_json;         /* resolved configuration, exact numbers, in reading order
                                     (owned) */

@@ -30,6 +30,7 @@
 #ifndef SGDSIM_RESULTS_RDB_H
 #define SGDSIM_RESULTS_RDB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <sqlite3.h>

@@ -12,10 +12,10 @@ expect_exit 2 "--backend: missing value" -- "$SGDSIM" run "$S" --db "$DB" --back
 expect_exit 2 'backend: expected one of' -- "$SGDSIM" run "$S" --db "$DB" --set backend=tpu
 expect_exit 2 "unknown option --backend" -- "$SGDSIM" query "$DB" --backend cpu
 "$SGDSIM" validate "$S" --backend cuda >/dev/null || fail "validate refused backend cuda"
-"$SGDSIM" validate "$S" --backend cuda --print | grep -q '"backend":"cuda"' || fail "validate --print lacks backend cuda"
+"$SGDSIM" validate "$S" --backend cuda --print | grep -q '"backend": "cuda"' || fail "validate --print lacks backend cuda"
 
 # --backend wins over --set backend=..., whichever comes first
-"$SGDSIM" validate "$S" --backend cpu --set backend=cuda --print | grep -q '"backend":"cpu"' ||
+"$SGDSIM" validate "$S" --backend cpu --set backend=cuda --print | grep -q '"backend": "cpu"' ||
   fail "--backend did not override --set backend"
 
 "$SGDSIM" run "$S" --db "$DB" --quiet --backend cpu || fail "run --backend cpu failed"

@@ -91,7 +91,7 @@ a=$(run_one "$DB" --threads 1); b=$(run_one "$DB" -t 3)
 [ "$(q "$DB" "SELECT group_concat(t) FROM (SELECT json_extract(config_json, '$.numerics.threads') AS t FROM runs WHERE id IN ($a, $b) ORDER BY id)")" = "1,3" ] ||
   fail "config_json does not record the thread counts 1 and 3"
 [ "$(q "$DB" "SELECT count(DISTINCT digest) FROM runs WHERE id IN ($a, $b)")" = 1 ] || fail "the thread count changed the digest"
-"$SGDSIM" validate "$S" -t 5 --print | grep -q "\"numerics\":{\"blas_core\":\"$core\",\"threads\":5}" || fail "validate --print lacks the resolved numerics"
+"$SGDSIM" validate "$S" -t 5 --print | tr -d ' \n' | grep -q "\"numerics\":{\"blas_core\":\"$core\",\"threads\":5}" || fail "validate --print lacks the resolved numerics"
 
 # --- sweeps ------------------------------------------------------------------------------
 SW="$TMP/sw.db"

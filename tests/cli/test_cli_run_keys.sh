@@ -21,7 +21,7 @@ case "$out" in *"s.json"*) fail "--set a.b=1 blamed the file: $out" ;; esac
 key() { "$SGDSIM" validate "$S" "$@" | sed -n 's/.*config \([0-9a-f]*\)).*/\1/p'; }
 k1=$(key --set seed=9007199254740990); k2=$(key --set seed=9007199254740991)
 [ -n "$k1" ] && [ "$k1" != "$k2" ] || fail "seeds 2^53-2 and 2^53-1 share key '$k1' / '$k2'"
-"$SGDSIM" validate "$S" --print --set seed=9007199254740991 | grep -q '"seed":9007199254740991' || fail "seed not stored exactly"
+"$SGDSIM" validate "$S" --print --set seed=9007199254740991 | grep -q '"seed": 9007199254740991' || fail "seed not stored exactly"
 expect_exit 2 "--seed 9007199254740992: must be <= 2^53 - 1" -- "$SGDSIM" run "$S" --db "$TMP/seed.db" --seed 9007199254740992
 sed 's/"seed": 5/"seed": 9007199254740993/' "$S" > "$TMP/bigseed.json"
 expect_exit 2 "bigseed.json: seed: expected integer <= 9007199254740991" -- "$SGDSIM" validate "$TMP/bigseed.json"

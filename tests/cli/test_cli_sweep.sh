@@ -141,7 +141,7 @@ expect_exit 2 "sweep: expected an object" -- "$SGDSIM" validate "$TMP/bad.json"
 # found only when the data is built) stops the sweep from starting further points.
 out=$("$SGDSIM" sweep "$S" --set batch.per_worker=1000 --set cluster.workers=2,3 --db "$TMP/bad.db" 2>&1); rc=$?
 [ "$rc" = 2 ] || fail "run-time bad input: exit $rc"
-case "$out" in *"exceeds"*"1 point run"*"stopped early"*) ;; *) fail "run-time bad input did not stop the sweep: $out" ;; esac
+case "$out" in *"exceeds"*"0 points done"*"1 failed"*"stopped early"*) ;; *) fail "run-time bad input did not stop the sweep: $out" ;; esac
 [ "$(sqlite3 "$TMP/bad.db" "SELECT count(*) FROM runs")" = 0 ] || fail "a bad-input point left a run"
 echo "not a database" > "$TMP/junk.db"
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" sweep "$S" --db "$TMP/junk.db"

@@ -3,8 +3,11 @@
 #     per update of the small CSGD scenario, so about 2.7e16 events, and years);
 #   - the parameter-server family's memory counts the parameter snapshots that accumulate
 #     up to about min(clients, updates) versions;
-#   - --print prints the configuration only, and a pilot that cannot run (a missing data
-#     file) is said, with exit code 0: the scenario is valid.
+#   - the updates, and the memory guard's estimates that run refuses on (with the limit,
+#     and which one refuses a scenario too large for this machine);
+#   - --print prints the configuration only, pretty-printed JSON equal to what a run stores,
+#     and a pilot that cannot run (a missing data file) is said, with exit code 0: the
+#     scenario is valid.
 . "$(dirname "$0")/lib.sh"
 S="$TMP/s.json"; small_scenario "$S"
 
@@ -14,6 +17,12 @@ events=$(printf '%s\n' "$out" | sed -n 's/^  events: *about \([0-9.e+]*\) .*/\1/
 awk -v e="$events" 'BEGIN { exit !(e >= 1e15 && e <= 1e18) }' || fail "events estimate '$events' is not about 1e15 x events per update: $out"
 printf '%s\n' "$out" | grep -q "^  memory: *about [0-9.]* [kMG]B" || fail "no memory estimate: $out"
 printf '%s\n' "$out" | grep -q "^  wall time: *about [0-9.e+]* years" || fail "wall time of 1e15 updates is not years: $out"
+printf '%s\n' "$out" | grep -q "^  updates: *1000000000000000 (stop.updates)" || fail "no updates line: $out"
+printf '%s\n' "$out" | grep -q "^  memory guard: cluster.workers about [0-9.]* KiB, data about [0-9.]* KiB, model about [0-9.]* KiB; run refuses an estimate above this machine's [0-9.]* GiB" || fail "no memory guard line: $out"
+# A model too large for this machine: validate shows the estimate run refuses, exit 0.
+out=$("$SGDSIM" validate "$S" --set 'model.hidden=[400000,400000]' 2>&1) || fail "validate of a huge model: $out"
+case "$out" in *"memory guard:"*"model about "*" TiB; run refuses this scenario: model exceeds this machine's "*" GiB"*) ;; *) fail "huge model: $out" ;; esac
+"$SGDSIM" run "$S" --set 'model.hidden=[400000,400000]' --db "$TMP/huge.db" --quiet 2>/dev/null; [ $? = 2 ] || fail "run of the huge model did not refuse it"
 # The estimate follows stop.updates: ten times the updates, about ten times the events.
 small=$("$SGDSIM" validate "$S" --set stop.updates=100000 | sed -n 's/^  events: *about \([0-9.e+]*\) .*/\1/p')
 large=$("$SGDSIM" validate "$S" --set stop.updates=1000000 | sed -n 's/^  events: *about \([0-9.e+]*\) .*/\1/p')
@@ -30,6 +39,17 @@ case "$out" in *"snapshots"*) fail "fasgd, 10 clients, counts snapshots beyond t
 # --print: the configuration alone.
 out=$("$SGDSIM" validate "$S" --print) || fail "validate --print"
 case "$out" in "{"*"}") ;; *) fail "validate --print printed more than the configuration: $out" ;; esac
+[ "$(printf '%s\n' "$out" | wc -l)" -gt 20 ] || fail "validate --print is not pretty-printed: $out"
+printf '%s\n' "$out" | grep -q '^    "workers": 3,$' || fail "validate --print indentation: $out"
+printf '%s\n' "$out" | grep -q '^    "hidden": \[32\]$' || fail "validate --print keeps arrays of numbers on one line: $out"
+# The same configuration as the run stores, exact numbers included.
+"$SGDSIM" run "$S" --set optimizer.lr=0.30000000000000004 --db "$TMP/p.db" --quiet || fail "run for --print"
+if command -v sqlite3 >/dev/null && command -v python3 >/dev/null; then
+  "$SGDSIM" validate "$S" --set optimizer.lr=0.30000000000000004 --print > "$TMP/print.json"
+  sqlite3 "$TMP/p.db" "SELECT config_json FROM runs" > "$TMP/stored.json"
+  python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(a != b or a["optimizer"]["lr"] != 0.30000000000000004)' "$TMP/print.json" "$TMP/stored.json" ||
+    fail "validate --print differs from the stored configuration"
+fi
 # A pilot that cannot run: said, and still exit 0.
 out=$("$SGDSIM" validate "$S" --set 'data={"source":"idx","validation":"train_tail","validation_size":10,"train_images":"none.gz","train_labels":"none.gz"}' 2>&1) ||
   fail "validate with a missing data file failed: $out"

@@ -9,7 +9,7 @@ done
 "$SGDSIM" validate --help | grep -q -- "--set" || fail "validate --help"
 S="$TMP/s.json"; small_scenario "$S"
 "$SGDSIM" validate "$S" | grep -q "ok" || fail "validate of a good scenario"
-"$SGDSIM" validate "$S" --print | grep -q '"workers":3' || fail "validate --print"
+"$SGDSIM" validate "$S" --print | grep -q '"workers": 3' || fail "validate --print"
 for f in "$(dirname "$0")"/../../scenarios/*.json; do
   "$SGDSIM" validate "$f" >/dev/null || fail "shipped scenario $f does not validate"
 done
