@@ -8,10 +8,18 @@
 # OpenBLAS) and the same kernel: OPENBLAS_CORETYPE as given, else the kernel bench_cnn_grad
 # reports on its own, exported for both.
 #   bench/cnn-vs-numpy.sh [PAIRS]      (default 5)
-# Nothing is asserted: times vary with the machine's load (the spread says how much).
+# CLOCK=cpu times both by their thread's CPU time (bench_cnn_grad --cpu-time), which leaves
+# out the waits for a core on a loaded machine.  Nothing is asserted: times vary with the
+# machine's load (the spread says how much).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS="${1:-5}" BENCH="${BENCH:-build/bench/bench_cnn_grad}" PY="${PY:-/usr/bin/python3}"
+CLOCK="${CLOCK:-wall}"
+case "$CLOCK" in
+  wall) CLOCK_ARG=() ;;
+  cpu) CLOCK_ARG=(--cpu-time) ;;
+  *) echo "cnn-vs-numpy.sh: CLOCK must be wall or cpu, got '$CLOCK'" >&2; exit 2 ;;
+esac
 case "$PAIRS" in '' | *[!0-9]* | 0) echo "cnn-vs-numpy.sh: PAIRS must be a positive integer, got '$PAIRS'" >&2; exit 2 ;; esac
 [ -x "$BENCH" ] || { echo "cnn-vs-numpy.sh: $BENCH not built" >&2; exit 2; }
 "$PY" -c "import numpy" 2>/dev/null ||
@@ -24,10 +32,10 @@ fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 for i in $(seq "$PAIRS"); do
-  "$BENCH" > "$TMP/s.$i"
-  "$PY" bench/cnn_numpy.py > "$TMP/n.$i"
+  "$BENCH" "${CLOCK_ARG[@]}" > "$TMP/s.$i"
+  "$PY" bench/cnn_numpy.py "${CLOCK_ARG[@]}" > "$TMP/n.$i"
 done
-echo "OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE, 1 BLAS thread, $PAIRS pairs; $(uptime | sed 's/.*load/load/')"
+echo "OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE, 1 BLAS thread, $PAIRS pairs, $CLOCK time; $(uptime | sed 's/.*load/load/')"
 sed -n 1p "$TMP/s.1"
 sed -n 1p "$TMP/n.1"
 # One row per (pair, batch): sgdsim grad/sgemm, sgdsim GF/s, numpy GF/s.
