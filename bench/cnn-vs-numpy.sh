@@ -38,9 +38,10 @@ done
 echo "OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE, 1 BLAS thread, $PAIRS pairs, $CLOCK time; $(uptime | sed 's/.*load/load/')"
 sed -n 1p "$TMP/s.1"
 sed -n 1p "$TMP/n.1"
-# One row per (pair, batch): sgdsim grad/sgemm, sgdsim GF/s, numpy GF/s.
+# One row per (pair, batch): batch, sgdsim grad/sgemm, sgdsim GF/s, numpy GF/s (bench_cnn_grad's
+# columns: model, batch, MFLOP/call, grad GF/s, sgemm GF/s, grad/sgemm, ...).
 for i in $(seq "$PAIRS"); do
-  awk -v i="$i" 'FNR == NR && $1 == "LeNet-5" { s[$2] = $4 " " $6; next }
+  awk -v i="$i" 'FNR == NR && $1 == "LeNet-5" { s[$2] = $6 " " $4; next }
                  FNR != NR && $1 == "numpy" && $2 == "batch" { print $3, s[$3], $5 }' \
     "$TMP/s.$i" "$TMP/n.$i"
 done | sort -n -k1,1 -s | awk '
