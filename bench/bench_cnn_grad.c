@@ -5,18 +5,21 @@
  *   grad   -- model_loss_grad, in GFLOP/s using model_flops_per_sample (GEMM FLOPs only:
  *             convolutions counted as their im2col products);
  *   sgemm  -- the same cblas_sgemm calls the gradient makes (per conv and fc layer: forward,
- *             weight gradient and, but for the first layer, input gradient; same shapes and
- *             transposes), back to back, same FLOPs;
+ *             weight gradient and, but for the first layer, input gradient; same shapes,
+ *             transposes and beta), back to back, same FLOPs;
  *   peak   -- the core's FP32 FMA peak from independent FMA chains (AVX-512 or AVX2+FMA, else
  *             scalar), as bench_mlp_grad measures it;
  * and prints grad/sgemm -- the cost of everything that is not a GEMM: im2col, col2im,
  * pooling, ReLU, bias, softmax -- and both against the peak.  OpenBLAS on one thread, as the
  * simulator runs it; each figure is the best of REPS timings, alternating grad and sgemm so
- * both see the same machine. */
+ * both see the same machine.  `bench_cnn_grad --core` prints the OpenBLAS kernel and exits
+ * (bench/cnn-vs-numpy.sh runs numpy on it); `--cpu-time` times by the thread's CPU time. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cblas.h>
 #include <gsl/gsl_rng.h>
@@ -51,7 +54,7 @@ static void run_sgemm(work_t *w)
         if (g[i].wl < 0) continue;
         int rows = w->batch * (int)g[i].rows, k = (int)g[i].kdim, oc = g[i].oc;
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, oc, k, 1.0f, w->a, k,
-                    w->params + model_layer_offset(w->m, g[i].wl, false), oc, 1.0f, w->c, oc);
+                    w->params + model_layer_offset(w->m, g[i].wl, false), oc, 0.0f, w->c, oc);
     }
     for (int i = n - 1; i >= 0; i--) {
         if (g[i].wl < 0) continue;
@@ -64,11 +67,25 @@ static void run_sgemm(work_t *w)
     }
 }
 
+/* --cpu-time: the calling thread's CPU seconds instead of the wall clock's.  On a machine
+ * shared with other builds, wall-clock times include the time the thread waited for a core;
+ * CPU time leaves that out (one BLAS thread runs in the calling thread), though not the
+ * cost of caches shared with the other work. */
+static bool cpu_time;
+
+static double now(void)
+{
+    if (!cpu_time) return bench_now();
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static double time_calls(void (*f)(work_t *), work_t *w, int calls)
 {
-    double t0 = bench_now();
+    double t0 = now();
     for (int i = 0; i < calls; i++) f(w);
-    return (bench_now() - t0) / calls;
+    return (now() - t0) / calls;
 }
 
 static int calibrate(void (*f)(work_t *), work_t *w)
@@ -137,11 +154,22 @@ static void bench_batch(gsl_rng *r, int B, double peak)
     model_destroy(m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--core") == 0) { /* for bench/cnn-vs-numpy.sh */
+        printf("%s\n", openblas_get_corename());
+        return 0;
+    }
+    cpu_time = argc == 2 && strcmp(argv[1], "--cpu-time") == 0;
+    if (argc > 2 || (argc == 2 && !cpu_time)) {
+        fprintf(stderr, "bench_cnn_grad: unknown argument '%s'\n"
+                        "usage: bench_cnn_grad [--core | --cpu-time]\n", argv[1]);
+        return 2;
+    }
     openblas_set_num_threads(1);
-    printf("bench_cnn_grad: one BLAS thread, OpenBLAS core %s (%s)\n", openblas_get_corename(),
-           openblas_get_config());
+    printf("bench_cnn_grad: one BLAS thread, OpenBLAS core %s (%s), %s\n",
+           openblas_get_corename(), openblas_get_config(),
+           cpu_time ? "thread CPU time (the peak by the wall clock)" : "wall-clock time");
     const char *isa;
     double peak = bench_fp32_peak(false, &isa);
     printf("reference peak: %s, %.2f GFLOP/s\n\n", isa, peak);

@@ -1,7 +1,10 @@
 /* Convolutional networks on the CPU (see cnn.h for the layers, the NHWC layout and the
  * parameter layout).  Every product is one cblas_sgemm per layer and direction over the whole
- * batch; im2col, col2im, pooling and ReLU are plain loops in a fixed order.  Shapes come from
- * cnn_geom.c. */
+ * batch; im2col, col2im, pooling and ReLU are plain loops in a fixed order, written so that
+ * their hot loops have no branch on the data and the ReLU mask below a max pool costs no pass
+ * of its own (docs/performance.md, "CNN gradient on the CPU", has the profile they answer).
+ * They do the arithmetic the straightforward loops do, in the same order: the same bits.
+ * Shapes come from cnn_geom.c. */
 #include "models/cnn.h"
 
 #include <math.h>
@@ -12,6 +15,13 @@
 
 #include "models/softmax.h"
 
+/* One output row of max pooling (the widest max pool's ow * C): window offsets, sources and
+ * the values routed to them (max_pool, max_pool_route). */
+typedef struct {
+    int *win, *src;
+    float *val;
+} pool_rows_t;
+
 struct cnn {
     cnn_geom_t g[CNN_MAX_GEOMS];
     int n, nclasses, max_batch, nweights;
@@ -20,10 +30,10 @@ struct cnn {
     /* Workspace, one allocation, all for max_batch samples: */
     float *out[CNN_MAX_GEOMS];          /* layer i's output, after its ReLU */
     float *col[CNN_MAX_GEOMS];          /* conv i's im2col matrix, kept for dW */
-    int32_t *arg[CNN_MAX_GEOMS];        /* max pool i: the input index each output took */
     float *delta[2];                    /* gradients w.r.t. activations, ping-pong */
     float *dcol;                        /* dY W^T of a conv, before col2im */
     double *colsum;                     /* bias-gradient accumulator, widest output */
+    pool_rows_t pool;
     void *block;
 };
 
@@ -33,24 +43,25 @@ static size_t bsz(const cnn_t *c, int64_t per_sample)
 }
 
 /* Carves the workspace out of one block: doubles first so they stay aligned, then floats,
- * then the int32 indices. */
+ * then ints. */
 static void allocate(cnn_t *c)
 {
-    size_t widest = 0, dcol = 0, floats = 0, ints = 0, maxoc = 0;
+    size_t widest = 0, dcol = 0, floats = 0, maxoc = 0, pool_row = 0;
     for (int i = 0; i < c->n; i++) {
         const cnn_geom_t *g = &c->g[i];
         floats += bsz(c, g->out_size);
         if (g->op == CNN_CONV) floats += bsz(c, g->rows * g->kdim);
         if (g->op == CNN_CONV && i > 0 && bsz(c, g->rows * g->kdim) > dcol)
             dcol = bsz(c, g->rows * g->kdim);
-        if (g->op == CNN_POOL_MAX) ints += bsz(c, g->out_size);
         if (bsz(c, g->out_size) > widest) widest = bsz(c, g->out_size);
         if (bsz(c, g->in_size) > widest) widest = bsz(c, g->in_size);
         if ((size_t)g->oc > maxoc) maxoc = (size_t)g->oc;
+        if (g->op == CNN_POOL_MAX && (size_t)g->ow * (size_t)g->oc > pool_row)
+            pool_row = (size_t)g->ow * (size_t)g->oc;
     }
-    floats += 2 * widest + dcol;
+    floats += 2 * widest + dcol + pool_row;
     c->block = sgd_xmalloc(maxoc * sizeof(double) + floats * sizeof(float) +
-                           ints * sizeof(int32_t));
+                           2 * pool_row * sizeof(int));
     c->colsum = c->block;
     float *f = (float *)(c->colsum + maxoc);
     for (int i = 0; i < c->n; i++) {
@@ -65,12 +76,9 @@ static void allocate(cnn_t *c)
     c->delta[0] = f;
     c->delta[1] = f + widest;
     c->dcol = f + 2 * widest;
-    int32_t *a = (int32_t *)(c->dcol + dcol);
-    for (int i = 0; i < c->n; i++)
-        if (c->g[i].op == CNN_POOL_MAX) {
-            c->arg[i] = a;
-            a += bsz(c, c->g[i].out_size);
-        }
+    c->pool.val = c->dcol + dcol;
+    c->pool.win = (int *)(c->pool.val + pool_row);
+    c->pool.src = c->pool.win + pool_row;
 }
 
 cnn_t *cnn_create(const cnn_spec_t *spec, int nclasses, int max_batch)
@@ -152,8 +160,9 @@ static void window_cols(const cnn_geom_t *g, int ox, int *kx0, int *kx1, int *ix
     if (*kx1 < *kx0) *kx1 = *kx0;
 }
 
-static void im2col(const float *restrict in, int batch, const cnn_geom_t *g,
-                   float *restrict col)
+/* Multi-channel input: each (row, ky) is one run of (kx1 - kx0) * ic adjacent floats. */
+static void im2col_rows(const float *restrict in, int batch, const cnn_geom_t *g,
+                        float *restrict col)
 {
     const size_t ic = (size_t)g->ic, krow = (size_t)g->k * ic;
     float *dst = col;
@@ -177,6 +186,59 @@ static void im2col(const float *restrict in, int batch, const cnn_geom_t *g,
                 }
             }
     }
+}
+
+/* First ox >= 0 whose window column kx reads input column >= edge: ox * stride - pad + kx >=
+ * edge, clamped to [0, ow]. */
+static int first_ox_at(const cnn_geom_t *g, int kx, int edge)
+{
+    int need = edge + g->pad - kx; /* ox * stride >= need */
+    int ox = need <= 0 ? 0 : g->stride == 1 ? need : (need + g->stride - 1) / g->stride;
+    return ox < g->ow ? ox : g->ow;
+}
+
+/* One image row's share of one output row's matrix rows: matrix column ky*k + kx of rows ox
+ * = 0 .. ow holds input column ox*stride - pad + kx of src (NULL: a padding row), zero
+ * outside the image.  Written column by column: each column is ow strided stores with two
+ * loop bounds, where row by row a one-channel window row is a run of k floats -- too short
+ * for memcpy's call to pay. */
+static void im2col_one_row(const float *restrict src, const cnn_geom_t *g, int ky,
+                           float *restrict dst)
+{
+    const size_t kdim = (size_t)g->kdim;
+    for (int kx = 0; kx < g->k; kx++) {
+        float *restrict d = dst + (size_t)(ky * g->k + kx);
+        int lo = src ? first_ox_at(g, kx, 0) : g->ow;
+        int hi = src ? first_ox_at(g, kx, g->iw) : g->ow;
+        int ox = 0;
+        for (; ox < lo; ox++) d[(size_t)ox * kdim] = 0.0f;
+        for (; ox < hi; ox++) d[(size_t)ox * kdim] = src[ox * g->stride - g->pad + kx];
+        for (; ox < g->ow; ox++) d[(size_t)ox * kdim] = 0.0f;
+    }
+}
+
+/* One-channel input (the data layer of an image network). */
+static void im2col_one_channel(const float *restrict in, int batch, const cnn_geom_t *g,
+                               float *restrict col)
+{
+    const size_t out_row = (size_t)g->ow * (size_t)g->kdim;
+    float *dst = col;
+    for (int b = 0; b < batch; b++) {
+        const float *img = in + (size_t)b * (size_t)g->in_size;
+        for (int oy = 0; oy < g->oh; oy++, dst += out_row)
+            for (int ky = 0; ky < g->k; ky++) {
+                int iy = oy * g->stride - g->pad + ky;
+                bool inside = iy >= 0 && iy < g->ih;
+                im2col_one_row(inside ? img + (size_t)iy * (size_t)g->iw : NULL, g, ky, dst);
+            }
+    }
+}
+
+static void im2col(const float *restrict in, int batch, const cnn_geom_t *g,
+                   float *restrict col)
+{
+    if (g->ic == 1) im2col_one_channel(in, batch, g, col);
+    else im2col_rows(in, batch, g, col);
 }
 
 /* din = 0, then every matrix entry added back where im2col took it from, rows in order. */
@@ -205,28 +267,34 @@ static void col2im(const float *restrict dcol, int batch, const cnn_geom_t *g,
 
 /* ---- pooling ---------------------------------------------------------------------------- */
 
-/* Max pooling: each output is its window's first largest value, arg its input index. */
-static void max_pool(const float *restrict img, const cnn_geom_t *g, float *restrict out,
-                     int32_t *restrict arg)
+/* Max pooling works an output row at a time: element e = ox * C + ch of the row reads its
+ * window through win[e] = ox * stride * C + ch (pool_row_windows), the window's first input
+ * relative to the row's, so every loop runs over the whole row (LeNet's pools: 84 and 80
+ * elements) instead of over a window's few channels. */
+static void pool_row_windows(const cnn_geom_t *g, int *restrict win)
 {
-    const int C = g->ic;
-    for (int oy = 0; oy < g->oh; oy++)
-        for (int ox = 0; ox < g->ow; ox++) {
-            float *o = out + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
-            int32_t *a = arg + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
-            const int32_t at0 = (int32_t)((oy * g->stride * g->iw + ox * g->stride) * C);
-            for (int ch = 0; ch < C; ch++) o[ch] = img[at0 + ch], a[ch] = at0 + ch;
-            for (int ky = 0; ky < g->k; ky++)
-                for (int kx = ky == 0 ? 1 : 0; kx < g->k; kx++) {
-                    const int32_t at = at0 + (ky * g->iw + kx) * C;
-                    for (int ch = 0; ch < C; ch++) {
-                        float v = img[at + ch];
-                        bool more = v > o[ch]; /* strict: the first largest wins */
-                        o[ch] = more ? v : o[ch];
-                        a[ch] = more ? at + ch : a[ch];
-                    }
-                }
-        }
+    for (int ox = 0, e = 0; ox < g->ow; ox++)
+        for (int ch = 0; ch < g->ic; ch++, e++) win[e] = ox * g->stride * g->ic + ch;
+}
+
+/* Each output is its window's first largest value: `v > o ? v : o` keeps the earlier of
+ * equal values and never lets a later NaN in (MAXPS's rule), so no branch depends on the
+ * data.  Where the value came from is not stored: max_pool_route finds it again. */
+static void max_pool(const float *restrict img, const cnn_geom_t *g, const int *restrict win,
+                     float *restrict out)
+{
+    const int n = g->ow * g->ic;
+    for (int oy = 0; oy < g->oh; oy++) {
+        const float *restrict row = img + (size_t)oy * (size_t)g->stride * (size_t)g->iw *
+                                              (size_t)g->ic;
+        float *restrict o = out + (size_t)oy * (size_t)n;
+        for (int e = 0; e < n; e++) o[e] = row[win[e]];
+        for (int ky = 0; ky < g->k; ky++)
+            for (int kx = ky == 0 ? 1 : 0; kx < g->k; kx++) {
+                const float *restrict v = row + (ky * g->iw + kx) * g->ic;
+                for (int e = 0; e < n; e++) o[e] = v[win[e]] > o[e] ? v[win[e]] : o[e];
+            }
+    }
 }
 
 static void avg_pool(const float *restrict img, const cnn_geom_t *g, float *restrict out)
@@ -248,39 +316,115 @@ static void avg_pool(const float *restrict img, const cnn_geom_t *g, float *rest
 }
 
 static void pool_forward(const float *restrict in, int batch, const cnn_geom_t *g,
-                         float *restrict out, int32_t *restrict arg)
+                         const pool_rows_t *s, float *restrict out)
 {
+    if (g->op == CNN_POOL_MAX) pool_row_windows(g, s->win);
     for (int b = 0; b < batch; b++) {
         const size_t i = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
-        if (g->op == CNN_POOL_MAX) max_pool(in + i, g, out + o, arg + o);
+        if (g->op == CNN_POOL_MAX) max_pool(in + i, g, s->win, out + o);
         else avg_pool(in + i, g, out + o);
     }
 }
 
-static void pool_backward(const float *restrict d, int batch, const cnn_geom_t *g,
-                          const int32_t *restrict arg, float *restrict din)
+/* Every input value lies in exactly one window (LeNet's 2 x 2 stride 2 on even sides). */
+static bool windows_tile(const cnn_geom_t *g)
+{
+    return g->stride == g->k && g->oh * g->k == g->ih && g->ow * g->k == g->iw;
+}
+
+/* Where max_pool took an output row o from, as offsets from each window's first input: the
+ * first position whose value equals the output.  That is the first largest value, which
+ * max_pool's strict comparisons keep (equal values compare equal, +0 and -0 too); no position
+ * equals a NaN, which max_pool only outputs when it sat at the first position (offset 0).
+ * Scanned from the last position back, so no branch depends on the data. */
+static void max_pool_sources(const float *restrict row, const float *restrict o,
+                             const cnn_geom_t *g, const int *restrict win, int *restrict src)
+{
+    const int n = g->ow * g->ic;
+    for (int e = 0; e < n; e++) src[e] = 0;
+    for (int ky = g->k - 1; ky >= 0; ky--)
+        for (int kx = g->k - 1; kx >= 0; kx--) {
+            const int off = (ky * g->iw + kx) * g->ic;
+            const float *restrict v = row + off;
+            for (int e = 0; e < n; e++) src[e] = v[win[e]] == o[e] ? off : src[e];
+        }
+}
+
+/* v if keep, else +0: by its bits, since GCC compiles `keep ? v : 0.0f` here to a branch,
+ * which the data (one window position in k * k) mispredicts. */
+static inline float keep_if(float v, bool keep)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u &= 0u - (uint32_t)keep;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* One sample's max-pool input gradient: each output's gradient goes to the input it came
+ * from, outputs in order (where windows overlap, their gradients add up in that order).
+ * relu_below: the input is a ReLU's output, and its mask (input > 0) is applied here instead
+ * of in a pass of its own; an output's source equals the output, so the mask is o > 0, and a
+ * masked output sends 0 (every output sent to one input is masked alike).  tile
+ * (windows_tile): every input is written, din needs no zeroing; else din was zeroed and
+ * sources are added to.  0.0f + d is what adding to a zeroed din gave (+0 for -0). */
+static void max_pool_route(const float *restrict img, const float *restrict out,
+                           const float *restrict d, const cnn_geom_t *g, bool relu_below,
+                           bool tile, const pool_rows_t *s, float *restrict din)
+{
+    const int n = g->ow * g->ic;
+    const size_t row_in = (size_t)g->stride * (size_t)g->iw * (size_t)g->ic;
+    const int *restrict win = s->win;
+    int *restrict src = s->src;
+    float *restrict val = s->val;
+    for (int oy = 0; oy < g->oh; oy++) {
+        const float *restrict o = out + (size_t)oy * (size_t)n, *restrict dr = d + (size_t)oy *
+                                                                              (size_t)n;
+        float *restrict drow = din + (size_t)oy * row_in;
+        max_pool_sources(img + (size_t)oy * row_in, o, g, win, src);
+        for (int e = 0; e < n; e++) val[e] = !relu_below || o[e] > 0.0f ? 0.0f + dr[e] : 0.0f;
+        if (!tile) {
+            for (int e = 0; e < n; e++) drow[win[e] + src[e]] += val[e];
+            continue;
+        }
+        for (int ky = 0; ky < g->k; ky++)
+            for (int kx = 0; kx < g->k; kx++) {
+                const int off = (ky * g->iw + kx) * g->ic;
+                float *restrict dst = drow + off;
+                for (int e = 0; e < n; e++) dst[win[e]] = keep_if(val[e], src[e] == off);
+            }
+    }
+}
+
+static void avg_pool_backward(const float *restrict d, const cnn_geom_t *g, float *restrict img)
 {
     const int C = g->ic;
     const float inv = 1.0f / (float)(g->k * g->k);
-    memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
-    for (int b = 0; b < batch; b++) {
-        float *img = din + (size_t)b * (size_t)g->in_size;
-        const size_t base = (size_t)b * (size_t)g->out_size;
-        if (g->op == CNN_POOL_MAX) {
-            for (size_t o = 0; o < (size_t)g->out_size; o++) img[arg[base + o]] += d[base + o];
-            continue;
+    for (int oy = 0; oy < g->oh; oy++)
+        for (int ox = 0; ox < g->ow; ox++) {
+            const float *dr = d + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
+            for (int ky = 0; ky < g->k; ky++)
+                for (int kx = 0; kx < g->k; kx++) {
+                    float *dst = img + ((size_t)(oy * g->stride + ky) * (size_t)g->iw +
+                                        (size_t)(ox * g->stride + kx)) * (size_t)C;
+                    for (int ch = 0; ch < C; ch++) dst[ch] += dr[ch] * inv;
+                }
         }
-        for (int oy = 0; oy < g->oh; oy++)
-            for (int ox = 0; ox < g->ow; ox++) {
-                const float *dr = d + base + ((size_t)oy * (size_t)g->ow + (size_t)ox) *
-                                                 (size_t)C;
-                for (int ky = 0; ky < g->k; ky++)
-                    for (int kx = 0; kx < g->k; kx++) {
-                        float *dst = img + ((size_t)(oy * g->stride + ky) * (size_t)g->iw +
-                                            (size_t)(ox * g->stride + kx)) * (size_t)C;
-                        for (int ch = 0; ch < C; ch++) dst[ch] += dr[ch] * inv;
-                    }
-            }
+}
+
+/* din from d, the pool's input in and output out; relu_below as for max_pool_route (average
+ * pooling leaves the mask to the layer below). */
+static void pool_backward(const float *restrict d, const float *restrict in,
+                          const float *restrict out, int batch, const cnn_geom_t *g,
+                          bool relu_below, const pool_rows_t *s, float *restrict din)
+{
+    const bool max = g->op == CNN_POOL_MAX, tile = max && windows_tile(g);
+    if (!tile) memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
+    if (max) pool_row_windows(g, s->win);
+    for (int b = 0; b < batch; b++) {
+        const size_t i = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
+        if (max) max_pool_route(in + i, out + o, d + o, g, relu_below, tile, s, din + i);
+        else avg_pool_backward(d + o, g, din + i);
     }
 }
 
@@ -341,7 +485,7 @@ static void forward(cnn_t *c, const float *params, const float *x, int batch, in
         } else if (g->op == CNN_FC) {
             dense_forward(c, g, params, in, batch, c->out[i]);
         } else {
-            pool_forward(in, batch, g, c->out[i], c->arg[i]);
+            pool_forward(in, batch, g, &c->pool, c->out[i]);
         }
         in = c->out[i];
     }
@@ -355,14 +499,21 @@ const float *cnn_forward(cnn_t *c, const float *params, const float *x, int batc
 }
 
 
-/* Layer i's backward step: d (batch x out_size, w.r.t. its output after ReLU) -> grad's
- * share and, for i > 0, dprev w.r.t. its input. */
+/* Whether layer i's input gradient leaves with the ReLU mask of the layer below applied: max
+ * pooling applies it while routing (max_pool_route), so that layer skips its own pass. */
+static bool masks_layer_below(const cnn_t *c, int i)
+{
+    return i > 0 && c->g[i].op == CNN_POOL_MAX && c->g[i - 1].relu;
+}
+
+/* Layer i's backward step: d (batch x out_size, w.r.t. its output after ReLU; masked: with
+ * the ReLU's mask already applied) -> grad's share and, for i > 0, dprev w.r.t. its input. */
 static void backward_layer(cnn_t *c, int i, const float *params, const float *x, int batch,
-                           float *d, float *dprev, float *grad)
+                           float *d, bool masked, float *dprev, float *grad)
 {
     const cnn_geom_t *g = &c->g[i];
     const float *in = i == 0 ? x : c->out[i - 1];
-    if (g->relu) {
+    if (g->relu && !masked) {
         const float *a = c->out[i];
         size_t n = (size_t)batch * (size_t)g->out_size;
         for (size_t k = 0; k < n; k++) d[k] = a[k] > 0.0f ? d[k] : 0.0f;
@@ -374,7 +525,7 @@ static void backward_layer(cnn_t *c, int i, const float *params, const float *x,
                        dprev ? c->dcol : NULL);
         if (dprev) col2im(c->dcol, batch, g, dprev);
     } else if (dprev) {
-        pool_backward(d, batch, g, c->arg[i], dprev);
+        pool_backward(d, in, c->out[i], batch, g, masks_layer_below(c, i), &c->pool, dprev);
     }
 }
 
@@ -388,7 +539,8 @@ double cnn_loss_grad(cnn_t *c, const float *params, const float *x, const int32_
     int cur = 0;
     for (int i = last; i >= 0; i--) {
         float *dprev = i > 0 ? c->delta[1 - cur] : NULL;
-        backward_layer(c, i, params, x, batch, c->delta[cur], dprev, grad);
+        bool masked = i < last && masks_layer_below(c, i + 1);
+        backward_layer(c, i, params, x, batch, c->delta[cur], masked, dprev, grad);
         cur = 1 - cur;
     }
     return loss * inv_b;

@@ -7,8 +7,7 @@
 
 #include <stdio.h>
 
-/* Floats of anything per sample or per matrix: BLAS dimensions and our int32 argmax
- * indices are int. */
+/* Floats of anything per sample or per matrix: BLAS dimensions are int. */
 #define CNN_LIMIT INT64_C(2147483647)
 
 /* "layers[2].conv", "layers[1].pool.max", "layers[4].fc", "output" for the implied layer. */
@@ -141,7 +140,7 @@ double cnn_flops_per_sample(const cnn_geom_t *g, int n)
 
 double cnn_workspace_floats_per_sample(const cnn_geom_t *g, int n)
 {
-    double acts = 0.0, cols = 0.0, widest = 0.0, dcol = 0.0, args = 0.0;
+    double acts = 0.0, cols = 0.0, widest = 0.0, dcol = 0.0;
     for (int i = 0; i < n; i++) {
         acts += (double)g[i].out_size;
         if (g[i].op == CNN_CONV) {
@@ -149,9 +148,8 @@ double cnn_workspace_floats_per_sample(const cnn_geom_t *g, int n)
             cols += c;
             if (i > 0 && c > dcol) dcol = c;
         }
-        if (g[i].op == CNN_POOL_MAX) args += (double)g[i].out_size;
         if ((double)g[i].out_size > widest) widest = (double)g[i].out_size;
         if ((double)g[i].in_size > widest) widest = (double)g[i].in_size;
     }
-    return acts + cols + 2.0 * widest + dcol + args;
+    return acts + cols + 2.0 * widest + dcol;
 }

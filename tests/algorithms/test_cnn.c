@@ -2,7 +2,7 @@
  * refused with the JSON path of the layer (at load time when the input's shape is known, at
  * run setup for IDX images, before the model is allocated); "lenet5" the same configuration
  * as its list written out; CSGD with P workers x b rows bit for bit 1 worker x P*b; LSGD the
- * same parameters as CSGD; the hybrid mode training a CNN while charging ResNet-50's time;
+ * same parameters as CSGD (a small network and LeNet-5); the hybrid mode training a CNN while charging ResNet-50's time;
  * compute.kind "flops" charging the layers' FLOPs. */
 #include <stdlib.h>
 #include <unistd.h>
@@ -115,6 +115,25 @@ static void csgd_stacks_bit_for_bit_and_lsgd_matches(void)
     free(a.final_params), free(b.final_params), free(l.final_params);
 }
 
+/* The same on LeNet-5 itself (28 x 28 synthetic images; every layer kind the experiments
+ * of docs/reproductions.md use): LSGD's parameters are CSGD's, bit for bit. */
+static void lenet5_lsgd_matches_csgd(void)
+{
+    const char *model = "model={\"kind\":\"cnn\",\"layers\":\"lenet5\",\"input\":"
+                        "{\"height\":28,\"width\":28}}";
+    const char *c_sets[] = {model, "data.dim=784", "cluster.workers=4", "batch.per_worker=4",
+                            "stop.updates=6", "eval.every=3"};
+    const char *l_sets[] = {model, "data.dim=784", "cluster.workers=4", "batch.per_worker=4",
+                            "stop.updates=6", "eval.every=3", "algorithm.name=lsgd",
+                            "topology={\"kind\":\"cluster\",\"gpus_per_node\":2}"};
+    alg_outcome_t c = run(c_sets, 6), l = run(l_sets, 8);
+    CHECK_INT_EQ(c.status, ALG_COMPLETE);
+    CHECK_INT_EQ(l.updates, 6);
+    CHECK(same_params(&c, &l));
+    CHECK(c.vtime_ns != l.vtime_ns);
+    free(c.final_params), free(l.final_params);
+}
+
 /* LSGD trains the CNN while charging ResNet-50's time: the CNN's numbers, ResNet-50's clock
  * (the same as an MLP's under the same preset). */
 static void hybrid_trains_a_cnn_on_resnet50_time(void)
@@ -198,6 +217,7 @@ int main(void)
     bad_input_names_the_layer();
     lenet5_is_its_list();
     csgd_stacks_bit_for_bit_and_lsgd_matches();
+    lenet5_lsgd_matches_csgd();
     hybrid_trains_a_cnn_on_resnet50_time();
     flops_are_charged_from_the_layers();
     idx_images_give_the_shape();

@@ -2,8 +2,8 @@
  * against central finite differences of an independent double-precision reference -- a
  * direct convolution (no im2col), direct pooling and fc layers written from cnn.h's
  * definitions -- for every layer type and whole networks (stride, padding, odd sizes,
- * overlapping pool windows, several channels, a pool first, a 1 x 1 conv, LeNet-5 on a
- * smaller image).  Every parameter of every network is checked.
+ * overlapping pool windows, a pool on a pool, several channels, a pool first, a 1 x 1 conv,
+ * LeNet-5 on a smaller image).  Every parameter of every network is checked.
  *
  * The differences are taken on the reference in double (eps = 1e-6, error ~1e-10), so the
  * tolerance only has to absorb the float gradient's rounding:
@@ -187,6 +187,7 @@ int main(void)
     const cnn_layer_spec_t conv_max_fc[] = {CONV(3, 3, 1, 0), MAXP(2, 2), FC(6)};
     const cnn_layer_spec_t conv_avg[] = {CONV(2, 2, 1, 1), AVGP(3, 2)};
     const cnn_layer_spec_t overlap_max[] = {CONV(2, 3, 1, 1), MAXP(3, 2), CONV(3, 2, 1, 0)};
+    const cnn_layer_spec_t pool_on_pool[] = {CONV(2, 3, 1, 1), MAXP(2, 1), MAXP(2, 2), FC(4)};
     const cnn_layer_spec_t pool_first[] = {MAXP(2, 2), CONV(2, 3, 1, 1), FC(4)};
     const cnn_layer_spec_t fc_only[] = {FC(7), FC(5)};
     const cnn_layer_spec_t one_by_one[] = {CONV(4, 1, 1, 0), AVGP(2, 1)};
@@ -199,6 +200,7 @@ int main(void)
         {"conv pad1 + avg pool 3/2", net(5, 7, 2, 3, 2, conv_avg)},
         {"max pool 3/2 overlapping", net(9, 9, 1, 3, 3, overlap_max)},
         {"pool first", net(6, 6, 2, 3, 3, pool_first)},
+        {"max pool 2/1 on max pool 2/2", net(8, 8, 1, 3, 4, pool_on_pool)},
         {"fc only, 1 x 1 x 10", net(1, 1, 10, 3, 2, fc_only)},
         {"1 x 1 conv + avg pool 2/1", net(3, 3, 5, 2, 2, one_by_one)},
         {"LeNet-5 on 14 x 14", net(14, 14, 1, 10, 6, lenet_small)},

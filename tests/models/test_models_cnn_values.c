@@ -87,6 +87,52 @@ static void hand_pooling(void)
     CHECK_NEAR(o[3], 9, 0);
 }
 
+/* Where max pooling sends the gradient: to each window's first largest value in (ky, kx)
+ * order, ties included, and nowhere for a window whose winner a ReLU zeroed.  A 1 x 1 conv
+ * passes channel 0 (weights 1, 0) and ignores channel 1, which marks each position with a
+ * power of two; the output layer sums the pooled values into logit 0, so every window's
+ * gradient is the same g, and conv's dW for the marker channel over db is the mean marker of
+ * the positions the windows chose. */
+static double routed_markers(int side, int k, int stride, const float *value, int *windows)
+{
+    cnn_spec_t s = one_layer(side, side, 2, (cnn_layer_spec_t){CNN_CONV, 1, 1, 1, 0});
+    s.layer[1] = (cnn_layer_spec_t){.op = CNN_POOL_MAX, .k = k, .stride = stride};
+    s.nlayers = 2;
+    cnn_t *c = cnn_create(&s, 2, 1);
+    float *p = calloc(cnn_nparams(c), sizeof *p), *grad = malloc(cnn_nparams(c) * sizeof *grad);
+    float x[2 * 16];
+    for (int i = 0; i < side * side; i++) x[2 * i] = value[i], x[2 * i + 1] = (float)(1 << i);
+    p[cnn_offset(c, 0, false)] = 1.0f;
+    int pooled = (side - k) / stride + 1;
+    *windows = pooled * pooled;
+    for (int j = 0; j < *windows; j++) p[cnn_offset(c, 1, false) + (size_t)(2 * j)] = 1.0f;
+    const int32_t y = 1;
+    cnn_loss_grad(c, p, x, &y, 1, grad);
+    double marker = grad[cnn_offset(c, 0, false) + 1], db = grad[cnn_offset(c, 0, true)];
+    CHECK(db > 0); /* label 1: the loss grows with logit 0 */
+    free(p), free(grad);
+    cnn_destroy(c);
+    return marker / db;
+}
+
+static void pool_gradient_routing(void)
+{
+    int windows;
+    /* 2 x 2 windows tiling a 2 x 2 input: the tie 3, 3 goes to the first (marker 2) */
+    const float tie[4] = {1, 3, 3, 2};
+    CHECK_NEAR(routed_markers(2, 2, 2, tie, &windows), 2, 1e-6);
+    CHECK_INT_EQ(windows, 1);
+    /* overlapping 2 x 2 windows, stride 1, on 3 x 3: winners (0,0), (0,1), (1,0), (2,1), the
+     * last a tie; markers 1 + 2 + 8 + 128, one window each */
+    const float overlap[9] = {5, 5, 1, 5, 2, 1, 0.5f, 3, 3};
+    CHECK_NEAR(routed_markers(3, 2, 1, overlap, &windows) * 4, 1 + 2 + 8 + 128, 1e-4);
+    CHECK_INT_EQ(windows, 4);
+    /* both windows of the top row take the 4 (marker 2); those of the bottom row hold only
+     * negative values, a tie of zeros after the ReLU, and its mask sends nothing from them */
+    const float dead[9] = {-1, 4, -3, -2, -1, -5, -1, -2, -3};
+    CHECK_NEAR(routed_markers(3, 2, 1, dead, &windows), 2, 1e-6);
+}
+
 static model_spec_t lenet5(void)
 {
     model_spec_t s = {.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10,
@@ -212,6 +258,7 @@ int main(void)
 {
     hand_convolutions();
     hand_pooling();
+    pool_gradient_routing();
     lenet5_layout_and_flops();
     shape_checks();
     determinism();
