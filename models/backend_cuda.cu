@@ -334,7 +334,7 @@ static void free_workspace(cuda_backend_t *c)
 }
 
 /* Makes room for k requests of `rows` stacked rows in all (sizes only grow). */
-static void ensure(cuda_backend_t *c, int k, int rows)
+static void cu_ensure(cuda_backend_t *c, int k, int rows)
 {
     if (k <= c->k_cap && rows <= c->rows_cap) return;
     cudaCheck(cudaStreamSynchronize(c->stream));
@@ -373,9 +373,33 @@ static unsigned row_threads(int C)
     return t;
 }
 
+/* k_softmax_rows over `rows` rows of logits (C columns): delta, rowloss and wrong as there,
+ * each skipped when NULL. */
+static void cu_softmax_rows(cuda_backend_t *c, size_t rows, const float *logits,
+                            const int32_t *y, double inv_b, float *delta, double *rowloss,
+                            int *wrong)
+{
+    const unsigned T = row_threads(c->C);
+    k_softmax_rows<<<(unsigned)rows, T, T * sizeof(double), c->stream>>>(logits, y, c->C, inv_b,
+                                                                         delta, rowloss, wrong);
+    cudaCheckLaunch();
+}
+
+/* The output layer of k requests of `batch` rows: delta = dLoss/dlogits (the mean over each
+ * request's rows) and c->loss[i] = request i's mean loss (device). */
+static void cu_softmax_loss(cuda_backend_t *c, int k, int batch, const float *logits,
+                            const int32_t *Y, float *delta)
+{
+    const double inv_b = 1.0 / batch;
+    cu_softmax_rows(c, (size_t)k * (size_t)batch, logits, Y, inv_b, delta, c->rowloss, NULL);
+    k_loss_reduce<<<(unsigned)k, 256, 256 * sizeof(double), c->stream>>>(c->rowloss, batch,
+                                                                         inv_b, c->loss);
+    cudaCheckLaunch();
+}
+
 /* Forward pass of k requests of `batch` rows: params P (k x nparams), input X (k*batch x n_0);
  * act[L] receives the logits. */
-static void forward(cuda_backend_t *c, int k, int batch, const float *P, const float *X)
+static void cu_forward(cuda_backend_t *c, int k, int batch, const float *P, const float *X)
 {
     const float one = 1.0f;
     const float *in = X;
@@ -401,22 +425,14 @@ static void forward(cuda_backend_t *c, int k, int batch, const float *P, const f
 }
 
 /* Forward + backward of k requests: grad G (k x nparams), loss[i] into c->loss (device). */
-static void loss_grad_device(cuda_backend_t *c, int k, int batch, const float *P, const float *X,
-                             const int32_t *Y, float *G)
+static void cu_loss_grad_device(cuda_backend_t *c, int k, int batch, const float *P,
+                                const float *X, const int32_t *Y, float *G)
 {
     const float one = 1.0f, zero = 0.0f;
-    const int L = c->L, C = c->C;
-    const double inv_b = 1.0 / batch;
+    const int L = c->L;
     const size_t rows = (size_t)k * (size_t)batch;
-    forward(c, k, batch, P, X);
-
-    unsigned T = row_threads(C);
-    k_softmax_rows<<<(unsigned)rows, T, T * sizeof(double), c->stream>>>(
-        c->act[L], Y, C, inv_b, c->delta[0], c->rowloss, NULL);
-    cudaCheckLaunch();
-    k_loss_reduce<<<(unsigned)k, 256, 256 * sizeof(double), c->stream>>>(c->rowloss, batch,
-                                                                         inv_b, c->loss);
-    cudaCheckLaunch();
+    cu_forward(c, k, batch, P, X);
+    cu_softmax_loss(c, k, batch, c->act[L], Y, c->delta[0]);
 
     int cur = 0;
     for (int l = L - 1; l >= 0; l--) {
@@ -461,7 +477,7 @@ static void cu_loss_grad_batched(void *ctx, int k, const float *const *params,
     cuda_backend_t *c = (cuda_backend_t *)ctx;
     CU_ASSERT(k >= 1 && batch >= 1 && batch <= c->max_batch);
     CU_ASSERT((int64_t)k * batch <= INT32_MAX);
-    ensure(c, k, k * batch);
+    cu_ensure(c, k, k * batch);
     const size_t np = c->nparams, xs = (size_t)batch * (size_t)c->width[0];
     for (int i = 0; i < k; i++) {
         check_labels(y[i], (size_t)batch, c->C);
@@ -480,7 +496,7 @@ static void cu_loss_grad_batched(void *ctx, int k, const float *const *params,
         cudaCheck(cudaMemcpyAsync(c->y + (size_t)i * batch, y[i], (size_t)batch * sizeof(int32_t),
                                   cudaMemcpyHostToDevice, c->stream));
     }
-    loss_grad_device(c, k, batch, c->params, c->x, c->y, c->grad);
+    cu_loss_grad_device(c, k, batch, c->params, c->x, c->y, c->grad);
     for (int i = 0; i < k; i++)
         cudaCheck(cudaMemcpyAsync(grad[i], c->grad + (size_t)i * np, np * sizeof(float),
                                   cudaMemcpyDeviceToHost, c->stream));
@@ -533,20 +549,18 @@ static void cu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
     CU_ASSERT(d->n >= 1 && d->dim == c->width[0]);
     /* Never evict the training set of the synchronous path. */
     const resident_t *r = &c->res[resident_slot(c, d, c->sync_on ? 1 - c->train_slot : 0)];
-    ensure(c, 1, c->max_batch);
+    cu_ensure(c, 1, c->max_batch);
     cudaCheck(cudaMemcpyAsync(c->params, params, c->nparams * sizeof(float),
                               cudaMemcpyHostToDevice, c->stream));
     double loss = 0.0;
     int64_t errors = 0;
-    const unsigned T = row_threads(c->C);
     /* The same chunks as model_evaluate; per-row values added on the host in row order. */
     for (int64_t first = 0; first < d->n; first += c->max_batch) {
         int64_t left = d->n - first;
         int b = left < c->max_batch ? (int)left : c->max_batch;
-        forward(c, 1, b, c->params, r->x + (size_t)first * (size_t)d->dim);
-        k_softmax_rows<<<(unsigned)b, T, T * sizeof(double), c->stream>>>(
-            c->act[c->L], r->y + first, c->C, 1.0, NULL, c->rowloss, c->wrong);
-        cudaCheckLaunch();
+        cu_forward(c, 1, b, c->params, r->x + (size_t)first * (size_t)d->dim);
+        cu_softmax_rows(c, (size_t)b, c->act[c->L], r->y + first, 1.0, NULL, c->rowloss,
+                        c->wrong);
         cudaCheck(cudaMemcpyAsync(c->h_rowloss, c->rowloss, (size_t)b * sizeof(double),
                                   cudaMemcpyDeviceToHost, c->stream));
         cudaCheck(cudaMemcpyAsync(c->h_wrong, c->wrong, (size_t)b * sizeof(int),
@@ -592,12 +606,12 @@ static double cu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, 
     CU_ASSERT(c->sync_on && nrows >= 1 && nrows <= c->max_batch);
     const resident_t *r = &c->res[c->train_slot];
     for (int i = 0; i < nrows; i++) CU_ASSERT(rows[i] >= 0 && rows[i] < r->n);
-    ensure(c, 1, nrows);
+    cu_ensure(c, 1, nrows);
     cudaCheck(cudaMemcpyAsync(c->rows, rows, (size_t)nrows * sizeof(int64_t),
                               cudaMemcpyHostToDevice, c->stream));
     k_gather<<<(unsigned)nrows, 128, 0, c->stream>>>(r->x, r->y, r->dim, c->rows, c->x, c->y);
     cudaCheckLaunch();
-    loss_grad_device(c, 1, nrows, c->s_params, c->x, c->y, c->grad);
+    cu_loss_grad_device(c, 1, nrows, c->s_params, c->x, c->y, c->grad);
     const optim_sgd_t *o = &c->opt;
     k_sgd_step<<<blocks_for(c->nparams, 256), 256, 0, c->stream>>>(
         c->s_params, c->s_velocity, c->grad, c->nparams, lr, (float)o->momentum,
@@ -664,7 +678,7 @@ extern "C" void sgd_cuda_device_name(char *buf, size_t size)
              prop.multiProcessorCount);
 }
 
-static cuda_backend_t *create_ctx(const model_layout_t *m, sgd_err_t *err)
+static cuda_backend_t *cu_create_ctx(const model_layout_t *m, sgd_err_t *err)
 {
     /* Convolutional networks (models/cnn.h) have no kernels here yet: refused rather than
      * computed as if their layout were an MLP's. */
@@ -716,7 +730,7 @@ extern "C" int sgd_cuda_plugin_version(void) { return SGD_CUDA_PLUGIN_VERSION; }
 extern "C" int sgd_cuda_backend_create(const model_layout_t *layout, sgd_backend_t *out,
                                        sgd_err_t *err)
 {
-    cuda_backend_t *c = create_ctx(layout, err);
+    cuda_backend_t *c = cu_create_ctx(layout, err);
     if (!c) return -1;
     out->iface = &cuda_iface;
     out->ctx = c;
@@ -726,8 +740,8 @@ extern "C" int sgd_cuda_backend_create(const model_layout_t *layout, sgd_backend
 /* ---- benchmark hook ---------------------------------------------------------------------- */
 
 /* Only the cuBLAS calls of loss_grad_device, same shapes, operands and order. */
-static void gemms_only(cuda_backend_t *c, int k, int batch, const float *P, const float *X,
-                       float *G)
+static void cu_gemms_only(cuda_backend_t *c, int k, int batch, const float *P, const float *X,
+                          float *G)
 {
     const float one = 1.0f, zero = 0.0f;
     const float *in = X;
@@ -786,10 +800,10 @@ template <typename F> static double best_time(cuda_backend_t *c, F f, int reps)
 extern "C" int sgd_cuda_bench_grad(const model_layout_t *layout, int k, int batch, int reps,
                                    double *grad_s, double *sgemm_s, sgd_err_t *err)
 {
-    cuda_backend_t *c = create_ctx(layout, err);
+    cuda_backend_t *c = cu_create_ctx(layout, err);
     if (!c) return -1;
     CU_ASSERT(k >= 1 && batch >= 1 && reps >= 1 && (int64_t)k * batch <= INT32_MAX);
-    ensure(c, k, k * batch);
+    cu_ensure(c, k, k * batch);
     const size_t np = (size_t)k * c->nparams, nx = (size_t)k * batch * (size_t)c->width[0];
     k_fill_hash<<<blocks_for(np, 256), 256, 0, c->stream>>>(c->params, np, 1u, -0.05f, 0.05f);
     k_fill_hash<<<blocks_for(nx, 256), 256, 0, c->stream>>>(c->x, nx, 2u, 0.0f, 1.0f);
@@ -798,9 +812,9 @@ extern "C" int sgd_cuda_bench_grad(const model_layout_t *layout, int k, int batc
     cudaCheckLaunch();
     cudaCheck(cudaMemsetAsync(c->delta[0], 0, (size_t)c->rows_cap * c->max_width * sizeof(float),
                               c->stream));
-    *grad_s = best_time(c, [&] { loss_grad_device(c, k, batch, c->params, c->x, c->y, c->grad); },
-                        reps);
-    *sgemm_s = best_time(c, [&] { gemms_only(c, k, batch, c->params, c->x, c->grad); }, reps);
+    *grad_s = best_time(
+        c, [&] { cu_loss_grad_device(c, k, batch, c->params, c->x, c->y, c->grad); }, reps);
+    *sgemm_s = best_time(c, [&] { cu_gemms_only(c, k, batch, c->params, c->x, c->grad); }, reps);
     cu_destroy(c);
     return 0;
 }
