@@ -60,6 +60,7 @@ static void free_workspace(cuda_backend_t *c)
     cudaCheck(cudaFree(c->y));
     cudaCheck(cudaFree(c->rows));
     cudaCheck(cudaFree(c->act_block));
+    cu_cnn_free(c);
     cudaCheck(cudaFree(c->delta[0]));
     cudaCheck(cudaFree(c->delta[1]));
     cudaCheck(cudaFree(c->rowloss));
@@ -68,6 +69,20 @@ static void free_workspace(cuda_backend_t *c)
     cudaCheck(cudaFreeHost(c->h_rowloss));
     cudaCheck(cudaFreeHost(c->h_loss));
     cudaCheck(cudaFreeHost(c->h_wrong));
+}
+
+/* A softmax or MLP model's act[l], l >= 1, for rows_cap rows. */
+static void alloc_activations(cuda_backend_t *c)
+{
+    const size_t R = (size_t)c->rows_cap;
+    size_t acts = 0;
+    for (int l = 1; l <= c->L; l++) acts += R * (size_t)c->width[l];
+    cudaCheck(cudaMalloc(&c->act_block, acts * sizeof(float)));
+    float *f = c->act_block;
+    for (int l = 1; l <= c->L; l++) {
+        c->act[l] = f;
+        f += R * (size_t)c->width[l];
+    }
 }
 
 /* Makes room for k requests of `rows` stacked rows in all (sizes only grow). */
@@ -84,14 +99,8 @@ void cu_ensure(cuda_backend_t *c, int k, int rows)
     cudaCheck(cudaMalloc(&c->x, R * (size_t)c->width[0] * sizeof(float)));
     cudaCheck(cudaMalloc(&c->y, R * sizeof(int32_t)));
     cudaCheck(cudaMalloc(&c->rows, R * sizeof(int64_t)));
-    size_t acts = 0;
-    for (int l = 1; l <= c->L; l++) acts += R * (size_t)c->width[l];
-    cudaCheck(cudaMalloc(&c->act_block, acts * sizeof(float)));
-    float *f = c->act_block;
-    for (int l = 1; l <= c->L; l++) {
-        c->act[l] = f;
-        f += R * (size_t)c->width[l];
-    }
+    if (c->ngeoms) cu_cnn_alloc(c);
+    else alloc_activations(c);
     cudaCheck(cudaMalloc(&c->delta[0], R * (size_t)c->max_width * sizeof(float)));
     cudaCheck(cudaMalloc(&c->delta[1], R * (size_t)c->max_width * sizeof(float)));
     cudaCheck(cudaMalloc(&c->rowloss, R * sizeof(double)));
@@ -133,7 +142,7 @@ static void cu_loss_grad_batched(void *ctx, int k, const float *const *params,
         cudaCheck(cudaMemcpyAsync(c->y + (size_t)i * batch, y[i], (size_t)batch * sizeof(int32_t),
                                   cudaMemcpyHostToDevice, c->stream));
     }
-    cu_loss_grad_device(c, k, batch, c->params, c->x, c->y, c->grad);
+    cu_model_loss_grad(c, k, batch, c->params, c->x, c->y, c->grad);
     for (int i = 0; i < k; i++)
         cudaCheck(cudaMemcpyAsync(grad[i], c->grad + (size_t)i * np, np * sizeof(float),
                                   cudaMemcpyDeviceToHost, c->stream));
@@ -195,9 +204,9 @@ static void cu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
     for (int64_t first = 0; first < d->n; first += c->max_batch) {
         int64_t left = d->n - first;
         int b = left < c->max_batch ? (int)left : c->max_batch;
-        cu_forward(c, 1, b, c->params, r->x + (size_t)first * (size_t)d->dim);
-        cu_softmax_rows(c, (size_t)b, c->act[c->L], r->y + first, 1.0, NULL, c->rowloss,
-                        c->wrong);
+        const float *xs = r->x + (size_t)first * (size_t)d->dim;
+        const float *z = cu_model_forward(c, 1, b, c->params, xs);
+        cu_softmax_rows(c, (size_t)b, z, r->y + first, 1.0, NULL, c->rowloss, c->wrong);
         cudaCheck(cudaMemcpyAsync(c->h_rowloss, c->rowloss, (size_t)b * sizeof(double),
                                   cudaMemcpyDeviceToHost, c->stream));
         cudaCheck(cudaMemcpyAsync(c->h_wrong, c->wrong, (size_t)b * sizeof(int),
@@ -248,7 +257,7 @@ static double cu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, 
                               cudaMemcpyHostToDevice, c->stream));
     k_gather<<<(unsigned)nrows, 128, 0, c->stream>>>(r->x, r->y, r->dim, c->rows, c->x, c->y);
     cudaCheckLaunch();
-    cu_loss_grad_device(c, 1, nrows, c->s_params, c->x, c->y, c->grad);
+    cu_model_loss_grad(c, 1, nrows, c->s_params, c->x, c->y, c->grad);
     const optim_sgd_t *o = &c->opt;
     k_sgd_step<<<blocks_for(c->nparams, 256), 256, 0, c->stream>>>(
         c->s_params, c->s_velocity, c->grad, c->nparams, lr, (float)o->momentum,
@@ -315,17 +324,25 @@ extern "C" void sgd_cuda_device_name(char *buf, size_t size)
              prop.multiProcessorCount);
 }
 
+/* A CNN's layers (cuda_cnn.cu), its input's values per sample as width[0] and its widest
+ * layer input or output as max_width (cuda_internal.cuh). */
+static void copy_cnn_layers(cuda_backend_t *c, const model_layout_t *m)
+{
+    CU_ASSERT(m->ngeoms >= 1 && m->ngeoms <= CNN_MAX_GEOMS);
+    c->ngeoms = m->ngeoms;
+    memcpy(c->geom, m->geom, (size_t)m->ngeoms * sizeof *m->geom);
+    c->width[0] = (int)m->geom[0].in_size;
+    c->max_width = 0;
+    for (int i = 0; i < m->ngeoms; i++) {
+        const cnn_geom_t *g = &m->geom[i];
+        if (g->in_size > c->max_width) c->max_width = (int)g->in_size;
+        if (g->out_size > c->max_width) c->max_width = (int)g->out_size;
+    }
+    CU_ASSERT(c->geom[m->ngeoms - 1].oc == c->C);
+}
+
 cuda_backend_t *cu_create_ctx(const model_layout_t *m, sgd_err_t *err)
 {
-    /* Convolutional networks (models/cnn.h) have no kernels here yet: refused rather than
-     * computed as if their layout were an MLP's. */
-    if (m->kind == MODEL_CNN) {
-        if (err)
-            snprintf(err->msg, sizeof err->msg,
-                     "backend: \"cuda\" computes softmax and MLP models only; model.kind "
-                     "\"cnn\" runs on \"backend\": \"cpu\"");
-        return NULL;
-    }
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n < 1) {
@@ -352,6 +369,7 @@ cuda_backend_t *cu_create_ctx(const model_layout_t *m, sgd_err_t *err)
         c->boff[l] = m->boff[l];
         if (c->width[l + 1] > c->max_width) c->max_width = c->width[l + 1];
     }
+    if (m->kind == MODEL_CNN) copy_cnn_layers(c, m);
     cudaCheck(cudaSetDevice(0));
     cudaCheck(cudaStreamCreate(&c->stream));
     cublasCheck(cublasCreate(&c->blas));

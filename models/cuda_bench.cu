@@ -67,8 +67,9 @@ extern "C" int sgd_cuda_bench_grad(const model_layout_t *layout, int k, int batc
     cudaCheck(cudaMemsetAsync(c->delta[0], 0, (size_t)c->rows_cap * c->max_width * sizeof(float),
                               c->stream));
     *grad_s = best_time(
-        c, [&] { cu_loss_grad_device(c, k, batch, c->params, c->x, c->y, c->grad); }, reps);
-    *sgemm_s = best_time(c, [&] { cu_gemms_only(c, k, batch, c->params, c->x, c->grad); }, reps);
+        c, [&] { cu_model_loss_grad(c, k, batch, c->params, c->x, c->y, c->grad); }, reps);
+    *sgemm_s = best_time(
+        c, [&] { cu_model_gemms_only(c, k, batch, c->params, c->x, c->grad); }, reps);
     cu_destroy(c);
     return 0;
 }

@@ -147,15 +147,19 @@ void cu_softmax_rows(cuda_backend_t *c, size_t rows, const float *logits,
     cudaCheckLaunch();
 }
 
-/* The output layer of k requests of `batch` rows: delta = dLoss/dlogits (the mean over each
- * request's rows) and c->loss[i] = request i's mean loss (device). */
-static void cu_softmax_loss(cuda_backend_t *c, int k, int batch, const float *logits,
-                            const int32_t *Y, float *delta)
+void cu_softmax_loss(cuda_backend_t *c, int k, int batch, const float *logits, const int32_t *Y,
+                     float *delta)
 {
     const double inv_b = 1.0 / batch;
     cu_softmax_rows(c, (size_t)k * (size_t)batch, logits, Y, inv_b, delta, c->rowloss, NULL);
     k_loss_reduce<<<(unsigned)k, 256, 256 * sizeof(double), c->stream>>>(c->rowloss, batch,
                                                                          inv_b, c->loss);
+    cudaCheckLaunch();
+}
+
+void cu_relu_mask(cuda_backend_t *c, float *d, const float *a, size_t n)
+{
+    k_relu_mask<<<blocks_for(n, 256), 256, 0, c->stream>>>(d, a, n);
     cudaCheckLaunch();
 }
 

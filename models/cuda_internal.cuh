@@ -1,7 +1,8 @@
 /* What the CUDA backend's files share (backend_cuda.cu: the plugin's entry points, device and
  * workspace management and the backend's callbacks; cuda_dense.cu: softmax and MLP kernels and
- * passes; cuda_bench.cu: the benchmark hook): the error checks, the backend's context and the
- * functions one file calls in another.  Included by the plugin's .cu files only.
+ * passes; cuda_cnn.cu: convolutional networks; cuda_bench.cu: the benchmark hook): the error
+ * checks, the backend's context and the functions one file calls in another.  Included by the
+ * plugin's .cu files only.
  *
  * The "cuda" backend: model.c's softmax/MLP forward and backward, and optim.c's SGD step, on
  * one GPU with cuBLAS and a few kernels, written to mirror the CPU reference line by line.
@@ -139,6 +140,19 @@ typedef struct cuda_backend {
     float *s_params, *s_velocity; /* nparams each, device */
     optim_sgd_t opt;
     void *pinned;                 /* the caller's params, page-locked for faster downloads */
+
+    /* kind MODEL_CNN (cuda_cnn.cu): the layers, the output layer last, and their workspace
+     * for rows_cap samples, allocated with the rest by cu_ensure.  width[0] is then the
+     * input's values per sample and max_width the widest layer input or output, so that x
+     * and delta[] hold a CNN's batch too; act[] is unused. */
+    int ngeoms;                    /* 0 for softmax and MLPs */
+    cnn_geom_t geom[CNN_MAX_GEOMS];
+    float *out[CNN_MAX_GEOMS];     /* layer i's output after its ReLU, rows_cap x out_size */
+    float *col[CNN_MAX_GEOMS];     /* conv i's im2col matrix, rows_cap*rows x kdim */
+    int32_t *arg[CNN_MAX_GEOMS];   /* max pool i: the input index each output took */
+    float *dcol;                   /* dY W^T of a conv, before col2im */
+    double *colsum;                /* bias gradients' partial sums, per chunk of rows */
+    void *cnn_block;
 } cuda_backend_t;
 
 /* backend_cuda.cu */
@@ -161,5 +175,44 @@ void cu_loss_grad_device(cuda_backend_t *c, int k, int batch, const float *P, co
 /* Only the cuBLAS calls of cu_loss_grad_device, same shapes, operands and order. */
 void cu_gemms_only(cuda_backend_t *c, int k, int batch, const float *P, const float *X,
                    float *G);
+/* The output layer of k requests of `batch` rows: delta = dLoss/dlogits (the mean over each
+ * request's rows) and c->loss[i] = request i's mean loss (device). */
+void cu_softmax_loss(cuda_backend_t *c, int k, int batch, const float *logits, const int32_t *Y,
+                     float *delta);
+/* d[i] = 0 where a[i] is not > 0 (ReLU's derivative; a is the activation after ReLU). */
+void cu_relu_mask(cuda_backend_t *c, float *d, const float *a, size_t n);
+
+/* cuda_cnn.cu: the same for a CNN (c->ngeoms > 0).  cu_cnn_forward returns the logits. */
+void cu_cnn_alloc(cuda_backend_t *c);
+void cu_cnn_free(cuda_backend_t *c);
+const float *cu_cnn_forward(cuda_backend_t *c, int k, int batch, const float *P, const float *X);
+void cu_cnn_loss_grad_device(cuda_backend_t *c, int k, int batch, const float *P,
+                             const float *X, const int32_t *Y, float *G);
+void cu_cnn_gemms_only(cuda_backend_t *c, int k, int batch, const float *P, const float *X,
+                       float *G);
+
+/* The model's passes, whichever kind it is: the forward pass returning the logits
+ * (k*batch x C, device), the gradient, and the benchmark's GEMMs alone. */
+static inline const float *cu_model_forward(cuda_backend_t *c, int k, int batch, const float *P,
+                                            const float *X)
+{
+    if (c->ngeoms) return cu_cnn_forward(c, k, batch, P, X);
+    cu_forward(c, k, batch, P, X);
+    return c->act[c->L];
+}
+
+static inline void cu_model_loss_grad(cuda_backend_t *c, int k, int batch, const float *P,
+                                      const float *X, const int32_t *Y, float *G)
+{
+    if (c->ngeoms) cu_cnn_loss_grad_device(c, k, batch, P, X, Y, G);
+    else cu_loss_grad_device(c, k, batch, P, X, Y, G);
+}
+
+static inline void cu_model_gemms_only(cuda_backend_t *c, int k, int batch, const float *P,
+                                       const float *X, float *G)
+{
+    if (c->ngeoms) cu_cnn_gemms_only(c, k, batch, P, X, G);
+    else cu_gemms_only(c, k, batch, P, X, G);
+}
 
 #endif

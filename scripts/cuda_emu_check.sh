@@ -22,20 +22,24 @@ trap 'rm -f "$plugin"' EXIT
 # The plugin's sources (models/CMakeLists.txt: backend_cuda.cu and models/cuda_*.cu).
 sources=(models/backend_cuda.cu models/cuda_*.cu)
 # CUDA syntax -> C++: kernel launches become emu_launch calls (threads with a barrier for the
-# kernels that call __syncthreads), dynamic shared memory a static buffer.  Each file becomes
-# $build/emu_<name>.cpp.
+# kernels whose body calls __syncthreads, found in the sources), dynamic shared memory a
+# static buffer.  Each file becomes $build/emu_<name>.cpp.
 python3 - "$build" "${sources[@]}" <<'PY'
 import os, re, sys
 build, sources = sys.argv[1], sys.argv[2:]
-sync = {'k_softmax_rows', 'k_loss_reduce', 'k_bias_grad'}
+texts = {path: open(path).read() for path in sources}
+# Kernels whose body calls __syncthreads (a kernel's body ends at the first "}" in column 0).
+sync = {m.group(1) for t in texts.values()
+        for m in re.finditer(r'__global__ void (k_\w+)\(.*?\n}\n', t, flags=re.S)
+        if '__syncthreads' in m.group(0)}
+assert {'k_softmax_rows', 'k_loss_reduce', 'k_bias_grad'} <= sync, sync
 def launch(m):
     name, cfg, args = m.group(1), m.group(2), m.group(3)
     g, b = [p.strip() for p in re.split(r',(?![^()]*\))', cfg)][:2]
     return 'emu_launch(dim3(%s), dim3(%s), %s, [&]{ %s(%s); });' % (
         g, b, 'true' if name in sync else 'false', name, args)
 total = 0
-for path in sources:
-    s = open(path).read()
+for path, s in texts.items():
     s, n = re.subn(r'(k_\w+)<<<(.*?)>>>\((.*?)\);', launch, s, flags=re.S)
     total += n
     s = s.replace('extern __shared__ double sh[];', 'double *sh = (double *)emu_shared;')
