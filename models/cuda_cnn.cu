@@ -14,8 +14,8 @@
  *             index kept); backward one thread per input, adding the outputs whose window
  *             holds it (max: those that took it) in output order, as cnn.c does;
  *   bias      the column sums of dY in double, in two fixed-order steps: chunks of
- *             CHUNK_ROWS rows (each a fixed stride pattern and tree, as k_bias_grad), then
- *             the chunks in order -- a conv's dY has batch*oh*ow rows but few columns.
+ *             CHUNK_ROWS rows or more (each a fixed stride pattern and tree, as k_bias_grad),
+ *             then the chunks in order -- a conv's dY has batch*oh*ow rows but few columns.
  * Against the CPU the differences are the GEMMs' summation orders and the bias sums' grouping:
  * within tests/models/test_models_backend_cuda_matches_cpu.c's tolerance. */
 #include "models/cuda_internal.cuh"
@@ -146,18 +146,20 @@ __global__ void k_bias_relu(float *out, const float *params, size_t nparams, siz
 
 #define CHUNK_X 32         /* columns per block */
 #define CHUNK_Y 16         /* row strides per column; a power of two */
-#define CHUNK_ROWS 1024    /* rows per chunk */
+#define CHUNK_ROWS 1024    /* rows per chunk, at least */
+#define MAX_CHUNKS 65535   /* a grid's limit in y */
 
 /* Step 1 of the bias gradient: part[(req * chunks + ch) * oc + j] = the sum in double of
- * column j over rows [ch*CHUNK_ROWS, ...) of request req's `rows` rows.  Block (CHUNK_X,
+ * column j over rows [ch*chunk, (ch+1)*chunk) of request req's `rows` rows.  Block (CHUNK_X,
  * CHUNK_Y), grid (column tiles, chunks, k): thread (x, y) adds rows y, y + 16, ... of the
  * chunk in order, a fixed tree over y joins them. */
-__global__ void k_colsum_chunks(const float *d, size_t rows, int oc, int chunks, double *part)
+__global__ void k_colsum_chunks(const float *d, size_t rows, int oc, size_t chunk, int chunks,
+                                double *part)
 {
     __shared__ double sh[CHUNK_Y][CHUNK_X];
     const int tx = threadIdx.x, ty = threadIdx.y, j = blockIdx.x * CHUNK_X + tx;
-    const size_t req = blockIdx.z, first = (size_t)blockIdx.y * CHUNK_ROWS;
-    const size_t end = first + CHUNK_ROWS < rows ? first + CHUNK_ROWS : rows;
+    const size_t req = blockIdx.z, first = (size_t)blockIdx.y * chunk;
+    const size_t end = first + chunk < rows ? first + chunk : rows;
     const float *dr = d + req * rows * (size_t)oc;
     double acc = 0.0;
     if (j < oc)
@@ -187,7 +189,18 @@ __global__ void k_colsum_join(const double *part, int oc, int chunks, float *gra
 
 /* ---- workspace ---------------------------------------------------------------------------- */
 
-static int chunks_for(size_t rows) { return (int)((rows + CHUNK_ROWS - 1) / CHUNK_ROWS); }
+/* Rows per chunk of the bias sums: CHUNK_ROWS, or more where that would make over MAX_CHUNKS
+ * chunks.  It depends on the rows alone, so the grouping of a sum is fixed. */
+static size_t chunk_rows(size_t rows)
+{
+    const size_t c = (rows + MAX_CHUNKS - 1) / MAX_CHUNKS;
+    return c > CHUNK_ROWS ? c : CHUNK_ROWS;
+}
+
+static int chunks_for(size_t rows)
+{
+    return (int)((rows + chunk_rows(rows) - 1) / chunk_rows(rows));
+}
 
 /* The CNN's buffers for rows_cap samples in k_cap requests, in one block: the partial sums
  * (doubles, first so they stay aligned), then the floats, then the int32 indices. */
@@ -261,8 +274,8 @@ static void bias_grad(cuda_backend_t *c, const cnn_geom_t *g, int k, size_t rows
 {
     const int chunks = chunks_for(rows), oc = g->oc;
     dim3 grid((unsigned)((oc + CHUNK_X - 1) / CHUNK_X), (unsigned)chunks, (unsigned)k);
-    k_colsum_chunks<<<grid, dim3(CHUNK_X, CHUNK_Y), 0, c->stream>>>(d, rows, oc, chunks,
-                                                                     c->colsum);
+    k_colsum_chunks<<<grid, dim3(CHUNK_X, CHUNK_Y), 0, c->stream>>>(d, rows, oc, chunk_rows(rows),
+                                                                     chunks, c->colsum);
     cudaCheckLaunch();
     const size_t n = (size_t)k * (size_t)oc;
     k_colsum_join<<<blocks_for(n, 128), 128, 0, c->stream>>>(c->colsum, oc, chunks, G,
