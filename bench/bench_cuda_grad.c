@@ -1,14 +1,15 @@
 /* bench_cuda_grad: how close the CUDA backend's gradient comes to cuBLAS on the same shapes.
  *
- * For MLPs and one stacked or batched shape each it measures, in the same run:
+ * For MLPs and LeNet-5, and one stacked or batched shape each, it measures, in the same run:
  *   grad   -- the backend's forward + backward with everything on the device (what
  *             sync_step and loss_grad_batched run per call, minus host transfers), GFLOP/s
  *             by model_flops_per_sample (GEMM FLOPs only, as bench_mlp_grad counts them);
  *   sgemm  -- only its cuBLAS calls, same shapes, transposes, strides and order;
  *   cpu    -- model_loss_grad on one OpenBLAS thread (the CPU backend) on the same shape;
- * and prints grad/sgemm (what the non-GEMM kernels cost: bias, ReLU, softmax, reductions)
- * and grad/cpu.  Shapes: k = 1 x 8192 rows is one CSGD update of 256 workers x 32; k = 64 x
- * 32 rows is 64 asynchronous clients' gradients in one strided-batched call.
+ * and prints grad/sgemm (what the non-GEMM kernels cost: bias, ReLU, softmax, reductions, and
+ * for LeNet-5 im2col, col2im and pooling) and grad/cpu.  Shapes: k = 1 x 8192 rows is one
+ * CSGD update of 256 workers x 32; k = 64 x 32 rows is 64 asynchronous clients' gradients in
+ * one strided-batched call.
  * Exits 77 without CUDA or without a device.  Each figure is the best of several timings.
  * The CUDA plugin is not next to this executable: run it with SGDSIM_CUDA_PLUGIN naming the
  * build's libsgd_cuda.so, as bench/gpu_check.sh does. */
@@ -50,6 +51,15 @@ static double cpu_seconds(model_t *m, int k, int batch, gsl_rng *r)
     return best;
 }
 
+static model_spec_t lenet5(void)
+{
+    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10,
+                          .cnn = {.in_h = 28, .in_w = 28, .in_c = 1, .nlayers = 6,
+                                  .layer = {{CNN_CONV, 6, 5, 1, 2}, {CNN_POOL_MAX, 0, 2, 2, 0},
+                                            {CNN_CONV, 16, 5, 1, 0}, {CNN_POOL_MAX, 0, 2, 2, 0},
+                                            {CNN_FC, 120, 0, 0, 0}, {CNN_FC, 84, 0, 0, 0}}}};
+}
+
 int main(void)
 {
     if (sgd_backend_cuda_devices() == 0) {
@@ -61,6 +71,7 @@ int main(void)
     sgd_backend_cuda_device_name(dev, sizeof dev);
     printf("bench_cuda_grad: device %s; CPU reference: one OpenBLAS thread, core %s\n", dev,
            openblas_get_corename());
+    /* nhidden -1: LeNet-5 on 28 x 28 images (docs/scenario.md, "layers": "lenet5") */
     static const struct {
         const char *name;
         int nhidden, hidden[3], k, batch;
@@ -68,17 +79,19 @@ int main(void)
         {"784-200-10", 1, {200}, 1, 8192},
         {"784-256-10", 1, {256}, 1, 8192},
         {"784-1024-1024-10", 2, {1024, 1024}, 1, 8192},
+        {"lenet5", -1, {0}, 1, 8192},
         {"784-200-10", 1, {200}, 64, 32},
         {"784-256-10", 1, {256}, 64, 32},
         {"784-1024-1024-10", 2, {1024, 1024}, 64, 32},
+        {"lenet5", -1, {0}, 64, 32},
     };
     printf("%-18s %4s %5s %10s %10s %10s %10s %11s %9s\n", "model", "k", "batch", "GFLOP/call",
            "grad GF/s", "sgemm GF/s", "cpu GF/s", "grad/sgemm", "grad/cpu");
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 1);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        model_spec_t s = {.kind = MODEL_MLP, .ninputs = 784, .nclasses = 10,
-                          .nhidden = shapes[i].nhidden};
+        model_spec_t s = shapes[i].nhidden < 0 ? lenet5() : (model_spec_t){
+            .kind = MODEL_MLP, .ninputs = 784, .nclasses = 10, .nhidden = shapes[i].nhidden};
         for (int h = 0; h < s.nhidden; h++) s.hidden[h] = shapes[i].hidden[h];
         int k = shapes[i].k, b = shapes[i].batch;
         model_t *m = model_create(&s, b);

@@ -12,9 +12,12 @@
 #                                              identical (memcmp) when repeated
 #        test_cli_cuda_runs                    the same scenario twice on the GPU -> identical
 #                                              digests and rows; CPU vs GPU metrics within 1e-3
-#   2. bench_cuda_grad: gradient throughput as a fraction of cuBLAS SGEMM on the same shapes;
+#                                              (an MLP, batched FASGD and a small CNN)
+#   2. bench_cuda_grad: gradient throughput as a fraction of cuBLAS SGEMM on the same shapes
+#      (MLPs and LeNet-5);
 #   3. speed-up of the GPU backend over the CPU backend (wall_s of the simulation) for CSGD with
-#      256 workers x 32 rows, and for FASGD with lambda = 10,000 clients (batched, and with
+#      256 workers x 32 rows (MLPs, and LeNet-5, whose train_loss must agree with the CPU's at
+#      every update within 1e-3), and for FASGD with lambda = 10,000 clients (batched, and with
 #      algorithm.gradient_batch = 1);
 #   4. prints a results block to paste into docs/performance.md.
 # Exit status: 0 when every check passed (benchmarks print figures, they assert nothing).
@@ -106,6 +109,18 @@ echo "== speed-up, GPU backend over CPU backend"
 speedup "CSGD 256x32, MLP 784-256-10, 40 updates" "$TMP/csgd.json"
 speedup "CSGD 256x32, MLP 784-1024-1024-10, 10 updates" "$TMP/csgd.json" \
   --set 'model.hidden=[1024,1024]' --set stop.updates=10
+# The CNN on both backends: also every update's train_loss compared (within 1e-3 relative).
+LENET="CSGD 256x32, LeNet-5, 10 updates"
+speedup "$LENET" "$TMP/csgd.json" --set 'model={"kind":"cnn","layers":"lenet5","init":"he"}' \
+  --set stop.updates=10
+bad=$(q "$TMP/$LENET.db" "SELECT g.update_idx, g.value, c.value FROM metrics g JOIN runs rg
+        ON rg.id = g.run_id AND rg.backend = 'cuda' JOIN metrics c ON c.name = g.name AND
+        c.update_idx = g.update_idx JOIN runs rc ON rc.id = c.run_id AND rc.backend = 'cpu'
+      WHERE g.name = 'train_loss' AND abs(g.value - c.value) > 1e-3 * max(1, abs(c.value))")
+n=$(q "$TMP/$LENET.db" "SELECT count(*) FROM metrics m JOIN runs r ON r.id = m.run_id
+      WHERE r.backend = 'cuda' AND m.name = 'train_loss'")
+[ "$n" = 10 ] && [ -z "$bad" ] ||
+  fail "LeNet-5: cuda vs cpu train_loss beyond 1e-3 (or $n of 10 updates): $(head -3 <<< "$bad")"
 
 # FASGD, fully asynchronous: the GPU backend evaluates up to algorithm.gradient_batch scheduled
 # gradients per call (64 by default with "cuda"); the second row shows what batching is worth

@@ -125,6 +125,8 @@ static model_t *create_cnn(model_t *m, int max_batch)
     }
     m->lay.width[m->lay.nlayers] = m->spec.nclasses;
     m->lay.nparams = cnn_nparams(m->cnn);
+    const cnn_geom_t *g = cnn_layers(m->cnn, &m->lay.ngeoms);
+    memcpy(m->lay.geom, g, (size_t)m->lay.ngeoms * sizeof *g);
     m->block = sgd_xmalloc((size_t)max_batch * sizeof(double));
     m->row_loss = m->block;
     return m;

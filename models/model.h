@@ -57,8 +57,7 @@ typedef struct model model_t;
 
 /* Where a model's layers are: their widths and their offsets in the parameter array, plain
  * data (the CUDA plugin, backend_cuda.h, gets a model in this form).  For a CNN, width[l]
- * is weight layer l's fan-in (width[nlayers] = nclasses); the layers' shapes are in
- * cnn_layers(). */
+ * is weight layer l's fan-in (width[nlayers] = nclasses); the layers' shapes are in geom[]. */
 typedef struct model_layout {
     int nlayers;                       /* weight layers */
     int width[MODEL_MAX_LAYERS + 1];   /* width[0] = ninputs ... width[nlayers] = nclasses */
@@ -66,7 +65,11 @@ typedef struct model_layout {
     size_t boff[MODEL_MAX_LAYERS];     /* offset of b_l */
     size_t nparams;
     int max_batch;
-    model_kind_t kind;                 /* the CUDA plugin computes softmax and MLPs only */
+    model_kind_t kind;
+    /* kind MODEL_CNN: every layer's resolved shape, the output layer last (cnn_layers()), so
+     * the CUDA plugin computes the network without calling into cnn.c; ngeoms = 0 else. */
+    int ngeoms;
+    cnn_geom_t geom[CNN_MAX_GEOMS];
 } model_layout_t;
 
 /* Checks a spec that came from user input.  Returns 0, or -1 with a message such as

@@ -19,6 +19,7 @@ inline std::barrier<> *emu_bar;
 inline char emu_shared[1 << 16];
 inline void __syncthreads() { emu_bar->arrive_and_wait(); }
 #define __global__
+#define __device__
 #define __shared__ static
 typedef int cudaError_t;
 enum { cudaSuccess = 0 };
@@ -51,26 +52,32 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t) { return 0; }
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fsub_rn(float a, float b) { return a - b; }
 inline float __fmul_rn(float a, float b) { return a * b; }
-// Runs f for every thread of every block; blocks one after another, the threads of a block
-// as real threads (with a barrier) when `sync`, else one after another.
+// Runs f for every thread of every block, blocks one after another.  With `sync` the threads
+// of a block are real threads meeting at a barrier (started once per launch: each runs its
+// part of every block in turn, and a barrier after each block keeps the blocks apart, since
+// shared memory is one buffer); without, they run one after another.
 inline void emu_launch(dim3 g, dim3 b, bool sync, const std::function<void()> &f)
 {
     gridDim = g; blockDim = b;
     unsigned nt = b.x * b.y * b.z;
-    for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++) for (unsigned bx = 0; bx < g.x; bx++) {
-        if (!sync) {
-            for (unsigned t = 0; t < nt; t++) {
-                blockIdx = dim3(bx, by, bz);
-                threadIdx = dim3(t % b.x, (t / b.x) % b.y, t / (b.x * b.y));
-                f();
-            }
-            continue;
-        }
-        std::barrier<> bar((std::ptrdiff_t)nt);
-        emu_bar = &bar;
-        std::vector<std::thread> th;
-        for (unsigned t = 0; t < nt; t++)
-            th.emplace_back([&, t] { blockIdx = dim3(bx, by, bz); threadIdx = dim3(t % b.x, (t / b.x) % b.y, t / (b.x * b.y)); f(); });
-        for (auto &x : th) x.join();
+    auto each_block = [&](auto &&body) {
+        for (unsigned bz = 0; bz < g.z; bz++) for (unsigned by = 0; by < g.y; by++) for (unsigned bx = 0; bx < g.x; bx++)
+            body(dim3(bx, by, bz));
+    };
+    auto thread_idx = [&](unsigned t) { return dim3(t % b.x, (t / b.x) % b.y, t / (b.x * b.y)); };
+    if (!sync) {
+        each_block([&](dim3 blk) {
+            for (unsigned t = 0; t < nt; t++) { blockIdx = blk; threadIdx = thread_idx(t); f(); }
+        });
+        return;
     }
+    std::barrier<> bar((std::ptrdiff_t)nt);
+    emu_bar = &bar;
+    std::vector<std::thread> th;
+    for (unsigned t = 0; t < nt; t++)
+        th.emplace_back([&, t] {
+            threadIdx = thread_idx(t);
+            each_block([&](dim3 blk) { blockIdx = blk; f(); bar.arrive_and_wait(); });
+        });
+    for (auto &x : th) x.join();
 }

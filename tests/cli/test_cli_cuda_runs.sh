@@ -7,7 +7,9 @@
 #   provenance  -- runs.backend is "cuda";
 #   batching    -- asynchronous FASGD (16 clients) with the GPU's batched evaluation
 #                  (algorithm.gradient_batch 64, the cuda default): twice -> the same digest;
-#                  within the same tolerance of the CPU and of gradient_batch 1 on the GPU.
+#                  within the same tolerance of the CPU and of gradient_batch 1 on the GPU;
+#   cnn         -- a small convolutional network (conv, max pool, fc): twice on the GPU ->
+#                  the same digest and rows; within the same tolerance of the CPU.
 # Reads the database with `sgdsim query`, so it needs no sqlite3 CLI on the GPU machine.
 . "$(dirname "$0")/lib.sh"
 S="$TMP/s.json"; small_scenario "$S"
@@ -68,4 +70,24 @@ for other in 3 4; do
 done
 awk -F, '$1 == "val_loss" { d = $3 - $4; if (d < 0) d = -d; if (d > m) m = d }
          END { printf "largest |val_loss fasgd batched cuda - cpu|: %.3g\n", m }' "$TMP/ps3.txt"
+
+# ---- a convolutional network (synthetic 8 x 8 images: conv, max pool, fc) ----
+DB="$TMP/cnn.db"
+CNN=(--quiet --db "$DB" --set data.dim=64 --set stop.updates=30 --set eval.every=10
+     --set 'model={"kind":"cnn","input":{"height":8,"width":8},"init":"he","layers":[{"conv":{"out":4,"k":3,"pad":1}},{"pool":{"max":2}},{"fc":16}]}')
+"$SGDSIM" run "$S" "${CNN[@]}" --backend cuda || fail "cnn cuda run failed"
+"$SGDSIM" run "$S" "${CNN[@]}" --backend cuda || fail "second cnn cuda run failed"
+"$SGDSIM" run "$S" "${CNN[@]}" --backend cpu || fail "cnn cpu run failed"
+[ "$(q "SELECT count(DISTINCT digest) || ' ' || count(*) FROM runs WHERE backend = 'cuda'")" = "1 2" ] ||
+  fail "two cnn cuda runs differ"
+dump 1 > "$TMP/c1.txt"; dump 2 > "$TMP/c2.txt"
+cmp -s "$TMP/c1.txt" "$TMP/c2.txt" || fail "two cnn cuda runs have different rows"
+q "SELECT g.name, g.update_idx, g.value, c.value FROM metrics g JOIN metrics c
+     ON c.run_id = 3 AND c.name = g.name AND c.update_idx = g.update_idx
+   WHERE g.run_id = 1 AND g.name IN ('train_loss', 'val_loss', 'val_error')" > "$TMP/cnn.txt"
+[ "$(wc -l < "$TMP/cnn.txt")" -ge 36 ] || fail "cnn: too few metric pairs: $(wc -l < "$TMP/cnn.txt")"
+bad=$(beyond_tolerance "$TMP/cnn.txt")
+[ -z "$bad" ] || fail "cnn: cpu and cuda disagree beyond tolerance: $(head -5 <<< "$bad")"
+awk -F, '$1 == "val_loss" { d = $3 - $4; if (d < 0) d = -d; if (d > m) m = d }
+         END { printf "largest |val_loss cnn cuda - cpu|: %.3g\n", m }' "$TMP/cnn.txt"
 finish

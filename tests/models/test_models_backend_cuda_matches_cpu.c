@@ -8,6 +8,8 @@
  *   error rate:           |a - b| <= 1% (a near-tie may flip a prediction)
  *   parameters after 20 SGD updates (momentum, Nesterov, weight decay): normalised error
  *                         <= 1e-3 (rounding differences compound a little per update)
+ * Models: softmax, MLPs and CNNs (LeNet-5, and a small one of odd shapes: stride 2, padding,
+ * average and overlapping max pooling).
  * Determinism: the same inputs twice give the same bits (memcmp), for single and batched
  * gradients and for 20 resident training steps on two fresh backends.
  *
@@ -144,20 +146,19 @@ static void test_case(const case_t *c, gsl_rng *r)
     model_destroy(m);
 }
 
-/* 20 resident synchronous updates: CPU vs GPU within TOL_TRAIN, and two fresh GPU backends
- * bit for bit (parameters and every loss). */
-static void test_training(gsl_rng *r)
+/* 20 resident synchronous updates of batch B: CPU vs GPU within TOL_TRAIN, and two fresh GPU
+ * backends bit for bit (parameters and every loss). */
+static void test_training(const char *name, model_spec_t s, int B, gsl_rng *r)
 {
-    model_spec_t s = {.kind = MODEL_MLP, .ninputs = 30, .nclasses = 7, .nhidden = 2,
-                      .hidden = {64, 33}};
-    enum { B = 96, STEPS = 20 };
+    enum { STEPS = 20, MAX_B = 96 };
+    CHECK(B <= MAX_B);
     model_t *m = model_create(&s, B);
     size_t np = model_nparams(m);
     sgd_dataset_t d;
     dataset_synthetic(1000, s.ninputs, s.nclasses, 1.0, r, &d);
     float *p0 = malloc(np * sizeof *p0);
     model_init_params(m, p0, MODEL_INIT_HE, r);
-    int64_t rows[STEPS][B];
+    int64_t rows[STEPS][MAX_B];
     for (int t = 0; t < STEPS; t++)
         for (int i = 0; i < B; i++) rows[t][i] = (int64_t)gsl_rng_uniform_int(r, (unsigned long)d.n);
     optim_sgd_t opt = {.momentum = 0.9, .weight_decay = 1e-4, .nesterov = true};
@@ -176,8 +177,8 @@ static void test_training(gsl_rng *r)
             losses[run][t] = be.iface->sync_step(be.ctx, rows[t], B, 0.05f, pr[run]);
         sgd_backend_destroy(&be);
     }
-    printf("training %d steps: final loss cpu %.9f gpu %.9f, params nerr %.3g\n", STEPS,
-           losses[0][STEPS - 1], losses[1][STEPS - 1], nerr(pr[1], pr[0], np));
+    printf("%s: training %d steps: final loss cpu %.9f gpu %.9f, params nerr %.3g\n", name,
+           STEPS, losses[0][STEPS - 1], losses[1][STEPS - 1], nerr(pr[1], pr[0], np));
     CHECK_NERR(pr[1], pr[0], np, TOL_TRAIN);
     for (int t = 0; t < STEPS; t++) CHECK_NEAR(losses[1][t], losses[0][t], TOL_TRAIN);
     CHECK(memcmp(pr[1], pr[2], np * sizeof *pr[1]) == 0);
@@ -186,6 +187,29 @@ static void test_training(gsl_rng *r)
     free(p0);
     dataset_free(&d);
     model_destroy(m);
+}
+
+/* LeNet-5 as "layers": "lenet5" resolves it (config/scenario_model.c). */
+static model_spec_t lenet5(void)
+{
+    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10,
+                          .cnn = {.in_h = 28, .in_w = 28, .in_c = 1, .nlayers = 6,
+                                  .layer = {{CNN_CONV, 6, 5, 1, 2}, {CNN_POOL_MAX, 0, 2, 2, 0},
+                                            {CNN_CONV, 16, 5, 1, 0}, {CNN_POOL_MAX, 0, 2, 2, 0},
+                                            {CNN_FC, 120, 0, 0, 0}, {CNN_FC, 84, 0, 0, 0}}}};
+}
+
+/* Odd shapes: a non-square input of 2 channels; a strided, padded conv (9x7 -> 5x4); average
+ * pooling with overlapping windows (-> 4x3); a padded 2x2 conv (-> 5x4); max pooling with
+ * overlapping windows whose last row and column no window covers (k 3, stride 2 -> 2x1);
+ * then fc and a 3-class output. */
+static model_spec_t odd_cnn(void)
+{
+    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 9 * 7 * 2, .nclasses = 3,
+                          .cnn = {.in_h = 9, .in_w = 7, .in_c = 2, .nlayers = 5,
+                                  .layer = {{CNN_CONV, 3, 3, 2, 1}, {CNN_POOL_AVG, 0, 2, 1, 0},
+                                            {CNN_CONV, 4, 2, 1, 1}, {CNN_POOL_MAX, 0, 3, 2, 0},
+                                            {CNN_FC, 6, 0, 0, 0}}}};
 }
 
 int main(void)
@@ -199,16 +223,6 @@ int main(void)
         fprintf(stderr, "this build has the CUDA backend, but: %s\n", err.msg);
         return 1;
     }
-    /* A CNN is refused whether or not there is a device: the plugin has no convolution
-     * kernels yet, and must not compute one as if it were an MLP. */
-    model_spec_t cs = {.kind = MODEL_CNN, .ninputs = 16, .nclasses = 2,
-                       .cnn = {.in_h = 4, .in_w = 4, .in_c = 1, .nlayers = 1,
-                               .layer = {{CNN_CONV, 2, 3, 1, 0}}}};
-    model_t *cm = model_create(&cs, 4);
-    sgd_backend_t cb;
-    CHECK_INT_EQ(sgd_backend_create("cuda", cm, &cb, &err), -1);
-    CHECK_STR_CONTAINS(err.msg, "\"cuda\" computes softmax and MLP models only");
-    model_destroy(cm);
     if (sgd_backend_cuda_devices() == 0) {
         printf("no usable CUDA device: skipping\n");
         return check_failures ? check_exit() : 77;
@@ -224,9 +238,14 @@ int main(void)
         {"mlp 784-200-10, batch 128", {.kind = MODEL_MLP, .ninputs = 784, .nclasses = 10, .nhidden = 1, .hidden = {200}}, 128},
         {"mlp 50-64-33-300, batch 37", {.kind = MODEL_MLP, .ninputs = 50, .nclasses = 300, .nhidden = 2, .hidden = {64, 33}}, 37},
         {"mlp 17-5-3-2, batch 257", {.kind = MODEL_MLP, .ninputs = 17, .nclasses = 2, .nhidden = 2, .hidden = {5, 3}}, 257},
+        {"cnn lenet5 28x28, batch 16", lenet5(), 16},
+        {"cnn 9x7x2, batch 5", odd_cnn(), 5},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_case(&cases[i], r);
-    test_training(r);
+    const model_spec_t mlp = {.kind = MODEL_MLP, .ninputs = 30, .nclasses = 7, .nhidden = 2,
+                              .hidden = {64, 33}};
+    test_training("mlp 30-64-33-7", mlp, 96, r);
+    test_training("cnn 9x7x2", odd_cnn(), 24, r);
     gsl_rng_free(r);
     return check_exit();
 }
