@@ -10,20 +10,16 @@
  * is left behind on any path; gnuplot's standard output is FIG.tmp, opened here, renamed to
  * FIG once gnuplot succeeds, so the figure's name never reaches gnuplot and a failed plot
  * never leaves a half-written figure under the requested name. */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/gnuplot_script.h"
 #include "cli/options.h"
+#include "cli/plot_draw.h"
 #include "cli/text.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
@@ -88,21 +84,6 @@ static int parse_args(int argc, char **argv, plot_args_t *a)
         return cli_bad_input("plot: -o %s: the figure's name must end in .png, .svg or .pdf",
                              a->out);
     return SGD_EXIT_OK;
-}
-
-/* Finds an executable in PATH; false when absent. */
-static bool find_in_path(const char *name, char *out, size_t size)
-{
-    const char *path = getenv("PATH");
-    if (!path) return false;
-    char *copy = sgd_xstrdup(path), *save = NULL;
-    bool found = false;
-    for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-        snprintf(out, size, "%s/%s", *d ? d : ".", name);
-        found = access(out, X_OK) == 0;
-    }
-    free(copy);
-    return found;
 }
 
 /* The metric's names in the database, escaped for the terminal, for the error message. */
@@ -251,84 +232,6 @@ static char *build_script(const plot_args_t *a, const line_t *lines, int nlines)
     return script;
 }
 
-/* A temporary file holding text, already unlinked (so it can never be left behind), with
- * its offset back at the start; -1 after printing why not. */
-static int script_file(const char *text)
-{
-    const char *dir = getenv("TMPDIR");
-    size_t n = strlen(dir && *dir ? dir : "/tmp") + 32;
-    char *path = sgd_xmalloc(n);
-    snprintf(path, n, "%s/sgdsim-plot-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        cli_bad_input("plot: %s: cannot create a temporary file: %s", path, strerror(errno));
-        free(path);
-        return -1;
-    }
-    unlink(path);
-    size_t len = strlen(text), done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        done += (size_t)w;
-    }
-    if (done < len || lseek(fd, 0, SEEK_SET) != 0) {
-        cli_bad_input("plot: %s: cannot write the gnuplot script: %s", path, strerror(errno));
-        close(fd);
-        fd = -1;
-    }
-    free(path);
-    return fd;
-}
-
-/* Runs gnuplot with the script on its standard input and the figure on its standard
- * output; true when it exits 0. */
-static bool run_gnuplot(const char *gnuplot, int script_fd, int fig_fd, int *status)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (dup2(script_fd, STDIN_FILENO) < 0 || dup2(fig_fd, STDOUT_FILENO) < 0) _exit(127);
-        execl(gnuplot, "gnuplot", (char *)NULL);
-        _exit(127);
-    }
-    *status = 0;
-    if (pid < 0) return false;
-    while (waitpid(pid, status, 0) < 0)
-        if (errno != EINTR) return false;
-    return WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
-}
-
-/* Draws the script into a->out by way of a->out.tmp; the temporary figure is removed on
- * every failure. */
-static int draw(const char *gnuplot, const char *script, const plot_args_t *a)
-{
-    int sfd = script_file(script);
-    if (sfd < 0) return SGD_EXIT_BAD_INPUT;
-    size_t n = strlen(a->out) + 5;
-    char *tmp = sgd_xmalloc(n);
-    snprintf(tmp, n, "%s.tmp", a->out);
-    int rc = SGD_EXIT_OK, status = 0;
-    int ffd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (ffd < 0) {
-        rc = cli_bad_input("plot: %s: cannot write: %s", tmp, strerror(errno));
-    } else {
-        bool ok = run_gnuplot(gnuplot, sfd, ffd, &status);
-        struct stat sb;
-        if (close(ffd) != 0 || !ok)
-            rc = cli_bad_input("plot: gnuplot failed drawing %s (exit status %d)", a->out,
-                               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        else if (stat(tmp, &sb) != 0 || sb.st_size == 0)
-            rc = cli_bad_input("plot: %s: gnuplot wrote no figure", a->out);
-        else if (rename(tmp, a->out) != 0)
-            rc = cli_bad_input("plot: %s: %s", a->out, strerror(errno));
-        if (rc) remove(tmp);
-    }
-    close(sfd);
-    free(tmp);
-    return rc;
-}
-
 static int plot_db(rdb_t *db, const plot_args_t *a)
 {
     char labels[2048], gnuplot[4096], *by_copy = NULL;
@@ -341,7 +244,7 @@ static int plot_db(rdb_t *db, const plot_args_t *a)
         rc = cli_bad_input("plot: %s", err.msg);
     label_keys(keys, nkeys, labels, sizeof labels);
     int ngroups = nkeys ? nkeys : 1;
-    if (!rc && !find_in_path("gnuplot", gnuplot, sizeof gnuplot))
+    if (!rc && !plot_find_in_path("gnuplot", gnuplot, sizeof gnuplot))
         rc = cli_bad_input("plot: gnuplot is not installed, so nothing was drawn (Debian: "
                            "apt-get install gnuplot-nox); the data is available with sgdsim "
                            "query or export");
@@ -357,7 +260,7 @@ static int plot_db(rdb_t *db, const plot_args_t *a)
     free(by_copy);
     if (!rc) {
         char *script = build_script(a, lines, nlines);
-        rc = draw(gnuplot, script, a);
+        rc = plot_draw(gnuplot, script, a->out);
         free(script);
     }
     if (!rc) {
