@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,9 @@ static bool run_gnuplot(const char *gnuplot, int script_fd, int fig_fd, int *sta
 {
     pid_t pid = fork();
     if (pid == 0) {
+        /* A Ctrl-C meant for plot --follow stops it between drawings; the drawing under
+         * way is finished, so the figure it renames into place is whole. */
+        signal(SIGINT, SIG_IGN);
         if (dup2(script_fd, STDIN_FILENO) < 0 || dup2(fig_fd, STDOUT_FILENO) < 0) _exit(127);
         execl(gnuplot, "gnuplot", (char *)NULL);
         _exit(127);
