@@ -48,7 +48,8 @@ static int read_term(rdb_t *db, char *term, const char *shown, rdb_cond_t *c)
 {
     size_t klen = strspn(term, key_chars);
     size_t olen = read_op(term + klen, &c->op);
-    if (klen == 0 || olen == 0) {
+    rdb_op_t second;
+    if (klen == 0 || olen == 0 || read_op(term + klen + olen, &second)) { /* not "==" */
         char *t = cli_text_escape(term);
         int rc = cli_bad_input("plot: --where %s: \"%s\": expected KEY OP VALUE, KEY made of "
                                "letters, digits, _ and . and OP one of = != < <= > >=",
