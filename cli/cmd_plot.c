@@ -239,7 +239,7 @@ static int check_band(const plot_ctx_t *c, const plot_data_t *d)
         if (rc) return rc;
         if (ser->nruns > most) most = ser->nruns;
     }
-    if (most < 2)
+    if (most < 2 && !d->nrunning) /* a followed sweep may not have reached seed 2 yet */
         return cli_bad_input("plot: --band %s: no series has runs with different seeds (%d "
                              "series of one run each), so there is no spread to draw; run "
                              "more seeds (sgdsim sweep ... --set seed=1,2,3)", band, d->nseries);

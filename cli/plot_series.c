@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/text.h"
+
 static char *text_or_null(sqlite3_stmt *st, int col)
 {
     const char *v = (const char *)sqlite3_column_text(st, col);
@@ -354,10 +356,12 @@ int plot_series_label(plot_data_t *d, const char *const *keys, const plot_labels
     }
     int rc = 0;
     for (int i = 0; i < labels->n && !rc; i++)
-        if (labels->v[i].value && !used[i])
-            rc = sgd_errf(err, "--label %s:%s=%s: no series has %s=%s", labels->v[i].key,
-                          labels->v[i].value, labels->v[i].text, labels->v[i].key,
-                          labels->v[i].value);
+        if (labels->v[i].value && !used[i]) {
+            char *value = cli_text_escape(labels->v[i].value);
+            rc = sgd_errf(err, "--label %s:%s=...: no series has %s=%s", labels->v[i].key,
+                          value, labels->v[i].key, value);
+            free(value);
+        }
     free(used);
     return rc;
 }
