@@ -109,7 +109,8 @@ static int parse_size(plot_args_t *a)
         h = strtod(hs, &end);
         ok = end != hs && !*end && a->size[0] != ' ' && hs[0] != ' ';
     }
-    ok = ok && w >= lo && w <= hi && h >= lo && h <= hi && (pdf || (w == floor(w) && h == floor(h)));
+    ok = ok && w >= lo && w <= hi && h >= lo && h <= hi;
+    ok = ok && (pdf || (w == floor(w) && h == floor(h)));
     if (!ok) {
         char *shown = cli_text_escape(a->size);
         int rc = cli_bad_input("plot: --size %s: expected W,H in %s, each %g to %g", shown,
@@ -250,9 +251,10 @@ static int check_band(const plot_ctx_t *c, const plot_data_t *d)
 static double data_signature(const plot_data_t *d)
 {
     double sig = d->npoints + 1e6 * d->nruns;
-    for (int s = 0; s < d->nseries; s++)
-        if (d->series[s].n)
-            sig += (s + 1) * (d->series[s].x[d->series[s].n - 1] + d->series[s].y[d->series[s].n - 1]);
+    for (int s = 0; s < d->nseries; s++) {
+        const plot_series_t *ser = &d->series[s];
+        if (ser->n) sig += (s + 1) * (ser->x[ser->n - 1] + ser->y[ser->n - 1]);
+    }
     return sig;
 }
 

@@ -110,7 +110,8 @@ static void put_terminal(buf_t *b, const gp_plot_t *p)
  * ticks at 2..9 of each decade and their own fainter grid lines. */
 static void put_axes(buf_t *b, const gp_plot_t *p)
 {
-    put_str(b, "set key inside top right Left reverse noenhanced opaque box samplen 2 spacing 1.1\n");
+    put_str(b, "set key inside top right Left reverse noenhanced opaque box samplen 2 "
+               "spacing 1.1\n");
     if (p->key_title) {
         put_str(b, "set key title ");
         put_quoted(b, p->key_title);
@@ -137,7 +138,10 @@ static void put_header(buf_t *b, const gp_plot_t *p)
     put_axes(b, p); /* after the labels: strings in the order of gp_plot_t */
 }
 
-static bool finite3(double a, double b, double c) { return isfinite(a) && isfinite(b) && isfinite(c); }
+static bool finite3(double a, double b, double c)
+{
+    return isfinite(a) && isfinite(b) && isfinite(c);
+}
 
 /* Datablock $g<i> (x y), and $b<i> (x lo hi) for a band: only finite numbers the builder
  * formats itself, so no line is EOD. */

@@ -6,8 +6,9 @@
  * configuration key (algorithm.lambda, optimizer.lr); OP is one of = != < <= > >=; LITERAL
  * is everything up to the next comma, not starting with an operator (seed==1 is refused):
  * a number when it reads as one whole (1000, 1e-3), true or false (1 and 0, as JSON
- * booleans compare), else text as it is (no quotes are needed or removed).  The terms become rdb_cond_t values, which results/rdb_read.c turns
- * into SQL with the literal and the key's path as bound parameters.
+ * booleans compare), else text as it is (no quotes are needed or removed).  The terms
+ * become rdb_cond_t values, which results/rdb_read.c turns into SQL with the literal and
+ * the key's path as bound parameters.
  *
  * --label NAME=TEXT renames in the legend: NAME a --by key renames the key ("lambda=λ"
  * shows λ=250; an empty TEXT shows the value alone), NAME KEY:VALUE replaces that key's

@@ -169,7 +169,8 @@ int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_
         }
         add_run(d, st, nvals, seeds, &several);
     }
-    if (rc != SQLITE_DONE) sgd_errf(err, "cannot read runs: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+    if (rc != SQLITE_DONE)
+        sgd_errf(err, "cannot read runs: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
     sqlite3_finalize(st);
     free(seeds);
     if (rc != SQLITE_DONE) return -1;
