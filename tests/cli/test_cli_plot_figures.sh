@@ -106,6 +106,38 @@ plot_bad 'expected std or minmax' "$DB" --y val_error --by seed --band mean
 plot_ok nb.svg "$DB" --y val_error --by cluster.workers
 [ "$(bands nb.svg)" = 0 ] || fail "a band without --band"
 
+# The band's size, measured in the SVG: series cluster.workers=2 has three seeds with values
+# {0, 0, 0.3} at update 1 and {0, 0.15, 0.3} at update 2, so its band is 2 x the sample
+# standard deviation tall (0.3464, then 0.3; the population's would be 0.2828 and 0.2449)
+# and min to max 0.3 tall at both; series 3's values (-10, then 10) fix the y axis, so both
+# figures have the same scale.
+cp "$DB" v.db
+sqlite3 v.db "UPDATE runs SET seed = id, workers = CASE WHEN id <= 3 THEN 2 ELSE 3 END,
+                config_json = json_set((SELECT config_json FROM runs WHERE id = 1), '\$.seed', id,
+                  '\$.cluster.workers', CASE WHEN id <= 3 THEN 2 ELSE 3 END);
+              DELETE FROM metrics WHERE name = 'val_error';
+              INSERT INTO metrics (run_id, update_idx, vtime_ns, name, value)
+                VALUES (1, 1, 1, 'val_error', 0), (2, 1, 1, 'val_error', 0),
+                       (3, 1, 1, 'val_error', 0.3), (1, 2, 2, 'val_error', 0),
+                       (2, 2, 2, 'val_error', 0.15), (3, 2, 2, 'val_error', 0.3),
+                       (4, 1, 1, 'val_error', -10), (5, 1, 1, 'val_error', -10),
+                       (6, 1, 1, 'val_error', -10), (4, 2, 2, 'val_error', 10),
+                       (5, 2, 2, 'val_error', 10), (6, 2, 2, 'val_error', 10)" || fail "sqlite3"
+# heights SVG: the first band's height in pixels at its first and second x.
+heights() {
+  grep -m1 -o "fill-opacity = '0.200000' points = '[^']*'" "$1" | sed "s/.*points = '//; s/'//" |
+    tr ' ' '\n' | awk -F, 'NF == 2 && !($1 in y) { y[$1] = $2; xs[n++] = $1; next }
+      NF == 2 { h[$1] = y[$1] - $2 }
+      END { for (i = 0; i < n; i++) printf "%.3f ", (h[xs[i]] < 0 ? -h[xs[i]] : h[xs[i]]) }'
+}
+plot_ok vs.svg v.db --y val_error --by cluster.workers --band std --size 400,4000
+plot_ok vm.svg v.db --y val_error --by cluster.workers --band minmax --size 400,4000
+read -r s1 s2 <<<"$(heights vs.svg)"; read -r m1 m2 <<<"$(heights vm.svg)"
+awk -v s1="$s1" -v s2="$s2" -v m1="$m1" -v m2="$m2" 'BEGIN {
+  ok = m1 > 10 && (m1 - m2) ^ 2 < (0.005 * m1) ^ 2 && (s1 / m1 - 0.34641 / 0.3) ^ 2 < 0.005 ^ 2 &&
+       (s2 / m2 - 1) ^ 2 < 0.005 ^ 2; exit !ok }' ||
+  fail "--band heights: std $s1 $s2, minmax $m1 $m2 pixels (want std/minmax 1.1547 and 1)"
+
 # --- --size ----------------------------------------------------------------------------
 plot_ok z.png "$DB" --y val_error --size 640,400
 [ "$(od -An -tx1 -j16 -N8 z.png | tr -d ' \n')" = 0000028000000190 ] || fail "--size 640,400: PNG is not 640 x 400"
