@@ -1,29 +1,29 @@
-/* `sgdsim plot DB --x update|vtime --y METRIC [--by k1,k2] [--logx] [--logy] -o FIG`: draws
- * a metric's curves from a results database with gnuplot (the Debian package gnuplot-nox),
- * one line per group of runs, with legend and axis labels, as PNG, SVG or PDF by the output
- * file's extension.  Runs of one group (e.g. several seeds) are averaged per update.
+/* `sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--where COND] [--band
+ * std|minmax] [--follow] -o FIG`: draws a metric's curves from a results database with
+ * gnuplot (the Debian package gnuplot-nox), one line per series of runs, as PNG, SVG or PDF
+ * by the output file's extension.  The series and their legend order come from
+ * plot_series.c, --where and --label from plot_select.c, and the figure is drawn by
+ * plot_draw.c into FIG.tmp and renamed to FIG, so a reader of FIG never sees half a figure
+ * (which is what lets --follow redraw it in place).
  *
  * A database's strings are whatever its writer put there, so the script comes from
  * gnuplot_script.c, which makes every string inert (no command, variable or markup) and
- * writes the data as numbers in inline datablocks.  The script goes to gnuplot as its
- * standard input from a temporary file that is unlinked as soon as it is opened, so nothing
- * is left behind on any path; gnuplot's standard output is FIG.tmp, opened here, renamed to
- * FIG once gnuplot succeeds, so the figure's name never reaches gnuplot and a failed plot
- * never leaves a half-written figure under the requested name. */
+ * writes the data as numbers in inline datablocks. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/gnuplot_script.h"
 #include "cli/options.h"
+#include "cli/plot_draw.h"
+#include "cli/plot_select.h"
+#include "cli/plot_series.h"
 #include "cli/text.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
@@ -31,32 +31,47 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--logx] [--logy]\n"
-        "                  [--title TEXT] -o FIG.png|FIG.svg|FIG.pdf\n\n"
+        "usage: sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--where COND]...\n"
+        "                  [--band std|minmax] [--label NAME=TEXT]... [--legend-title TEXT]\n"
+        "                  [--title TEXT] [--size W,H] [--logx] [--logy]\n"
+        "                  [--follow [--every SECONDS]] -o FIG.png|FIG.svg|FIG.pdf\n\n"
         "Draws METRIC (e.g. val_error, train_loss) of the finished runs in DB against the\n"
-        "update index (default) or virtual time in seconds, one line per group of runs.\n"
-        "  --by KEY,...  group by runs columns (algorithm, workers or lambda, seed, ...) or\n"
+        "update index (default) or virtual time in seconds, one line per series of runs.\n"
+        "  --by KEY,...  series by runs columns (algorithm, workers or lambda, seed, ...) or\n"
         "                configuration keys (cluster.workers, optimizer.lr, ...); runs of a\n"
-        "                group are averaged per update.  Default: one line per run\n"
-        "  --logx, --logy  logarithmic axes (points <= 0 are left out)\n"
+        "                series are averaged per update.  Default: one line per run.  The\n"
+        "                legend sorts numbers numerically (250, 500, 1000)\n"
+        "  --where COND  only runs where every term of COND holds: KEY OP VALUE separated by\n"
+        "                commas, OP one of = != < <= > >= (seed<=3,algorithm.lambda=1000);\n"
+        "                repeatable (all must hold).  Never SQL: values are compared as\n"
+        "                numbers or text\n"
+        "  --band std|minmax  a filled band around each mean: ± the sample standard deviation\n"
+        "                over seeds, or their min to max; a series' runs may differ only by\n"
+        "                seed, and some series must have several\n"
+        "  --label KEY=TEXT  shows KEY as TEXT in the legend (empty TEXT: values alone);\n"
+        "  --label KEY:VALUE=TEXT  shows TEXT for the series with KEY=VALUE; repeatable\n"
+        "  --legend-title TEXT, --title TEXT  (default title: the runs' scenario name)\n"
+        "  --size W,H    pixels for PNG and SVG (default 960,640), inches for PDF (6,4)\n"
+        "  --logx, --logy  logarithmic axes with minor ticks (points <= 0 are left out)\n"
+        "  --follow      draws running runs too and redraws FIG every --every SECONDS\n"
+        "                (default 5) as rows arrive, until no selected run is running or\n"
+        "                Ctrl-C; FIG is replaced whole each time\n"
         "Text is drawn as it is (no gnuplot markup); control characters show as spaces.\n"
         "Needs gnuplot (Debian: apt-get install gnuplot-nox).\n\n"
-        "exit codes: 0 drawn, 2 bad input (unknown metric or key, not a results database,\n"
-        "unknown figure type, gnuplot missing or failing)\n");
+        "exit codes: 0 drawn (also when --follow is stopped), 2 bad input (unknown metric\n"
+        "or key, bad condition, no runs selected, --band without repeated seeds, not a\n"
+        "results database, unknown figure type, gnuplot missing or failing)\n");
 }
 
 typedef struct plot_args {
-    const char *db, *x, *y, *by, *out, *title;
-    bool logx, logy, help;
+    const char *db, *x, *y, *by, *out, *title, *legend_title, *size, *band;
+    cli_list_t where, label;
+    bool logx, logy, follow, help;
+    double every;
     gp_format_t format;
+    int width, height;
+    plot_band_t band_kind;
 } plot_args_t;
-
-/* One line of the figure: its legend entry and points (all owned). */
-typedef struct line {
-    char *label;
-    double *x, *y;
-    int n, cap;
-} line_t;
 
 static const cli_opt_t plot_opts[] = {
     {.name = "--y", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, y), .metavar = "METRIC",
@@ -65,11 +80,66 @@ static const cli_opt_t plot_opts[] = {
      .metavar = "FIG.png|FIG.svg|FIG.pdf", .flags = CLI_ARG_REQUIRED},
     {.name = "--x", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, x)},
     {.name = "--by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, by)},
+    {.name = "--where", .kind = CLI_ARG_LIST, .off = offsetof(plot_args_t, where)},
+    {.name = "--band", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, band)},
+    {.name = "--label", .kind = CLI_ARG_LIST, .off = offsetof(plot_args_t, label)},
+    {.name = "--legend-title", .kind = CLI_ARG_STRING,
+     .off = offsetof(plot_args_t, legend_title)},
     {.name = "--title", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, title)},
+    {.name = "--size", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, size)},
     {.name = "--logx", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, logx)},
     {.name = "--logy", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, logy)},
+    {.name = "--follow", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, follow)},
+    {.name = "--every", .kind = CLI_ARG_DOUBLE, .off = offsetof(plot_args_t, every),
+     .expect = "expected seconds between redraws, at least 0.05", .min = 0.05},
     {.name = NULL},
 };
+
+/* --size W,H: whole pixels for PNG and SVG, inches (hundredths kept) for PDF. */
+static int parse_size(plot_args_t *a)
+{
+    if (!a->size) return SGD_EXIT_OK;
+    bool pdf = a->format == GP_PDF;
+    double lo = pdf ? 0.5 : 64, hi = pdf ? 100 : 16384, w = 0, h = 0;
+    char *end = NULL;
+    w = strtod(a->size, &end);
+    bool ok = end != a->size && *end == ',';
+    if (ok) {
+        const char *hs = end + 1;
+        h = strtod(hs, &end);
+        ok = end != hs && !*end && a->size[0] != ' ' && hs[0] != ' ';
+    }
+    ok = ok && w >= lo && w <= hi && h >= lo && h <= hi;
+    ok = ok && (pdf || (w == floor(w) && h == floor(h)));
+    if (!ok) {
+        char *shown = cli_text_escape(a->size);
+        int rc = cli_bad_input("plot: --size %s: expected W,H in %s, each %g to %g", shown,
+                               pdf ? "inches (a PDF figure)" : "whole pixels", lo, hi);
+        free(shown);
+        return rc;
+    }
+    a->width = (int)lround(pdf ? w * 100 : w);
+    a->height = (int)lround(pdf ? h * 100 : h);
+    return SGD_EXIT_OK;
+}
+
+/* The values that need no database: --x, -o's type, --size, --band, --every. */
+static int check_args(plot_args_t *a)
+{
+    if (strcmp(a->x, "update") != 0 && strcmp(a->x, "vtime") != 0)
+        return cli_bad_input("plot: --x %s: expected update or vtime", a->x);
+    if (!gp_format_for(a->out, &a->format))
+        return cli_bad_input("plot: -o %s: the figure's name must end in .png, .svg or .pdf",
+                             a->out);
+    if (a->band && strcmp(a->band, "std") == 0) a->band_kind = PLOT_BAND_STD;
+    else if (a->band && strcmp(a->band, "minmax") == 0) a->band_kind = PLOT_BAND_MINMAX;
+    else if (a->band) return cli_bad_input("plot: --band %s: expected std or minmax", a->band);
+    if (a->every > 0 && !a->follow)
+        return cli_bad_input("plot: --every: only with --follow (it sets how often to redraw)");
+    if (!a->follow) a->every = 0;
+    else if (a->every == 0) a->every = 5;
+    return parse_size(a);
+}
 
 /* "DB --y METRIC -o FIG ..."; 0, or the exit code after the message. */
 static int parse_args(int argc, char **argv, plot_args_t *a)
@@ -82,27 +152,7 @@ static int parse_args(int argc, char **argv, plot_args_t *a)
                            .nsets = 1};
     int rc = cli_args_parse_fixed(&spec, argc, argv, &a->db, &a->help);
     if (rc || a->help) return rc;
-    if (strcmp(a->x, "update") != 0 && strcmp(a->x, "vtime") != 0)
-        return cli_bad_input("plot: --x %s: expected update or vtime", a->x);
-    if (!gp_format_for(a->out, &a->format))
-        return cli_bad_input("plot: -o %s: the figure's name must end in .png, .svg or .pdf",
-                             a->out);
-    return SGD_EXIT_OK;
-}
-
-/* Finds an executable in PATH; false when absent. */
-static bool find_in_path(const char *name, char *out, size_t size)
-{
-    const char *path = getenv("PATH");
-    if (!path) return false;
-    char *copy = sgd_xstrdup(path), *save = NULL;
-    bool found = false;
-    for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-        snprintf(out, size, "%s/%s", *d ? d : ".", name);
-        found = access(out, X_OK) == 0;
-    }
-    free(copy);
-    return found;
+    return check_args(a);
 }
 
 /* The metric's names in the database, escaped for the terminal, for the error message. */
@@ -155,217 +205,186 @@ static int group_keys(rdb_t *db, const char *by, char **copy, const char ***keys
     return SGD_EXIT_OK;
 }
 
-/* The keys' names tab-separated, for the lines' labels ("run" without keys). */
-static void label_keys(const char *const *keys, int nkeys, char *out, size_t size)
-{
-    snprintf(out, size, "%s", nkeys ? "" : "run");
-    size_t len = strlen(out);
-    for (int i = 0; i < nkeys && len < size; i++)
-        len += (size_t)snprintf(out + len, size - len, "%s%s", i ? "\t" : "", keys[i]);
-}
+/* Everything a drawing needs besides the data, checked once. */
+typedef struct plot_ctx {
+    const plot_args_t *a;
+    plot_query_t q;
+    plot_labels_t labels;
+    char gnuplot[4096];
+    bool drawn;      /* something was drawn */
+    double drawn_sig; /* and what it was (data_signature) */
+} plot_ctx_t;
 
-/* "key=value key=value" for the current row's group columns (malloc'ed). */
-static char *group_label(sqlite3_stmt *st, const char *keys, int ngroups)
+/* --band's conditions on the series read; 0 or the exit code. */
+static int check_band(const plot_ctx_t *c, const plot_data_t *d)
 {
-    size_t cap = 64, len = 0;
-    char *label = sgd_xmalloc(cap);
-    label[0] = '\0';
-    for (int g = 0; g < ngroups; g++) {
-        size_t kl = strcspn(keys, "\t");
-        const char *v = (const char *)sqlite3_column_text(st, g);
-        if (!v) v = "NULL";
-        size_t need = len + kl + strlen(v) + 3;
-        if (need > cap) label = sgd_xrealloc(label, cap = 2 * need);
-        len += (size_t)snprintf(label + len, cap - len, "%s%.*s=%s", g ? " " : "", (int)kl,
-                                keys, v);
-        keys += kl + (keys[kl] ? 1 : 0);
+    const char *band = c->a->band;
+    int most = 0;
+    for (int s = 0; s < d->nseries; s++) {
+        const plot_series_t *ser = &d->series[s];
+        char *shown = cli_text_escape(ser->label);
+        int rc = SGD_EXIT_OK;
+        if (ser->mixed && c->q.nkeys == 0)
+            rc = cli_bad_input("plot: --band %s: the selected runs differ by more than their "
+                               "seed; name what tells their series apart with --by KEY,... "
+                               "or narrow them with --where", band);
+        else if (ser->mixed)
+            rc = cli_bad_input("plot: --band %s: the runs of series \"%s\" differ by more "
+                               "than their seed; add the key that tells them apart to --by "
+                               "or narrow them with --where", band, shown);
+        else if (ser->dup)
+            rc = cli_bad_input("plot: --band %s: series \"%s\" has two runs with seed %lld "
+                               "(the same configuration run twice); leave one out with "
+                               "--where id!=ID", band, shown, (long long)ser->dup_seed);
+        free(shown);
+        if (rc) return rc;
+        if (ser->nruns > most) most = ser->nruns;
     }
-    return label;
+    if (most < 2 && !d->nrunning) /* a followed sweep may not have reached seed 2 yet */
+        return cli_bad_input("plot: --band %s: no series has runs with different seeds (%d "
+                             "series of one run each), so there is no spread to draw; run "
+                             "more seeds (sgdsim sweep ... --set seed=1,2,3)", band, d->nseries);
+    return SGD_EXIT_OK;
 }
 
-static void line_add(line_t *l, double x, double y)
+/* Changes whenever a series gains a point or a run, so --follow redraws only then. */
+static double data_signature(const plot_data_t *d)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        l->x = sgd_xrealloc(l->x, (size_t)l->cap * sizeof *l->x);
-        l->y = sgd_xrealloc(l->y, (size_t)l->cap * sizeof *l->y);
+    double sig = d->npoints + 1e6 * d->nruns;
+    for (int s = 0; s < d->nseries; s++) {
+        const plot_series_t *ser = &d->series[s];
+        if (ser->n) sig += (s + 1) * (ser->x[ser->n - 1] + ser->y[ser->n - 1]);
     }
-    l->x[l->n] = x;
-    l->y[l->n++] = y;
+    return sig;
 }
 
-static void lines_free(line_t *lines, int n)
+/* The script for the series read (malloc'ed). */
+static char *build_script(const plot_args_t *a, const plot_data_t *d)
 {
-    for (int i = 0; i < n; i++) {
-        free(lines[i].label);
-        free(lines[i].x);
-        free(lines[i].y);
+    gp_series_t *series = sgd_xcalloc((size_t)d->nseries + 1, sizeof *series);
+    for (int i = 0; i < d->nseries; i++) {
+        const plot_series_t *s = &d->series[i];
+        series[i] = (gp_series_t){s->label, s->x, s->y, s->lo, s->hi, s->n};
     }
-    free(lines);
-}
-
-/* Reads the rows of st (group columns, update, vtime, value) into lines, one per group, and
- * counts the points kept: on log axes points <= 0 are left out, and non-finite values
- * always.  Returns the last sqlite3_step() code. */
-static int read_lines(sqlite3_stmt *st, const plot_args_t *a, const char *keys, int ngroups,
-                      line_t **lines, int *nlines, int *npoints)
-{
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        char *label = group_label(st, keys, ngroups);
-        if (*nlines == 0 || strcmp(label, (*lines)[*nlines - 1].label) != 0) {
-            *lines = sgd_xrealloc(*lines, (size_t)(*nlines + 1) * sizeof **lines);
-            (*lines)[(*nlines)++] = (line_t){.label = label};
-        } else {
-            free(label);
-        }
-        double xv = strcmp(a->x, "vtime") == 0 ? sqlite3_column_double(st, ngroups + 1)
-                                               : (double)sqlite3_column_int64(st, ngroups);
-        double yv = sqlite3_column_double(st, ngroups + 2);
-        if ((a->logx && !(xv > 0)) || (a->logy && !(yv > 0)) || !isfinite(xv) || !isfinite(yv))
-            continue;
-        line_add(&(*lines)[*nlines - 1], xv, yv);
-        (*npoints)++;
-    }
-    return s;
-}
-
-/* The script for the lines read (malloc'ed). */
-static char *build_script(const plot_args_t *a, const line_t *lines, int nlines)
-{
-    gp_series_t *series = sgd_xcalloc((size_t)nlines + 1, sizeof *series);
-    for (int i = 0; i < nlines; i++)
-        series[i] = (gp_series_t){lines[i].label, lines[i].x, lines[i].y, lines[i].n};
     gp_plot_t p = {
         .format = a->format,
-        .title = a->title ? a->title : a->db,
+        .title = a->title ? a->title : d->scenario,
         .xlabel = strcmp(a->x, "vtime") == 0 ? "virtual time (s)" : "update",
         .ylabel = a->y,
+        .key_title = a->legend_title,
         .logx = a->logx,
         .logy = a->logy,
+        .width = a->width,
+        .height = a->height,
         .series = series,
-        .nseries = nlines,
+        .nseries = d->nseries,
     };
     char *script = gp_script_build(&p);
     free(series);
     return script;
 }
 
-/* A temporary file holding text, already unlinked (so it can never be left behind), with
- * its offset back at the start; -1 after printing why not. */
-static int script_file(const char *text)
+/* No runs, or nothing to draw in them: exit 2 (with --follow only once no run is running). */
+static int check_found(const plot_ctx_t *c, const plot_data_t *d)
 {
-    const char *dir = getenv("TMPDIR");
-    size_t n = strlen(dir && *dir ? dir : "/tmp") + 32;
-    char *path = sgd_xmalloc(n);
-    snprintf(path, n, "%s/sgdsim-plot-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        cli_bad_input("plot: %s: cannot create a temporary file: %s", path, strerror(errno));
-        free(path);
-        return -1;
-    }
-    unlink(path);
-    size_t len = strlen(text), done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        done += (size_t)w;
-    }
-    if (done < len || lseek(fd, 0, SEEK_SET) != 0) {
-        cli_bad_input("plot: %s: cannot write the gnuplot script: %s", path, strerror(errno));
-        close(fd);
-        fd = -1;
-    }
-    free(path);
-    return fd;
-}
-
-/* Runs gnuplot with the script on its standard input and the figure on its standard
- * output; true when it exits 0. */
-static bool run_gnuplot(const char *gnuplot, int script_fd, int fig_fd, int *status)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (dup2(script_fd, STDIN_FILENO) < 0 || dup2(fig_fd, STDOUT_FILENO) < 0) _exit(127);
-        execl(gnuplot, "gnuplot", (char *)NULL);
-        _exit(127);
-    }
-    *status = 0;
-    if (pid < 0) return false;
-    while (waitpid(pid, status, 0) < 0)
-        if (errno != EINTR) return false;
-    return WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
-}
-
-/* Draws the script into a->out by way of a->out.tmp; the temporary figure is removed on
- * every failure. */
-static int draw(const char *gnuplot, const char *script, const plot_args_t *a)
-{
-    int sfd = script_file(script);
-    if (sfd < 0) return SGD_EXIT_BAD_INPUT;
-    size_t n = strlen(a->out) + 5;
-    char *tmp = sgd_xmalloc(n);
-    snprintf(tmp, n, "%s.tmp", a->out);
-    int rc = SGD_EXIT_OK, status = 0;
-    int ffd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (ffd < 0) {
-        rc = cli_bad_input("plot: %s: cannot write: %s", tmp, strerror(errno));
-    } else {
-        bool ok = run_gnuplot(gnuplot, sfd, ffd, &status);
-        struct stat sb;
-        if (close(ffd) != 0 || !ok)
-            rc = cli_bad_input("plot: gnuplot failed drawing %s (exit status %d)", a->out,
-                               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        else if (stat(tmp, &sb) != 0 || sb.st_size == 0)
-            rc = cli_bad_input("plot: %s: gnuplot wrote no figure", a->out);
-        else if (rename(tmp, a->out) != 0)
-            rc = cli_bad_input("plot: %s: %s", a->out, strerror(errno));
-        if (rc) remove(tmp);
-    }
-    close(sfd);
-    free(tmp);
+    const plot_args_t *a = c->a;
+    char *db = cli_text_escape(a->db);
+    int rc = SGD_EXIT_OK;
+    if (d->nruns == 0)
+        rc = cli_bad_input("plot: %s: no %sruns%s", db, a->follow ? "running or finished "
+                           : "finished ", a->where.n ? " match --where" : "");
+    else if (d->npoints == 0 && !d->nrunning)
+        rc = cli_bad_input("plot: --y %s: no finite values to draw in the %d selected "
+                           "run%s of %s%s", a->y, d->nruns, d->nruns == 1 ? "" : "s", db,
+                           a->logx || a->logy ? " (points <= 0 are left out on log axes)" : "");
+    free(db);
     return rc;
 }
 
+/* Reads the series and draws them, unless nothing changed since the last drawing or there
+ * is nothing yet (a followed run before its first row); *nrunning = the selected runs
+ * still running. */
+static int render(rdb_t *db, plot_ctx_t *c, int *nrunning)
+{
+    plot_data_t d;
+    sgd_err_t err = {{0}};
+    int rc = SGD_EXIT_OK;
+    if (plot_series_read_runs(db, &c->q, &d, &err) ||
+        plot_series_label(&d, c->q.keys, &c->labels, &err) ||
+        plot_series_read_points(db, &c->q, &d, &err))
+        rc = cli_bad_input("plot: %s", err.msg);
+    if (!rc) rc = check_found(c, &d);
+    if (!rc && c->q.band != PLOT_BAND_NONE) rc = check_band(c, &d);
+    *nrunning = d.nrunning;
+    double sig = data_signature(&d);
+    if (!rc && d.npoints && (!c->drawn || sig != c->drawn_sig)) {
+        char *script = build_script(c->a, &d);
+        rc = plot_draw(c->gnuplot, script, c->a->out);
+        free(script);
+        c->drawn = !rc;
+        c->drawn_sig = sig;
+        char *shown = cli_text_escape(c->a->out);
+        if (!rc) printf("%s: %d line%s, %d points%s\n", shown, d.nseries,
+                        d.nseries == 1 ? "" : "s", d.npoints, d.nrunning ? " (running)" : "");
+        fflush(stdout);
+        free(shown);
+    }
+    plot_data_free(&d);
+    return rc;
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+/* Sleeps, waking early for SIGINT or SIGTERM (installed without SA_RESTART). */
+static void wait_seconds(double s)
+{
+    struct timespec t = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+    while (!stop_signal && nanosleep(&t, &t) != 0 && errno == EINTR) continue;
+}
+
+/* --follow: redraws until no selected run is running or a signal stops it. */
+static int follow(rdb_t *db, plot_ctx_t *c)
+{
+    struct sigaction sa = {.sa_handler = on_stop_signal}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int rc, nrunning;
+    while (!(rc = render(db, c, &nrunning)) && nrunning && !stop_signal) wait_seconds(c->a->every);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (!rc && stop_signal)
+        fprintf(stderr, "plot: stopped by signal %d; %s\n", (int)stop_signal,
+                c->drawn ? "the figure shows the last rows read" : "nothing was drawn yet");
+    return rc;
+}
+
+/* Checks the command line against db, then draws (once, or following the runs). */
 static int plot_db(rdb_t *db, const plot_args_t *a)
 {
-    char labels[2048], gnuplot[4096], *by_copy = NULL;
+    plot_ctx_t c = {.a = a};
+    plot_where_t where = {0};
+    char *by_copy = NULL;
     const char **keys = NULL;
-    int nkeys = 0, nlines = 0, npoints = 0, rc = check_metric(db, a);
+    int nkeys = 0, rc = a->follow ? SGD_EXIT_OK : check_metric(db, a);
     if (!rc) rc = group_keys(db, a->by, &by_copy, &keys, &nkeys);
-    sqlite3_stmt *st = NULL;
-    sgd_err_t err = {{0}};
-    if (!rc && rdb_read_prepare_curves(db, a->y, keys, nkeys, &st, &err))
-        rc = cli_bad_input("plot: %s", err.msg);
-    label_keys(keys, nkeys, labels, sizeof labels);
-    int ngroups = nkeys ? nkeys : 1;
-    if (!rc && !find_in_path("gnuplot", gnuplot, sizeof gnuplot))
+    if (!rc) rc = plot_where_parse(db, &a->where, &where);
+    if (!rc) rc = plot_labels_parse(&a->label, keys, nkeys, &c.labels);
+    if (!rc && !plot_find_in_path("gnuplot", c.gnuplot, sizeof c.gnuplot))
         rc = cli_bad_input("plot: gnuplot is not installed, so nothing was drawn (Debian: "
                            "apt-get install gnuplot-nox); the data is available with sgdsim "
                            "query or export");
-    line_t *lines = NULL;
-    if (!rc && read_lines(st, a, labels, ngroups, &lines, &nlines, &npoints) != SQLITE_DONE)
-        rc = cli_bad_input("plot: %s: %s", a->db, sqlite3_errmsg(sqlite3_db_handle(st)));
-    else if (!rc && npoints == 0)
-        rc = cli_bad_input("plot: --y %s: no finite values to draw in finished runs of %s%s",
-                           a->y, a->db,
-                           a->logx || a->logy ? " (points <= 0 are left out on log axes)" : "");
-    sqlite3_finalize(st);
+    c.q = (plot_query_t){.metric = a->y, .keys = keys, .nkeys = nkeys,
+                         .sel = {where.conds, where.n, a->follow}, .band = a->band_kind,
+                         .vtime = strcmp(a->x, "vtime") == 0, .logx = a->logx, .logy = a->logy};
+    int nrunning;
+    if (!rc) rc = a->follow ? follow(db, &c) : render(db, &c, &nrunning);
+    plot_labels_free(&c.labels);
+    plot_where_free(&where);
     free(keys);
     free(by_copy);
-    if (!rc) {
-        char *script = build_script(a, lines, nlines);
-        rc = draw(gnuplot, script, a);
-        free(script);
-    }
-    if (!rc) {
-        char *shown = cli_text_escape(a->out);
-        printf("%s: %d line%s, %d points\n", shown, nlines, nlines == 1 ? "" : "s", npoints);
-        free(shown);
-    }
-    lines_free(lines, nlines);
     return rc;
 }
 
@@ -373,14 +392,14 @@ int cli_plot_main(int argc, char **argv)
 {
     plot_args_t a;
     int rc = parse_args(argc, argv, &a);
-    if (rc || a.help) {
-        if (a.help) usage(stdout);
-        return rc;
-    }
     sgd_err_t err = {{0}};
-    rdb_t *db;
-    if (rdb_open_readonly(a.db, &db, &err)) return cli_bad_input("plot: %s", err.msg);
-    rc = plot_db(db, &a);
-    rdb_close(db);
+    rdb_t *db = NULL;
+    if (!rc && !a.help && rdb_open_readonly(a.db, &db, &err))
+        rc = cli_bad_input("plot: %s", err.msg);
+    if (a.help) usage(stdout);
+    if (db) rc = plot_db(db, &a);
+    if (db) rdb_close(db);
+    cli_list_free(&a.where);
+    cli_list_free(&a.label);
     return rc;
 }

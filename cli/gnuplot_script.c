@@ -2,6 +2,7 @@
 #include "cli/gnuplot_script.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,17 +93,41 @@ char *gp_quote(const char *s)
     return out;
 }
 
+/* The terminal with the figure's size (gp_plot_t.width, height). */
+static void put_terminal(buf_t *b, const gp_plot_t *p)
+{
+    SGD_ASSERT(p->format == GP_PNG || p->format == GP_SVG || p->format == GP_PDF);
+    SGD_ASSERT(p->width >= 0 && p->height >= 0);
+    bool pdf = p->format == GP_PDF;
+    int w = p->width ? p->width : pdf ? 600 : 960, h = p->height ? p->height : pdf ? 400 : 640;
+    if (p->format == GP_PNG) putf(b, "set terminal pngcairo size %d,%d noenhanced\n", w, h);
+    if (p->format == GP_SVG) putf(b, "set terminal svg size %d,%d dynamic noenhanced\n", w, h);
+    if (pdf) putf(b, "set terminal pdfcairo size %d.%02din,%d.%02din noenhanced\n", w / 100,
+                  w % 100, h / 100, h % 100);
+}
+
+/* A compact legend inside the plot, over the curves, and a light grid; log axes with minor
+ * ticks at 2..9 of each decade and their own fainter grid lines. */
+static void put_axes(buf_t *b, const gp_plot_t *p)
+{
+    put_str(b, "set key inside top right Left reverse noenhanced opaque box samplen 2 "
+               "spacing 1.1\n");
+    if (p->key_title) {
+        put_str(b, "set key title ");
+        put_quoted(b, p->key_title);
+        put_str(b, " noenhanced\n");
+    }
+    if (p->logx) put_str(b, "set logscale x\nset mxtics 10\n");
+    if (p->logy) put_str(b, "set logscale y\nset mytics 10\n");
+    putf(b, "set grid xtics ytics%s%s lc rgb 0xc8c8c8 lw 1, lc rgb 0xe8e8e8 lw 0.5\n",
+         p->logx ? " mxtics" : "", p->logy ? " mytics" : "");
+}
+
 static void put_header(buf_t *b, const gp_plot_t *p)
 {
-    static const char *const terminal[] = {
-        [GP_PNG] = "pngcairo size 960,640 noenhanced",
-        [GP_SVG] = "svg size 960,640 dynamic noenhanced",
-        [GP_PDF] = "pdfcairo size 6in,4in noenhanced",
-    };
-    SGD_ASSERT(p->format == GP_PNG || p->format == GP_SVG || p->format == GP_PDF);
     /* Every string is well-formed UTF-8 (gp_quote), which is what the terminals expect. */
-    putf(b, "set encoding utf8\nset terminal %s\n", terminal[p->format]);
-    put_str(b, "set key outside right top noenhanced\nset grid\n");
+    put_str(b, "set encoding utf8\n");
+    put_terminal(b, p);
     static const char *const cmd[] = {"set title ", "set xlabel ", "set ylabel "};
     const char *text[] = {p->title, p->xlabel, p->ylabel};
     for (int i = 0; i < 3; i++) {
@@ -110,26 +135,49 @@ static void put_header(buf_t *b, const gp_plot_t *p)
         put_quoted(b, text[i]);
         put_str(b, " noenhanced\n");
     }
-    if (p->logx) put_str(b, "set logscale x\n");
-    if (p->logy) put_str(b, "set logscale y\n");
+    put_axes(b, p); /* after the labels: strings in the order of gp_plot_t */
 }
 
-/* Datablock $g<i>: only finite numbers the builder formats itself, so no line is EOD. */
+static bool finite3(double a, double b, double c)
+{
+    return isfinite(a) && isfinite(b) && isfinite(c);
+}
+
+/* Datablock $g<i> (x y), and $b<i> (x lo hi) for a band: only finite numbers the builder
+ * formats itself, so no line is EOD. */
 static void put_data(buf_t *b, int i, const gp_series_t *s)
 {
     putf(b, "$g%d << EOD\n", i);
     for (int k = 0; k < s->n; k++)
         if (isfinite(s->x[k]) && isfinite(s->y[k])) putf(b, "%.17g %.17g\n", s->x[k], s->y[k]);
     put_str(b, "EOD\n");
+    if (!s->lo || !s->hi) return;
+    putf(b, "$b%d << EOD\n", i);
+    for (int k = 0; k < s->n; k++)
+        if (finite3(s->x[k], s->lo[k], s->hi[k]))
+            putf(b, "%.17g %.17g %.17g\n", s->x[k], s->lo[k], s->hi[k]);
+    put_str(b, "EOD\n");
 }
 
+/* Bands first, so that every line is drawn over every band; a series' band and line share
+ * its line type's colour.  Short series show their points. */
 static void put_plot(buf_t *b, const gp_plot_t *p)
 {
     if (p->nseries == 0) return; /* nothing to draw: gnuplot writes no figure */
     put_str(b, "plot ");
+    bool first = true;
     for (int i = 0; i < p->nseries; i++) {
-        if (i) put_str(b, ", \\\n     ");
-        putf(b, "$g%d using 1:2 with linespoints pointsize 0.5 title ", i);
+        if (!p->series[i].lo || !p->series[i].hi) continue;
+        if (!first) put_str(b, ", \\\n     ");
+        first = false;
+        putf(b, "$b%d using 1:2:3 with filledcurves lt %d fs transparent solid 0.2 noborder "
+             "notitle", i, i + 1);
+    }
+    for (int i = 0; i < p->nseries; i++) {
+        if (!first) put_str(b, ", \\\n     ");
+        first = false;
+        putf(b, "$g%d using 1:2 with %s lt %d lw 1.5 title ", i,
+             p->series[i].n > 40 ? "lines" : "linespoints pt 7 ps 0.5", i + 1);
         put_quoted(b, p->series[i].label);
         put_str(b, " noenhanced");
     }

@@ -3,7 +3,7 @@
  *
  * Contract: nothing given to the builder is ever read by gnuplot as a command, a shell
  * command, a variable, a macro or enhanced-text markup, whatever its bytes:
- *   - every string (title, axis labels, legend entries) goes through gp_quote(), which
+ *   - every string (title, axis labels, legend title and entries) goes through gp_quote(), which
  *     writes it as gnuplot single-quoted strings, in which gnuplot does no backquote,
  *     macro (@) or backslash substitution; a ' inside ends one such piece and is joined in
  *     as "\047" (  'it'."\047".'s'  ), since gnuplot's own '' fails at a string's start
@@ -14,7 +14,8 @@
  *     { } show as themselves;
  *   - data values are written by the builder, as finite numbers only (%.17g; NaN and
  *     infinities are left out), in inline datablocks: a datablock line is always two
- *     numbers, never the end marker EOD and never a command;
+ *     numbers (three for a band: x, lower and upper edge), never the end marker EOD and
+ *     never a command;
  *   - the figure's file is not named in the script: gnuplot writes the figure to its
  *     standard output, which the caller connects to the file, so no path reaches gnuplot
  *     (a name starting with | would otherwise be a pipe to a shell command).
@@ -31,13 +32,16 @@ typedef enum { GP_PNG, GP_SVG, GP_PDF } gp_format_t;
 typedef struct gp_series {
     const char *label; /* legend entry */
     const double *x, *y; /* n points; non-finite ones are left out */
+    const double *lo, *hi; /* a band from lo to hi at each x, drawn under the line; or NULL */
     int n;
 } gp_series_t;
 
 typedef struct gp_plot {
     gp_format_t format;
     const char *title, *xlabel, *ylabel;
-    bool logx, logy;
+    const char *key_title; /* the legend's title, or NULL for none */
+    bool logx, logy;       /* log axes, with minor ticks at 2..9 of each decade */
+    int width, height;     /* pixels (PNG, SVG) or hundredths of an inch (PDF); 0: default */
     const gp_series_t *series; /* nseries lines, drawn in this order */
     int nseries;
 } gp_plot_t;

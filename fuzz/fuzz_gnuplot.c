@@ -1,14 +1,15 @@
 /* libFuzzer target: the gnuplot script builder of `sgdsim plot` (cli/gnuplot_script.h).
  *
- * Input: one flags byte (figure format, log axes), then NUL-separated strings: the title,
- * the two axis labels and up to 8 legend entries; each legend entry's bytes also make its
- * points, arbitrary doubles included (NaN, infinities).  The script is checked by a small
+ * Input: one flags byte (figure format, log axes, bands, a size), then NUL-separated
+ * strings: the title, the two axis labels, the legend's title and up to 8 legend entries;
+ * each legend entry's bytes also make its points, arbitrary doubles included (NaN,
+ * infinities), and with the band flag its band's edges.  The script is checked by a small
  * reader of gnuplot's syntax, written apart from the builder:
  *   - every string is single-quoted pieces joined by ."\047". (a quote), each closing on
  *     its own line and never followed by another ' (which gnuplot would read as a quote
  *     inside it); it holds no control character, is well-formed UTF-8 and reads back as
  *     the input string whenever the input was printable UTF-8;
- *   - every datablock line is two finite numbers until EOD;
+ *   - every datablock line is two finite numbers until EOD (three in a band's $b block);
  *   - outside strings the script is exactly the script built with every string empty, so
  *     no byte of a string ever becomes gnuplot syntax (a command, a backquote, a macro);
  *   - gnuplot's macro pass, which keeps its own count of quotes, sees no @ or # outside
@@ -24,7 +25,8 @@
 #include "fuzz/fuzz_text.h"
 
 #define MAX_LINES 8
-#define MAX_STRINGS (3 + MAX_LINES)
+#define NFIXED 4 /* title, axis labels, legend title */
+#define MAX_STRINGS (NFIXED + MAX_LINES)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -94,18 +96,17 @@ static void read_string(reader_t *r, const char **p)
     *p = s;
 }
 
-/* Checks a datablock's lines after its header line: two finite numbers each, then EOD. */
-static const char *read_datablock(const char *p)
+/* Checks a datablock's lines after its header line: ncols finite numbers each, then EOD. */
+static const char *read_datablock(const char *p, int ncols)
 {
     for (;;) {
         if (strncmp(p, "EOD\n", 4) == 0) return p + 4;
-        char *end;
-        double x = strtod(p, &end);
-        if (end == p || *end != ' ') abort();
-        const char *q = end + 1;
-        double y = strtod(q, &end);
-        if (end == q || *end != '\n' || !isfinite(x) || !isfinite(y)) abort();
-        p = end + 1;
+        for (int c = 0; c < ncols; c++) {
+            char *end;
+            double v = strtod(p, &end);
+            if (end == p || *end != (c + 1 < ncols ? ' ' : '\n') || !isfinite(v)) abort();
+            p = end + 1;
+        }
     }
 }
 
@@ -124,11 +125,12 @@ static void reader_read(reader_t *r, const char *script)
     for (const char *p = script; *p;) {
         bool line_start = p == script || p[-1] == '\n';
         if (line_start && datablock_header(p)) {
+            int ncols = p[1] == 'b' ? 3 : 2; /* $b<i>: a band's x, lower and upper edge */
             const char *body = strchr(p, '\n') + 1;
             memcpy(r->skeleton + r->len, p, (size_t)(body - p));
             r->len += (size_t)(body - p);
             p = body;
-            const char *end = read_datablock(p);
+            const char *end = read_datablock(p, ncols);
             memcpy(r->skeleton + r->len, p, (size_t)(end - p));
             r->len += (size_t)(end - p);
             p = end;
@@ -191,16 +193,18 @@ static char *build(const gp_plot_t *p, const char *const *text, const gp_series_
     gp_plot_t q = *p;
     gp_series_t s[MAX_LINES];
     for (int i = 0; i < p->nseries; i++) s[i] = series[i], s[i].label = labels[i];
-    q.title = text[0], q.xlabel = text[1], q.ylabel = text[2], q.series = s;
+    q.title = text[0], q.xlabel = text[1], q.ylabel = text[2], q.key_title = text[3];
+    q.series = s;
     return gp_script_build(&q);
 }
 
 static void check(const gp_plot_t *p, const char *const *str, const size_t *len, int nstr,
                   const gp_series_t *series)
 {
-    static const char *const empty[MAX_STRINGS] = {"", "", "", "", "", "", "", "", "", "", ""};
-    char *script = build(p, str, series, str + 3);
-    char *blank = build(p, empty, series, empty + 3);
+    static const char *const empty[MAX_STRINGS] = {"", "", "", "", "", "", "", "",
+                                                   "", "", "", ""};
+    char *script = build(p, str, series, str + NFIXED);
+    char *blank = build(p, empty, series, empty + NFIXED);
     reader_t r, b;
     reader_read(&r, script);
     reader_read(&b, blank);
@@ -229,14 +233,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int nstr = 0;
     for (const char *s = text; nstr < MAX_STRINGS && s <= text + size - 1; s += strlen(s) + 1)
         len[nstr] = strlen(s), str[nstr++] = s;
-    while (nstr < 3) len[nstr] = 0, str[nstr++] = "";
-    static double x[MAX_LINES][12], y[MAX_LINES][12];
+    while (nstr < NFIXED) len[nstr] = 0, str[nstr++] = "";
+    static double x[MAX_LINES][12], y[MAX_LINES][12], lo[MAX_LINES][12], hi[MAX_LINES][12];
+    bool band = data[0] & 16;
     gp_series_t series[MAX_LINES];
-    for (int i = 0; i < nstr - 3; i++)
-        series[i] = (gp_series_t){str[3 + i], x[i], y[i],
-                                  make_points(str[3 + i], len[3 + i], x[i], y[i])};
+    for (int i = 0; i < nstr - NFIXED; i++) {
+        int n = make_points(str[NFIXED + i], len[NFIXED + i], x[i], y[i]);
+        for (int k = 0; k < n; k++) lo[i][k] = y[i][k] - x[i][k], hi[i][k] = y[i][k] * 2;
+        series[i] = (gp_series_t){str[NFIXED + i], x[i], y[i], band ? lo[i] : NULL,
+                                  band ? hi[i] : NULL, n};
+    }
+    /* Sizes from the flags' top bits: 0 is the default, others 64 to 448 (whole pixels, or
+     * hundredths of an inch for PDF). */
+    int side = (data[0] >> 5) * 64;
     gp_plot_t p = {.format = (gp_format_t)(data[0] % 3), .logx = data[0] & 4,
-                   .logy = data[0] & 8, .series = series, .nseries = nstr - 3};
+                   .logy = data[0] & 8, .width = side, .height = side, .series = series,
+                   .nseries = nstr - NFIXED};
     check(&p, str, len, nstr, series);
     free(text);
     return 0;

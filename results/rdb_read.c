@@ -256,30 +256,103 @@ bool rdb_curve_key_known(rdb_t *db, const char *key)
     return group_expr(db, key, expr, sizeof expr);
 }
 
-int rdb_read_prepare_curves(rdb_t *db, const char *metric, const char *const *keys, int nkeys,
-                            sqlite3_stmt **st, sgd_err_t *err)
+/* ---- selections ----------------------------------------------------------------------- */
+
+/* The SQL text of one condition's left side into expr: a runs column (checked), or
+ * json_extract with its path as parameter ?param; false for an unknown key. */
+static bool cond_expr(rdb_t *db, const char *key, int param, char *expr, size_t size)
 {
-    char group[2048] = "r.id";
+    if (!rdb_curve_key_known(db, key)) return false;
+    if (strcmp(key, "lambda") == 0 || is_runs_column(db, key))
+        return group_expr(db, key, expr, size);
+    snprintf(expr, size, "json_extract(r.config_json, ?%d)", param);
+    return true;
+}
+
+/* " AND <status rule> AND <cond> AND ..." for sel, whose parameters start at ?first; each
+ * condition takes two (its path, even when unused, and its literal). */
+static int where_sql(rdb_t *db, const rdb_selection_t *sel, int first, char *sql, size_t size,
+                     sgd_err_t *err)
+{
+    static const char *const op_sql[] = {
+        [RDB_OP_EQ] = "=", [RDB_OP_NE] = "<>", [RDB_OP_LT] = "<",
+        [RDB_OP_LE] = "<=", [RDB_OP_GT] = ">", [RDB_OP_GE] = ">=",
+    };
+    size_t len = (size_t)snprintf(sql, size, " AND (r." RDB_FINISHED_RULE "%s)",
+                                  sel->running ? " OR r.status = 'running'" : "");
+    for (int i = 0; i < sel->nconds; i++) {
+        const rdb_cond_t *c = &sel->conds[i];
+        char expr[512];
+        SGD_ASSERT((size_t)c->op < sizeof op_sql / sizeof op_sql[0]);
+        if (!cond_expr(db, c->key, first + 2 * i, expr, sizeof expr))
+            return sgd_errf(err, "%s: \"%s\" is neither a column of runs nor a configuration "
+                            "key of any run", db->path, c->key);
+        int n = snprintf(sql + len, size - len, " AND %s %s ?%d", expr, op_sql[c->op],
+                         first + 2 * i + 1);
+        if (n < 0 || (size_t)n >= size - len)
+            return sgd_errf(err, "%s: too many conditions", db->path);
+        len += (size_t)n;
+    }
+    return 0;
+}
+
+/* Binds sel's parameters from ?first (see where_sql). */
+static void bind_where(sqlite3_stmt *st, const rdb_selection_t *sel, int first)
+{
+    for (int i = 0; i < sel->nconds; i++) {
+        const rdb_cond_t *c = &sel->conds[i];
+        size_t n = strlen(c->key) + 3;
+        char *path = sgd_xmalloc(n);
+        snprintf(path, n, "$.%s", c->key);
+        sqlite3_bind_text(st, first + 2 * i, path, -1, SQLITE_TRANSIENT);
+        free(path);
+        if (c->is_number) sqlite3_bind_double(st, first + 2 * i + 1, c->number);
+        else sqlite3_bind_text(st, first + 2 * i + 1, c->text, -1, SQLITE_TRANSIENT);
+    }
+}
+
+int rdb_read_prepare_selected_runs(rdb_t *db, const char *const *keys, int nkeys,
+                                   const rdb_selection_t *sel, sqlite3_stmt **st,
+                                   sgd_err_t *err)
+{
+    char columns[2048] = "", where[4096], sql[8192];
     size_t len = 0;
+    *st = NULL;
     for (int i = 0; i < nkeys; i++) {
         char expr[512];
         if (!group_expr(db, keys[i], expr, sizeof expr))
             return sgd_errf(err, "%s: \"%s\" is neither a column of runs nor a configuration "
                             "key of any run", db->path, keys[i]);
-        int n = snprintf(group + len, sizeof group - len, "%s%s", i ? ", " : "", expr);
-        if (n < 0 || (size_t)n >= sizeof group - len)
+        int n = snprintf(columns + len, sizeof columns - len, ", %s", expr);
+        if (n < 0 || (size_t)n >= sizeof columns - len)
             return sgd_errf(err, "%s: too many group keys", db->path);
         len += (size_t)n;
     }
-    char sql[8192];
+    if (where_sql(db, sel, 1, where, sizeof where, err)) return -1;
     snprintf(sql, sizeof sql,
-             "SELECT %s, m.update_idx, avg(m.vtime_ns) / 1e9, avg(m.value), count(*)"
+             "SELECT r.id, r.seed, r.scenario, r.status,"
+             " json_remove(r.config_json, '$.seed', '$.numerics.threads')%s"
+             " FROM runs r WHERE 1%s ORDER BY r.id", columns, where);
+    if (prepare_sql(db, sql, st, err)) return -1;
+    bind_where(*st, sel, 1);
+    return 0;
+}
+
+int rdb_read_prepare_selected_points(rdb_t *db, const char *metric,
+                                     const rdb_selection_t *sel, sqlite3_stmt **st,
+                                     sgd_err_t *err)
+{
+    char where[4096], sql[8192];
+    *st = NULL;
+    if (where_sql(db, sel, 2, where, sizeof where, err)) return -1;
+    snprintf(sql, sizeof sql,
+             "SELECT m.run_id, m.update_idx, m.vtime_ns / 1e9, m.value"
              " FROM metrics m JOIN runs r ON r.id = m.run_id"
-             " WHERE m.name = ?1 AND m.value IS NOT NULL AND r." RDB_FINISHED_RULE
-             " GROUP BY %s, m.update_idx ORDER BY %s, m.update_idx",
-             group, group, group);
+             " WHERE m.name = ?1 AND m.value IS NOT NULL%s ORDER BY m.run_id, m.update_idx",
+             where);
     if (prepare_sql(db, sql, st, err)) return -1;
     sqlite3_bind_text(*st, 1, metric, -1, SQLITE_TRANSIENT);
+    bind_where(*st, sel, 2);
     return 0;
 }
 

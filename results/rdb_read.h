@@ -99,16 +99,49 @@ void rdb_series_free(rdb_series_t *s);
  * (cluster.workers, optimizer.lr) that some run has.  Without keys every run is its own
  * group. */
 
-/* Whether `key` can group curves (see above). */
+/* Whether `key` can group curves (see above); the keys of rdb_read_prepare_selected_runs
+ * below. */
 bool rdb_curve_key_known(rdb_t *db, const char *key);
 
-/* Prepares the points of metric `metric` in finished runs, per group of keys[0..nkeys) and
- * update: one row per (group, update) in group order, then update order, with only finite
- * values.  Columns: one per key (the run id without keys), update_idx, mean vtime_s, mean
- * value, count of runs.  Every key must be rdb_curve_key_known: an unknown one is an
+/* ---- selections: runs chosen by conditions on their keys (plot --where) ------------------
+ *
+ * A condition compares one key (anything rdb_curve_key_known accepts) with a literal.  Keys
+ * reach the SQL text only as a runs column's name checked against the table (or "lambda"),
+ * a configuration key's path only as a bound parameter ('$.' and the key), and the literal
+ * only as a bound parameter, so no byte of a condition is ever SQL.  A run whose
+ * configuration lacks the key does not match.  Numbers compare as numbers (JSON true and
+ * false read as 1 and 0), text as text. */
+
+typedef enum { RDB_OP_EQ, RDB_OP_NE, RDB_OP_LT, RDB_OP_LE, RDB_OP_GT, RDB_OP_GE } rdb_op_t;
+
+typedef struct rdb_cond {
+    const char *key;
+    rdb_op_t op;
+    bool is_number; /* compare with number, else with text */
+    double number;
+    const char *text;
+} rdb_cond_t;
+
+typedef struct rdb_selection {
+    const rdb_cond_t *conds; /* nconds conditions, all of which must hold */
+    int nconds;
+    bool running; /* running runs too (a plot that follows them), not only finished ones */
+} rdb_selection_t;
+
+/* Prepares the selected runs, one row per run in id order.  Columns: id, seed, scenario,
+ * status, the configuration without its seed and thread count (JSON text: runs that differ
+ * only by seed have the same), then one column per key of keys[0..nkeys) (see
+ * the curves block above for the keys).  An unknown key, in keys or a condition, is an
  * error naming it. */
-int rdb_read_prepare_curves(rdb_t *db, const char *metric, const char *const *keys, int nkeys,
-                            sqlite3_stmt **st, sgd_err_t *err);
+int rdb_read_prepare_selected_runs(rdb_t *db, const char *const *keys, int nkeys,
+                                   const rdb_selection_t *sel, sqlite3_stmt **st,
+                                   sgd_err_t *err);
+
+/* Prepares the finite values of metric `metric` in the selected runs.  Columns: run id,
+ * update_idx, vtime_s, value; in run id, then update order. */
+int rdb_read_prepare_selected_points(rdb_t *db, const char *metric,
+                                     const rdb_selection_t *sel, sqlite3_stmt **st,
+                                     sgd_err_t *err);
 
 /* ---- compare: finished runs with their configurations ----------------------------------- */
 

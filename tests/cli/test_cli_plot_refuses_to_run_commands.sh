@@ -2,8 +2,9 @@
 # strings (gnuplot's backquote substitution, system(), `!` and `system` commands after an
 # embedded newline, quotes that try to close gnuplot's string, a `|` that would make the
 # figure a pipe, enhanced-text and macro characters) in the scenario name, the runs columns
-# and configuration values that --by shows, the metric name, --title, the database's name
-# (the default title) and the figure's name.  Each plot must exit 0, write the figure, show
+# and configuration values that --by shows, the metric name, --title, --legend-title,
+# --label's text, the scenario name as the default title, the database's name and the
+# figure's name.  Each plot must exit 0, write the figure, show
 # the text as it is (SVG), and no command may have made the marker file.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
@@ -78,7 +79,11 @@ for i in "${!hostile[@]}"; do
   plot_ok "--title $i" "t$i.svg" "$db" --y val_error --title "$h"
   shows "--title $i" "t$i.svg" "$h"
   plot_ok "database name $i" "d$i.svg" "$db" --y val_error
-  shows "database name $i" "d$i.svg" "$db"
+  shows "default title (the scenario name) $i" "d$i.svg" "$h"
+  plot_ok "--legend-title $i" "k$i.svg" "$db" --y val_error --by seed --legend-title "$h"
+  shows "--legend-title $i" "k$i.svg" "$h"
+  plot_ok "--label $i" "l$i.svg" "$db" --y val_error --by seed --label "seed=$h"
+  shows "--label $i" "l$i.svg" "$h=5"
   plot_ok "figure name $i" "$TMP/f$i-$h.png" "$db" --y val_error --logy
 done
 
