@@ -26,6 +26,7 @@
 #include "cli/plot_series.h"
 #include "cli/text.h"
 #include "results/rdb.h"
+#include "results/rdb_meta.h"
 #include "results/rdb_read.h"
 
 static void usage(FILE *f)
@@ -34,7 +35,7 @@ static void usage(FILE *f)
         "usage: sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--where COND]...\n"
         "                  [--band std|minmax] [--label NAME=TEXT]... [--legend-title TEXT]\n"
         "                  [--title TEXT] [--size W,H] [--logx] [--logy]\n"
-        "                  [--follow [--every SECONDS]] -o FIG.png|FIG.svg|FIG.pdf\n\n"
+        "                  [--follow [--every SECONDS]] [--record] -o FIG.png|FIG.svg|FIG.pdf\n\n"
         "Draws METRIC (e.g. val_error, train_loss) of the finished runs in DB against the\n"
         "update index (default) or virtual time in seconds, one line per series of runs.\n"
         "  --by KEY,...  series by runs columns (algorithm, workers or lambda, seed, ...) or\n"
@@ -56,6 +57,9 @@ static void usage(FILE *f)
         "  --follow      draws running runs too and redraws FIG every --every SECONDS\n"
         "                (default 5) as rows arrive, until no selected run is running or\n"
         "                Ctrl-C; FIG is replaced whole each time\n"
+        "  --record      afterwards, records FIG (absolute path, size, SHA-256) as a \"figure\"\n"
+        "                artifact of every run it draws, in DB's table artifacts: the one\n"
+        "                option that opens DB for writing\n"
         "Text is drawn as it is (no gnuplot markup); control characters show as spaces.\n"
         "Needs gnuplot (Debian: apt-get install gnuplot-nox).\n\n"
         "exit codes: 0 drawn (also when --follow is stopped), 2 bad input (unknown metric\n"
@@ -66,7 +70,7 @@ static void usage(FILE *f)
 typedef struct plot_args {
     const char *db, *x, *y, *by, *out, *title, *legend_title, *size, *band;
     cli_list_t where, label;
-    bool logx, logy, follow, help;
+    bool logx, logy, follow, record, help;
     double every;
     gp_format_t format;
     int width, height;
@@ -90,6 +94,7 @@ static const cli_opt_t plot_opts[] = {
     {.name = "--logx", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, logx)},
     {.name = "--logy", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, logy)},
     {.name = "--follow", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, follow)},
+    {.name = "--record", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, record)},
     {.name = "--every", .kind = CLI_ARG_DOUBLE, .off = offsetof(plot_args_t, every),
      .expect = "expected seconds between redraws, at least 0.05", .min = 0.05},
     {.name = NULL},
@@ -213,7 +218,18 @@ typedef struct plot_ctx {
     char gnuplot[4096];
     bool drawn;      /* something was drawn */
     double drawn_sig; /* and what it was (data_signature) */
+    int64_t *drawn_runs; /* the runs of the last drawing, for --record (owned) */
+    int ndrawn_runs;
 } plot_ctx_t;
+
+/* Keeps the runs of the figure just drawn, for --record. */
+static void keep_drawn_runs(plot_ctx_t *c, const plot_data_t *d)
+{
+    free(c->drawn_runs);
+    c->drawn_runs = sgd_xcalloc((size_t)d->nruns + 1, sizeof *c->drawn_runs);
+    memcpy(c->drawn_runs, d->run_id, (size_t)d->nruns * sizeof *d->run_id);
+    c->ndrawn_runs = d->nruns;
+}
 
 /* --band's conditions on the series read; 0 or the exit code. */
 static int check_band(const plot_ctx_t *c, const plot_data_t *d)
@@ -323,6 +339,7 @@ static int render(rdb_t *db, plot_ctx_t *c, int *nrunning)
         free(script);
         c->drawn = !rc;
         c->drawn_sig = sig;
+        if (!rc) keep_drawn_runs(c, &d);
         char *shown = cli_text_escape(c->a->out);
         if (!rc) printf("%s: %d line%s, %d points%s\n", shown, d.nseries,
                         d.nseries == 1 ? "" : "s", d.npoints, d.nrunning ? " (running)" : "");
@@ -361,8 +378,9 @@ static int follow(rdb_t *db, plot_ctx_t *c)
     return rc;
 }
 
-/* Checks the command line against db, then draws (once, or following the runs). */
-static int plot_db(rdb_t *db, const plot_args_t *a)
+/* Checks the command line against db, then draws (once, or following the runs); *runs and
+ * *nruns receive the runs of the last figure drawn (the caller frees *runs). */
+static int plot_db(rdb_t *db, const plot_args_t *a, int64_t **runs, int *nruns)
 {
     plot_ctx_t c = {.a = a};
     plot_where_t where = {0};
@@ -381,10 +399,28 @@ static int plot_db(rdb_t *db, const plot_args_t *a)
                          .vtime = strcmp(a->x, "vtime") == 0, .logx = a->logx, .logy = a->logy};
     int nrunning;
     if (!rc) rc = a->follow ? follow(db, &c) : render(db, &c, &nrunning);
+    *runs = c.drawn_runs;
+    *nruns = c.ndrawn_runs;
     plot_labels_free(&c.labels);
     plot_where_free(&where);
     free(keys);
     free(by_copy);
+    return rc;
+}
+
+/* --record: the figure as an artifact of each of its runs, through a writer's handle opened
+ * once the reader is closed. */
+static int record_figure(const plot_args_t *a, const int64_t *runs, int nruns)
+{
+    sgd_err_t err = {{0}};
+    rdb_t *db = NULL;
+    int rc = SGD_EXIT_OK;
+    if (rdb_open(a->db, &db, &err) ||
+        rdb_artifact_file_runs(db, runs, (size_t)nruns, "figure", a->out, &err))
+        rc = cli_bad_input("plot: --record: %s (the figure is drawn; nothing was recorded)",
+                           err.msg);
+    if (db) rdb_close(db);
+    if (!rc) printf("recorded as an artifact of %d run%s\n", nruns, nruns == 1 ? "" : "s");
     return rc;
 }
 
@@ -394,11 +430,15 @@ int cli_plot_main(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     sgd_err_t err = {{0}};
     rdb_t *db = NULL;
+    int64_t *runs = NULL;
+    int nruns = 0;
     if (!rc && !a.help && rdb_open_readonly(a.db, &db, &err))
         rc = cli_bad_input("plot: %s", err.msg);
     if (a.help) usage(stdout);
-    if (db) rc = plot_db(db, &a);
+    if (db) rc = plot_db(db, &a, &runs, &nruns);
     if (db) rdb_close(db);
+    if (!rc && a.record && nruns > 0) rc = record_figure(&a, runs, nruns);
+    free(runs);
     cli_list_free(&a.where);
     cli_list_free(&a.label);
     return rc;

@@ -40,8 +40,31 @@ int rdb_meta_insert_tags(rdb_t *db, int64_t run_id, const rdb_tag_t *tags, size_
     return rc;
 }
 
-int rdb_artifact_file(rdb_t *db, int64_t run_id, const char *kind, const char *path,
-                      sgd_err_t *err)
+/* Inserts (or replaces) one artifacts row per run of runs[0..n) for the file at abs. */
+static int insert_artifact_rows(rdb_t *db, const int64_t *runs, size_t n, const char *kind,
+                                const char *abs, const char *hex, uint64_t bytes, sgd_err_t *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->db,
+            "INSERT OR REPLACE INTO artifacts(run_id, kind, path, sha256, bytes)"
+            " VALUES (?1, ?2, ?3, ?4, ?5)", -1, &st, NULL) != SQLITE_OK)
+        return rdb_sqlerr(db, "cannot record an artifact", err);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_int64(st, 1, runs[i]);
+        sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, abs, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, hex, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 5, (int64_t)bytes);
+        if (sqlite3_step(st) != SQLITE_DONE) rc = rdb_sqlerr(db, "cannot record an artifact", err);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int rdb_artifact_file_runs(rdb_t *db, const int64_t *runs, size_t n, const char *kind,
+                           const char *path, sgd_err_t *err)
 {
     if (db->readonly)
         return sgd_errf(err, "%s: opened read-only, cannot record %s", db->path, path);
@@ -52,26 +75,21 @@ int rdb_artifact_file(rdb_t *db, int64_t run_id, const char *kind, const char *p
     char *abs = realpath(path, NULL);
     if (!abs) return sgd_errf(err, "%s: cannot find the written file: %s", path, strerror(errno));
     int rc = sgd_sha256_file(abs, hex, &bytes, err);
-    sqlite3_stmt *st = NULL;
     if (rc == 0 && bytes > (uint64_t)INT64_MAX) rc = sgd_errf(err, "%s: too large", path);
     if (rc == 0 && rdb_exec(db, "BEGIN IMMEDIATE", "cannot record an artifact", err)) rc = -1;
-    if (rc == 0 && sqlite3_prepare_v2(db->db,
-            "INSERT OR REPLACE INTO artifacts(run_id, kind, path, sha256, bytes)"
-            " VALUES (?1, ?2, ?3, ?4, ?5)", -1, &st, NULL) != SQLITE_OK)
-        rc = rdb_sqlerr(db, "cannot record an artifact", err);
-    if (rc == 0) {
-        sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, abs, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, hex, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 5, (int64_t)bytes);
-        if (sqlite3_step(st) != SQLITE_DONE) rc = rdb_sqlerr(db, "cannot record an artifact", err);
+    else if (rc == 0) {
+        rc = insert_artifact_rows(db, runs, n, kind, abs, hex, bytes, err);
+        if (rc == 0) rc = rdb_exec(db, "COMMIT", "cannot record an artifact", err);
+        if (rc) rdb_rollback(db);
     }
-    sqlite3_finalize(st);
-    if (rc == 0) rc = rdb_exec(db, "COMMIT", "cannot record an artifact", err);
-    if (rc) rdb_rollback(db);
     free(abs);
     return rc;
+}
+
+int rdb_artifact_file(rdb_t *db, int64_t run_id, const char *kind, const char *path,
+                      sgd_err_t *err)
+{
+    return rdb_artifact_file_runs(db, &run_id, 1, kind, path, err);
 }
 
 /* ---- opening and finding a run ------------------------------------------------------ */

@@ -90,6 +90,10 @@ int rdb_meta_insert_tags(rdb_t *db, int64_t run_id, const rdb_tag_t *tags, size_
  * /dev/stdout, /dev/null) holds nothing to find again and is not recorded (0). */
 int rdb_artifact_file(rdb_t *db, int64_t run_id, const char *kind, const char *path,
                       sgd_err_t *err);
+/* rdb_artifact_file for a file made from several runs (a figure of `plot --record`): one row
+ * for each of runs[0..n), all in one transaction. */
+int rdb_artifact_file_runs(rdb_t *db, const int64_t *runs, size_t n, const char *kind,
+                           const char *path, sgd_err_t *err);
 
 /* ---- reading (show, diff) ----------------------------------------------------------- */
 

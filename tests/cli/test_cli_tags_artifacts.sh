@@ -1,7 +1,7 @@
 # Tags and artifacts: run --tag and sweep --tag land in the tags table with the run; a bad
 # tag (no '=', an empty key, a key twice, a control character) is refused naming the
 # argument with exit 2 and nothing written; a trace is recorded in artifacts with the
-# SHA-256 sha256sum prints; merge copies tags and artifacts; a schema 2 database is migrated
+# SHA-256 sha256sum prints, and so is a figure of plot --record; merge copies tags and artifacts; a schema 2 database is migrated
 # to schema 3 (its rows kept) when opened for writing.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
@@ -53,6 +53,21 @@ want="trace $(cd "$TMP" && pwd -P)/t.json $(stat -c %s "$TMP/t.json") $(sha256su
 "$SGDSIM" run "$S" --db "$TMP/null.db" --quiet --trace /dev/null || fail "run --trace /dev/null"
 [ "$(q "$TMP/null.db" "SELECT status FROM runs; SELECT count(*) FROM artifacts")" = "complete
 0" ] || fail "--trace /dev/null: $(q "$TMP/null.db" "SELECT status FROM runs; SELECT * FROM artifacts")"
+
+# plot --record: the figure as a "figure" artifact of every run it draws (one transaction);
+# without --record plot leaves the database's bytes alone.
+if command -v gnuplot >/dev/null; then
+  cp "$TMP/sw.db" "$TMP/fig.db"
+  sum=$(sha256sum < "$TMP/fig.db")
+  "$SGDSIM" plot "$TMP/fig.db" --y val_error -o "$TMP/f.svg" >/dev/null || fail "plot"
+  [ "$(sha256sum < "$TMP/fig.db")" = "$sum" ] || fail "plot without --record changed the database"
+  "$SGDSIM" plot "$TMP/fig.db" --y val_error --where seed!=2 -o "$TMP/f.svg" --record >/dev/null ||
+    fail "plot --record"
+  fsum=$(sha256sum < "$TMP/f.svg" | cut -d' ' -f1)
+  [ "$(q "$TMP/fig.db" "SELECT group_concat(r.seed || ':' || a.kind || ':' || (a.sha256 = '$fsum'), ' ') FROM (SELECT * FROM artifacts ORDER BY run_id) a JOIN runs r ON r.id = a.run_id")" = \
+    "$(q "$TMP/fig.db" "SELECT group_concat(seed || ':figure:1', ' ') FROM (SELECT seed FROM runs WHERE seed != 2 ORDER BY id)")" ] ||
+    fail "plot --record rows: $(q "$TMP/fig.db" "SELECT * FROM artifacts")"
+fi
 
 # merge keeps tags and artifacts (under the new run ids).
 "$SGDSIM" merge "$TMP/m.db" "$TMP/sw.db" "$DB" >/dev/null || fail "merge"
