@@ -199,27 +199,27 @@ int rdb_meta_find_run(rdb_t *db, const char *which, int64_t *run_id, int64_t *re
 
 static const char *const meta_section_sql[] = {
     [RDB_META_RUN] =
-        "SELECT id, run_key, scenario, scenario_path, algorithm, workers, seed, backend,"
+        ("SELECT id, run_key, scenario, scenario_path, algorithm, workers, seed, backend,"
         " status, status_detail, started_at, finished_at, wall_s, vtime_ns, updates, events,"
         " events_per_s, digest, blas_core, host, sgdsim_version, git_rev, build_options"
-        " FROM runs WHERE id = ?1",
+        " FROM runs WHERE id = ?1"),
     [RDB_META_CONFIG] =
-        "SELECT " RDB_META_KEY("j") " AS key, " META_LEAF_TEXT("j") " AS value"
+        ("SELECT " RDB_META_KEY("j") " AS key, " META_LEAF_TEXT("j") " AS value"
         " FROM json_tree(" META_CONFIG_OF("?1") ") j"
-        " WHERE j.type NOT IN ('object', 'array') ORDER BY j.id",
+        " WHERE j.type NOT IN ('object', 'array') ORDER BY j.id"),
     [RDB_META_FINAL] =
-        "SELECT m.name AS metric, m.update_idx AS \"update\","
+        ("SELECT m.name AS metric, m.update_idx AS \"update\","
         " coalesce(sgdsim_number(m.value), m.nonfinite) AS value FROM metrics m"
         " WHERE m.run_id = ?1 AND m.update_idx = (SELECT max(x.update_idx) FROM metrics x"
-        "   WHERE x.run_id = ?1 AND x.name = m.name) ORDER BY m.name",
+        "   WHERE x.run_id = ?1 AND x.name = m.name) ORDER BY m.name"),
     [RDB_META_STALENESS] =
-        "SELECT sum(count) AS gradients,"
+        ("SELECT sum(count) AS gradients,"
         " sgdsim_number(CAST(sum(tau * count) AS REAL) / nullif(sum(count), 0)) AS mean_tau,"
         " max(CASE WHEN count > 0 THEN tau END) AS max_tau, count(*) AS bins"
-        " FROM staleness WHERE run_id = ?1 HAVING count(*) > 0",
+        " FROM staleness WHERE run_id = ?1 HAVING count(*) > 0"),
     [RDB_META_TRAFFIC] =
-        "SELECT kind, sent_msgs, sent_bytes, skipped_msgs, skipped_bytes FROM traffic"
-        " WHERE run_id = ?1 ORDER BY kind",
+        ("SELECT kind, sent_msgs, sent_bytes, skipped_msgs, skipped_bytes FROM traffic"
+        " WHERE run_id = ?1 ORDER BY kind"),
     [RDB_META_TAGS] = "SELECT key, value FROM tags WHERE run_id = ?1 ORDER BY key",
     [RDB_META_ARTIFACTS] =
         "SELECT kind, path, bytes, sha256 FROM artifacts WHERE run_id = ?1 ORDER BY kind, path",
