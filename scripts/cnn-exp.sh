@@ -5,9 +5,9 @@
 # (scenarios/cnn/lenet5_csgd.json; LSGD on 2 nodes x 2 GPUs), whose parameters must be the
 # same bit for bit: the script compares every loss and error row of the two runs and fails
 # if one differs.  Runs one after another, one thread each.  Environment:
-#   UPDATES       server updates per asynchronous run (default 3000)
+#   UPDATES       server updates per asynchronous run (default 20000)
 #   LAMBDAS       client counts (default "16 128 1000")
-#   SYNC_UPDATES  updates per synchronous run (default 500)
+#   SYNC_UPDATES  updates per synchronous run (default 2000)
 #   DB            results database (default out/cnn-exp.db; runs are appended, the tables
 #                 show the latest run of each setting); the synchronous runs go to
 #                 ${DB%.db}-sync.db
@@ -15,7 +15,7 @@
 #   SGDSIM, OPENBLAS_CORETYPE   as in scripts/fasgd-common.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-UPDATES="${UPDATES:-3000}" LAMBDAS="${LAMBDAS:-16 128 1000}" SYNC_UPDATES="${SYNC_UPDATES:-500}"
+UPDATES="${UPDATES:-20000}" LAMBDAS="${LAMBDAS:-16 128 1000}" SYNC_UPDATES="${SYNC_UPDATES:-2000}"
 DB="${DB:-out/cnn-exp.db}" FIGURES="${FIGURES:-docs/figures}" SGDSIM="${SGDSIM:-build/sgdsim}"
 SYNC_DB="${DB%.db}-sync.db"
 for v in UPDATES SYNC_UPDATES; do
@@ -84,10 +84,10 @@ else
   exit 1
 fi
 
-"$SGDSIM" plot "$DB" --y val_error --by scenario \
+"$SGDSIM" plot "$DB" --y val_error --by scenario --label scenario= \
   --title "LeNet-5, Fashion-MNIST: FASGD vs SASGD, mu = 16, $UPDATES updates" \
   -o "$FIGURES/cnn_fasgd_sasgd_val_error.png"
-"$SGDSIM" plot "$SYNC_DB" --y val_error --x vtime --by scenario \
+"$SGDSIM" plot "$SYNC_DB" --y val_error --x vtime --by scenario --label scenario= \
   --title "LeNet-5, Fashion-MNIST: CSGD and LSGD, 4 x 16, $SYNC_UPDATES updates" \
   -o "$FIGURES/cnn_csgd_lsgd_val_error.png"
 echo "databases: $DB, $SYNC_DB; figures: $FIGURES/cnn_fasgd_sasgd_val_error.png, $FIGURES/cnn_csgd_lsgd_val_error.png"
