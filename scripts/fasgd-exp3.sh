@@ -5,7 +5,8 @@
 # The paper does not give (mu, lambda) for this experiment; we use MU=8, LAMBDA=16 (its
 # Experiment 1 middle setting), lr 0.005.  The paper ran 1,000,000 iterations.  FRED_TAU=0
 # skips the extra sweep with the authors' staleness counting after skipped fetches.  C_FETCH,
-# C_PUSH and FRED_C pick the c values of the three sweeps (defaults: the paper's, below).
+# C_PUSH and FRED_C pick the c values of the three sweeps (defaults: the paper's, below;
+# empty: none).
 # Tables: means over SEEDS, their spread over seeds, and Welch tests of each FRED-counting
 # setting against c = 0 (the paper's "fetch reduction is nearly free").
 #   UPDATES=1000000 scripts/fasgd-exp3.sh
@@ -16,9 +17,9 @@ MU="${MU:-8}" LAMBDA="${LAMBDA:-16}"
 common=(--set "cluster.workers=$LAMBDA" --set "batch.per_worker=$MU" --set optimizer.lr=0.005)
 fasgd_run "exp3/c_fetch=0/c_push=0" "${common[@]}" \
   --set 'algorithm={"name":"b-fasgd","c_fetch":0,"c_push":0}'
-C_FETCH="${C_FETCH:-1 0.5 0.25 0.125 0.0625 0.03125 0.015625}"
-C_PUSH="${C_PUSH:-0.08 0.04 0.02 0.01 0.005 0.0025 0.00125}"
-FRED_C="${FRED_C:-1 0.25 0.0625 0.015625}"
+C_FETCH="${C_FETCH-1 0.5 0.25 0.125 0.0625 0.03125 0.015625}"
+C_PUSH="${C_PUSH-0.08 0.04 0.02 0.01 0.005 0.0025 0.00125}"
+FRED_C="${FRED_C-1 0.25 0.0625 0.015625}"
 for c in $C_FETCH; do
   fasgd_run "exp3/c_fetch=$c/c_push=0" "${common[@]}" \
     --set "algorithm={\"name\":\"b-fasgd\",\"c_fetch\":$c,\"c_push\":0}"
