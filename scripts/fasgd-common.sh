@@ -4,7 +4,7 @@
 #   UPDATES   server updates per run (default 100000, the paper's Experiment 1 length)
 #   DATA      mnist (default) or fashion-mnist: scenarios/fasgd/$DATA.json
 #   SEEDS     comma-separated seeds, run as a sweep axis (default 1,2,3: three is the fewest
-#             that give a standard deviation and a t test; the docs' tables use at least 3)
+#             that give a standard deviation and a t test; use at least 3 for a table)
 #   JOBS      sweep points run at once (default 1; each is one process, one BLAS thread)
 #   THREADS   --threads of each run (default: the sweep's, CPUs / JOBS)
 #   DB        results database (default out/fasgd-expN-$DATA.db); runs are appended and
