@@ -5,17 +5,22 @@
 # published alpha/tau with FASGD's normaliser (both lr 0.005).  (SASGD's 1/(tau+1) with the
 # normaliser IS FASGD: tests/algorithms/test_ps.c checks they are bit for bit equal.)
 # Peak RSS of the lambda = 10,000 FASGD run is measured with /usr/bin/time -v when present.
+# Tables: means over SEEDS, their spread over seeds, and a Welch test of FASGD vs SASGD per
+# lambda.  LAMBDAS (default "250 500 1000 10000") picks the lambdas.
 #   scripts/fasgd-exp2.sh                       # 100,000 updates per run
 #   UPDATES=20000 ABLATION=0 scripts/fasgd-exp2.sh
 . "$(dirname "$0")/fasgd-common.sh"
 DB="${DB:-out/fasgd-exp2-$DATA.db}"
 ABLATION="${ABLATION:-1}"
-for lam in 250 500 1000 10000; do
+LAMBDAS="${LAMBDAS:-250 500 1000 10000}"
+for lam in $LAMBDAS; do
   common=(--set "cluster.workers=$lam" --set batch.per_worker=128)
   if [ "$lam" = 10000 ] && [ -x /usr/bin/time ]; then
+    # the largest resident set of the sweep's runs (one process per seed)
     /usr/bin/time -v -o "out/exp2-$DATA-lambda10000.time" \
-      "$SGDSIM" run "$SCN" --db "$DB" --quiet --set "name=exp2/fasgd/lambda=$lam" \
-      --set "stop.updates=$UPDATES" "${common[@]}" "${FASGD[@]}"
+      "$SGDSIM" sweep "$SCN" --db "$DB" --quiet -j "$JOBS" "${THREADS_ARG[@]}" \
+      --set "name=exp2/fasgd/lambda=$lam" --set "stop.updates=$UPDATES" --set "seed=$SEEDS" \
+      "${common[@]}" "${FASGD[@]}"
     grep -E "Maximum resident|Elapsed" "out/exp2-$DATA-lambda10000.time"
   else
     fasgd_run "exp2/fasgd/lambda=$lam" "${common[@]}" "${FASGD[@]}"
@@ -28,10 +33,10 @@ for lam in 250 500 1000 10000; do
       --set 'algorithm={"name":"sasgd","staleness":"paper","normaliser":"fred"}'
   fi
 done
-sqlite3 -header -column "$DB" "$LATEST,
+sql "$DB" "$LATEST,
   paper(lambda, p_fasgd, p_sasgd) AS (VALUES (250,0.056,0.12), (500,0.062,0.135),
         (1000,0.079,0.16), (10000,0.18,0.30))
-SELECT p.lambda, f.updates,
+SELECT p.lambda, f.updates, f.n AS seeds,
        printf('%.4f', f.final_err) AS fasgd_final, printf('%.4f', f.last10_err) AS fasgd_last10,
        p.p_fasgd AS paper_fasgd,
        printf('%.4f', s.final_err) AS sasgd_final, printf('%.4f', s.last10_err) AS sasgd_last10,
@@ -46,7 +51,10 @@ JOIN fin s ON s.scenario = 'exp2/sasgd/lambda=' || p.lambda
 LEFT JOIN fin a ON a.scenario = 'exp2/async+norm/lambda=' || p.lambda
 LEFT JOIN fin b ON b.scenario = 'exp2/sasgd-paper+norm/lambda=' || p.lambda
 ORDER BY p.lambda"
-sqlite3 -header -column "$DB" "$LATEST SELECT f.scenario, m.value AS snapshots_peak
-  FROM fin f JOIN metrics m ON m.run_id = f.id AND m.name = 'snapshots_peak'
-  WHERE f.scenario LIKE 'exp2/fasgd/%' ORDER BY f.scenario"
-echo "database: $DB (data: $DATA, updates per run: $UPDATES)"
+sql "$DB" "$LATEST SELECT r.scenario, max(m.value) AS snapshots_peak
+  FROM per_run r JOIN metrics m ON m.run_id = r.id AND m.name = 'snapshots_peak'
+  WHERE r.scenario LIKE 'exp2/fasgd/%' GROUP BY r.scenario ORDER BY r.scenario"
+seed_spread 'exp2/%'
+echo "FASGD - SASGD, last-10 mean validation error over seeds:"
+for lam in $LAMBDAS; do welch "exp2/fasgd/lambda=$lam" "exp2/sasgd/lambda=$lam"; done
+echo "database: $DB (data: $DATA, updates per run: $UPDATES, seeds $SEEDS)"
