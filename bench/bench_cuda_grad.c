@@ -53,11 +53,7 @@ static double cpu_seconds(model_t *m, int k, int batch, gsl_rng *r)
 
 static model_spec_t lenet5(void)
 {
-    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10,
-                          .cnn = {.in_h = 28, .in_w = 28, .in_c = 1, .nlayers = 6,
-                                  .layer = {{CNN_CONV, 6, 5, 1, 2}, {CNN_POOL_MAX, 0, 2, 2, 0},
-                                            {CNN_CONV, 16, 5, 1, 0}, {CNN_POOL_MAX, 0, 2, 2, 0},
-                                            {CNN_FC, 120, 0, 0, 0}, {CNN_FC, 84, 0, 0, 0}}}};
+    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10, .cnn = cnn_lenet5()};
 }
 
 int main(void)

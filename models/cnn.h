@@ -80,6 +80,11 @@ typedef struct cnn_geom {
 
 #define CNN_MAX_GEOMS (CNN_MAX_LAYERS + 1)
 
+/* LeNet-5 on a 28 x 28 x 1 input, the network the scenario's "layers": "lenet5" names
+ * (config/scenario_model.c): conv 6@5x5 pad 2, max pool 2, conv 16@5x5, max pool 2, fc 120,
+ * fc 84 (the output layer is the data's classes). */
+cnn_spec_t cnn_lenet5(void);
+
 /* Resolves the shapes of spec's layers and the output layer of `nclasses` units into
  * g[0 .. *n).  Returns 0, or -1 with a message naming the layer by its scenario path,
  * "layers[2].conv.k: a 5 x 5 kernel does not fit the 4 x 4 input (pad 0)"; also refuses

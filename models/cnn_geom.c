@@ -153,3 +153,11 @@ double cnn_workspace_floats_per_sample(const cnn_geom_t *g, int n)
     }
     return acts + cols + 2.0 * widest + dcol;
 }
+
+cnn_spec_t cnn_lenet5(void)
+{
+    return (cnn_spec_t){.in_h = 28, .in_w = 28, .in_c = 1, .nlayers = 6,
+                        .layer = {{CNN_CONV, 6, 5, 1, 2}, {CNN_POOL_MAX, 0, 2, 2, 0},
+                                  {CNN_CONV, 16, 5, 1, 0}, {CNN_POOL_MAX, 0, 2, 2, 0},
+                                  {CNN_FC, 120, 0, 0, 0}, {CNN_FC, 84, 0, 0, 0}}};
+}

@@ -192,11 +192,7 @@ static void test_training(const char *name, model_spec_t s, int B, gsl_rng *r)
 /* LeNet-5 as "layers": "lenet5" resolves it (config/scenario_model.c). */
 static model_spec_t lenet5(void)
 {
-    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10,
-                          .cnn = {.in_h = 28, .in_w = 28, .in_c = 1, .nlayers = 6,
-                                  .layer = {{CNN_CONV, 6, 5, 1, 2}, {CNN_POOL_MAX, 0, 2, 2, 0},
-                                            {CNN_CONV, 16, 5, 1, 0}, {CNN_POOL_MAX, 0, 2, 2, 0},
-                                            {CNN_FC, 120, 0, 0, 0}, {CNN_FC, 84, 0, 0, 0}}}};
+    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10, .cnn = cnn_lenet5()};
 }
 
 /* Odd shapes: a non-square input of 2 channels; a strided, padded conv (9x7 -> 5x4); average
