@@ -24,6 +24,7 @@
 #include <cblas.h>
 #include <gsl/gsl_rng.h>
 
+#include "bench/bench_timing.h"
 #include "bench/fp32_peak.h"
 #include "models/model.h"
 
@@ -40,14 +41,16 @@ typedef struct {
     int batch;
 } work_t;
 
-static void run_grad(work_t *w)
+static void run_grad(void *arg)
 {
+    work_t *w = arg;
     model_loss_grad(w->m, w->params, w->x, w->y, w->batch, w->grad);
 }
 
 /* The cblas_sgemm calls of cnn.c's forward and backward passes, same shapes and order. */
-static void run_sgemm(work_t *w)
+static void run_sgemm(void *arg)
 {
+    work_t *w = arg;
     int n;
     const cnn_geom_t *g = cnn_layers(model_cnn(w->m), &n);
     for (int i = 0; i < n; i++) {
@@ -81,29 +84,12 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double time_calls(void (*f)(work_t *), work_t *w, int calls)
-{
-    double t0 = now();
-    for (int i = 0; i < calls; i++) f(w);
-    return (now() - t0) / calls;
-}
-
-static int calibrate(void (*f)(work_t *), work_t *w)
-{
-    int calls = 1;
-    while (time_calls(f, w, calls) * calls < MIN_SECONDS) calls *= 2;
-    return calls;
-}
-
+/* Best time per call of the gradient and of its GEMMs (bench_timing.h). */
 static void time_pair(work_t *w, double *t_grad, double *t_sgemm)
 {
-    int cg = calibrate(run_grad, w), cs = calibrate(run_sgemm, w);
-    *t_grad = *t_sgemm = 1e300;
-    for (int r = 0; r < REPS; r++) {
-        double tg = time_calls(run_grad, w, cg), ts = time_calls(run_sgemm, w, cs);
-        if (tg < *t_grad) *t_grad = tg;
-        if (ts < *t_sgemm) *t_sgemm = ts;
-    }
+    bench_pair_t p = {.a = run_grad, .b = run_sgemm, .work = w, .clock = now,
+                      .min_seconds = MIN_SECONDS, .reps = REPS};
+    bench_time_pair(&p, t_grad, t_sgemm);
 }
 
 static model_spec_t lenet5(void)

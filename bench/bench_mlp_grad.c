@@ -20,6 +20,7 @@
 #include <cblas.h>
 #include <gsl/gsl_rng.h>
 
+#include "bench/bench_timing.h"
 #include "bench/fp32_peak.h"
 #include "models/model.h"
 
@@ -38,14 +39,16 @@ typedef struct {
     float *act[MODEL_MAX_LAYERS + 1], *delta, *delta2, *gw;
 } work_t;
 
-static void run_grad(work_t *w)
+static void run_grad(void *arg)
 {
+    work_t *w = arg;
     model_loss_grad(w->m, w->params, w->x, w->y, w->batch, w->grad);
 }
 
 /* Exactly the cblas_sgemm calls model_loss_grad makes, in the same order. */
-static void run_sgemm(work_t *w)
+static void run_sgemm(void *arg)
 {
+    work_t *w = arg;
     model_t *m = w->m;
     int L = model_nlayers(m), B = w->batch;
     for (int l = 0; l < L; l++) {
@@ -63,32 +66,12 @@ static void run_sgemm(work_t *w)
     }
 }
 
-/* Calls f enough times to take at least MIN_SECONDS; returns seconds per call. */
-static double time_calls(void (*f)(work_t *), work_t *w, int calls)
-{
-    double t0 = bench_now();
-    for (int i = 0; i < calls; i++) f(w);
-    return (bench_now() - t0) / calls;
-}
-
-static int calibrate(void (*f)(work_t *), work_t *w)
-{
-    int calls = 1;
-    while (time_calls(f, w, calls) * calls < MIN_SECONDS) calls *= 2;
-    return calls;
-}
-
-/* Best time per call of the gradient and of its GEMMs, timed alternately so both see the
- * same machine conditions (other processes, clock frequency) and their ratio stays fair. */
+/* Best time per call of the gradient and of its GEMMs (bench_timing.h). */
 static void time_pair(work_t *w, double *t_grad, double *t_sgemm)
 {
-    int cg = calibrate(run_grad, w), cs = calibrate(run_sgemm, w);
-    *t_grad = *t_sgemm = 1e300;
-    for (int r = 0; r < REPS; r++) {
-        double tg = time_calls(run_grad, w, cg), ts = time_calls(run_sgemm, w, cs);
-        if (tg < *t_grad) *t_grad = tg;
-        if (ts < *t_sgemm) *t_sgemm = ts;
-    }
+    bench_pair_t p = {.a = run_grad, .b = run_sgemm, .work = w, .clock = bench_now,
+                      .min_seconds = MIN_SECONDS, .reps = REPS};
+    bench_time_pair(&p, t_grad, t_sgemm);
 }
 
 int main(int argc, char **argv)
