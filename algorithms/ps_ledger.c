@@ -41,6 +41,7 @@ void ps_ledger_init(ps_ledger_t *l, const ps_ledger_cfg_t *cfg, sgd_arena_t *are
     l->batch.y_of = SGD_ARENA_NEW(arena, nb, const int32_t *);
     l->batch.out = SGD_ARENA_NEW(arena, nb, float *);
     l->batch.loss = SGD_ARENA_NEW(arena, nb, double);
+    l->async = sgd_backend_async_open(cfg->backend, (int)nb, (int)cfg->mu) == 1;
 }
 
 void ps_ledger_free(ps_ledger_t *l)
@@ -56,6 +57,8 @@ void ps_ledger_free(ps_ledger_t *l)
 }
 
 /* ---- scheduling ------------------------------------------------------------------------ */
+
+static void submit_ready(ps_ledger_t *l, int64_t from);
 
 /* Makes room for `more` elements after the first `n` of a growing array. */
 static void *reserve(void *a, int64_t *cap, int64_t n, int64_t more, size_t elem)
@@ -162,6 +165,7 @@ const ps_update_t *ps_ledger_schedule(ps_ledger_t *l, const ps_update_t *head,
     if (!l->cfg.cyclic) draw_rows(l, nreq);
     l->nlreq += nreq;
     l->nterm += u->nterms;
+    if (l->async) submit_ready(l, u->first_term);
     return u;
 }
 
@@ -218,30 +222,68 @@ static void gather_rows(const ps_ledger_t *l, const ps_lreq_t *q, float *x, int3
 /* A scheduled single-minibatch term that can be evaluated ahead of its update now. */
 static bool ready_single(const ps_ledger_t *l, const ps_term_t *t)
 {
-    return t->snap && !t->grad && t->count == 1 && t->snap->version <= l->cfg.srv->applied;
+    return t->snap && !t->grad && t->slot < 0 && t->count == 1 &&
+           t->snap->version <= l->cfg.srv->applied;
+}
+
+/* Takes a free batch slot for term t and lays its minibatch out for slot s: in place when
+ * cyclic, else gathered into the slot's rows. */
+static int take_slot(ps_ledger_t *l, ps_term_t *t, const float **x, const int32_t **y)
+{
+    const int s = l->batch.free[--l->batch.nfree];
+    const ps_lreq_t *q = &l->lreq[t->first_req];
+    t->slot = s;
+    if (l->cfg.cyclic) {
+        cyclic_block(l, q, x, y);
+    } else {
+        const size_t rows = (size_t)s * (size_t)l->cfg.mu;
+        float *bx = l->batch.x + rows * (size_t)l->cfg.train->dim;
+        int32_t *by = l->batch.y + rows;
+        gather_rows(l, q, bx, by);
+        *x = bx;
+        *y = by;
+    }
+    return s;
+}
+
+/* Background evaluation (the backend's async path): hands every ready single-minibatch term
+ * from `from` on to the backend while slots are free, in schedule order. */
+static void submit_ready(ps_ledger_t *l, int64_t from)
+{
+    for (int64_t j = from; j < l->nterm && l->batch.nfree > 0; j++) {
+        ps_term_t *t = &l->terms[j];
+        if (!ready_single(l, t)) continue;
+        const float *x;
+        const int32_t *y;
+        const int s = take_slot(l, t, &x, &y);
+        t->queued = true;
+        sgd_backend_async_submit(l->cfg.backend, s, t->snap->data, x, y, l->batch.grad[s]);
+    }
+}
+
+void ps_ledger_prefetch(ps_ledger_t *l)
+{
+    if (l->async) submit_ready(l, 0);
+}
+
+/* A queued term's result: waits for it, or computes it here if nobody started it. */
+static void collect(ps_ledger_t *l, ps_term_t *tm)
+{
+    tm->loss = sgd_backend_async_collect(l->cfg.backend, tm->slot);
+    tm->grad = l->batch.grad[tm->slot];
+    tm->queued = false;
 }
 
 /* Evaluates tm with the ready single-minibatch terms after it, one free slot each, in one
  * loss_grad_batched call. */
 static void evaluate_batched(ps_ledger_t *l, ps_term_t *tm)
 {
-    const int dim = l->cfg.train->dim;
     const int64_t mu = l->cfg.mu;
     const int room = l->batch.nfree;
     int k = 0;
     for (ps_term_t *t = tm; t < l->terms + l->nterm && k < room; t++) {
         if (!ready_single(l, t)) continue;
-        const ps_lreq_t *q = &l->lreq[t->first_req];
-        if (l->cfg.cyclic) {
-            cyclic_block(l, q, &l->batch.x_of[k], &l->batch.y_of[k]);
-        } else {
-            float *x = l->batch.x + (size_t)k * (size_t)mu * (size_t)dim;
-            int32_t *y = l->batch.y + (size_t)k * (size_t)mu;
-            gather_rows(l, q, x, y);
-            l->batch.x_of[k] = x;
-            l->batch.y_of[k] = y;
-        }
-        t->slot = l->batch.free[--l->batch.nfree];
+        take_slot(l, t, &l->batch.x_of[k], &l->batch.y_of[k]);
         l->batch.term[k] = t;
         l->batch.params[k] = t->snap->data;
         l->batch.out[k] = l->batch.grad[t->slot];
@@ -279,7 +321,10 @@ const float *ps_ledger_gradient(ps_ledger_t *l, ps_term_t *tm)
 {
     SGD_ASSERT(tm->snap && tm->snap->version <= l->cfg.srv->applied);
     if (tm->grad) return tm->grad;
-    if (tm->count == 1 && l->batch.nfree > 0)
+    if (l->async && !tm->queued) submit_ready(l, tm - l->terms);
+    if (tm->queued)
+        collect(l, tm);
+    else if (tm->count == 1 && l->batch.nfree > 0)
         evaluate_batched(l, tm);
     else
         evaluate_stacked(l, tm);
@@ -290,6 +335,7 @@ const float *ps_ledger_gradient(ps_ledger_t *l, ps_term_t *tm)
 
 void ps_ledger_release(ps_ledger_t *l, ps_term_t *tm)
 {
+    if (tm->queued) collect(l, tm); /* the backend may still be writing its slot */
     if (tm->slot >= 0) l->batch.free[l->batch.nfree++] = tm->slot;
     tm->slot = -1;
     if (tm->snap) ps_snap_unpin(l->cfg.srv, tm->snap);

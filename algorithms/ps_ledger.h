@@ -19,7 +19,12 @@
  *  - Each term on a snapshot pins it from ps_ledger_schedule until ps_ledger_release (or
  *    clear/free), so its buffer outlives the clients that dropped it.
  *  - A gradient is evaluated ahead of its update only once its snapshot is filled (version
- *    <= server.applied); it waits in one of gradient_batch slots.
+ *    <= server.applied); it waits in one of gradient_batch slots.  With a backend that has
+ *    a background path (the CPU's host threads, models/backend.h async_*), each such
+ *    gradient is handed over as soon as it is ready and a slot is free -- when its update is
+ *    scheduled, or when an applied update fills its snapshot -- and computed while the
+ *    server applies earlier updates; without one (a GPU), the ready gradients of the update
+ *    being applied and those after it go in one loss_grad_batched call.
  *  - A gradient depends only on its snapshot and its minibatch, so every result is the same
  *    bits for any gradient_batch.
  *
@@ -65,6 +70,7 @@ typedef struct ps_term {     /* one gradient (or stacked group of them) of a sch
     int64_t first_req;       /* its requests: lreq[first_req, first_req + count) */
     const float *grad;       /* evaluated gradient (scratch or a batch slot), NULL until then */
     int slot;                /* batch slot holding grad, or -1 */
+    bool queued;             /* handed to the backend's background path, not yet collected */
     double loss;             /* mean loss of its rows, once evaluated */
 } ps_term_t;
 
@@ -101,6 +107,7 @@ typedef struct ps_ledger_cfg {
 typedef struct ps_ledger {
     ps_ledger_cfg_t cfg;
     int64_t ncyc;                /* floor(N / mu): cyclic minibatches in the training set */
+    bool async;                  /* the backend evaluates in the background (its async path) */
 
     /* The scheduled updates and what they refer to; emptied by ps_ledger_clear. */
     ps_update_t *upd;
@@ -145,6 +152,11 @@ void ps_ledger_free(ps_ledger_t *l);
  * push's sample_rng.  The pushes' own references stay theirs.  Returns the entry. */
 const ps_update_t *ps_ledger_schedule(ps_ledger_t *l, const ps_update_t *head,
                                       const ps_push_t *pushes, int64_t npush);
+
+/* Hands the ready gradients of the scheduled updates to the backend's background path while
+ * batch slots are free (a no-op without one); call after an update was applied, which may
+ * have filled snapshots. */
+void ps_ledger_prefetch(ps_ledger_t *l);
 
 /* Update u's terms, and the staleness and parameter age of each of its pushes. */
 ps_term_t *ps_ledger_terms(ps_ledger_t *l, const ps_update_t *u);

@@ -94,7 +94,13 @@ static inline int nonfinite(float x)
     return (x - x) != 0.0f;
 }
 
-bool ps_norm_apply(const ps_norm_t *nm, float *restrict theta, const float *restrict step)
+/* The loops below come in two forms, with and without a copy of the new parameters: each is
+ * written once as an always-inlined function of a constant `with_copy`, which the compiler
+ * folds, so neither form carries a test per element. */
+#define PASS static inline __attribute__((always_inline))
+
+PASS int apply_pass(const ps_norm_t *nm, float *restrict theta, const float *restrict step,
+                    float *restrict copy, bool with_copy)
 {
     const float *restrict m = nm->m;
     int bad = 0;
@@ -103,42 +109,76 @@ bool ps_norm_apply(const ps_norm_t *nm, float *restrict theta, const float *rest
         for (size_t i = 0; i < nm->n; i++) {
             theta[i] -= step[i] / (m[i] + eps);
             bad |= nonfinite(theta[i]);
+            if (with_copy) copy[i] = theta[i];
         }
-    } else {
-        /* v > 0 always: after the first gradient v >= (1 - beta) sqrt(eps), and a step only
-         * follows an observe. */
-        for (size_t i = 0; i < nm->n; i++) {
-            theta[i] -= step[i] / m[i];
-            bad |= nonfinite(theta[i]);
-        }
+        return bad;
     }
-    return !bad;
+    /* v > 0 always: after the first gradient v >= (1 - beta) sqrt(eps), and a step only
+     * follows an observe. */
+    for (size_t i = 0; i < nm->n; i++) {
+        theta[i] -= step[i] / m[i];
+        bad |= nonfinite(theta[i]);
+        if (with_copy) copy[i] = theta[i];
+    }
+    return bad;
 }
 
-bool ps_norm_observe_apply(ps_norm_t *nm, float *restrict theta, const float *restrict g,
-                           float w)
+bool ps_norm_apply(const ps_norm_t *nm, float *restrict theta, const float *restrict step,
+                   float *restrict copy)
+{
+    return !(copy ? apply_pass(nm, theta, step, copy, true)
+                  : apply_pass(nm, theta, step, NULL, false));
+}
+
+PASS int fred_observe_apply_pass(ps_norm_t *nm, float *restrict theta, const float *restrict g,
+                                 float w, float *restrict copy, bool with_copy)
 {
     float *restrict m = nm->m;
-    nm->mean_valid = false;
+    const float d = (float)nm->cfg.decay, e = (float)(1.0 - nm->cfg.decay);
+    const float eps = (float)nm->cfg.eps;
     int bad = 0;
-    if (nm->cfg.kind == PS_NORM_FRED) {
-        const float d = (float)nm->cfg.decay, e = (float)(1.0 - nm->cfg.decay);
-        const float eps = (float)nm->cfg.eps;
-        for (size_t i = 0; i < nm->n; i++) {
-            m[i] = d * m[i] + e * fabsf(g[i]);
-            float step = w * g[i];
-            theta[i] -= step / (m[i] + eps);
-            bad |= nonfinite(theta[i]);
-        }
-        return !bad;
-    }
-    ps_norm_observe(nm, g);
     for (size_t i = 0; i < nm->n; i++) {
+        m[i] = d * m[i] + e * fabsf(g[i]);
+        float step = w * g[i];
+        theta[i] -= step / (m[i] + eps);
+        bad |= nonfinite(theta[i]);
+        if (with_copy) copy[i] = theta[i];
+    }
+    return bad;
+}
+
+PASS int paper_observe_apply_pass(ps_norm_t *nm, float *restrict theta,
+                                  const float *restrict g, float w, float *restrict copy,
+                                  bool with_copy)
+{
+    float *restrict m = nm->m, *restrict b = nm->g1, *restrict n2 = nm->g2;
+    const float ga = (float)nm->cfg.gamma, ge = (float)(1.0 - nm->cfg.gamma);
+    const float be = (float)nm->cfg.beta, bb = (float)(1.0 - nm->cfg.beta);
+    const float eps = (float)nm->cfg.eps;
+    int bad = 0;
+    for (size_t i = 0; i < nm->n; i++) { /* ps_norm_observe's operations, then the step's */
+        n2[i] = ga * n2[i] + ge * g[i] * g[i];
+        b[i] = ga * b[i] + ge * g[i];
+        float var = n2[i] - b[i] * b[i];
+        if (var < 0.0f) var = 0.0f;
+        m[i] = be * m[i] + bb * sqrtf(var + eps);
         float step = w * g[i];
         theta[i] -= step / m[i];
         bad |= nonfinite(theta[i]);
+        if (with_copy) copy[i] = theta[i];
     }
-    return !bad;
+    return bad;
+}
+
+bool ps_norm_observe_apply(ps_norm_t *nm, float *restrict theta, const float *restrict g,
+                           float w, float *restrict copy)
+{
+    nm->mean_valid = false;
+    if (nm->cfg.kind == PS_NORM_FRED)
+        return !(copy ? fred_observe_apply_pass(nm, theta, g, w, copy, true)
+                      : fred_observe_apply_pass(nm, theta, g, w, NULL, false));
+    return !(copy ? paper_observe_apply_pass(nm, theta, g, w, copy, true)
+                  : paper_observe_apply_pass(nm, theta, g, w, NULL, false));
 }
 
 double ps_gate_probability(double c, double v, double eps)

@@ -54,14 +54,16 @@ void ps_norm_observe(ps_norm_t *nm, const float *g);
 /* Mean of the moving average over all parameters (B-FASGD's v), computed on demand after an
  * observe and cached: FASGD without gating needs it only for the norm_mean metric. */
 double ps_norm_mean(ps_norm_t *nm);
-/* theta_i -= step_i / d_i with the current statistics.  Returns whether every theta_i is
- * finite afterwards (checked in the same pass, for alg_update_done_checked). */
-bool ps_norm_apply(const ps_norm_t *nm, float *theta, const float *step);
+/* theta_i -= step_i / d_i with the current statistics, and copy_i = the new theta_i unless
+ * copy is NULL (a snapshot of the new version, filled in the same pass).  Returns whether
+ * every theta_i is finite afterwards (checked in the same pass, for
+ * alg_update_done_checked). */
+bool ps_norm_apply(const ps_norm_t *nm, float *theta, const float *step, float *copy);
 /* The same as ps_norm_observe(nm, g) followed by ps_norm_apply with step_i = w * g_i (each
  * element sees the same operations in the same order, so the bits are identical), in one pass
  * over memory: the common case of an update made of a single gradient.  Returns whether every
  * theta_i is finite afterwards. */
-bool ps_norm_observe_apply(ps_norm_t *nm, float *theta, const float *g, float w);
+bool ps_norm_observe_apply(ps_norm_t *nm, float *theta, const float *g, float w, float *copy);
 
 /* B-FASGD: probability of transmitting, 1 / (1 + c / (v + eps)); c = 0 gives exactly 1. */
 double ps_gate_probability(double c, double v, double eps);

@@ -119,18 +119,36 @@ void ps_snap_unpin(ps_server_t *s, ps_snap_t *p)
     if (--p->pins == 0 && p->dead) snap_recycle(s, p);
 }
 
-void ps_server_applied(ps_server_t *s)
+/* Holders gone and no scheduled gradient on it: nobody will read it. */
+static bool unread(const ps_snap_t *p)
+{
+    return p->dead && p->pins == 1;
+}
+
+float *ps_server_next_fill(const ps_server_t *s)
+{
+    if (s->unfilled_head == s->nunfilled) return NULL;
+    ps_snap_t *p = s->unfilled[s->unfilled_head];
+    return p->version == s->applied + 1 && !unread(p) ? p->data : NULL;
+}
+
+void ps_server_applied_filled(ps_server_t *s, const float *filled)
 {
     SGD_ASSERT(s->applied < s->version);
     s->applied++;
     while (s->unfilled_head < s->nunfilled &&
            s->unfilled[s->unfilled_head]->version == s->applied) {
         ps_snap_t *p = s->unfilled[s->unfilled_head++];
-        /* Holders gone and no scheduled gradient on it: nobody will read it. */
-        if (!(p->dead && p->pins == 1)) memcpy(p->data, s->params, s->nparams * sizeof *p->data);
+        if (!unread(p) && p->data != filled)
+            memcpy(p->data, s->params, s->nparams * sizeof *p->data);
         ps_snap_unpin(s, p);
     }
     if (s->unfilled_head == s->nunfilled) s->unfilled_head = s->nunfilled = 0;
+}
+
+void ps_server_applied(ps_server_t *s)
+{
+    ps_server_applied_filled(s, NULL);
 }
 
 void ps_server_bump(ps_server_t *s)

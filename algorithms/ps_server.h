@@ -90,6 +90,13 @@ void ps_server_bump(ps_server_t *s);
 /* Call after the parameter array received the next scheduled update (applied + 1 <= version):
  * fills the snapshots taken of that version. */
 void ps_server_applied(ps_server_t *s);
+/* The buffer the next ps_server_applied would copy the parameters into -- the snapshot taken
+ * of version applied + 1 while the parameters lagged, when somebody will read it -- or NULL.
+ * An update pass that writes the new parameters there as well saves ps_server_applied a pass
+ * over them: it then calls ps_server_applied_filled with that buffer, which is not copied
+ * into again. */
+float *ps_server_next_fill(const ps_server_t *s);
+void ps_server_applied_filled(ps_server_t *s, const float *filled);
 
 /* Records one applied gradient's staleness and its parameters' age (both >= 0, asserted). */
 void ps_server_record(ps_server_t *s, int64_t tau, int64_t age);

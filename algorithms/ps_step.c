@@ -37,27 +37,49 @@ static inline int nonfinite(float x)
     return (x - x) != 0.0f;
 }
 
-/* theta -= w * x, rounding w * x first: the same as axpy_into then sub_into.  Returns
- * whether theta is finite afterwards. */
-static bool axpy_sub(float *restrict theta, float w, const float *restrict x, size_t n)
+/* The passes that write the parameters come in two forms, with and without a copy of the
+ * new values (the snapshot of the new version, ps_server_next_fill): written once as
+ * always-inlined functions of a constant `with_copy`, which the compiler folds. */
+#define PASS static inline __attribute__((always_inline))
+
+PASS int axpy_sub_pass(float *restrict theta, float w, const float *restrict x, size_t n,
+                       float *restrict copy, bool with_copy)
 {
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         float step = w * x[i];
         theta[i] -= step;
         bad |= nonfinite(theta[i]);
+        if (with_copy) copy[i] = theta[i];
     }
-    return !bad;
+    return bad;
 }
 
-static bool sub_into(float *restrict theta, const float *restrict step, size_t n)
+/* theta -= w * x, rounding w * x first: the same as axpy_into then sub_into; copy (unless
+ * NULL) receives the new theta.  Returns whether theta is finite afterwards. */
+static bool axpy_sub(float *restrict theta, float w, const float *restrict x, size_t n,
+                     float *restrict copy)
+{
+    return !(copy ? axpy_sub_pass(theta, w, x, n, copy, true)
+                  : axpy_sub_pass(theta, w, x, n, NULL, false));
+}
+
+PASS int sub_pass(float *restrict theta, const float *restrict step, size_t n,
+                  float *restrict copy, bool with_copy)
 {
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         theta[i] -= step[i];
         bad |= nonfinite(theta[i]);
+        if (with_copy) copy[i] = theta[i];
     }
-    return !bad;
+    return bad;
+}
+
+static bool sub_into(float *restrict theta, const float *restrict step, size_t n,
+                     float *restrict copy)
+{
+    return !(copy ? sub_pass(theta, step, n, copy, true) : sub_pass(theta, step, n, NULL, false));
 }
 
 /* Schedules the c buffered pushes as one update at virtual time `now`: their staleness and
@@ -137,9 +159,11 @@ static const float *term_gradient(ps_t *p, ps_term_t *tm)
     return g;
 }
 
-/* theta -= (1/c) sum_k lr s(tau_k) g_k / d (ps_rules.h) for the terms of update u; *loss is
- * the mean loss of their rows.  Returns whether the parameters are finite afterwards. */
-static bool step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *terms, double *loss)
+/* theta -= (1/c) sum_k lr s(tau_k) g_k / d (ps_rules.h) for the terms of update u, the new
+ * theta also written to `copy` unless it is NULL; *loss is the mean loss of their rows.
+ * Returns whether the parameters are finite afterwards. */
+static bool step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *terms, float *copy,
+                            double *loss)
 {
     float *params = p->ctx->params;
     const size_t np = p->ctx->nparams;
@@ -156,15 +180,15 @@ static bool step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *terms, dou
         loss_rows += tm->count * p->mu;
         if (nterms == 1) { /* one pass over memory; the same operations per element */
             *loss = tm->loss;
-            return p->has_norm ? ps_norm_observe_apply(&p->norm, params, g, w)
-                               : axpy_sub(params, w, g, np);
+            return p->has_norm ? ps_norm_observe_apply(&p->norm, params, g, w, copy)
+                               : axpy_sub(params, w, g, np, copy);
         }
         if (p->has_norm) ps_norm_observe(&p->norm, g);
         axpy_into(p->step, w, g, np, j == 0);
     }
     *loss = loss_sum / (double)loss_rows;
-    return p->has_norm ? ps_norm_apply(&p->norm, params, p->step)
-                       : sub_into(params, p->step, np);
+    return p->has_norm ? ps_norm_apply(&p->norm, params, p->step, copy)
+                       : sub_into(params, p->step, np, copy);
 }
 
 /* Applies scheduled update u to the parameters, then reports it to the runner as the update
@@ -177,9 +201,11 @@ static bool apply_update(ps_t *p, const ps_update_t *u)
 
     ps_term_t *terms = ps_ledger_terms(&p->ledger, u);
     double loss;
-    const bool finite = step_parameters(p, u, terms, &loss);
+    /* The snapshot a client took of the version this update makes, filled in the same pass. */
+    float *next = ps_server_next_fill(&p->srv);
+    const bool finite = step_parameters(p, u, terms, next, &loss);
     for (int64_t j = 0; j < u->nterms; j++) ps_ledger_release(&p->ledger, &terms[j]);
-    ps_server_applied(&p->srv);
+    ps_server_applied_filled(&p->srv, next);
 
     p->last_vtime = u->vtime;
     bool more = alg_update_done_checked(ctx, u->vtime, loss, u->lr, finite);
@@ -204,6 +230,8 @@ bool ps_drain(ps_t *p)
             p->stop.stopped = true;
             p->stop.at = *u;
             p->ctx->events_at_stop = u->events;
+        } else {
+            ps_ledger_prefetch(l); /* its slots are free again, its snapshot filled */
         }
     }
     ps_ledger_clear(l, i);

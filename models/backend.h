@@ -83,6 +83,19 @@ typedef struct sgd_backend_iface {
      * and evaluate's chunks in parallel, every result the same bits as on one thread).
      * NULL: the backend has its own parallelism (a GPU) and ignores the host's. */
     void (*set_threads)(void *ctx, int threads);
+    /* Optional (NULL: none, e.g. a GPU, whose batched call is its parallelism): loss_grad
+     * requests run in the background on the host threads of set_threads, while the caller
+     * goes on (common/taskq.h).  async_open(slots, batch) returns 1 when requests of `batch`
+     * rows can run so, in slots 0 .. slots - 1, and 0 when they cannot (then nothing is
+     * open); call it after set_threads.  async_submit queues slot's request: its inputs must
+     * stay valid and unchanged, and grad unread, until async_collect(slot) returns its loss.
+     * collect runs a request nobody started on the calling thread.  Results are loss_grad's
+     * bits whichever thread computes them; every other call waits for running requests
+     * first when it needs the threads' workspaces. */
+    int (*async_open)(void *ctx, int slots, int batch);
+    void (*async_submit)(void *ctx, int slot, const float *params, const float *x,
+                         const int32_t *y, float *grad);
+    double (*async_collect)(void *ctx, int slot);
 } sgd_backend_iface_t;
 
 typedef struct sgd_backend {
@@ -154,6 +167,24 @@ static inline void sgd_backend_loss_grad_batched(sgd_backend_t *b, int k,
     b->iface->loss_grad_batched(b->ctx, k, params, x, y, batch, grad, loss);
 }
 
+/* 1 when the backend runs requests of `batch` rows in the background (iface.async_open),
+ * 0 when it has no such path; then the caller uses loss_grad or loss_grad_batched. */
+static inline int sgd_backend_async_open(sgd_backend_t *b, int slots, int batch)
+{
+    return b->iface->async_open ? b->iface->async_open(b->ctx, slots, batch) : 0;
+}
+/* Counted as one call of one gradient, when submitted. */
+static inline void sgd_backend_async_submit(sgd_backend_t *b, int slot, const float *params,
+                                            const float *x, const int32_t *y, float *grad)
+{
+    b->grad_calls++;
+    b->grads++;
+    b->iface->async_submit(b->ctx, slot, params, x, y, grad);
+}
+static inline double sgd_backend_async_collect(sgd_backend_t *b, int slot)
+{
+    return b->iface->async_collect(b->ctx, slot);
+}
 static inline void sgd_backend_evaluate(sgd_backend_t *b, const float *params,
                                         const sgd_dataset_t *d, double *mean_loss,
                                         double *error_rate)

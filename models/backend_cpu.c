@@ -3,15 +3,25 @@
  * It makes exactly the calls the algorithms made before backends existed, in the same order,
  * so every digest of a CPU run is unchanged by routing through it (tests/cli/golden.txt,
  * tests/models/test_models_backend_cpu_matches_model_calls.c).  With several threads it runs
- * independent requests and evaluation chunks on a worker pool (common/pool.h), each worker
- * with a model_t of its own, and still gives the same bits
- * (tests/models/test_models_backend_cpu_threads_give_the_same_bits.c). */
+ * independent requests and evaluation chunks on a worker pool (common/pool.h), and the
+ * background requests of async_open on a task queue (common/taskq.h), each worker with a
+ * model_t of its own, and still gives the same bits
+ * (tests/models/test_models_backend_cpu_threads_give_the_same_bits.c).  Background requests
+ * compute on workers[1 ..]; a call that needs those workspaces lets them finish first. */
 #include "models/backend_cpu.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/pool.h"
+#include "common/taskq.h"
+
+typedef struct async_req {  /* one background request's arguments and result */
+    const float *params, *x;
+    const int32_t *y;
+    float *grad;
+    double loss;
+} async_req_t;
 
 typedef struct cpu_backend {
     model_t *model;         /* borrowed: worker 0's workspace */
@@ -25,6 +35,11 @@ typedef struct cpu_backend {
     int64_t row_loss_cap;
     float *shard_grad;      /* a sharded gradient's shards, nparams each (max_shards) */
     int max_shards;
+    /* Background requests (async_open): a task queue on threads - 1 background threads,
+     * worker w computing on workers[w], and each slot's request.  NULL until opened. */
+    sgd_taskq_t *async;
+    async_req_t *req;
+    int async_slots, async_batch;
     /* resident synchronous training */
     const sgd_dataset_t *train;
     optim_sgd_t opt;
@@ -102,8 +117,16 @@ static void combine_task(void *arg, int task, int worker)
     memcpy(s->out + a, shard_grad(s, 0) + a, (b - a) * sizeof *s->out);
 }
 
+/* Background requests compute on workers[1 ..]: let them finish before a call that needs
+ * those workspaces. */
+static void quiesce(cpu_backend_t *c)
+{
+    if (c->async) sgd_taskq_quiesce(c->async);
+}
+
 static void run_tasks(cpu_backend_t *c, int n, sgd_pool_task_fn fn, void *arg)
 {
+    quiesce(c);
     if (c->pool) {
         sgd_pool_run(c->pool, n, fn, arg);
         return;
@@ -173,6 +196,7 @@ static void cpu_loss_grad_batched(void *ctx, int k, const float *const *params,
         return;
     }
     batched_call_t call = {c, params, x, y, batch, grad, loss};
+    quiesce(c);
     sgd_pool_run(c->pool, k, batched_task, &call);
 }
 
@@ -211,6 +235,7 @@ static void cpu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
     }
     int64_t *errors = sgd_xmalloc((size_t)nchunks * sizeof *errors);
     eval_call_t call = {c, params, d, errors};
+    quiesce(c);
     sgd_pool_run(c->pool, (int)nchunks, eval_task, &call);
     /* model_evaluate's sum: the row losses in row order. */
     double loss = 0.0;
@@ -220,6 +245,56 @@ static void cpu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
     free(errors);
     *mean_loss = loss / (double)d->n;
     *error_rate = (double)wrong / (double)d->n;
+}
+
+/* ---- background requests ---------------------------------------------------------------- */
+
+static void async_task(void *ctx, int slot, int worker)
+{
+    cpu_backend_t *c = ctx;
+    async_req_t *r = &c->req[slot];
+    model_t *m = worker == 0 ? c->model : c->workers[worker];
+    r->loss = model_loss_grad(m, r->params, r->x, r->y, c->async_batch, r->grad);
+}
+
+static void async_close(cpu_backend_t *c)
+{
+    sgd_taskq_destroy(c->async);
+    free(c->req);
+    c->async = NULL;
+    c->req = NULL;
+}
+
+/* A request of more than SHARD_ROWS rows is computed in shards on the pool itself, so only
+ * smaller ones run in the background. */
+static int cpu_async_open(void *ctx, int slots, int batch)
+{
+    cpu_backend_t *c = ctx;
+    SGD_ASSERT(slots >= 1 && batch >= 1 && batch <= model_max_batch(c->model));
+    async_close(c);
+    if (batch > SHARD_ROWS) return 0;
+    c->req = sgd_xcalloc((size_t)slots, sizeof *c->req);
+    c->async_slots = slots;
+    c->async_batch = batch;
+    c->async = sgd_taskq_create(c->threads - 1, slots, async_task, c);
+    return 1;
+}
+
+static void cpu_async_submit(void *ctx, int slot, const float *params, const float *x,
+                             const int32_t *y, float *grad)
+{
+    cpu_backend_t *c = ctx;
+    SGD_ASSERT(c->async && slot >= 0 && slot < c->async_slots);
+    c->req[slot] = (async_req_t){.params = params, .x = x, .y = y, .grad = grad};
+    sgd_taskq_submit(c->async, slot);
+}
+
+static double cpu_async_collect(void *ctx, int slot)
+{
+    cpu_backend_t *c = ctx;
+    SGD_ASSERT(c->async && slot >= 0 && slot < c->async_slots);
+    sgd_taskq_collect(c->async, slot);
+    return c->req[slot].loss;
 }
 
 static void free_workers(cpu_backend_t *c)
@@ -237,6 +312,7 @@ static void cpu_set_threads(void *ctx, int threads)
     cpu_backend_t *c = ctx;
     SGD_ASSERT(threads >= 1);
     if (threads == c->threads) return;
+    SGD_ASSERT(!c->async); /* async_open comes after set_threads */
     free_workers(c);
     if (threads == 1) return;
     c->threads = threads;
@@ -281,6 +357,7 @@ static double cpu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr,
 static void cpu_destroy(void *ctx)
 {
     cpu_backend_t *c = ctx;
+    async_close(c);
     free_workers(c);
     free(c->row_loss);
     free(c->shard_grad);
@@ -300,6 +377,9 @@ static const sgd_backend_iface_t cpu_iface = {
     .sync_step = cpu_sync_step,
     .destroy = cpu_destroy,
     .set_threads = cpu_set_threads,
+    .async_open = cpu_async_open,
+    .async_submit = cpu_async_submit,
+    .async_collect = cpu_async_collect,
 };
 
 void sgd_backend_cpu_create(model_t *model, sgd_backend_t *out)

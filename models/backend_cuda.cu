@@ -298,6 +298,9 @@ static const sgd_backend_iface_t cuda_iface = {
     cu_sync_step,
     cu_destroy,
     NULL, /* set_threads: the GPU's own parallelism, the host's threads are not used */
+    NULL, /* async_open: its batched call is how it overlaps clients' gradients */
+    NULL, /* async_submit */
+    NULL, /* async_collect */
 };
 
 /* ---- creation, device query -------------------------------------------------------------- */

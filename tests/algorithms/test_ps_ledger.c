@@ -1,7 +1,8 @@
 /* The deferred-update ledger (algorithms/ps_ledger.h) on its own: how pushes become terms
- * and requests, where "random" rows come from, that a batched evaluation gives the bits of
- * one-at-a-time evaluation and never runs ahead of the parameters, and that release and clear
- * give every pin and slot back. */
+ * and requests, where "random" rows come from, that a batched evaluation (a backend without
+ * a background path, as a GPU's) and a background one (the CPU's, on 1 to 3 threads) give
+ * the bits of one-at-a-time evaluation and never run ahead of the parameters, and that
+ * release and clear give every pin and slot back. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ typedef struct fixture {
     sgd_dataset_t train;
     model_t *model;
     sgd_backend_t backend;
+    sgd_backend_iface_t iface;   /* the CPU backend's, without its background path */
     float *params;
     size_t np;
     ps_server_t srv;
@@ -28,7 +30,10 @@ typedef struct fixture {
     ps_ledger_t ledger;
 } fixture_t;
 
-static void fixture_start(fixture_t *f, bool cyclic, bool merge, int64_t gradient_batch)
+/* threads 0: the CPU backend without its background path, so that gradients are evaluated
+ * the way a GPU backend's are (loss_grad_batched); else its background path on `threads`. */
+static void fixture_start_on(fixture_t *f, bool cyclic, bool merge, int64_t gradient_batch,
+                             int threads)
 {
     memset(f, 0, sizeof *f);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -43,6 +48,13 @@ static void fixture_start(fixture_t *f, bool cyclic, bool merge, int64_t gradien
     gsl_rng_free(r);
     sgd_err_t err = {{0}};
     CHECK(sgd_backend_create("cpu", f->model, &f->backend, &err) == 0);
+    if (threads == 0) {
+        f->iface = *f->backend.iface;
+        f->iface.async_open = NULL;
+        f->backend.iface = &f->iface;
+    } else {
+        sgd_backend_set_threads(&f->backend, threads);
+    }
     ps_server_init(&f->srv, f->params, f->np);
     sgd_arena_init(&f->arena);
     const ps_ledger_cfg_t cfg = {.srv = &f->srv, .train = &f->train, .backend = &f->backend,
@@ -50,6 +62,12 @@ static void fixture_start(fixture_t *f, bool cyclic, bool merge, int64_t gradien
                                  .max_reqs = 8, .max_rows = 8 * MU,
                                  .gradient_batch = gradient_batch};
     ps_ledger_init(&f->ledger, &cfg, &f->arena);
+    CHECK(f->ledger.async == (threads > 0 && gradient_batch > 1));
+}
+
+static void fixture_start(fixture_t *f, bool cyclic, bool merge, int64_t gradient_batch)
+{
+    fixture_start_on(f, cyclic, merge, gradient_batch, 0);
 }
 
 static void fixture_end(fixture_t *f)
@@ -251,6 +269,78 @@ static void a_batch_takes_only_filled_snapshots_and_gives_the_same_bits(void)
     }
 }
 
+/* The gradient of term t as loss_grad gives it on its own rows: the same bits and loss. */
+static void check_is_loss_grad(fixture_t *f, const ps_term_t *t, bool cyclic)
+{
+    float *want = malloc(f->np * sizeof *want), x[MU * DIM];
+    int32_t y[MU];
+    const ps_lreq_t *q = &f->ledger.lreq[t->first_req];
+    for (int k = 0; k < MU; k++) {
+        int64_t row = cyclic ? (q->t % (f->train.n / MU)) * MU + k
+                             : f->ledger.rowpool[q->rows + k];
+        memcpy(x + k * DIM, f->train.x + row * DIM, DIM * sizeof *x);
+        y[k] = f->train.y[row];
+    }
+    double loss = model_loss_grad(f->model, t->snap->data, x, y, MU, want);
+    CHECK(t->grad && same_floats(want, t->grad, f->np));
+    CHECK(loss == t->loss);
+    free(want);
+}
+
+/* The background path: scheduling hands over the gradients on filled snapshots at once and
+ * keeps the lagging one until an applied update fills it (prefetch); each gives loss_grad's
+ * bits whichever thread computed it; clearing while requests are queued or running waits
+ * for them and gives every pin and slot back. */
+static void the_background_path_hands_over_filled_snapshots_and_gives_the_same_bits(void)
+{
+    for (int threads = 1; threads <= 3; threads++)
+        for (int cyclic = 0; cyclic <= 1; cyclic++) {
+            fixture_t f;
+            fixture_start_on(&f, cyclic, false, 4, threads);
+            ps_snap_t *v0 = ps_server_snapshot(&f.srv);
+            next_version(&f);
+            ps_snap_t *v1 = ps_server_snapshot(&f.srv);
+            ps_server_bump(&f.srv); /* version 2 scheduled, parameters still at 1 */
+            ps_snap_t *v2 = ps_server_snapshot(&f.srv);
+            gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+            const ps_req_t r[4] = {{v0, 3}, {v1, 20}, {v2, 7}, {v0, 9}};
+            const ps_update_t *u[4];
+            for (int i = 0; i < 4; i++) {
+                ps_push_t pu = push_of(i, 1.0, &r[i]);
+                pu.sample_rng = rng;
+                u[i] = schedule(&f, &pu, 1);
+            }
+            ps_term_t *t[4];
+            for (int i = 0; i < 4; i++) t[i] = ps_ledger_terms(&f.ledger, u[i]);
+            CHECK(t[0]->queued && t[1]->queued && !t[2]->queued && t[3]->queued);
+            CHECK_INT_EQ(f.backend.grads, 3);
+            CHECK_INT_EQ(f.backend.grad_calls, 3); /* one call per gradient */
+            CHECK_INT_EQ(f.ledger.batch.nfree, 1);
+            CHECK(ps_ledger_gradient(&f.ledger, t[0]) == t[0]->grad && !t[0]->queued);
+            check_is_loss_grad(&f, t[0], cyclic);
+            ps_ledger_release(&f.ledger, t[0]);
+            ps_ledger_prefetch(&f.ledger); /* nothing new is filled: t2 still waits */
+            CHECK(!t[2]->queued);
+            for (size_t i = 0; i < f.np; i++) f.params[i] *= 0.5f;
+            ps_server_applied(&f.srv); /* the parameters reach version 2 */
+            ps_ledger_prefetch(&f.ledger);
+            CHECK(t[2]->queued);
+            CHECK_INT_EQ(f.backend.grads, 4);
+            for (int i = 1; i < 3; i++) {
+                ps_ledger_gradient(&f.ledger, t[i]);
+                check_is_loss_grad(&f, t[i], cyclic);
+            }
+            ps_ledger_clear(&f.ledger, 1); /* t3 still queued or running */
+            CHECK_INT_EQ(f.ledger.batch.nfree, 4);
+            CHECK_INT_EQ(v0->pins + v1->pins + v2->pins, 0);
+            ps_snap_release(&f.srv, v0);
+            ps_snap_release(&f.srv, v1);
+            ps_snap_release(&f.srv, v2);
+            gsl_rng_free(rng);
+            fixture_end(&f);
+        }
+}
+
 /* A term of several requests is evaluated alone, as one stacked minibatch. */
 static void a_merged_term_is_one_stacked_minibatch(void)
 {
@@ -305,6 +395,7 @@ int main(void)
     without_merge_every_request_is_its_own_term();
     random_rows_come_from_each_clients_stream_in_ledger_order();
     a_batch_takes_only_filled_snapshots_and_gives_the_same_bits();
+    the_background_path_hands_over_filled_snapshots_and_gives_the_same_bits();
     a_merged_term_is_one_stacked_minibatch();
     free_releases_updates_never_applied();
     return check_exit();
