@@ -70,6 +70,12 @@ typedef struct shard_call { /* one sharded gradient */
     cpu_backend_t *c;
     const float *params, *x;
     const int32_t *y;
+    /* Unless NULL: the training rows of the batch, which each shard first gathers into its
+     * part of into_x and into_y, the arrays x and y then point to (so the gathering runs in
+     * parallel too). */
+    const int64_t *gather;
+    float *into_x;
+    int32_t *into_y;
     int batch, rows, nshards; /* rows: per shard (the last may have fewer) */
     double loss[MAX_SHARDS];
     float *out;               /* the combined gradient */
@@ -86,11 +92,26 @@ static float *shard_grad(const shard_call_t *s, int k)
     return s->c->shard_grad + (size_t)k * model_nparams(s->c->model);
 }
 
+/* Copies training rows rows[0 .. n) into x and y. */
+static void gather_rows(const sgd_dataset_t *d, const int64_t *rows, int n, float *x,
+                        int32_t *y)
+{
+    for (int k = 0; k < n; k++) {
+        SGD_ASSERT(rows[k] >= 0 && rows[k] < d->n);
+        memcpy(x + (size_t)k * (size_t)d->dim, d->x + rows[k] * d->dim,
+               (size_t)d->dim * sizeof(float));
+        y[k] = d->y[rows[k]];
+    }
+}
+
 static void shard_task(void *arg, int k, int worker)
 {
     shard_call_t *s = arg;
     model_t *m = s->c->workers ? s->c->workers[worker] : s->c->model;
     const size_t dim = (size_t)model_spec(m)->ninputs, first = (size_t)k * (size_t)s->rows;
+    if (s->gather)
+        gather_rows(s->c->train, s->gather + first, shard_len(s, k), s->into_x + first * dim,
+                    s->into_y + first);
     s->loss[k] = model_loss_grad(m, s->params, s->x + first * dim, s->y + first,
                                  shard_len(s, k), shard_grad(s, k));
 }
@@ -134,14 +155,14 @@ static void run_tasks(cpu_backend_t *c, int n, sgd_pool_task_fn fn, void *arg)
     for (int i = 0; i < n; i++) fn(arg, i, 0);
 }
 
-/* The mean loss and gradient of a batch on `params` (model_loss_grad's contract), in shards
- * when the batch is large.  Not to be called from inside a pool task. */
-static double stacked_loss_grad(cpu_backend_t *c, const float *params, const float *x,
-                                const int32_t *y, int batch, float *grad)
+/* The mean loss and gradient of a batch of more than SHARD_ROWS rows, in shards (s: the
+ * batch's rows, given or to gather). */
+static double sharded_loss_grad(cpu_backend_t *c, shard_call_t s, int batch, float *grad)
 {
-    if (batch <= SHARD_ROWS) return model_loss_grad(c->model, params, x, y, batch, grad);
-    shard_call_t s = {.c = c, .params = params, .x = x, .y = y, .batch = batch,
-                      .rows = shard_rows(batch), .out = grad};
+    s.c = c;
+    s.batch = batch;
+    s.rows = shard_rows(batch);
+    s.out = grad;
     s.nshards = (batch + s.rows - 1) / s.rows;
     if (s.nshards > c->max_shards) {
         free(c->shard_grad);
@@ -155,6 +176,15 @@ static double stacked_loss_grad(cpu_backend_t *c, const float *params, const flo
     for (int k = 0; k < s.nshards; k++)
         loss += s.loss[k] * ((double)shard_len(&s, k) / (double)batch);
     return loss;
+}
+
+/* The mean loss and gradient of a batch on `params` (model_loss_grad's contract), in shards
+ * when the batch is large.  Not to be called from inside a pool task. */
+static double stacked_loss_grad(cpu_backend_t *c, const float *params, const float *x,
+                                const int32_t *y, int batch, float *grad)
+{
+    if (batch <= SHARD_ROWS) return model_loss_grad(c->model, params, x, y, batch, grad);
+    return sharded_loss_grad(c, (shard_call_t){.params = params, .x = x, .y = y}, batch, grad);
 }
 
 /* ---- the interface ---------------------------------------------------------------------- */
@@ -343,13 +373,15 @@ static double cpu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr,
     cpu_backend_t *c = ctx;
     const sgd_dataset_t *d = c->train;
     SGD_ASSERT(d && nrows >= 1 && nrows <= model_max_batch(c->model));
-    for (int k = 0; k < nrows; k++) {
-        SGD_ASSERT(rows[k] >= 0 && rows[k] < d->n);
-        memcpy(c->batch_x + (size_t)k * (size_t)d->dim, d->x + rows[k] * d->dim,
-               (size_t)d->dim * sizeof(float));
-        c->batch_y[k] = d->y[rows[k]];
+    double loss;
+    if (nrows <= SHARD_ROWS) {
+        gather_rows(d, rows, nrows, c->batch_x, c->batch_y);
+        loss = model_loss_grad(c->model, params, c->batch_x, c->batch_y, nrows, c->grad);
+    } else {
+        shard_call_t s = {.params = params, .x = c->batch_x, .y = c->batch_y, .gather = rows,
+                          .into_x = c->batch_x, .into_y = c->batch_y};
+        loss = sharded_loss_grad(c, s, nrows, c->grad);
     }
-    double loss = stacked_loss_grad(c, params, c->batch_x, c->batch_y, nrows, c->grad);
     optim_sgd_step(&c->opt, params, c->velocity, c->grad, model_nparams(c->model), lr);
     return loss;
 }
