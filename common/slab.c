@@ -205,7 +205,8 @@ void sgd_slab_free(sgd_slab_t *s)
         unmap_chunk(c);
         free(c);
     }
-    sgd_slab_init(s, s->block);
+    if (s->block) /* else zeroed already: freed before, or by its owner's own reset */
+        sgd_slab_init(s, s->block);
 }
 
 void *sgd_slab_take(sgd_slab_t *s)
@@ -226,11 +227,14 @@ void *sgd_slab_take(sgd_slab_t *s)
 }
 
 /* Whether b is the start of a block of one of s's chunks. */
-static bool owns(const sgd_slab_t *s, const unsigned char *b)
+static bool owns(const sgd_slab_t *s, const void *b)
 {
-    for (const sgd_slab_chunk_t *c = s->chunks; c; c = c->next)
-        if (b >= c->base && b < c->base + c->bytes / s->block * s->block)
-            return (size_t)(b - c->base) % s->block == 0;
+    uintptr_t at = (uintptr_t)b;
+    for (const sgd_slab_chunk_t *c = s->chunks; c; c = c->next) {
+        uintptr_t base = (uintptr_t)c->base;
+        if (at >= base && at < base + c->bytes / s->block * s->block)
+            return (at - base) % s->block == 0;
+    }
     return false;
 }
 

@@ -62,8 +62,8 @@ typedef struct sgd_slab {
 
 /* block_bytes > 0 (asserted); maps nothing until the first sgd_slab_take. */
 void sgd_slab_init(sgd_slab_t *s, size_t block_bytes);
-/* Releases every chunk and leaves s as sgd_slab_init(s, block) would (freeing twice is
- * harmless). */
+/* Releases every chunk and leaves s as sgd_slab_init(s, block) would (freeing twice, or a
+ * zeroed sgd_slab_t, is harmless). */
 void sgd_slab_free(sgd_slab_t *s);
 
 /* A block: the latest one given back, else the next one of the newest chunk, else the first

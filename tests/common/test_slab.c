@@ -236,6 +236,10 @@ static void free_returns_every_chunk(void)
     CHECK(again != NULL);
     CHECK_INT_EQ(s.carved, 1);
     sgd_slab_free(&s);
+    sgd_slab_t zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    sgd_slab_free(&zeroed); /* as after its owner's reset */
+    CHECK_INT_EQ(zeroed.block, 0);
 }
 
 static void the_huge_page_rule_reads_the_selected_defrag_mode(void)
