@@ -6,39 +6,27 @@
 
 #include "common/error.h"
 
-/* Buffers kept for reuse after their snapshot died: enough to absorb the churn of a few
- * versions per update without returning memory at the peak to the allocator and back. */
-#define PS_FREE_KEEP 8
+/* A snapshot's block: its header, then its data at the next 64-byte boundary. */
+#define PS_SNAP_HEADER \
+    ((sizeof(ps_snap_t) + SGD_SLAB_ALIGN - 1) / SGD_SLAB_ALIGN * SGD_SLAB_ALIGN)
 
 void ps_server_init(ps_server_t *s, float *params, size_t nparams)
 {
     memset(s, 0, sizeof *s);
     s->params = params;
     s->nparams = nparams;
+    sgd_slab_init(&s->snaps, PS_SNAP_HEADER + nparams * sizeof(float));
 }
 
-/* The buffer's end: kept for reuse or freed. */
-static void snap_recycle(ps_server_t *s, ps_snap_t *p)
-{
-    p->dead = false;
-    if (s->nfree < PS_FREE_KEEP) {
-        p->next = s->free_list;
-        s->free_list = p;
-        s->nfree++;
-    } else {
-        free(p->data);
-        free(p);
-    }
-}
-
-/* The snapshot's last holder left: it stops counting as live; its buffer goes when unpinned. */
+/* The snapshot's last holder left: it stops counting as live; its block goes back to the slab
+ * (the next snapshot's) when unpinned. */
 static void snap_destroy(ps_server_t *s, ps_snap_t *p)
 {
     s->live--;
     if (p->pins > 0)
         p->dead = true;
     else
-        snap_recycle(s, p);
+        sgd_slab_give(&s->snaps, p);
 }
 
 void ps_server_free(ps_server_t *s)
@@ -47,12 +35,7 @@ void ps_server_free(ps_server_t *s)
     free(s->unfilled);
     if (s->current && s->current->refs == 0) snap_destroy(s, s->current);
     s->current = NULL;
-    while (s->free_list) {
-        ps_snap_t *p = s->free_list;
-        s->free_list = p->next;
-        free(p->data);
-        free(p);
-    }
+    sgd_slab_free(&s->snaps);
     ps_hist_free(&s->tau);
     ps_hist_free(&s->age);
     memset(s, 0, sizeof *s);
@@ -61,19 +44,12 @@ void ps_server_free(ps_server_t *s)
 ps_snap_t *ps_server_snapshot(ps_server_t *s)
 {
     if (!s->current) {
-        ps_snap_t *p = s->free_list;
-        if (p) {
-            s->free_list = p->next;
-            s->nfree--;
-        } else {
-            p = sgd_xmalloc(sizeof *p);
-            p->data = sgd_xmalloc(s->nparams * sizeof *p->data);
-        }
+        ps_snap_t *p = sgd_slab_take(&s->snaps);
         p->version = s->version;
         p->refs = 0;
         p->pins = 0;
         p->dead = false;
-        p->next = NULL;
+        p->data = (float *)((unsigned char *)p + PS_SNAP_HEADER);
         if (s->applied == s->version) {
             memcpy(p->data, s->params, s->nparams * sizeof *p->data);
         } else { /* the parameters lag behind the schedule: copy them when they get here */
@@ -116,7 +92,7 @@ void ps_snap_pin(ps_snap_t *p)
 void ps_snap_unpin(ps_server_t *s, ps_snap_t *p)
 {
     SGD_ASSERT(p && p->pins > 0);
-    if (--p->pins == 0 && p->dead) snap_recycle(s, p);
+    if (--p->pins == 0 && p->dead) sgd_slab_give(&s->snaps, p);
 }
 
 /* Holders gone and no scheduled gradient on it: nobody will read it. */

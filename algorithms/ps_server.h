@@ -20,6 +20,13 @@
  * `live` and `peak_live` count snapshots with holders (refs), so they, like every statistic,
  * do not depend on how far the numerics lag.
  *
+ * Memory.  A snapshot (its header and its nparams floats, 64-byte aligned) is one block of a
+ * slab (common/slab.h): the pages of many snapshots are populated in one kernel call rather
+ * than faulted in one at a time as each new version is first copied, and a dead snapshot's
+ * block is the next one reused.  Nothing is returned before ps_server_free, so the memory
+ * stays at the peak of snapshots alive or pinned at once.  What a snapshot holds never
+ * depends on which block it got.
+ *
  * Ownership: ps_server_init/ps_server_free on a caller-allocated ps_server_t that borrows the
  * parameter array; snapshots are owned by the server and lent by reference count. */
 #ifndef SGDSIM_ALGORITHMS_PS_SERVER_H
@@ -29,13 +36,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/slab.h"
+
 typedef struct ps_snap {
     int64_t version;       /* server timestamp this copy was taken at */
     int64_t refs;          /* holders: clients and pending gradient requests */
     int64_t pins;          /* deferred numerics that will still read or fill it */
     bool dead;             /* no holder left (counted out of live), buffer kept for pins */
-    float *data;           /* nparams floats; filled once applied >= version */
-    struct ps_snap *next;  /* free list link while recycled */
+    float *data;           /* nparams floats, in the same slab block; filled once
+                              applied >= version */
 } ps_snap_t;
 
 /* A histogram of non-negative integers (staleness, parameter age) with their count and sum. */
@@ -58,8 +67,7 @@ typedef struct ps_server {
     ps_snap_t *current;    /* snapshot of `version`, or NULL until someone fetches it */
     ps_snap_t **unfilled;  /* snapshots of versions > applied, by version, from unfilled_head */
     int64_t nunfilled, unfilled_head, unfilled_cap;
-    ps_snap_t *free_list;  /* recycled snapshot buffers (at most PS_FREE_KEEP kept) */
-    int nfree;
+    sgd_slab_t snaps;      /* every snapshot's block; dead ones on its free list */
     int64_t live, peak_live; /* snapshots alive now / at most at once */
 
     ps_hist_t tau;         /* staleness of every gradient applied (counted, damped) */

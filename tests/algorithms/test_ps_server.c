@@ -1,7 +1,9 @@
 /* The parameter server's snapshots (algorithms/ps_server.h): sharing per version, recycling,
  * and the deferred-numerics contract -- a snapshot taken while the parameters lag behind the
  * schedule holds the parameters of its own version once they get there, pins keep a buffer
- * without counting it as live, and live/peak counts do not depend on the lag. */
+ * without counting it as live, and live/peak counts do not depend on the lag; a dead
+ * snapshot's slab block is reused by the next one. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "algorithms/ps_server.h"
@@ -75,7 +77,7 @@ static void lagging_snapshots_are_filled_when_the_parameters_reach_their_version
     CHECK_INT_EQ(v2->pins, 0);
     CHECK_INT_EQ(s.nunfilled, 0);
     ps_snap_unpin(&s, v1);     /* the gradient was evaluated: the buffer is recycled */
-    CHECK_INT_EQ(s.nfree, 1);
+    CHECK_INT_EQ(s.snaps.nfree, 1);
     CHECK_INT_EQ(s.peak_live, 2);
     ps_snap_release(&s, v2);
     ps_server_free(&s);
@@ -92,12 +94,36 @@ static void a_snapshot_nobody_holds_is_recycled_at_its_fill(void)
     CHECK_INT_EQ(s.live, 1);
     ps_server_bump(&s);        /* moved on: dies, but its fill is pending */
     CHECK_INT_EQ(s.live, 0);
-    CHECK_INT_EQ(s.nfree, 0);
+    CHECK_INT_EQ(s.snaps.nfree, 0);
     ps_server_applied(&s);     /* version 1 reached: not copied, recycled */
-    CHECK_INT_EQ(s.nfree, 1);
+    CHECK_INT_EQ(s.snaps.nfree, 1);
     ps_server_applied(&s);
     CHECK_INT_EQ(s.applied, 2);
     ps_server_free(&s);
+}
+
+static void a_dead_snapshots_block_is_the_next_snapshots(void)
+{
+    float params[NP];
+    ps_server_t s;
+    start(&s, params, 0);
+    ps_snap_t *v0 = ps_server_snapshot(&s);
+    CHECK_INT_EQ((uintptr_t)v0->data % 64, 0);
+    CHECK((unsigned char *)v0->data >= (unsigned char *)(v0 + 1)); /* header before data */
+    ps_server_bump(&s);
+    ps_server_applied(&s);
+    ps_snap_release(&s, v0); /* moved on and no holder: dead, its block free */
+    CHECK_INT_EQ(s.snaps.nfree, 1);
+    set_params(params, 7);
+    ps_snap_t *v1 = ps_server_snapshot(&s);
+    CHECK(v1 == v0);          /* the same block, ... */
+    CHECK_INT_EQ(v1->version, 1);
+    CHECK_INT_EQ(v1->refs, 1); /* ... a new snapshot in it */
+    CHECK(v1->data[2] == 9.0f);
+    CHECK_INT_EQ(s.snaps.carved, 1);
+    ps_snap_release(&s, v1);
+    ps_server_free(&s);
+    CHECK_INT_EQ(s.snaps.nchunks, 0); /* everything released */
 }
 
 int main(void)
@@ -105,5 +131,6 @@ int main(void)
     snapshots_are_shared_per_version_and_copied_at_once_without_lag();
     lagging_snapshots_are_filled_when_the_parameters_reach_their_version();
     a_snapshot_nobody_holds_is_recycled_at_its_fill();
+    a_dead_snapshots_block_is_the_next_snapshots();
     return check_exit();
 }
