@@ -147,6 +147,13 @@ const cnn_geom_t *cnn_layers(const cnn_t *c, int *n)
     return c->g;
 }
 
+/* Whether layer i's input gradient leaves with the ReLU mask of the layer below applied: max
+ * pooling applies it while routing (max_pool_route), so that layer skips its own pass. */
+static bool masks_layer_below(const cnn_t *c, int i)
+{
+    return i > 0 && c->g[i].op == CNN_POOL_MAX && c->g[i - 1].relu;
+}
+
 /* ---- im2col / col2im --------------------------------------------------------------------
  * Row (b, oy, ox) of the matrix holds the window at (oy*stride - pad, ox*stride - pad), ky
  * by ky; within a window row the k pixels are adjacent in NHWC memory, so each (row, ky) is
@@ -498,13 +505,6 @@ const float *cnn_forward(cnn_t *c, const float *params, const float *x, int batc
     return c->out[i];
 }
 
-
-/* Whether layer i's input gradient leaves with the ReLU mask of the layer below applied: max
- * pooling applies it while routing (max_pool_route), so that layer skips its own pass. */
-static bool masks_layer_below(const cnn_t *c, int i)
-{
-    return i > 0 && c->g[i].op == CNN_POOL_MAX && c->g[i - 1].relu;
-}
 
 /* Layer i's backward step: d (batch x out_size, w.r.t. its output after ReLU; masked: with
  * the ReLU's mask already applied) -> grad's share and, for i > 0, dprev w.r.t. its input. */
