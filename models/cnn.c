@@ -15,11 +15,10 @@
 
 #include "models/softmax.h"
 
-/* One output row of max pooling (the widest max pool's ow * C): window offsets, sources and
- * the values routed to them (max_pool, max_pool_route). */
+/* One output row of max pooling (the widest max pool's ow * C): window offsets (max_pool,
+ * max_pool_route). */
 typedef struct {
-    int *win, *src;
-    float *val;
+    int *win;
 } pool_rows_t;
 
 struct cnn {
@@ -32,6 +31,7 @@ struct cnn {
     float *col[CNN_MAX_GEOMS];          /* conv i's im2col matrix, kept for dW */
     float *delta[2];                    /* gradients w.r.t. activations, ping-pong */
     float *dcol;                        /* dY W^T of a conv, before col2im */
+    int32_t *src[CNN_MAX_GEOMS];        /* max pool i: each output's source (max_pool) */
     double *colsum;                     /* bias-gradient accumulator, widest output */
     pool_rows_t pool;
     void *block;
@@ -46,7 +46,7 @@ static size_t bsz(const cnn_t *c, int64_t per_sample)
  * then ints. */
 static void allocate(cnn_t *c)
 {
-    size_t widest = 0, dcol = 0, floats = 0, maxoc = 0, pool_row = 0;
+    size_t widest = 0, dcol = 0, floats = 0, maxoc = 0, pool_row = 0, sources = 0;
     for (int i = 0; i < c->n; i++) {
         const cnn_geom_t *g = &c->g[i];
         floats += bsz(c, g->out_size);
@@ -58,10 +58,11 @@ static void allocate(cnn_t *c)
         if ((size_t)g->oc > maxoc) maxoc = (size_t)g->oc;
         if (g->op == CNN_POOL_MAX && (size_t)g->ow * (size_t)g->oc > pool_row)
             pool_row = (size_t)g->ow * (size_t)g->oc;
+        if (g->op == CNN_POOL_MAX) sources += bsz(c, g->out_size);
     }
-    floats += 2 * widest + dcol + pool_row;
+    floats += 2 * widest + dcol;
     c->block = sgd_xmalloc(maxoc * sizeof(double) + floats * sizeof(float) +
-                           2 * pool_row * sizeof(int));
+                           pool_row * sizeof(int) + sources * sizeof(int32_t));
     c->colsum = c->block;
     float *f = (float *)(c->colsum + maxoc);
     for (int i = 0; i < c->n; i++) {
@@ -76,9 +77,13 @@ static void allocate(cnn_t *c)
     c->delta[0] = f;
     c->delta[1] = f + widest;
     c->dcol = f + 2 * widest;
-    c->pool.val = c->dcol + dcol;
-    c->pool.win = (int *)(c->pool.val + pool_row);
-    c->pool.src = c->pool.win + pool_row;
+    c->pool.win = (int *)(c->dcol + dcol);
+    int32_t *src = (int32_t *)(c->pool.win + pool_row);
+    for (int i = 0; i < c->n; i++)
+        if (c->g[i].op == CNN_POOL_MAX) {
+            c->src[i] = src;
+            src += bsz(c, c->g[i].out_size);
+        }
 }
 
 cnn_t *cnn_create(const cnn_spec_t *spec, int nclasses, int max_batch)
@@ -284,23 +289,37 @@ static void pool_row_windows(const cnn_geom_t *g, int *restrict win)
         for (int ch = 0; ch < g->ic; ch++, e++) win[e] = ox * g->stride * g->ic + ch;
 }
 
-/* Each output is its window's first largest value: `v > o ? v : o` keeps the earlier of
- * equal values and never lets a later NaN in (MAXPS's rule), so no branch depends on the
- * data.  Where the value came from is not stored: max_pool_route finds it again. */
+/* Each output is its window's first largest value: `v > o` replaces it only by a larger one,
+ * so the earlier of equal values stays and a later NaN never comes in (MAXPS's rule; a NaN
+ * at the first position stays), and no branch depends on the data.  src records where each
+ * output came from, as the offset of its input from the window's first input, for the
+ * backward pass (max_pool_route), which so needs neither the pool's input nor a search.
+ * relu_below: the input is a ReLU's output, and an output that is not > 0 gets source -1,
+ * "none": the ReLU's mask (input > 0) holds the same at the output's source, which equals it,
+ * so the gradient it would route is masked to 0 anyway. */
 static void max_pool(const float *restrict img, const cnn_geom_t *g, const int *restrict win,
-                     float *restrict out)
+                     bool relu_below, float *restrict out, int32_t *restrict src)
 {
     const int n = g->ow * g->ic;
     for (int oy = 0; oy < g->oh; oy++) {
         const float *restrict row = img + (size_t)oy * (size_t)g->stride * (size_t)g->iw *
                                               (size_t)g->ic;
         float *restrict o = out + (size_t)oy * (size_t)n;
-        for (int e = 0; e < n; e++) o[e] = row[win[e]];
+        int32_t *restrict s = src + (size_t)oy * (size_t)n;
+        for (int e = 0; e < n; e++) o[e] = row[win[e]], s[e] = 0;
         for (int ky = 0; ky < g->k; ky++)
             for (int kx = ky == 0 ? 1 : 0; kx < g->k; kx++) {
-                const float *restrict v = row + (ky * g->iw + kx) * g->ic;
-                for (int e = 0; e < n; e++) o[e] = v[win[e]] > o[e] ? v[win[e]] : o[e];
+                const int32_t off = (ky * g->iw + kx) * g->ic;
+                const float *restrict v = row + off;
+                for (int e = 0; e < n; e++) {
+                    const float x = v[win[e]];
+                    const int32_t up = -(int32_t)(x > o[e]); /* all ones where x wins */
+                    s[e] ^= (s[e] ^ off) & up;
+                    o[e] = x > o[e] ? x : o[e];
+                }
             }
+        if (relu_below)
+            for (int e = 0; e < n; e++) s[e] |= -(int32_t)!(o[e] > 0.0f);
     }
 }
 
@@ -322,39 +341,19 @@ static void avg_pool(const float *restrict img, const cnn_geom_t *g, float *rest
         }
 }
 
-static void pool_forward(const float *restrict in, int batch, const cnn_geom_t *g,
-                         const pool_rows_t *s, float *restrict out)
+/* Layer i, a pool, over the batch (max pools also record their sources in c->src[i]). */
+static void pool_forward(const cnn_t *c, int i, const float *restrict in, int batch,
+                         float *restrict out)
 {
-    if (g->op == CNN_POOL_MAX) pool_row_windows(g, s->win);
+    const cnn_geom_t *g = &c->g[i];
+    const bool relu_below = masks_layer_below(c, i);
+    if (g->op == CNN_POOL_MAX) pool_row_windows(g, c->pool.win);
     for (int b = 0; b < batch; b++) {
-        const size_t i = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
-        if (g->op == CNN_POOL_MAX) max_pool(in + i, g, s->win, out + o);
-        else avg_pool(in + i, g, out + o);
+        const size_t ii = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
+        if (g->op == CNN_POOL_MAX)
+            max_pool(in + ii, g, c->pool.win, relu_below, out + o, c->src[i] + o);
+        else avg_pool(in + ii, g, out + o);
     }
-}
-
-/* Every input value lies in exactly one window (LeNet's 2 x 2 stride 2 on even sides). */
-static bool windows_tile(const cnn_geom_t *g)
-{
-    return g->stride == g->k && g->oh * g->k == g->ih && g->ow * g->k == g->iw;
-}
-
-/* Where max_pool took an output row o from, as offsets from each window's first input: the
- * first position whose value equals the output.  That is the first largest value, which
- * max_pool's strict comparisons keep (equal values compare equal, +0 and -0 too); no position
- * equals a NaN, which max_pool only outputs when it sat at the first position (offset 0).
- * Scanned from the last position back, so no branch depends on the data. */
-static void max_pool_sources(const float *restrict row, const float *restrict o,
-                             const cnn_geom_t *g, const int *restrict win, int *restrict src)
-{
-    const int n = g->ow * g->ic;
-    for (int e = 0; e < n; e++) src[e] = 0;
-    for (int ky = g->k - 1; ky >= 0; ky--)
-        for (int kx = g->k - 1; kx >= 0; kx--) {
-            const int off = (ky * g->iw + kx) * g->ic;
-            const float *restrict v = row + off;
-            for (int e = 0; e < n; e++) src[e] = v[win[e]] == o[e] ? off : src[e];
-        }
 }
 
 /* v if keep, else +0: by its bits, since GCC compiles `keep ? v : 0.0f` here to a branch,
@@ -368,38 +367,26 @@ static inline float keep_if(float v, bool keep)
     return v;
 }
 
-/* One sample's max-pool input gradient: each output's gradient goes to the input it came
- * from, outputs in order (where windows overlap, their gradients add up in that order).
- * relu_below: the input is a ReLU's output, and its mask (input > 0) is applied here instead
- * of in a pass of its own; an output's source equals the output, so the mask is o > 0, and a
- * masked output sends 0 (every output sent to one input is masked alike).  tile
- * (windows_tile): every input is written, din needs no zeroing; else din was zeroed and
- * sources are added to.  0.0f + d is what adding to a zeroed din gave (+0 for -0). */
-static void max_pool_route(const float *restrict img, const float *restrict out,
-                           const float *restrict d, const cnn_geom_t *g, bool relu_below,
-                           bool tile, const pool_rows_t *s, float *restrict din)
+/* One sample's max-pool input gradient, din zeroed: each output's gradient is added to the
+ * input it came from (src, max_pool's record), outputs in order (where windows overlap, their
+ * gradients add up in that order; where they tile the input, each input gets at most one).
+ * An output without a source (masked by the ReLU below) adds +0, which is what the ReLU's
+ * mask made of it, at its window's first input: no change, as din is never -0.  0.0f + d is
+ * what the first addition to a zeroed din gives (+0 for -0). */
+static void max_pool_route(const int32_t *restrict src, const float *restrict d,
+                           const cnn_geom_t *g, const pool_rows_t *s, float *restrict din)
 {
     const int n = g->ow * g->ic;
     const size_t row_in = (size_t)g->stride * (size_t)g->iw * (size_t)g->ic;
     const int *restrict win = s->win;
-    int *restrict src = s->src;
-    float *restrict val = s->val;
     for (int oy = 0; oy < g->oh; oy++) {
-        const float *restrict o = out + (size_t)oy * (size_t)n, *restrict dr = d + (size_t)oy *
-                                                                              (size_t)n;
+        const int32_t *restrict sr = src + (size_t)oy * (size_t)n;
+        const float *restrict dr = d + (size_t)oy * (size_t)n;
         float *restrict drow = din + (size_t)oy * row_in;
-        max_pool_sources(img + (size_t)oy * row_in, o, g, win, src);
-        for (int e = 0; e < n; e++) val[e] = !relu_below || o[e] > 0.0f ? 0.0f + dr[e] : 0.0f;
-        if (!tile) {
-            for (int e = 0; e < n; e++) drow[win[e] + src[e]] += val[e];
-            continue;
+        for (int e = 0; e < n; e++) {
+            const int32_t from = sr[e] & ~(sr[e] >> 31); /* -1, none: 0 */
+            drow[win[e] + from] += keep_if(dr[e], sr[e] >= 0);
         }
-        for (int ky = 0; ky < g->k; ky++)
-            for (int kx = 0; kx < g->k; kx++) {
-                const int off = (ky * g->iw + kx) * g->ic;
-                float *restrict dst = drow + off;
-                for (int e = 0; e < n; e++) dst[win[e]] = keep_if(val[e], src[e] == off);
-            }
     }
 }
 
@@ -419,19 +406,20 @@ static void avg_pool_backward(const float *restrict d, const cnn_geom_t *g, floa
         }
 }
 
-/* din from d, the pool's input in and output out; relu_below as for max_pool_route (average
- * pooling leaves the mask to the layer below). */
-static void pool_backward(const float *restrict d, const float *restrict in,
-                          const float *restrict out, int batch, const cnn_geom_t *g,
-                          bool relu_below, const pool_rows_t *s, float *restrict din)
+/* Layer i's (a pool's) din from d; a max pool routes by the sources of the forward pass
+ * (and so applies the ReLU mask below, masks_layer_below); average pooling leaves the mask to
+ * the layer below. */
+static void pool_backward(const cnn_t *c, int i, const float *restrict d, int batch,
+                          float *restrict din)
 {
-    const bool max = g->op == CNN_POOL_MAX, tile = max && windows_tile(g);
-    if (!tile) memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
-    if (max) pool_row_windows(g, s->win);
+    const cnn_geom_t *g = &c->g[i];
+    const bool max = g->op == CNN_POOL_MAX;
+    memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
+    if (max) pool_row_windows(g, c->pool.win);
     for (int b = 0; b < batch; b++) {
-        const size_t i = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
-        if (max) max_pool_route(in + i, out + o, d + o, g, relu_below, tile, s, din + i);
-        else avg_pool_backward(d + o, g, din + i);
+        const size_t ii = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
+        if (max) max_pool_route(c->src[i] + o, d + o, g, &c->pool, din + ii);
+        else avg_pool_backward(d + o, g, din + ii);
     }
 }
 
@@ -492,7 +480,7 @@ static void forward(cnn_t *c, const float *params, const float *x, int batch, in
         } else if (g->op == CNN_FC) {
             dense_forward(c, g, params, in, batch, c->out[i]);
         } else {
-            pool_forward(in, batch, g, &c->pool, c->out[i]);
+            pool_forward(c, i, in, batch, c->out[i]);
         }
         in = c->out[i];
     }
@@ -525,7 +513,7 @@ static void backward_layer(cnn_t *c, int i, const float *params, const float *x,
                        dprev ? c->dcol : NULL);
         if (dprev) col2im(c->dcol, batch, g, dprev);
     } else if (dprev) {
-        pool_backward(d, in, c->out[i], batch, g, masks_layer_below(c, i), &c->pool, dprev);
+        pool_backward(c, i, d, batch, dprev);
     }
 }
 
