@@ -31,6 +31,7 @@ struct cnn {
     float *col[CNN_MAX_GEOMS];          /* conv i's im2col matrix, kept for dW */
     float *delta[2];                    /* gradients w.r.t. activations, ping-pong */
     float *dcol;                        /* dY W^T of a conv, before col2im */
+    float *padded;                      /* one sample of a padded conv's input (im2col) */
     int32_t *src[CNN_MAX_GEOMS];        /* max pool i: each output's source (max_pool) */
     double *colsum;                     /* bias-gradient accumulator, widest output */
     pool_rows_t pool;
@@ -46,7 +47,7 @@ static size_t bsz(const cnn_t *c, int64_t per_sample)
  * then ints. */
 static void allocate(cnn_t *c)
 {
-    size_t widest = 0, dcol = 0, floats = 0, maxoc = 0, pool_row = 0, sources = 0;
+    size_t widest = 0, dcol = 0, floats = 0, maxoc = 0, pool_row = 0, sources = 0, padded = 0;
     for (int i = 0; i < c->n; i++) {
         const cnn_geom_t *g = &c->g[i];
         floats += bsz(c, g->out_size);
@@ -59,8 +60,10 @@ static void allocate(cnn_t *c)
         if (g->op == CNN_POOL_MAX && (size_t)g->ow * (size_t)g->oc > pool_row)
             pool_row = (size_t)g->ow * (size_t)g->oc;
         if (g->op == CNN_POOL_MAX) sources += bsz(c, g->out_size);
+        size_t pimg = (size_t)(g->ih + 2 * g->pad) * (size_t)(g->iw + 2 * g->pad) * (size_t)g->ic;
+        if (g->op == CNN_CONV && g->pad > 0 && pimg > padded) padded = pimg;
     }
-    floats += 2 * widest + dcol;
+    floats += 2 * widest + dcol + padded;
     c->block = sgd_xmalloc(maxoc * sizeof(double) + floats * sizeof(float) +
                            pool_row * sizeof(int) + sources * sizeof(int32_t));
     c->colsum = c->block;
@@ -77,7 +80,8 @@ static void allocate(cnn_t *c)
     c->delta[0] = f;
     c->delta[1] = f + widest;
     c->dcol = f + 2 * widest;
-    c->pool.win = (int *)(c->dcol + dcol);
+    c->padded = c->dcol + dcol;
+    c->pool.win = (int *)(c->padded + padded);
     int32_t *src = (int32_t *)(c->pool.win + pool_row);
     for (int i = 0; i < c->n; i++)
         if (c->g[i].op == CNN_POOL_MAX) {
@@ -172,85 +176,61 @@ static void window_cols(const cnn_geom_t *g, int ox, int *kx0, int *kx1, int *ix
     if (*kx1 < *kx0) *kx1 = *kx0;
 }
 
-/* Multi-channel input: each (row, ky) is one run of (kx1 - kx0) * ic adjacent floats. */
-static void im2col_rows(const float *restrict in, int batch, const cnn_geom_t *g,
-                        float *restrict col)
+/* One sample with `pad` zeros on every side (pad > 0; else the sample itself), so that every
+ * window lies inside it and im2col needs no bounds: ih + 2 pad rows of (iw + 2 pad) * ic
+ * floats in buf.  The zeros are the +0 the matrix had where a window covered padding. */
+static const float *padded_image(const float *restrict img, const cnn_geom_t *g,
+                                 float *restrict buf)
+{
+    if (g->pad == 0) return img;
+    const size_t ic = (size_t)g->ic, side = (size_t)g->pad * ic, row = (size_t)g->iw * ic;
+    const size_t prow = row + 2 * side, top = (size_t)g->pad * prow;
+    memset(buf, 0, top * sizeof *buf);
+    float *dst = buf + top;
+    for (int y = 0; y < g->ih; y++, dst += prow) {
+        const float *restrict src = img + (size_t)y * row;
+        for (size_t j = 0; j < side; j++) dst[j] = 0.0f;
+        for (size_t j = 0; j < row; j++) dst[side + j] = src[j];
+        for (size_t j = side + row; j < prow; j++) dst[j] = 0.0f;
+    }
+    memset(dst, 0, top * sizeof *buf);
+    return buf;
+}
+
+/* n floats from s to d, four at a time and then one by one: a window row is a short run (5
+ * floats for LeNet's first layer, 30 for its second), too short for a memcpy call to pay,
+ * which is what a plain loop (the tail's too) becomes. */
+static inline void copy_run(const float *restrict s, size_t n, float *restrict d)
+{
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        d[j] = s[j];
+        d[j + 1] = s[j + 1];
+        d[j + 2] = s[j + 2];
+        d[j + 3] = s[j + 3];
+    }
+    if (j < n) d[j] = s[j];
+    if (j + 1 < n) d[j + 1] = s[j + 1];
+    if (j + 2 < n) d[j + 2] = s[j + 2];
+}
+
+/* Row (b, oy, ox) of the matrix is the window at (oy*stride, ox*stride) of sample b's padded
+ * image (padded_image, in buf), ky by ky: each window row is k * ic adjacent floats there. */
+static void im2col(const float *restrict in, int batch, const cnn_geom_t *g,
+                   float *restrict buf, float *restrict col)
 {
     const size_t ic = (size_t)g->ic, krow = (size_t)g->k * ic;
-    float *dst = col;
+    const size_t prow = ((size_t)g->iw + 2 * (size_t)g->pad) * ic;
+    const size_t step = (size_t)g->stride * ic, row_step = (size_t)g->stride * prow;
+    float *restrict dst = col;
     for (int b = 0; b < batch; b++) {
-        const float *img = in + (size_t)b * (size_t)g->in_size;
+        const float *img = padded_image(in + (size_t)b * (size_t)g->in_size, g, buf);
         for (int oy = 0; oy < g->oh; oy++)
             for (int ox = 0; ox < g->ow; ox++) {
-                int kx0, kx1, ix0;
-                window_cols(g, ox, &kx0, &kx1, &ix0);
-                for (int ky = 0; ky < g->k; ky++, dst += krow) {
-                    int iy = oy * g->stride - g->pad + ky;
-                    if (iy < 0 || iy >= g->ih || kx0 == kx1) {
-                        memset(dst, 0, krow * sizeof *dst);
-                        continue;
-                    }
-                    size_t lo = (size_t)kx0 * ic, hi = (size_t)kx1 * ic;
-                    const float *src = img + ((size_t)iy * (size_t)g->iw + (size_t)ix0) * ic;
-                    for (size_t j = 0; j < lo; j++) dst[j] = 0.0f;
-                    for (size_t j = lo; j < hi; j++) dst[j] = src[j];
-                    for (size_t j = hi; j < krow; j++) dst[j] = 0.0f;
-                }
+                const float *w = img + (size_t)oy * row_step + (size_t)ox * step;
+                for (int ky = 0; ky < g->k; ky++, dst += krow, w += prow) copy_run(w, krow, dst);
             }
     }
-}
-
-/* First ox >= 0 whose window column kx reads input column >= edge: ox * stride - pad + kx >=
- * edge, clamped to [0, ow]. */
-static int first_ox_at(const cnn_geom_t *g, int kx, int edge)
-{
-    int need = edge + g->pad - kx; /* ox * stride >= need */
-    int ox = need <= 0 ? 0 : g->stride == 1 ? need : (need + g->stride - 1) / g->stride;
-    return ox < g->ow ? ox : g->ow;
-}
-
-/* One image row's share of one output row's matrix rows: matrix column ky*k + kx of rows ox
- * = 0 .. ow holds input column ox*stride - pad + kx of src (NULL: a padding row), zero
- * outside the image.  Written column by column: each column is ow strided stores with two
- * loop bounds, where row by row a one-channel window row is a run of k floats -- too short
- * for memcpy's call to pay. */
-static void im2col_one_row(const float *restrict src, const cnn_geom_t *g, int ky,
-                           float *restrict dst)
-{
-    const size_t kdim = (size_t)g->kdim;
-    for (int kx = 0; kx < g->k; kx++) {
-        float *restrict d = dst + (size_t)(ky * g->k + kx);
-        int lo = src ? first_ox_at(g, kx, 0) : g->ow;
-        int hi = src ? first_ox_at(g, kx, g->iw) : g->ow;
-        int ox = 0;
-        for (; ox < lo; ox++) d[(size_t)ox * kdim] = 0.0f;
-        for (; ox < hi; ox++) d[(size_t)ox * kdim] = src[ox * g->stride - g->pad + kx];
-        for (; ox < g->ow; ox++) d[(size_t)ox * kdim] = 0.0f;
-    }
-}
-
-/* One-channel input (the data layer of an image network). */
-static void im2col_one_channel(const float *restrict in, int batch, const cnn_geom_t *g,
-                               float *restrict col)
-{
-    const size_t out_row = (size_t)g->ow * (size_t)g->kdim;
-    float *dst = col;
-    for (int b = 0; b < batch; b++) {
-        const float *img = in + (size_t)b * (size_t)g->in_size;
-        for (int oy = 0; oy < g->oh; oy++, dst += out_row)
-            for (int ky = 0; ky < g->k; ky++) {
-                int iy = oy * g->stride - g->pad + ky;
-                bool inside = iy >= 0 && iy < g->ih;
-                im2col_one_row(inside ? img + (size_t)iy * (size_t)g->iw : NULL, g, ky, dst);
-            }
-    }
-}
-
-static void im2col(const float *restrict in, int batch, const cnn_geom_t *g,
-                   float *restrict col)
-{
-    if (g->ic == 1) im2col_one_channel(in, batch, g, col);
-    else im2col_rows(in, batch, g, col);
 }
 
 /* din = 0, then every matrix entry added back where im2col took it from, rows in order. */
@@ -475,7 +455,7 @@ static void forward(cnn_t *c, const float *params, const float *x, int batch, in
     for (int i = 0; i <= upto; i++) {
         const cnn_geom_t *g = &c->g[i];
         if (g->op == CNN_CONV) {
-            im2col(in, batch, g, c->col[i]);
+            im2col(in, batch, g, c->padded, c->col[i]);
             dense_forward(c, g, params, c->col[i], batch * (int)g->rows, c->out[i]);
         } else if (g->op == CNN_FC) {
             dense_forward(c, g, params, in, batch, c->out[i]);
