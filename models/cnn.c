@@ -166,7 +166,8 @@ static bool masks_layer_below(const cnn_t *c, int i)
 /* ---- im2col / col2im --------------------------------------------------------------------
  * Row (b, oy, ox) of the matrix holds the window at (oy*stride - pad, ox*stride - pad), ky
  * by ky; within a window row the k pixels are adjacent in NHWC memory, so each (row, ky) is
- * zeros, one contiguous run, zeros.  Window columns [kx0, kx1) are inside the image. */
+ * zeros (padding), one contiguous run of the image, zeros.  Window columns [kx0, kx1) are
+ * inside the image (col2im's bounds; im2col reads a padded copy instead). */
 static void window_cols(const cnn_geom_t *g, int ox, int *kx0, int *kx1, int *ix0)
 {
     *ix0 = ox * g->stride - g->pad;
