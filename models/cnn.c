@@ -15,11 +15,10 @@
 
 #include "models/softmax.h"
 
-/* One output row of max pooling (the widest max pool's ow * C): window offsets, sources and
- * the values routed to them (max_pool, max_pool_route). */
+/* One output row of max pooling (the widest max pool's ow * C): window offsets (max_pool,
+ * max_pool_route). */
 typedef struct {
-    int *win, *src;
-    float *val;
+    int *win;
 } pool_rows_t;
 
 struct cnn {
@@ -32,6 +31,8 @@ struct cnn {
     float *col[CNN_MAX_GEOMS];          /* conv i's im2col matrix, kept for dW */
     float *delta[2];                    /* gradients w.r.t. activations, ping-pong */
     float *dcol;                        /* dY W^T of a conv, before col2im */
+    float *padded;                      /* one sample of a padded conv's input (im2col) */
+    int32_t *src[CNN_MAX_GEOMS];        /* max pool i: each output's source (max_pool) */
     double *colsum;                     /* bias-gradient accumulator, widest output */
     pool_rows_t pool;
     void *block;
@@ -46,7 +47,7 @@ static size_t bsz(const cnn_t *c, int64_t per_sample)
  * then ints. */
 static void allocate(cnn_t *c)
 {
-    size_t widest = 0, dcol = 0, floats = 0, maxoc = 0, pool_row = 0;
+    size_t widest = 0, dcol = 0, floats = 0, maxoc = 0, pool_row = 0, sources = 0, padded = 0;
     for (int i = 0; i < c->n; i++) {
         const cnn_geom_t *g = &c->g[i];
         floats += bsz(c, g->out_size);
@@ -58,10 +59,13 @@ static void allocate(cnn_t *c)
         if ((size_t)g->oc > maxoc) maxoc = (size_t)g->oc;
         if (g->op == CNN_POOL_MAX && (size_t)g->ow * (size_t)g->oc > pool_row)
             pool_row = (size_t)g->ow * (size_t)g->oc;
+        if (g->op == CNN_POOL_MAX) sources += bsz(c, g->out_size);
+        size_t pimg = (size_t)(g->ih + 2 * g->pad) * (size_t)(g->iw + 2 * g->pad) * (size_t)g->ic;
+        if (g->op == CNN_CONV && g->pad > 0 && pimg > padded) padded = pimg;
     }
-    floats += 2 * widest + dcol + pool_row;
+    floats += 2 * widest + dcol + padded;
     c->block = sgd_xmalloc(maxoc * sizeof(double) + floats * sizeof(float) +
-                           2 * pool_row * sizeof(int));
+                           pool_row * sizeof(int) + sources * sizeof(int32_t));
     c->colsum = c->block;
     float *f = (float *)(c->colsum + maxoc);
     for (int i = 0; i < c->n; i++) {
@@ -76,9 +80,14 @@ static void allocate(cnn_t *c)
     c->delta[0] = f;
     c->delta[1] = f + widest;
     c->dcol = f + 2 * widest;
-    c->pool.val = c->dcol + dcol;
-    c->pool.win = (int *)(c->pool.val + pool_row);
-    c->pool.src = c->pool.win + pool_row;
+    c->padded = c->dcol + dcol;
+    c->pool.win = (int *)(c->padded + padded);
+    int32_t *src = (int32_t *)(c->pool.win + pool_row);
+    for (int i = 0; i < c->n; i++)
+        if (c->g[i].op == CNN_POOL_MAX) {
+            c->src[i] = src;
+            src += bsz(c, c->g[i].out_size);
+        }
 }
 
 cnn_t *cnn_create(const cnn_spec_t *spec, int nclasses, int max_batch)
@@ -147,10 +156,18 @@ const cnn_geom_t *cnn_layers(const cnn_t *c, int *n)
     return c->g;
 }
 
+/* Whether layer i's input gradient leaves with the ReLU mask of the layer below applied: max
+ * pooling applies it while routing (max_pool_route), so that layer skips its own pass. */
+static bool masks_layer_below(const cnn_t *c, int i)
+{
+    return i > 0 && c->g[i].op == CNN_POOL_MAX && c->g[i - 1].relu;
+}
+
 /* ---- im2col / col2im --------------------------------------------------------------------
  * Row (b, oy, ox) of the matrix holds the window at (oy*stride - pad, ox*stride - pad), ky
  * by ky; within a window row the k pixels are adjacent in NHWC memory, so each (row, ky) is
- * zeros, one contiguous run, zeros.  Window columns [kx0, kx1) are inside the image. */
+ * zeros (padding), one contiguous run of the image, zeros.  Window columns [kx0, kx1) are
+ * inside the image (col2im's bounds; im2col reads a padded copy instead). */
 static void window_cols(const cnn_geom_t *g, int ox, int *kx0, int *kx1, int *ix0)
 {
     *ix0 = ox * g->stride - g->pad;
@@ -160,85 +177,61 @@ static void window_cols(const cnn_geom_t *g, int ox, int *kx0, int *kx1, int *ix
     if (*kx1 < *kx0) *kx1 = *kx0;
 }
 
-/* Multi-channel input: each (row, ky) is one run of (kx1 - kx0) * ic adjacent floats. */
-static void im2col_rows(const float *restrict in, int batch, const cnn_geom_t *g,
-                        float *restrict col)
+/* One sample with `pad` zeros on every side (pad > 0; else the sample itself), so that every
+ * window lies inside it and im2col needs no bounds: ih + 2 pad rows of (iw + 2 pad) * ic
+ * floats in buf.  The zeros are the +0 the matrix had where a window covered padding. */
+static const float *padded_image(const float *restrict img, const cnn_geom_t *g,
+                                 float *restrict buf)
+{
+    if (g->pad == 0) return img;
+    const size_t ic = (size_t)g->ic, side = (size_t)g->pad * ic, row = (size_t)g->iw * ic;
+    const size_t prow = row + 2 * side, top = (size_t)g->pad * prow;
+    memset(buf, 0, top * sizeof *buf);
+    float *dst = buf + top;
+    for (int y = 0; y < g->ih; y++, dst += prow) {
+        const float *restrict src = img + (size_t)y * row;
+        for (size_t j = 0; j < side; j++) dst[j] = 0.0f;
+        for (size_t j = 0; j < row; j++) dst[side + j] = src[j];
+        for (size_t j = side + row; j < prow; j++) dst[j] = 0.0f;
+    }
+    memset(dst, 0, top * sizeof *buf);
+    return buf;
+}
+
+/* n floats from s to d, four at a time and then one by one: a window row is a short run (5
+ * floats for LeNet's first layer, 30 for its second), too short for a memcpy call to pay,
+ * which is what a plain loop (the tail's too) becomes. */
+static inline void copy_run(const float *restrict s, size_t n, float *restrict d)
+{
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        d[j] = s[j];
+        d[j + 1] = s[j + 1];
+        d[j + 2] = s[j + 2];
+        d[j + 3] = s[j + 3];
+    }
+    if (j < n) d[j] = s[j];
+    if (j + 1 < n) d[j + 1] = s[j + 1];
+    if (j + 2 < n) d[j + 2] = s[j + 2];
+}
+
+/* Row (b, oy, ox) of the matrix is the window at (oy*stride, ox*stride) of sample b's padded
+ * image (padded_image, in buf), ky by ky: each window row is k * ic adjacent floats there. */
+static void im2col(const float *restrict in, int batch, const cnn_geom_t *g,
+                   float *restrict buf, float *restrict col)
 {
     const size_t ic = (size_t)g->ic, krow = (size_t)g->k * ic;
-    float *dst = col;
+    const size_t prow = ((size_t)g->iw + 2 * (size_t)g->pad) * ic;
+    const size_t step = (size_t)g->stride * ic, row_step = (size_t)g->stride * prow;
+    float *restrict dst = col;
     for (int b = 0; b < batch; b++) {
-        const float *img = in + (size_t)b * (size_t)g->in_size;
+        const float *img = padded_image(in + (size_t)b * (size_t)g->in_size, g, buf);
         for (int oy = 0; oy < g->oh; oy++)
             for (int ox = 0; ox < g->ow; ox++) {
-                int kx0, kx1, ix0;
-                window_cols(g, ox, &kx0, &kx1, &ix0);
-                for (int ky = 0; ky < g->k; ky++, dst += krow) {
-                    int iy = oy * g->stride - g->pad + ky;
-                    if (iy < 0 || iy >= g->ih || kx0 == kx1) {
-                        memset(dst, 0, krow * sizeof *dst);
-                        continue;
-                    }
-                    size_t lo = (size_t)kx0 * ic, hi = (size_t)kx1 * ic;
-                    const float *src = img + ((size_t)iy * (size_t)g->iw + (size_t)ix0) * ic;
-                    for (size_t j = 0; j < lo; j++) dst[j] = 0.0f;
-                    for (size_t j = lo; j < hi; j++) dst[j] = src[j];
-                    for (size_t j = hi; j < krow; j++) dst[j] = 0.0f;
-                }
+                const float *w = img + (size_t)oy * row_step + (size_t)ox * step;
+                for (int ky = 0; ky < g->k; ky++, dst += krow, w += prow) copy_run(w, krow, dst);
             }
     }
-}
-
-/* First ox >= 0 whose window column kx reads input column >= edge: ox * stride - pad + kx >=
- * edge, clamped to [0, ow]. */
-static int first_ox_at(const cnn_geom_t *g, int kx, int edge)
-{
-    int need = edge + g->pad - kx; /* ox * stride >= need */
-    int ox = need <= 0 ? 0 : g->stride == 1 ? need : (need + g->stride - 1) / g->stride;
-    return ox < g->ow ? ox : g->ow;
-}
-
-/* One image row's share of one output row's matrix rows: matrix column ky*k + kx of rows ox
- * = 0 .. ow holds input column ox*stride - pad + kx of src (NULL: a padding row), zero
- * outside the image.  Written column by column: each column is ow strided stores with two
- * loop bounds, where row by row a one-channel window row is a run of k floats -- too short
- * for memcpy's call to pay. */
-static void im2col_one_row(const float *restrict src, const cnn_geom_t *g, int ky,
-                           float *restrict dst)
-{
-    const size_t kdim = (size_t)g->kdim;
-    for (int kx = 0; kx < g->k; kx++) {
-        float *restrict d = dst + (size_t)(ky * g->k + kx);
-        int lo = src ? first_ox_at(g, kx, 0) : g->ow;
-        int hi = src ? first_ox_at(g, kx, g->iw) : g->ow;
-        int ox = 0;
-        for (; ox < lo; ox++) d[(size_t)ox * kdim] = 0.0f;
-        for (; ox < hi; ox++) d[(size_t)ox * kdim] = src[ox * g->stride - g->pad + kx];
-        for (; ox < g->ow; ox++) d[(size_t)ox * kdim] = 0.0f;
-    }
-}
-
-/* One-channel input (the data layer of an image network). */
-static void im2col_one_channel(const float *restrict in, int batch, const cnn_geom_t *g,
-                               float *restrict col)
-{
-    const size_t out_row = (size_t)g->ow * (size_t)g->kdim;
-    float *dst = col;
-    for (int b = 0; b < batch; b++) {
-        const float *img = in + (size_t)b * (size_t)g->in_size;
-        for (int oy = 0; oy < g->oh; oy++, dst += out_row)
-            for (int ky = 0; ky < g->k; ky++) {
-                int iy = oy * g->stride - g->pad + ky;
-                bool inside = iy >= 0 && iy < g->ih;
-                im2col_one_row(inside ? img + (size_t)iy * (size_t)g->iw : NULL, g, ky, dst);
-            }
-    }
-}
-
-static void im2col(const float *restrict in, int batch, const cnn_geom_t *g,
-                   float *restrict col)
-{
-    if (g->ic == 1) im2col_one_channel(in, batch, g, col);
-    else im2col_rows(in, batch, g, col);
 }
 
 /* din = 0, then every matrix entry added back where im2col took it from, rows in order. */
@@ -277,23 +270,37 @@ static void pool_row_windows(const cnn_geom_t *g, int *restrict win)
         for (int ch = 0; ch < g->ic; ch++, e++) win[e] = ox * g->stride * g->ic + ch;
 }
 
-/* Each output is its window's first largest value: `v > o ? v : o` keeps the earlier of
- * equal values and never lets a later NaN in (MAXPS's rule), so no branch depends on the
- * data.  Where the value came from is not stored: max_pool_route finds it again. */
+/* Each output is its window's first largest value: `v > o` replaces it only by a larger one,
+ * so the earlier of equal values stays and a later NaN never comes in (MAXPS's rule; a NaN
+ * at the first position stays), and no branch depends on the data.  src records where each
+ * output came from, as the offset of its input from the window's first input, for the
+ * backward pass (max_pool_route), which so needs neither the pool's input nor a search.
+ * relu_below: the input is a ReLU's output, and an output that is not > 0 gets source -1,
+ * "none": the ReLU's mask (input > 0) holds the same at the output's source, which equals it,
+ * so the gradient it would route is masked to 0 anyway. */
 static void max_pool(const float *restrict img, const cnn_geom_t *g, const int *restrict win,
-                     float *restrict out)
+                     bool relu_below, float *restrict out, int32_t *restrict src)
 {
     const int n = g->ow * g->ic;
     for (int oy = 0; oy < g->oh; oy++) {
         const float *restrict row = img + (size_t)oy * (size_t)g->stride * (size_t)g->iw *
                                               (size_t)g->ic;
         float *restrict o = out + (size_t)oy * (size_t)n;
-        for (int e = 0; e < n; e++) o[e] = row[win[e]];
+        int32_t *restrict s = src + (size_t)oy * (size_t)n;
+        for (int e = 0; e < n; e++) o[e] = row[win[e]], s[e] = 0;
         for (int ky = 0; ky < g->k; ky++)
             for (int kx = ky == 0 ? 1 : 0; kx < g->k; kx++) {
-                const float *restrict v = row + (ky * g->iw + kx) * g->ic;
-                for (int e = 0; e < n; e++) o[e] = v[win[e]] > o[e] ? v[win[e]] : o[e];
+                const int32_t off = (ky * g->iw + kx) * g->ic;
+                const float *restrict v = row + off;
+                for (int e = 0; e < n; e++) {
+                    const float x = v[win[e]];
+                    const int32_t up = -(int32_t)(x > o[e]); /* all ones where x wins */
+                    s[e] ^= (s[e] ^ off) & up;
+                    o[e] = x > o[e] ? x : o[e];
+                }
             }
+        if (relu_below)
+            for (int e = 0; e < n; e++) s[e] |= -(int32_t)!(o[e] > 0.0f);
     }
 }
 
@@ -315,39 +322,19 @@ static void avg_pool(const float *restrict img, const cnn_geom_t *g, float *rest
         }
 }
 
-static void pool_forward(const float *restrict in, int batch, const cnn_geom_t *g,
-                         const pool_rows_t *s, float *restrict out)
+/* Layer i, a pool, over the batch (max pools also record their sources in c->src[i]). */
+static void pool_forward(const cnn_t *c, int i, const float *restrict in, int batch,
+                         float *restrict out)
 {
-    if (g->op == CNN_POOL_MAX) pool_row_windows(g, s->win);
+    const cnn_geom_t *g = &c->g[i];
+    const bool relu_below = masks_layer_below(c, i);
+    if (g->op == CNN_POOL_MAX) pool_row_windows(g, c->pool.win);
     for (int b = 0; b < batch; b++) {
-        const size_t i = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
-        if (g->op == CNN_POOL_MAX) max_pool(in + i, g, s->win, out + o);
-        else avg_pool(in + i, g, out + o);
+        const size_t ii = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
+        if (g->op == CNN_POOL_MAX)
+            max_pool(in + ii, g, c->pool.win, relu_below, out + o, c->src[i] + o);
+        else avg_pool(in + ii, g, out + o);
     }
-}
-
-/* Every input value lies in exactly one window (LeNet's 2 x 2 stride 2 on even sides). */
-static bool windows_tile(const cnn_geom_t *g)
-{
-    return g->stride == g->k && g->oh * g->k == g->ih && g->ow * g->k == g->iw;
-}
-
-/* Where max_pool took an output row o from, as offsets from each window's first input: the
- * first position whose value equals the output.  That is the first largest value, which
- * max_pool's strict comparisons keep (equal values compare equal, +0 and -0 too); no position
- * equals a NaN, which max_pool only outputs when it sat at the first position (offset 0).
- * Scanned from the last position back, so no branch depends on the data. */
-static void max_pool_sources(const float *restrict row, const float *restrict o,
-                             const cnn_geom_t *g, const int *restrict win, int *restrict src)
-{
-    const int n = g->ow * g->ic;
-    for (int e = 0; e < n; e++) src[e] = 0;
-    for (int ky = g->k - 1; ky >= 0; ky--)
-        for (int kx = g->k - 1; kx >= 0; kx--) {
-            const int off = (ky * g->iw + kx) * g->ic;
-            const float *restrict v = row + off;
-            for (int e = 0; e < n; e++) src[e] = v[win[e]] == o[e] ? off : src[e];
-        }
 }
 
 /* v if keep, else +0: by its bits, since GCC compiles `keep ? v : 0.0f` here to a branch,
@@ -361,38 +348,26 @@ static inline float keep_if(float v, bool keep)
     return v;
 }
 
-/* One sample's max-pool input gradient: each output's gradient goes to the input it came
- * from, outputs in order (where windows overlap, their gradients add up in that order).
- * relu_below: the input is a ReLU's output, and its mask (input > 0) is applied here instead
- * of in a pass of its own; an output's source equals the output, so the mask is o > 0, and a
- * masked output sends 0 (every output sent to one input is masked alike).  tile
- * (windows_tile): every input is written, din needs no zeroing; else din was zeroed and
- * sources are added to.  0.0f + d is what adding to a zeroed din gave (+0 for -0). */
-static void max_pool_route(const float *restrict img, const float *restrict out,
-                           const float *restrict d, const cnn_geom_t *g, bool relu_below,
-                           bool tile, const pool_rows_t *s, float *restrict din)
+/* One sample's max-pool input gradient, din zeroed: each output's gradient is added to the
+ * input it came from (src, max_pool's record), outputs in order (where windows overlap, their
+ * gradients add up in that order; where they tile the input, each input gets at most one).
+ * An output without a source (masked by the ReLU below) adds +0, which is what the ReLU's
+ * mask made of it, at its window's first input: no change, as din is never -0.  0.0f + d is
+ * what the first addition to a zeroed din gives (+0 for -0). */
+static void max_pool_route(const int32_t *restrict src, const float *restrict d,
+                           const cnn_geom_t *g, const pool_rows_t *s, float *restrict din)
 {
     const int n = g->ow * g->ic;
     const size_t row_in = (size_t)g->stride * (size_t)g->iw * (size_t)g->ic;
     const int *restrict win = s->win;
-    int *restrict src = s->src;
-    float *restrict val = s->val;
     for (int oy = 0; oy < g->oh; oy++) {
-        const float *restrict o = out + (size_t)oy * (size_t)n, *restrict dr = d + (size_t)oy *
-                                                                              (size_t)n;
+        const int32_t *restrict sr = src + (size_t)oy * (size_t)n;
+        const float *restrict dr = d + (size_t)oy * (size_t)n;
         float *restrict drow = din + (size_t)oy * row_in;
-        max_pool_sources(img + (size_t)oy * row_in, o, g, win, src);
-        for (int e = 0; e < n; e++) val[e] = !relu_below || o[e] > 0.0f ? 0.0f + dr[e] : 0.0f;
-        if (!tile) {
-            for (int e = 0; e < n; e++) drow[win[e] + src[e]] += val[e];
-            continue;
+        for (int e = 0; e < n; e++) {
+            const int32_t from = sr[e] & ~(sr[e] >> 31); /* -1, none: 0 */
+            drow[win[e] + from] += keep_if(dr[e], sr[e] >= 0);
         }
-        for (int ky = 0; ky < g->k; ky++)
-            for (int kx = 0; kx < g->k; kx++) {
-                const int off = (ky * g->iw + kx) * g->ic;
-                float *restrict dst = drow + off;
-                for (int e = 0; e < n; e++) dst[win[e]] = keep_if(val[e], src[e] == off);
-            }
     }
 }
 
@@ -412,19 +387,20 @@ static void avg_pool_backward(const float *restrict d, const cnn_geom_t *g, floa
         }
 }
 
-/* din from d, the pool's input in and output out; relu_below as for max_pool_route (average
- * pooling leaves the mask to the layer below). */
-static void pool_backward(const float *restrict d, const float *restrict in,
-                          const float *restrict out, int batch, const cnn_geom_t *g,
-                          bool relu_below, const pool_rows_t *s, float *restrict din)
+/* Layer i's (a pool's) din from d; a max pool routes by the sources of the forward pass
+ * (and so applies the ReLU mask below, masks_layer_below); average pooling leaves the mask to
+ * the layer below. */
+static void pool_backward(const cnn_t *c, int i, const float *restrict d, int batch,
+                          float *restrict din)
 {
-    const bool max = g->op == CNN_POOL_MAX, tile = max && windows_tile(g);
-    if (!tile) memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
-    if (max) pool_row_windows(g, s->win);
+    const cnn_geom_t *g = &c->g[i];
+    const bool max = g->op == CNN_POOL_MAX;
+    memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
+    if (max) pool_row_windows(g, c->pool.win);
     for (int b = 0; b < batch; b++) {
-        const size_t i = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
-        if (max) max_pool_route(in + i, out + o, d + o, g, relu_below, tile, s, din + i);
-        else avg_pool_backward(d + o, g, din + i);
+        const size_t ii = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
+        if (max) max_pool_route(c->src[i] + o, d + o, g, &c->pool, din + ii);
+        else avg_pool_backward(d + o, g, din + ii);
     }
 }
 
@@ -480,12 +456,12 @@ static void forward(cnn_t *c, const float *params, const float *x, int batch, in
     for (int i = 0; i <= upto; i++) {
         const cnn_geom_t *g = &c->g[i];
         if (g->op == CNN_CONV) {
-            im2col(in, batch, g, c->col[i]);
+            im2col(in, batch, g, c->padded, c->col[i]);
             dense_forward(c, g, params, c->col[i], batch * (int)g->rows, c->out[i]);
         } else if (g->op == CNN_FC) {
             dense_forward(c, g, params, in, batch, c->out[i]);
         } else {
-            pool_forward(in, batch, g, &c->pool, c->out[i]);
+            pool_forward(c, i, in, batch, c->out[i]);
         }
         in = c->out[i];
     }
@@ -498,13 +474,6 @@ const float *cnn_forward(cnn_t *c, const float *params, const float *x, int batc
     return c->out[i];
 }
 
-
-/* Whether layer i's input gradient leaves with the ReLU mask of the layer below applied: max
- * pooling applies it while routing (max_pool_route), so that layer skips its own pass. */
-static bool masks_layer_below(const cnn_t *c, int i)
-{
-    return i > 0 && c->g[i].op == CNN_POOL_MAX && c->g[i - 1].relu;
-}
 
 /* Layer i's backward step: d (batch x out_size, w.r.t. its output after ReLU; masked: with
  * the ReLU's mask already applied) -> grad's share and, for i > 0, dprev w.r.t. its input. */
@@ -525,7 +494,7 @@ static void backward_layer(cnn_t *c, int i, const float *params, const float *x,
                        dprev ? c->dcol : NULL);
         if (dprev) col2im(c->dcol, batch, g, dprev);
     } else if (dprev) {
-        pool_backward(d, in, c->out[i], batch, g, masks_layer_below(c, i), &c->pool, dprev);
+        pool_backward(c, i, d, batch, dprev);
     }
 }
 

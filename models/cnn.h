@@ -126,7 +126,7 @@ const float *cnn_forward(cnn_t *c, const float *params, const float *x, int batc
 double cnn_flops_per_sample(const cnn_geom_t *g, int n);
 
 /* Workspace floats per sample that cnn_create allocates (activations, im2col matrices,
- * gradient buffers), for memory estimates. */
+ * gradient buffers, the max pools' sources), for memory estimates. */
 double cnn_workspace_floats_per_sample(const cnn_geom_t *g, int n);
 
 #endif

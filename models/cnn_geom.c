@@ -140,7 +140,7 @@ double cnn_flops_per_sample(const cnn_geom_t *g, int n)
 
 double cnn_workspace_floats_per_sample(const cnn_geom_t *g, int n)
 {
-    double acts = 0.0, cols = 0.0, widest = 0.0, dcol = 0.0;
+    double acts = 0.0, cols = 0.0, sources = 0.0, widest = 0.0, dcol = 0.0;
     for (int i = 0; i < n; i++) {
         acts += (double)g[i].out_size;
         if (g[i].op == CNN_CONV) {
@@ -148,10 +148,11 @@ double cnn_workspace_floats_per_sample(const cnn_geom_t *g, int n)
             cols += c;
             if (i > 0 && c > dcol) dcol = c;
         }
+        if (g[i].op == CNN_POOL_MAX) sources += (double)g[i].out_size; /* int32 each */
         if ((double)g[i].out_size > widest) widest = (double)g[i].out_size;
         if ((double)g[i].in_size > widest) widest = (double)g[i].in_size;
     }
-    return acts + cols + 2.0 * widest + dcol;
+    return acts + cols + sources + 2.0 * widest + dcol;
 }
 
 cnn_spec_t cnn_lenet5(void)
