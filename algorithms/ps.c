@@ -360,7 +360,7 @@ static void on_fetch_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
 /* ---- alg_ops_t ------------------------------------------------------------------------- */
 
 /* Input errors create() can find: a stacked evaluation larger than the training set, and
- * gradient_batch slots that would not fit in memory. */
+ * snapshots or gradient_batch slots that would not fit in memory. */
 static int check_sizes(const alg_ctx_t *ctx, const ps_opts_t *o, sgd_err_t *err)
 {
     const scn_t *s = ctx->scn;
@@ -371,15 +371,15 @@ static int check_sizes(const alg_ctx_t *ctx, const ps_opts_t *o, sgd_err_t *err)
                              "%lld, mu = %lld) exceed the %lld training rows",
                         (long long)rows, ps_kind_name(o->kind), (long long)s->workers,
                         (long long)s->batch_per_worker, (long long)d->n);
-    /* gradient_batch slots of one gradient each, and their minibatches */
-    const double slots = (double)o->gradient_batch;
-    if (slots > 1 && alg_check_memory("algorithm.gradient_batch",
-                                      slots * 4.0 *
-                                          ((double)ctx->nparams +
-                                           (double)s->batch_per_worker * (d->dim + 1)),
-                                      err))
-        return -1;
-    return 0;
+    /* the snapshots; gradient_batch slots of one gradient each, and their minibatches */
+    const double slots = (double)o->gradient_batch, np = (double)ctx->nparams;
+    const double slot_floats = np + (double)s->batch_per_worker * (d->dim + 1);
+    return alg_check_memory("cluster.workers: parameter snapshots",
+                            ps_snapshot_versions(s, o) * 4.0 * np, err) ||
+                   (slots > 1 &&
+                    alg_check_memory("algorithm.gradient_batch", slots * 4.0 * slot_floats, err))
+               ? -1
+               : 0;
 }
 
 /* Every client starts on version 0 with its own random streams (one per entity, so adding a

@@ -240,3 +240,12 @@ int64_t ps_rows(const ps_opts_t *o, int64_t mu)
 {
     return o->norm.kind == PS_NORM_NONE ? o->c * o->k_push * mu : mu;
 }
+
+double ps_snapshot_versions(const scn_t *s, const ps_opts_t *o)
+{
+    if (o->kind == PS_HARDSYNC) return 2.0;
+    double versions = (double)s->workers;
+    if (s->stop_updates > 0 && (double)s->stop_updates < versions)
+        versions = (double)s->stop_updates;
+    return versions + 1.0;
+}

@@ -62,4 +62,9 @@ const char *ps_kind_name(ps_kind_t kind);
  * may share a snapshot (c pushes of up to k_push gradients each). */
 int64_t ps_rows(const ps_opts_t *o, int64_t mu);
 
+/* Parameter versions whose snapshots a run may hold at once, for the memory estimate:
+ * clients that fetch on their own each hold a version of their own once they have fetched
+ * -- at most one new version per update -- while hardsync's clients all hold the same one. */
+double ps_snapshot_versions(const scn_t *s, const ps_opts_t *o);
+
 #endif

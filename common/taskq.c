@@ -112,7 +112,8 @@ sgd_taskq_t *sgd_taskq_create(int workers, int slots, sgd_taskq_fn fn, void *ctx
     q->nworkers = workers;
     q->head = q->tail = -1;
     q->slot = sgd_xcalloc((size_t)slots, sizeof *q->slot);
-    for (int s = 0; s < slots; s++) q->slot[s] = (slot_t){.state = SLOT_FREE, .prev = -1, .next = -1};
+    for (int s = 0; s < slots; s++)
+        q->slot[s] = (slot_t){.state = SLOT_FREE, .prev = -1, .next = -1};
     pthread_mutex_init(&q->lock, NULL);
     pthread_cond_init(&q->work, NULL);
     pthread_cond_init(&q->done, NULL);

@@ -28,6 +28,16 @@ expect_exit 2 "model: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set 'model
 expect_exit 2 "data: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set data.n_train=2000000000 --set data.dim=100000
 expect_exit 2 "cluster.workers: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=1000000000
 expect_exit 2 "model: needs about" -- "$SGDSIM" run "$S" --db "$DB" --set 'model.hidden=[1000000,1000000]'
+# a parameter server's clients each hold a snapshot of their own version: 10^5 clients of a
+# 5.2-million-parameter model need about 2 TB (hardsync's clients share one)
+cat > "$TMP/ps.json" <<'JSON'
+{ "schema_version": 1, "algorithm": { "name": "fasgd" }, "cluster": { "workers": 100000 },
+  "data": { "source": "synthetic", "n_train": 600, "n_validation": 200, "dim": 20, "classes": 5 },
+  "model": { "kind": "mlp", "hidden": [200000] }, "batch": { "per_worker": 4 },
+  "stop": { "updates": 1000000 }, "eval": { "every": 0 } }
+JSON
+expect_exit 2 "ps.json: cluster.workers: parameter snapshots: needs about" -- "$SGDSIM" run "$TMP/ps.json" --db "$DB"
+expect_exit 0 "" -- "$SGDSIM" run "$TMP/ps.json" --db "$TMP/ps.db" --quiet --set cluster.workers=4 --set stop.updates=3
 truncate -s 100M "$TMP/huge.json"
 expect_exit 2 "huge.json: file is 104857600 bytes; scenario files are limited to" -- "$SGDSIM" run "$TMP/huge.json" --db "$DB"
 python3 -c 'print("{\"schema_version\": 1, \"x\": " + "[" * 100000 + "]" * 100000 + "}")' > "$TMP/deep.json" 2>/dev/null ||
