@@ -128,6 +128,7 @@ static void pilot_progress(void *ctx, int64_t update, int64_t vtime_ns, double l
 static int run_pilot(const scn_t *s, pilot_t *p, size_t *nparams, sgd_err_t *err)
 {
     scn_t pilot = *s; /* shallow: only the stop rule differs, the rest is borrowed */
+    pilot.estimate_updates = s->stop_updates; /* the guard's estimates are the run's */
     if (pilot.stop_updates > PILOT_UPDATES) pilot.stop_updates = PILOT_UPDATES;
     *p = (pilot_t){.first = -1, .snapshots_peak = -1};
     alg_sink_t sink = {.ctx = p, .metric = pilot_metric, .traffic = pilot_traffic,
