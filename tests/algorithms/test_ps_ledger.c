@@ -89,6 +89,17 @@ static void next_version(fixture_t *f)
     ps_server_applied(&f->srv);
 }
 
+/* Snapshots of versions 0 and 1, filled, and of version 2, scheduled while the parameters are
+ * still at 1 (so not filled yet). */
+static void three_versions(fixture_t *f, ps_snap_t *v[3])
+{
+    v[0] = ps_server_snapshot(&f->srv);
+    next_version(f);
+    v[1] = ps_server_snapshot(&f->srv);
+    ps_server_bump(&f->srv);
+    v[2] = ps_server_snapshot(&f->srv);
+}
+
 static ps_push_t push_of(int32_t client, double factor, const ps_req_t *req)
 {
     return (ps_push_t){.client = client, .tau = client, .factor = factor, .reqs = req,
@@ -208,11 +219,9 @@ static void a_batch_takes_only_filled_snapshots_and_gives_the_same_bits(void)
     for (int cyclic = 0; cyclic <= 1; cyclic++) {
         fixture_t f;
         fixture_start(&f, cyclic, false, 4);
-        ps_snap_t *v0 = ps_server_snapshot(&f.srv);
-        next_version(&f);
-        ps_snap_t *v1 = ps_server_snapshot(&f.srv);
-        ps_server_bump(&f.srv); /* version 2 scheduled, parameters still at 1 */
-        ps_snap_t *v2 = ps_server_snapshot(&f.srv);
+        ps_snap_t *v[3];
+        three_versions(&f, v);
+        ps_snap_t *v0 = v[0], *v1 = v[1], *v2 = v[2];
         gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
         const ps_req_t r[3] = {{v0, 3}, {v1, 20}, {v2, 7}};
         const ps_update_t *u[3];
@@ -297,11 +306,9 @@ static void the_background_path_hands_over_filled_snapshots_and_gives_the_same_b
         for (int cyclic = 0; cyclic <= 1; cyclic++) {
             fixture_t f;
             fixture_start_on(&f, cyclic, false, 4, threads);
-            ps_snap_t *v0 = ps_server_snapshot(&f.srv);
-            next_version(&f);
-            ps_snap_t *v1 = ps_server_snapshot(&f.srv);
-            ps_server_bump(&f.srv); /* version 2 scheduled, parameters still at 1 */
-            ps_snap_t *v2 = ps_server_snapshot(&f.srv);
+            ps_snap_t *v[3];
+            three_versions(&f, v);
+            ps_snap_t *v0 = v[0], *v1 = v[1], *v2 = v[2];
             gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
             const ps_req_t r[4] = {{v0, 3}, {v1, 20}, {v2, 7}, {v0, 9}};
             const ps_update_t *u[4];

@@ -1,8 +1,9 @@
 /* The background task queue (common/taskq.h): every submitted task runs exactly once, on a
  * worker index in range, and is done when collect returns, for 0, 1, 2 and 7 background
  * threads and many rounds of slot reuse in any collect order; with no background thread
- * collect runs the task itself; a collect of a running task waits for it; quiesce leaves
- * nothing queued or running; background threads run with the submitter's MXCSR on x86. */
+ * collect runs the task itself; a collect of a task a background thread is running runs
+ * the queued ones meanwhile, then waits for it; quiesce leaves nothing queued or running;
+ * background threads run with the submitter's MXCSR on x86. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -27,7 +28,8 @@ typedef struct {
     int workers;
     atomic_int bad_worker, bad_csr, here;
     unsigned want_csr[SLOTS];
-    atomic_int gate;             /* tasks spin while it is 1 (the waiting test) */
+    atomic_int gate;             /* slot 0's task spins while it is 1 (the waiting test) */
+    int release_slot;            /* the task of this slot, run by the caller, clears gate */
 } ctx_t;
 
 static void task(void *arg, int slot, int worker)
@@ -40,7 +42,9 @@ static void task(void *arg, int slot, int worker)
     if ((_mm_getcsr() & 0x8040u) != (c->want_csr[slot] & 0x8040u))
         atomic_fetch_add(&c->bad_csr, 1);
 #endif
-    while (atomic_load(&c->gate)) {}
+    if (slot == 0)
+        while (atomic_load(&c->gate)) {}
+    if (worker == 0 && slot == c->release_slot) atomic_store(&c->gate, 0);
     volatile double x = 0; /* a little work, so that background threads take some */
     for (int i = 0; i < 3000; i++) x += i;
     atomic_store(&c->done[slot], c->want[slot]);
@@ -98,25 +102,46 @@ static void every_task_runs_once_and_is_done_when_collected(int workers)
     free(c);
 }
 
-/* A task a background thread is running is waited for, not run again; quiesce runs what is
- * still queued and returns with nothing running; the slots are collected after. */
-static void collect_waits_for_a_running_task(void)
+/* A queue of one background thread whose task 0 is running (and spinning on the gate). */
+static sgd_taskq_t *queue_with_slot_0_running(ctx_t *c, int release_slot)
 {
-    ctx_t *c = calloc(1, sizeof *c);
     c->workers = 1;
+    c->release_slot = release_slot;
     sgd_taskq_t *q = sgd_taskq_create(1, SLOTS, task, c);
     atomic_store(&c->gate, 1);
     submit(q, c, 0, 11);
     while (atomic_load(&c->runs[0]) == 0) {} /* the background thread has it */
+    return q;
+}
+
+/* While a background thread runs the task being collected, the caller runs the queued ones
+ * (the last of which opens the gate), then waits for it: each ran once, and not again. */
+static void collect_runs_queued_tasks_while_it_waits(void)
+{
+    ctx_t *c = calloc(1, sizeof *c);
+    sgd_taskq_t *q = queue_with_slot_0_running(c, 2);
     submit(q, c, 1, 12);
     submit(q, c, 2, 13);
-    atomic_store(&c->gate, 0);
     CHECK(collect_ok(q, c, 0));
-    sgd_taskq_quiesce(q);
-    CHECK_INT_EQ(atomic_load(&c->done[1]), 12);
-    CHECK_INT_EQ(atomic_load(&c->done[2]), 13);
+    CHECK_INT_EQ(atomic_load(&c->here), 2);
     CHECK(collect_ok(q, c, 2));
     CHECK(collect_ok(q, c, 1));
+    sgd_taskq_destroy(q);
+    free(c);
+}
+
+/* quiesce runs what is still queued and returns with nothing running; the slots are
+ * collected after. */
+static void quiesce_leaves_nothing_running(void)
+{
+    ctx_t *c = calloc(1, sizeof *c);
+    sgd_taskq_t *q = queue_with_slot_0_running(c, 1);
+    submit(q, c, 1, 12);
+    sgd_taskq_quiesce(q);
+    CHECK_INT_EQ(atomic_load(&c->done[0]), 11);
+    CHECK_INT_EQ(atomic_load(&c->done[1]), 12);
+    CHECK(collect_ok(q, c, 1));
+    CHECK(collect_ok(q, c, 0));
     sgd_taskq_destroy(q);
     free(c);
 }
@@ -137,7 +162,8 @@ int main(void)
 {
     const int workers[] = {0, 1, 2, 7};
     for (int i = 0; i < 4; i++) every_task_runs_once_and_is_done_when_collected(workers[i]);
-    collect_waits_for_a_running_task();
+    collect_runs_queued_tasks_while_it_waits();
+    quiesce_leaves_nothing_running();
     destroy_with_tasks_queued();
     return check_exit();
 }
