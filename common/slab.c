@@ -122,7 +122,9 @@ static unsigned char *map_chunk(sgd_slab_t *s, size_t bytes, bool huge)
     } else {
         p = map_huge_aligned(bytes);
         if (p && madvise(p, bytes, MADV_HUGEPAGE) == 0) s->huge++;
+#ifdef MADV_POPULATE_WRITE /* headers older than Linux 5.14 lack it: first touch then */
         if (p && madvise(p, bytes, MADV_POPULATE_WRITE) == 0) s->populated++;
+#endif
     }
     if (!p) sgd_die(__FILE__, __LINE__, "out of memory (a slab chunk of %zu bytes)", bytes);
     return p;
