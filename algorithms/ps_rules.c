@@ -1,4 +1,5 @@
-/* Staleness factors, FASGD normalisers and B-FASGD gating (formulas in ps_rules.h). */
+/* Staleness factors, FASGD normalisers, B-FASGD gating and the passes that write the
+ * parameters (formulas in ps_rules.h). */
 #include "algorithms/ps_rules.h"
 
 #include <math.h>
@@ -121,6 +122,45 @@ PASS int apply_pass(const ps_norm_t *nm, float *restrict theta, const float *res
         if (with_copy) copy[i] = theta[i];
     }
     return bad;
+}
+
+PASS int plain_apply_pass(float *restrict theta, float w, const float *restrict g, size_t n,
+                         float *restrict copy, bool with_copy)
+{
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float step = w * g[i];
+        theta[i] -= step;
+        bad |= nonfinite(theta[i]);
+        if (with_copy) copy[i] = theta[i];
+    }
+    return bad;
+}
+
+bool ps_plain_apply(float *restrict theta, float w, const float *restrict g, size_t n,
+                    float *restrict copy)
+{
+    return !(copy ? plain_apply_pass(theta, w, g, n, copy, true)
+                  : plain_apply_pass(theta, w, g, n, NULL, false));
+}
+
+PASS int plain_sub_pass(float *restrict theta, const float *restrict step, size_t n,
+                       float *restrict copy, bool with_copy)
+{
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        theta[i] -= step[i];
+        bad |= nonfinite(theta[i]);
+        if (with_copy) copy[i] = theta[i];
+    }
+    return bad;
+}
+
+bool ps_plain_sub(float *restrict theta, const float *restrict step, size_t n,
+                  float *restrict copy)
+{
+    return !(copy ? plain_sub_pass(theta, step, n, copy, true)
+                  : plain_sub_pass(theta, step, n, NULL, false));
 }
 
 bool ps_norm_apply(const ps_norm_t *nm, float *restrict theta, const float *restrict step,

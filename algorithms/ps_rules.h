@@ -54,6 +54,11 @@ void ps_norm_observe(ps_norm_t *nm, const float *g);
 /* Mean of the moving average over all parameters (B-FASGD's v), computed on demand after an
  * observe and cached: FASGD without gating needs it only for the norm_mean metric. */
 double ps_norm_mean(ps_norm_t *nm);
+/* Without a normaliser: theta_i -= w * g_i (w * g_i rounded first, as a step accumulated
+ * with weight w and then subtracted would be), and theta_i -= step_i; copy as below.  Each
+ * returns whether every theta_i is finite afterwards. */
+bool ps_plain_apply(float *theta, float w, const float *g, size_t n, float *copy);
+bool ps_plain_sub(float *theta, const float *step, size_t n, float *copy);
 /* theta_i -= step_i / d_i with the current statistics, and copy_i = the new theta_i unless
  * copy is NULL (a snapshot of the new version, filled in the same pass).  Returns whether
  * every theta_i is finite afterwards (checked in the same pass, for

@@ -29,59 +29,6 @@ static void axpy_into(float *restrict y, float w, const float *restrict x, size_
         for (size_t i = 0; i < n; i++) y[i] += w * x[i];
 }
 
-/* Whether x is NaN or infinite, branch-free (x - x is exactly 0 for every finite x, NaN
- * otherwise): or-ed along the pass that writes the parameters, it replaces the runner's own
- * pass over them (alg_update_done_checked), and vectorises. */
-static inline int nonfinite(float x)
-{
-    return (x - x) != 0.0f;
-}
-
-/* The passes that write the parameters come in two forms, with and without a copy of the
- * new values (the snapshot of the new version, ps_server_next_fill): written once as
- * always-inlined functions of a constant `with_copy`, which the compiler folds. */
-#define PASS static inline __attribute__((always_inline))
-
-PASS int axpy_sub_pass(float *restrict theta, float w, const float *restrict x, size_t n,
-                       float *restrict copy, bool with_copy)
-{
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        float step = w * x[i];
-        theta[i] -= step;
-        bad |= nonfinite(theta[i]);
-        if (with_copy) copy[i] = theta[i];
-    }
-    return bad;
-}
-
-/* theta -= w * x, rounding w * x first: the same as axpy_into then sub_into; copy (unless
- * NULL) receives the new theta.  Returns whether theta is finite afterwards. */
-static bool axpy_sub(float *restrict theta, float w, const float *restrict x, size_t n,
-                     float *restrict copy)
-{
-    return !(copy ? axpy_sub_pass(theta, w, x, n, copy, true)
-                  : axpy_sub_pass(theta, w, x, n, NULL, false));
-}
-
-PASS int sub_pass(float *restrict theta, const float *restrict step, size_t n,
-                  float *restrict copy, bool with_copy)
-{
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        theta[i] -= step[i];
-        bad |= nonfinite(theta[i]);
-        if (with_copy) copy[i] = theta[i];
-    }
-    return bad;
-}
-
-static bool sub_into(float *restrict theta, const float *restrict step, size_t n,
-                     float *restrict copy)
-{
-    return !(copy ? sub_pass(theta, step, n, copy, true) : sub_pass(theta, step, n, NULL, false));
-}
-
 /* Schedules the c buffered pushes as one update at virtual time `now`: their staleness and
  * factors, terms and minibatches are fixed now (ps_ledger_schedule); the arithmetic is left
  * to apply_update, at once or when the ledger is drained.  Returns false when the run must
@@ -181,14 +128,14 @@ static bool step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *terms, flo
         if (nterms == 1) { /* one pass over memory; the same operations per element */
             *loss = tm->loss;
             return p->has_norm ? ps_norm_observe_apply(&p->norm, params, g, w, copy)
-                               : axpy_sub(params, w, g, np, copy);
+                               : ps_plain_apply(params, w, g, np, copy);
         }
         if (p->has_norm) ps_norm_observe(&p->norm, g);
         axpy_into(p->step, w, g, np, j == 0);
     }
     *loss = loss_sum / (double)loss_rows;
     return p->has_norm ? ps_norm_apply(&p->norm, params, p->step, copy)
-                       : sub_into(params, p->step, np, copy);
+                       : ps_plain_sub(params, p->step, np, copy);
 }
 
 /* Applies scheduled update u to the parameters, then reports it to the runner as the update

@@ -9,14 +9,8 @@
 #include <stdlib.h>
 
 #include "common/error.h"
+#include "common/fpenv.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#define POOL_HAVE_MXCSR 1
-#else
-#include <fenv.h>
-#define POOL_HAVE_MXCSR 0
-#endif
 
 typedef struct pool_worker {
     sgd_pool_t *pool;
@@ -37,25 +31,12 @@ struct sgd_pool {
     void *ctx;
     int ntasks;
     atomic_int next;             /* the next task index to take */
-#if POOL_HAVE_MXCSR
-    unsigned csr;
-#else
-    fenv_t env;
-#endif
+    sgd_fpenv_t env;             /* the caller's, for the workers */
 };
 
 static void take_tasks(sgd_pool_t *p, int worker)
 {
     for (int t; (t = atomic_fetch_add(&p->next, 1)) < p->ntasks;) p->fn(p->ctx, t, worker);
-}
-
-static void adopt_fp_env(const sgd_pool_t *p)
-{
-#if POOL_HAVE_MXCSR
-    _mm_setcsr(p->csr);
-#else
-    fesetenv(&p->env);
-#endif
 }
 
 static void *worker_main(void *arg)
@@ -69,7 +50,7 @@ static void *worker_main(void *arg)
         if (p->quit) break;
         seen = p->generation;
         pthread_mutex_unlock(&p->lock);
-        adopt_fp_env(p);
+        sgd_fpenv_set(&p->env);
         take_tasks(p, w->index);
         pthread_mutex_lock(&p->lock);
         if (--p->busy == 0) pthread_cond_signal(&p->done);
@@ -129,11 +110,7 @@ void sgd_pool_run(sgd_pool_t *p, int ntasks, sgd_pool_task_fn fn, void *ctx)
     p->ctx = ctx;
     p->ntasks = ntasks;
     atomic_store(&p->next, 0);
-#if POOL_HAVE_MXCSR
-    p->csr = _mm_getcsr();
-#else
-    fegetenv(&p->env);
-#endif
+    sgd_fpenv_get(&p->env);
     p->busy = p->threads - 1;
     p->generation++;
     pthread_cond_broadcast(&p->wake);

@@ -8,25 +8,15 @@
 #include <stdlib.h>
 
 #include "common/error.h"
+#include "common/fpenv.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-typedef unsigned fp_env_t;
-static void fp_env_get(fp_env_t *e) { *e = _mm_getcsr(); }
-static void fp_env_set(const fp_env_t *e) { _mm_setcsr(*e); }
-#else
-#include <fenv.h>
-typedef fenv_t fp_env_t;
-static void fp_env_get(fp_env_t *e) { fegetenv(e); }
-static void fp_env_set(const fp_env_t *e) { fesetenv(e); }
-#endif
 
 typedef enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE } slot_state_t;
 
 typedef struct slot {
     slot_state_t state;
     int prev, next;   /* the FIFO of queued slots; -1 ends it */
-    fp_env_t env;     /* the submitter's, for a background thread */
+    sgd_fpenv_t env;     /* the submitter's, for a background thread */
 } slot_t;
 
 typedef struct taskq_worker {
@@ -89,9 +79,9 @@ static void *worker_main(void *arg)
         fifo_unlink(q, s);
         q->slot[s].state = SLOT_RUNNING;
         q->running++;
-        const fp_env_t env = q->slot[s].env;
+        const sgd_fpenv_t env = q->slot[s].env;
         pthread_mutex_unlock(&q->lock);
-        fp_env_set(&env);
+        sgd_fpenv_set(&env);
         q->fn(q->ctx, s, w->index);
         pthread_mutex_lock(&q->lock);
         q->slot[s].state = SLOT_DONE;
@@ -153,7 +143,7 @@ void sgd_taskq_submit(sgd_taskq_t *q, int slot)
     slot_t *e = &q->slot[slot];
     SGD_ASSERT(e->state == SLOT_FREE);
     e->state = SLOT_QUEUED;
-    fp_env_get(&e->env);
+    sgd_fpenv_get(&e->env);
     fifo_push(q, slot);
     if (q->nworkers > 0) pthread_cond_signal(&q->work);
     pthread_mutex_unlock(&q->lock);
