@@ -4,13 +4,18 @@
  * For LeNet-5 on 28 x 28 x 1 images at batch 16, 64 and 128 it measures:
  *   grad   -- model_loss_grad, in GFLOP/s using model_flops_per_sample (GEMM FLOPs only:
  *             convolutions counted as their im2col products);
- *   sgemm  -- the same cblas_sgemm calls the gradient makes (per conv and fc layer: forward,
- *             weight gradient and, but for the first layer, input gradient; same shapes,
- *             transposes and beta), back to back, same FLOPs;
+ *   sgemm  -- the network's products as cblas_sgemm calls in the im2col formulation (per conv
+ *             and fc layer: forward, weight gradient and, but for the first layer, input
+ *             gradient; the shapes, transposes and beta cnn.c gives them), back to back, same
+ *             FLOPs.  These are the calls the gradient makes, except those of a one-channel
+ *             stride-1 conv (LeNet's first layer), whose products cnn_direct.c computes
+ *             itself: the replay keeps them as sgemm, so grad/sgemm compares the whole
+ *             gradient with what OpenBLAS alone needs for its products;
  *   peak   -- the core's FP32 FMA peak from independent FMA chains (AVX-512 or AVX2+FMA, else
  *             scalar), as bench_mlp_grad measures it;
- * and prints grad/sgemm -- the cost of everything that is not a GEMM: im2col, col2im,
- * pooling, ReLU, bias, softmax -- and both against the peak.  OpenBLAS on one thread, as the
+ * and prints grad/sgemm -- the cost of everything that is not a GEMM (im2col, col2im,
+ * pooling, ReLU, bias, softmax), less what the direct convolution gains on sgemm -- and both
+ * against the peak.  OpenBLAS on one thread, as the
  * simulator runs it; each figure is the best of REPS timings, alternating grad and sgemm so
  * both see the same machine.  `bench_cnn_grad --core` prints the OpenBLAS kernel and exits
  * (bench/cnn-vs-numpy.sh runs numpy on it); `--cpu-time` times by the thread's CPU time. */
@@ -47,7 +52,8 @@ static void run_grad(void *arg)
     model_loss_grad(w->m, w->params, w->x, w->y, w->batch, w->grad);
 }
 
-/* The cblas_sgemm calls of cnn.c's forward and backward passes, same shapes and order. */
+/* The cblas_sgemm calls of the network's im2col formulation: cnn.c's forward and backward
+ * passes, same shapes and order, the direct convolution's products included. */
 static void run_sgemm(void *arg)
 {
     work_t *w = arg;

@@ -1,10 +1,11 @@
 /* Convolutional networks on the CPU (see cnn.h for the layers, the NHWC layout and the
  * parameter layout).  Every product is one cblas_sgemm per layer and direction over the whole
- * batch; im2col, col2im, pooling and ReLU are plain loops in a fixed order, written so that
- * their hot loops have no branch on the data and the ReLU mask below a max pool costs no pass
- * of its own (docs/performance.md, "CNN gradient on the CPU", has the profile they answer).
- * They do the arithmetic the straightforward loops do, in the same order: the same bits.
- * Shapes come from cnn_geom.c. */
+ * batch, except those of one-channel stride-1 convolutions, which cnn_direct.c computes
+ * without an im2col matrix; im2col, col2im, pooling and ReLU are plain loops in a fixed order,
+ * written so that their hot loops have no branch on the data and the ReLU mask below a max
+ * pool costs no pass of its own (docs/performance.md, "CNN gradient on the CPU", has the
+ * profile they answer).  They do the arithmetic the straightforward loops do, in the same
+ * order: the same bits.  Shapes come from cnn_geom.c. */
 #include "models/cnn.h"
 
 #include <math.h>
@@ -13,6 +14,7 @@
 
 #include <cblas.h>
 
+#include "models/cnn_direct.h"
 #include "models/softmax.h"
 
 /* One output row of max pooling (the widest max pool's ow * C): window offsets (max_pool,
@@ -28,10 +30,11 @@ struct cnn {
     size_t woff[CNN_MAX_GEOMS], boff[CNN_MAX_GEOMS], nparams;
     /* Workspace, one allocation, all for max_batch samples: */
     float *out[CNN_MAX_GEOMS];          /* layer i's output, after its ReLU */
-    float *col[CNN_MAX_GEOMS];          /* conv i's im2col matrix, kept for dW */
+    float *col[CNN_MAX_GEOMS];          /* conv i's im2col matrix, kept for dW (NULL: direct) */
     float *delta[2];                    /* gradients w.r.t. activations, ping-pong */
     float *dcol;                        /* dY W^T of a conv, before col2im */
     float *padded;                      /* one sample of a padded conv's input (im2col) */
+    float *direct[CNN_MAX_GEOMS];       /* direct conv i's workspace (cnn_direct.c) */
     int32_t *src[CNN_MAX_GEOMS];        /* max pool i: each output's source (max_pool) */
     double *colsum;                     /* bias-gradient accumulator, widest output */
     pool_rows_t pool;
@@ -43,15 +46,24 @@ static size_t bsz(const cnn_t *c, int64_t per_sample)
     return (size_t)c->max_batch * (size_t)per_sample;
 }
 
+/* Whether conv layer g goes through an im2col matrix (kept for dW); cnn_direct.c's layers
+ * need none. */
+static bool has_col(const cnn_geom_t *g)
+{
+    return g->op == CNN_CONV && !cnn_direct_applies(g);
+}
+
 /* Carves the workspace out of one block: doubles first so they stay aligned, then floats,
  * then ints. */
 static void allocate(cnn_t *c)
 {
     size_t widest = 0, dcol = 0, floats = 0, maxoc = 0, pool_row = 0, sources = 0, padded = 0;
+    size_t direct = 0;
     for (int i = 0; i < c->n; i++) {
         const cnn_geom_t *g = &c->g[i];
         floats += bsz(c, g->out_size);
-        if (g->op == CNN_CONV) floats += bsz(c, g->rows * g->kdim);
+        if (has_col(g)) floats += bsz(c, g->rows * g->kdim);
+        if (cnn_direct_applies(g)) direct += cnn_direct_workspace_floats(g, c->max_batch);
         if (g->op == CNN_CONV && i > 0 && bsz(c, g->rows * g->kdim) > dcol)
             dcol = bsz(c, g->rows * g->kdim);
         if (bsz(c, g->out_size) > widest) widest = bsz(c, g->out_size);
@@ -61,9 +73,9 @@ static void allocate(cnn_t *c)
             pool_row = (size_t)g->ow * (size_t)g->oc;
         if (g->op == CNN_POOL_MAX) sources += bsz(c, g->out_size);
         size_t pimg = (size_t)(g->ih + 2 * g->pad) * (size_t)(g->iw + 2 * g->pad) * (size_t)g->ic;
-        if (g->op == CNN_CONV && g->pad > 0 && pimg > padded) padded = pimg;
+        if (has_col(g) && g->pad > 0 && pimg > padded) padded = pimg;
     }
-    floats += 2 * widest + dcol + padded;
+    floats += 2 * widest + dcol + padded + direct;
     c->block = sgd_xmalloc(maxoc * sizeof(double) + floats * sizeof(float) +
                            pool_row * sizeof(int) + sources * sizeof(int32_t));
     c->colsum = c->block;
@@ -72,7 +84,7 @@ static void allocate(cnn_t *c)
         const cnn_geom_t *g = &c->g[i];
         c->out[i] = f;
         f += bsz(c, g->out_size);
-        if (g->op == CNN_CONV) {
+        if (has_col(g)) {
             c->col[i] = f;
             f += bsz(c, g->rows * g->kdim);
         }
@@ -81,7 +93,13 @@ static void allocate(cnn_t *c)
     c->delta[1] = f + widest;
     c->dcol = f + 2 * widest;
     c->padded = c->dcol + dcol;
-    c->pool.win = (int *)(c->padded + padded);
+    float *dws = c->padded + padded;
+    for (int i = 0; i < c->n; i++)
+        if (cnn_direct_applies(&c->g[i])) {
+            c->direct[i] = dws;
+            dws += cnn_direct_workspace_floats(&c->g[i], c->max_batch);
+        }
+    c->pool.win = (int *)dws;
     int32_t *src = (int32_t *)(c->pool.win + pool_row);
     for (int i = 0; i < c->n; i++)
         if (c->g[i].op == CNN_POOL_MAX) {
@@ -387,21 +405,28 @@ static void avg_pool_backward(const float *restrict d, const cnn_geom_t *g, floa
         }
 }
 
-/* Layer i's (a pool's) din from d; a max pool routes by the sources of the forward pass
- * (and so applies the ReLU mask below, masks_layer_below); average pooling leaves the mask to
- * the layer below. */
+/* Sample b's share of layer i's (a pool's) din from d, din zeroed; a max pool routes by the
+ * sources of the forward pass (and so applies the ReLU mask below, masks_layer_below; its
+ * windows' offsets in c->pool, pool_row_windows), average pooling leaves the mask to the
+ * layer below. */
+static void pool_backward_sample(const cnn_t *c, int i, const float *restrict d, int b,
+                                 float *restrict din_b)
+{
+    const cnn_geom_t *g = &c->g[i];
+    const size_t o = (size_t)b * (size_t)g->out_size;
+    if (g->op == CNN_POOL_MAX) max_pool_route(c->src[i] + o, d + o, g, &c->pool, din_b);
+    else avg_pool_backward(d + o, g, din_b);
+}
+
+/* Layer i's (a pool's) din from d, the whole batch. */
 static void pool_backward(const cnn_t *c, int i, const float *restrict d, int batch,
                           float *restrict din)
 {
     const cnn_geom_t *g = &c->g[i];
-    const bool max = g->op == CNN_POOL_MAX;
     memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
-    if (max) pool_row_windows(g, c->pool.win);
-    for (int b = 0; b < batch; b++) {
-        const size_t ii = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
-        if (max) max_pool_route(c->src[i] + o, d + o, g, &c->pool, din + ii);
-        else avg_pool_backward(d + o, g, din + ii);
-    }
+    if (g->op == CNN_POOL_MAX) pool_row_windows(g, c->pool.win);
+    for (int b = 0; b < batch; b++)
+        pool_backward_sample(c, i, d, b, din + (size_t)b * (size_t)g->in_size);
 }
 
 /* ---- dense products (fc layers, and convolutions over their im2col matrix) -------------- */
@@ -428,14 +453,10 @@ static void dense_forward(const cnn_t *c, const cnn_geom_t *g, const float *para
     }
 }
 
-/* dW = in^T d, db = column sums of d (rows in order, in double), and dinput = d W^T unless
- * dinput is NULL. */
-static void dense_backward(cnn_t *c, const cnn_geom_t *g, const float *params, const float *in,
-                           const float *d, int rows, float *grad, float *dinput)
+/* db = column sums of d (rows x oc), rows in order, in double. */
+static void bias_grad(cnn_t *c, const cnn_geom_t *g, const float *d, int rows, float *grad)
 {
-    const int kdim = (int)g->kdim, oc = g->oc;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kdim, oc, rows, 1.0f, in, kdim, d, oc,
-                0.0f, grad + c->woff[g->wl], oc);
+    const int oc = g->oc;
     double *cs = c->colsum;
     for (int j = 0; j < oc; j++) cs[j] = 0.0;
     for (int i = 0; i < rows; i++) {
@@ -444,9 +465,95 @@ static void dense_backward(cnn_t *c, const cnn_geom_t *g, const float *params, c
     }
     float *gb = grad + c->boff[g->wl];
     for (int j = 0; j < oc; j++) gb[j] = (float)cs[j];
-    if (dinput)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, kdim, oc, 1.0f, d, oc,
-                    params + c->woff[g->wl], oc, 0.0f, dinput, kdim);
+}
+
+/* dinput (rows x kdim) = d W^T. */
+static void input_grad(const cnn_t *c, const cnn_geom_t *g, const float *params, const float *d,
+                       int rows, float *dinput)
+{
+    const int kdim = (int)g->kdim, oc = g->oc;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, kdim, oc, 1.0f, d, oc,
+                params + c->woff[g->wl], oc, 0.0f, dinput, kdim);
+}
+
+/* dW = in^T d, db = bias_grad, and dinput = d W^T unless dinput is NULL. */
+static void dense_backward(cnn_t *c, const cnn_geom_t *g, const float *params, const float *in,
+                           const float *d, int rows, float *grad, float *dinput)
+{
+    const int kdim = (int)g->kdim, oc = g->oc;
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kdim, oc, rows, 1.0f, in, kdim, d, oc,
+                0.0f, grad + c->woff[g->wl], oc);
+    bias_grad(c, g, d, rows, grad);
+    if (dinput) input_grad(c, g, params, d, rows, dinput);
+}
+
+/* Sources of a direct conv's output gradient, sample by sample (cnn_direct_dsrc_fn): a copy
+ * of the batch's matrix d, or the routing of the pool above it (layer pool, gradient d). */
+typedef struct {
+    const cnn_t *c;
+    int pool;
+    const float *d;
+    const float *relu_out; /* dsrc_pool: the conv's output where its ReLU's mask is still due */
+    size_t size;           /* floats per sample of the direct conv's output */
+} dsrc_t;
+
+static void dsrc_copy(void *ctx, int b, float *dsample)
+{
+    const dsrc_t *src = ctx;
+    memcpy(dsample, src->d + (size_t)b * src->size, src->size * sizeof *dsample);
+}
+
+static void dsrc_pool(void *ctx, int b, float *dsample)
+{
+    const dsrc_t *src = ctx;
+    memset(dsample, 0, src->size * sizeof *dsample);
+    pool_backward_sample(src->c, src->pool, src->d, b, dsample);
+    if (src->relu_out) {
+        const float *a = src->relu_out + (size_t)b * src->size;
+        for (size_t k = 0; k < src->size; k++) dsample[k] = a[k] > 0.0f ? dsample[k] : 0.0f;
+    }
+}
+
+/* Whether layer i's gradient goes straight from the pool above it into its weight
+ * gradient (cnn_direct_dsrc_fn): a direct conv that needs no input gradient (the first
+ * layer) under a pool.  The pool's input gradient (LeNet-5: 1.2 MB at batch 64) is then
+ * never written out, only one sample of it at a time. */
+static bool routes_from_pool(const cnn_t *c, int i)
+{
+    return i == 0 && i + 1 < c->n && cnn_direct_applies(&c->g[i]) &&
+           (c->g[i + 1].op == CNN_POOL_MAX || c->g[i + 1].op == CNN_POOL_AVG);
+}
+
+/* A conv layer's backward products: dW and db, and dprev (through dcol and col2im) unless
+ * dprev is NULL; direct layers take dW and db from cnn_direct.c, the others from their
+ * im2col matrix. */
+static void conv_backward(cnn_t *c, int i, const float *params, const float *d, int batch,
+                          float *grad, float *dprev)
+{
+    const cnn_geom_t *g = &c->g[i];
+    const int rows = batch * (int)g->rows;
+    if (cnn_direct_applies(g)) {
+        dsrc_t src = {.c = c, .d = d, .size = (size_t)g->out_size};
+        cnn_direct_weight_grad(g, dsrc_copy, &src, batch, c->direct[i], grad + c->woff[g->wl],
+                               grad + c->boff[g->wl]);
+        if (dprev) input_grad(c, g, params, d, rows, c->dcol);
+    } else {
+        dense_backward(c, g, params, c->col[i], d, rows, grad, dprev ? c->dcol : NULL);
+    }
+    if (dprev) col2im(c->dcol, batch, g, dprev);
+}
+
+/* Layers 1 (a pool, gradient d) and 0 (a direct conv) together: routes_from_pool.  The pool
+ * masks by the ReLU below it where it is a max pool; an average pool does not, and then the
+ * mask is applied here, per sample, as backward_layer would have to the whole batch. */
+static void pool_into_direct_backward(cnn_t *c, const float *d, int batch, float *grad)
+{
+    const cnn_geom_t *g = &c->g[0];
+    if (c->g[1].op == CNN_POOL_MAX) pool_row_windows(&c->g[1], c->pool.win);
+    dsrc_t src = {.c = c, .pool = 1, .d = d, .size = (size_t)g->out_size,
+                  .relu_out = g->relu && !masks_layer_below(c, 1) ? c->out[0] : NULL};
+    cnn_direct_weight_grad(g, dsrc_pool, &src, batch, c->direct[0], grad + c->woff[g->wl],
+                           grad + c->boff[g->wl]);
 }
 
 static void forward(cnn_t *c, const float *params, const float *x, int batch, int upto)
@@ -455,7 +562,10 @@ static void forward(cnn_t *c, const float *params, const float *x, int batch, in
     const float *in = x;
     for (int i = 0; i <= upto; i++) {
         const cnn_geom_t *g = &c->g[i];
-        if (g->op == CNN_CONV) {
+        if (g->op == CNN_CONV && cnn_direct_applies(g)) {
+            cnn_direct_forward(g, params + c->woff[g->wl], params + c->boff[g->wl], g->relu, in,
+                               batch, c->direct[i], c->out[i]);
+        } else if (g->op == CNN_CONV) {
             im2col(in, batch, g, c->padded, c->col[i]);
             dense_forward(c, g, params, c->col[i], batch * (int)g->rows, c->out[i]);
         } else if (g->op == CNN_FC) {
@@ -490,9 +600,7 @@ static void backward_layer(cnn_t *c, int i, const float *params, const float *x,
     if (g->op == CNN_FC) {
         dense_backward(c, g, params, in, d, batch, grad, dprev);
     } else if (g->op == CNN_CONV) {
-        dense_backward(c, g, params, c->col[i], d, batch * (int)g->rows, grad,
-                       dprev ? c->dcol : NULL);
-        if (dprev) col2im(c->dcol, batch, g, dprev);
+        conv_backward(c, i, params, d, batch, grad, dprev);
     } else if (dprev) {
         pool_backward(c, i, d, batch, dprev);
     }
@@ -507,6 +615,10 @@ double cnn_loss_grad(cnn_t *c, const float *params, const float *x, const int32_
     double loss = softmax_nll_grad(c->out[last], y, batch, C, c->delta[0]);
     int cur = 0;
     for (int i = last; i >= 0; i--) {
+        if (i == 1 && routes_from_pool(c, 0)) {
+            pool_into_direct_backward(c, c->delta[cur], batch, grad);
+            break;
+        }
         float *dprev = i > 0 ? c->delta[1 - cur] : NULL;
         bool masked = i < last && masks_layer_below(c, i + 1);
         backward_layer(c, i, params, x, batch, c->delta[cur], masked, dprev, grad);

@@ -1,6 +1,8 @@
 /* Convolutional networks on the CPU: 2-D convolution, max and average pooling, ReLU, fully
  * connected layers and a softmax output with the mean negative log-likelihood loss, every
- * product one cblas_sgemm per layer and direction over the whole minibatch.
+ * product one cblas_sgemm per layer and direction over the whole minibatch -- but for
+ * one-channel convolutions at stride 1 (the first layer on greyscale images), computed
+ * directly by models/cnn_direct.h, whose header says why.
  *
  * models/model.h is the API everyone calls: a model_spec_t of kind MODEL_CNN carries a
  * cnn_spec_t, and model.c hands every model_* call of such a model to this module.  Callers
@@ -19,6 +21,8 @@
  * zeros where the window covers padding), and Y (B*oh*ow x out) = col * W + b is one sgemm.
  * Backward: dW = col^T dY and dcol = dY W^T, one sgemm each, and col2im adds dcol back into
  * the input's gradient in row order (no input gradient for the first layer: it is data).
+ * A direct convolution gives the same products without the matrix; its input gradient, where
+ * one is needed, is still dY W^T and col2im.
  *
  * Parameters, in the one flat array, weight layer by weight layer (conv and fc layers in
  * order, then the output layer; pools have none):
@@ -33,7 +37,7 @@
  * k*k.
  *
  * Determinism: as model.h's.  Every loop has a fixed order; column sums (bias gradients)
- * are added in double in row order; the matrices' leading dimensions do not depend on
+ * are added in double in row order (a direct convolution's as cnn_direct.h says); the matrices' leading dimensions do not depend on
  * max_batch, so the gradient of a batch depends only on its samples and the parameters.
  * A cnn_t holds its workspace: one thread at a time. */
 #ifndef SGDSIM_MODELS_CNN_H
@@ -125,8 +129,9 @@ const float *cnn_forward(cnn_t *c, const float *params, const float *x, int batc
  * gradient and for the input gradient unless the layer is the first one. */
 double cnn_flops_per_sample(const cnn_geom_t *g, int n);
 
-/* Workspace floats per sample that cnn_create allocates (activations, im2col matrices,
- * gradient buffers, the max pools' sources), for memory estimates. */
+/* Workspace floats per sample that cnn_create allocates (activations, im2col matrices or a
+ * direct convolution's replicated input, gradient buffers, the max pools' sources), for
+ * memory estimates. */
 double cnn_workspace_floats_per_sample(const cnn_geom_t *g, int n);
 
 #endif

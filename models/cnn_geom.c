@@ -4,6 +4,7 @@
  * apart from cnn.c so the scenario loader's checks and the runner's memory estimate use the
  * very rules the numerics run on. */
 #include "models/cnn.h"
+#include "models/cnn_direct.h"
 
 #include <stdio.h>
 
@@ -140,19 +141,23 @@ double cnn_flops_per_sample(const cnn_geom_t *g, int n)
 
 double cnn_workspace_floats_per_sample(const cnn_geom_t *g, int n)
 {
-    double acts = 0.0, cols = 0.0, sources = 0.0, widest = 0.0, dcol = 0.0;
+    double acts = 0.0, cols = 0.0, sources = 0.0, widest = 0.0, dcol = 0.0, direct = 0.0;
     for (int i = 0; i < n; i++) {
         acts += (double)g[i].out_size;
         if (g[i].op == CNN_CONV) {
             double c = (double)g[i].rows * (double)g[i].kdim;
-            cols += c;
+            if (cnn_direct_applies(&g[i])) /* no matrix; its replicated input per sample */
+                direct += (double)(cnn_direct_workspace_floats(&g[i], 1) -
+                                   cnn_direct_workspace_floats(&g[i], 0));
+            else
+                cols += c;
             if (i > 0 && c > dcol) dcol = c;
         }
         if (g[i].op == CNN_POOL_MAX) sources += (double)g[i].out_size; /* int32 each */
         if ((double)g[i].out_size > widest) widest = (double)g[i].out_size;
         if ((double)g[i].in_size > widest) widest = (double)g[i].in_size;
     }
-    return acts + cols + sources + 2.0 * widest + dcol;
+    return acts + cols + sources + 2.0 * widest + dcol + direct;
 }
 
 cnn_spec_t cnn_lenet5(void)

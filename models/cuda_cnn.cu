@@ -16,8 +16,10 @@
  *   bias      the column sums of dY in double, in two fixed-order steps: chunks of
  *             CHUNK_ROWS rows or more (each a fixed stride pattern and tree, as k_bias_grad),
  *             then the chunks in order -- a conv's dY has batch*oh*ow rows but few columns.
- * Against the CPU the differences are the GEMMs' summation orders and the bias sums' grouping:
- * within tests/models/test_models_backend_cuda_matches_cpu.c's tolerance. */
+ * Against the CPU the differences are the GEMMs' summation orders, the bias sums' grouping,
+ * and the CPU's one-channel stride-1 convolutions (LeNet's first layer), which it computes
+ * directly (models/cnn_direct.h) rather than through im2col and a GEMM: all within
+ * tests/models/test_models_backend_cuda_matches_cpu.c's tolerance. */
 #include "models/cuda_internal.cuh"
 
 /* ---- kernels ------------------------------------------------------------------------------ */
