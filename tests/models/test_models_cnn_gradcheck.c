@@ -191,6 +191,11 @@ int main(void)
     const cnn_layer_spec_t pool_first[] = {MAXP(2, 2), CONV(2, 3, 1, 1), FC(4)};
     const cnn_layer_spec_t fc_only[] = {FC(7), FC(5)};
     const cnn_layer_spec_t one_by_one[] = {CONV(4, 1, 1, 0), AVGP(2, 1)};
+    /* one input channel at stride 1: models/cnn_direct.c, under an average pool (the ReLU's
+     * mask applied per sample), and second, after a conv to one channel (its input
+     * gradient through sgemm and col2im) */
+    const cnn_layer_spec_t direct_avg[] = {CONV(3, 3, 1, 1), AVGP(2, 2), FC(4)};
+    const cnn_layer_spec_t direct_second[] = {CONV(1, 3, 1, 1), CONV(3, 2, 1, 0), MAXP(2, 2)};
     const cnn_layer_spec_t lenet_small[] = {CONV(4, 5, 1, 2), MAXP(2, 2), CONV(6, 5, 1, 0),
                                             MAXP(2, 2), FC(12), FC(8)};
     struct { const char *name; model_spec_t spec; } nets[] = {
@@ -204,6 +209,9 @@ int main(void)
         {"fc only, 1 x 1 x 10", net(1, 1, 10, 3, 2, fc_only)},
         {"1 x 1 conv + avg pool 2/1", net(3, 3, 5, 2, 2, one_by_one)},
         {"LeNet-5 on 14 x 14", net(14, 14, 1, 10, 6, lenet_small)},
+        {"one-channel conv alone (direct)", net(6, 6, 1, 3, 1, conv_only)},
+        {"one-channel conv + avg pool 2/2 (direct)", net(7, 7, 1, 3, 3, direct_avg)},
+        {"conv to one channel, then a direct conv", net(6, 6, 2, 3, 3, direct_second)},
     };
     for (size_t i = 0; i < sizeof nets / sizeof nets[0]; i++) {
         sgd_err_t err = {{0}};
