@@ -3,12 +3,13 @@
 library only.  A setting is a scenario name; its runs are the latest finished run of each seed
 whose configuration has stop.updates = --updates (a database may hold several lengths).
 
-  seed_stats.py summary DB [--like PATTERN] [--updates N]
-      one line per setting: n, final and last-10 validation error as
+  seed_stats.py summary DB [--like PATTERN] [--updates N] [--last K]
+      one line per setting: n, final and last-K (default 10) validation error as
       mean +- sample standard deviation (min-max), mean staleness
-  seed_stats.py welch DB SETTING_A SETTING_B [--updates N] [--metric last10|final]
-      Welch's t test of mean(A) - mean(B) over the seeds: t, degrees of freedom and the
-      two-sided p-value (Student's t distribution via the regularised incomplete beta)
+  seed_stats.py welch DB SETTING_A SETTING_B [--updates N] [--last K] [--metric last|final]
+      Welch's t test of mean(A) - mean(B) over the seeds (of the mean of each run's last K
+      evaluations, or of its final one): t, degrees of freedom and the two-sided p-value
+      (Student's t distribution via the regularised incomplete beta)
 
 Exit codes: 0 printed, 2 bad input (missing database, a setting without runs, too few seeds
 for a test).  The database is opened read-only; every value reaches SQL as a bound parameter.
@@ -102,7 +103,7 @@ SELECT r.scenario, r.seed, r.status,
   (SELECT value FROM metrics m WHERE m.run_id = r.id AND m.name = 'val_error'
    ORDER BY update_idx DESC LIMIT 1),
   (SELECT avg(value) FROM (SELECT value FROM metrics m WHERE m.run_id = r.id
-   AND m.name = 'val_error' ORDER BY update_idx DESC LIMIT 10)),
+   AND m.name = 'val_error' ORDER BY update_idx DESC LIMIT :last)),
   (SELECT value FROM metrics m WHERE m.run_id = r.id AND m.name = 'staleness_mean'
    ORDER BY update_idx DESC LIMIT 1)
 FROM picked JOIN runs r ON r.id = picked.id ORDER BY r.scenario, r.seed"""
@@ -122,18 +123,19 @@ def usage_error(msg):
     return 2
 
 
-def settings(con, like, updates):
-    """{scenario: {"final": [...], "last10": [...], "tau": [...], "seeds": [...], ...}}"""
+def settings(con, like, updates, last):
+    """{scenario: {"final": [...], "last": [...], "tau": [...], "seeds": [...], ...}}, "last"
+    the means of each run's last `last` evaluations"""
     out = {}
-    for scen, seed, status, final, last10, tau in con.execute(
-            RUNS_SQL, {"like": like, "updates": updates}):
-        s = out.setdefault(scen, {"final": [], "last10": [], "tau": [], "seeds": [],
+    for scen, seed, status, final, lastk, tau in con.execute(
+            RUNS_SQL, {"like": like, "updates": updates, "last": last}):
+        s = out.setdefault(scen, {"final": [], "last": [], "tau": [], "seeds": [],
                                   "diverged": 0})
         s["seeds"].append(seed)
         if status == "diverged":
             s["diverged"] += 1
             continue
-        for key, v in (("final", final), ("last10", last10), ("tau", tau)):
+        for key, v in (("final", final), ("last", lastk), ("tau", tau)):
             if v is not None:
                 s[key].append(v)
     return out
@@ -151,17 +153,17 @@ def spread(xs):
 
 def cmd_summary(args):
     con = open_db(args.db)
-    rows = settings(con, args.like, args.updates)
+    rows = settings(con, args.like, args.updates, args.last)
     if not rows:
         return usage_error(f"{args.db}: no finished run matches {args.like!r}"
                            f" with stop.updates = {args.updates}")
     w = max(len(s) for s in rows)
     print(f"{'setting':<{w}}  n  {'final val_error: mean ± sd (min–max)':<36}  "
-          f"{'last-10 mean: mean ± sd (min–max)':<36}  mean tau")
+          f"{f'last-{args.last} mean: mean ± sd (min–max)':<36}  mean tau")
     for scen, s in rows.items():
         tau = f"{mean(s['tau']):.1f}" if s["tau"] else "-"
         n = f"{len(s['seeds'])}" + (f" ({s['diverged']} diverged)" if s["diverged"] else "")
-        print(f"{scen:<{w}}  {n}  {spread(s['final']):<36}  {spread(s['last10']):<36}  {tau}")
+        print(f"{scen:<{w}}  {n}  {spread(s['final']):<36}  {spread(s['last']):<36}  {tau}")
     return 0
 
 
@@ -169,14 +171,15 @@ def cmd_welch(args):
     con = open_db(args.db)
     sides = []
     for scen in (args.a, args.b):
-        s = settings(con, scen, args.updates).get(scen)
+        s = settings(con, scen, args.updates, args.last).get(scen)
         if not s or len(s[args.metric]) < 2:
             n = len(s[args.metric]) if s else 0
             return usage_error(f"{args.db}: {scen!r} has {n} finished seed(s) with"
                                f" stop.updates = {args.updates}; Welch's test needs 2")
         sides.append(s[args.metric])
     t, df, p = welch(*sides)
-    print(f"{args.metric} {args.a} (n={len(sides[0])}) - {args.b} (n={len(sides[1])}):"
+    what = f"last{args.last}" if args.metric == "last" else "final"
+    print(f"{what} {args.a} (n={len(sides[0])}) - {args.b} (n={len(sides[1])}):"
           f" {mean(sides[0]) - mean(sides[1]):+.4f}; Welch t = {t:.3f}, df = {df:.1f},"
           f" two-sided p = {p:.3g}")
     return 0
@@ -190,13 +193,17 @@ def main(argv):
         p.add_argument("db")
         p.add_argument("--updates", type=int, default=None,
                        help="only runs with this stop.updates (default: any)")
+        p.add_argument("--last", type=int, default=10,
+                       help="evaluations averaged at each run's end (default 10)")
         if name == "summary":
             p.add_argument("--like", default="%", help="SQL LIKE pattern of scenario names")
         else:
             p.add_argument("a")
             p.add_argument("b")
-            p.add_argument("--metric", choices=("last10", "final"), default="last10")
+            p.add_argument("--metric", choices=("last", "final"), default="last")
     args = ap.parse_args(argv)
+    if args.last < 1:
+        return usage_error(f"--last: must be >= 1, got {args.last}")
     return cmd_summary(args) if args.cmd == "summary" else cmd_welch(args)
 
 
