@@ -10,20 +10,22 @@
  * How: an output row (b, oy) is ow*oc adjacent floats (NHWC).  Tap (ky, kx) adds
  * rep[oy + ky][kx*oc + j] * wtile[tap][j] to its element j, where rep row r is the padded
  * input row r with every pixel repeated oc times and wtile[tap] is W's row `tap` repeated ow
- * times: each tap is one contiguous loop over the row, with no index arithmetic and no branch,
- * which the compiler vectorises.  The weight gradient runs the same loops with the output
- * gradient in place of the weights, into one accumulator row per tap (and one for the bias),
- * and folds each accumulator's ow pixels per channel at the end.  Both keep a block of the
- * row in registers across the taps (forward) or the rows (backward).
+ * times: each tap is one contiguous pass over the row, with no index arithmetic and no
+ * branch, in blocks of four vectors held in registers across the taps (cnn_direct_rows.h;
+ * rows are rounded up to whole blocks and what lies past them is thrown away).  The weight
+ * gradient runs the same blocks with the output gradient in place of the weights, into one
+ * accumulator row per tap (and one for the bias) held in registers across a sample's rows,
+ * and folds each accumulator's ow pixels per channel at the end.  The forward pass keeps the
+ * replicated batch in the workspace for the weight gradient.
  *
  * Arithmetic and determinism.  Forward: the taps are added in (ky, kx) order, then the bias,
- * then the ReLU.  Weight and bias gradients: per tap (and for the bias), element (ox, ch) sums
- * over (b, oy) in order in float; then ox = 0 .. ow-1 are added in double and rounded once.  No operation depends on
- * the instruction set (the file is built without floating-point contraction), so the bits are
- * those of the plain loops on every machine; they differ from sgemm's, whose order of
- * additions is its own.  The input gradient, where one is needed, stays with cnn.c
- * (dY W^T by sgemm, then col2im): this file replaces only the two products that read the
- * im2col matrix. */
+ * then the ReLU.  Weight and bias gradients: per tap (and for the bias), element (ox, ch)
+ * sums over (b, oy) in order in float; then ox = 0 .. ow-1 are added in double and rounded
+ * once.  No operation depends on the instruction set (the kernels are built without
+ * floating-point contraction), so every machine gives the same bits; they differ from
+ * sgemm's, whose order of additions is its own.  The input gradient, where one is needed,
+ * stays with cnn.c (dY W^T by sgemm, then col2im): this file replaces only the two products
+ * that read the im2col matrix. */
 #ifndef SGDSIM_MODELS_CNN_DIRECT_H
 #define SGDSIM_MODELS_CNN_DIRECT_H
 

@@ -62,7 +62,8 @@ static void check_forward(const cnn_geom_t *g, const float *W, const float *b, b
                         }
                     if (relu && sum < 0) sum = 0;
                     size_t at = (size_t)s * (size_t)g->out_size +
-                                ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)g->oc + (size_t)o;
+                                ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)g->oc +
+                                (size_t)o;
                     check_close(out[at], sum, scale, "forward");
                 }
 }
