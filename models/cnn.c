@@ -487,6 +487,12 @@ static void dense_backward(cnn_t *c, const cnn_geom_t *g, const float *params, c
     if (dinput) input_grad(c, g, params, d, rows, dinput);
 }
 
+/* d_k = 0 where the ReLU's output a_k is not > 0: its mask on a gradient. */
+static void relu_mask(float *restrict d, const float *restrict a, size_t n)
+{
+    for (size_t k = 0; k < n; k++) d[k] = a[k] > 0.0f ? d[k] : 0.0f;
+}
+
 /* Sources of a direct conv's output gradient, sample by sample (cnn_direct_dsrc_fn): a copy
  * of the batch's matrix d, or the routing of the pool above it (layer pool, gradient d). */
 typedef struct {
@@ -510,18 +516,18 @@ static void dsrc_pool(void *ctx, int b, float *dsample)
     pool_backward_sample(src->c, src->pool, src->d, b, dsample);
     if (src->relu_out) {
         const float *a = src->relu_out + (size_t)b * src->size;
-        for (size_t k = 0; k < src->size; k++) dsample[k] = a[k] > 0.0f ? dsample[k] : 0.0f;
+        relu_mask(dsample, a, src->size);
     }
 }
 
-/* Whether layer i's gradient goes straight from the pool above it into its weight
- * gradient (cnn_direct_dsrc_fn): a direct conv that needs no input gradient (the first
- * layer) under a pool.  The pool's input gradient (LeNet-5: 1.2 MB at batch 64) is then
+/* Whether the first layer's gradient goes straight from the pool above it into its weight
+ * gradient (cnn_direct_dsrc_fn): a direct conv (which, first, needs no input gradient) under
+ * a pool.  The pool's input gradient (LeNet-5: 1.2 MB at batch 64) is then
  * never written out, only one sample of it at a time. */
-static bool routes_from_pool(const cnn_t *c, int i)
+static bool first_layer_routes_from_pool(const cnn_t *c)
 {
-    return i == 0 && i + 1 < c->n && cnn_direct_applies(&c->g[i]) &&
-           (c->g[i + 1].op == CNN_POOL_MAX || c->g[i + 1].op == CNN_POOL_AVG);
+    return c->n > 1 && cnn_direct_applies(&c->g[0]) &&
+           (c->g[1].op == CNN_POOL_MAX || c->g[1].op == CNN_POOL_AVG);
 }
 
 /* A conv layer's backward products: dW and db, and dprev (through dcol and col2im) unless
@@ -543,9 +549,10 @@ static void conv_backward(cnn_t *c, int i, const float *params, const float *d, 
     if (dprev) col2im(c->dcol, batch, g, dprev);
 }
 
-/* Layers 1 (a pool, gradient d) and 0 (a direct conv) together: routes_from_pool.  The pool
- * masks by the ReLU below it where it is a max pool; an average pool does not, and then the
- * mask is applied here, per sample, as backward_layer would have to the whole batch. */
+/* Layers 1 (a pool, gradient d) and 0 (a direct conv) together, where
+ * first_layer_routes_from_pool.  The pool masks by the ReLU below it where it is a max pool;
+ * an average pool does not, and then the mask is applied here, per sample, as backward_layer
+ * would have to the whole batch. */
 static void pool_into_direct_backward(cnn_t *c, const float *d, int batch, float *grad)
 {
     const cnn_geom_t *g = &c->g[0];
@@ -593,9 +600,7 @@ static void backward_layer(cnn_t *c, int i, const float *params, const float *x,
     const cnn_geom_t *g = &c->g[i];
     const float *in = i == 0 ? x : c->out[i - 1];
     if (g->relu && !masked) {
-        const float *a = c->out[i];
-        size_t n = (size_t)batch * (size_t)g->out_size;
-        for (size_t k = 0; k < n; k++) d[k] = a[k] > 0.0f ? d[k] : 0.0f;
+        relu_mask(d, c->out[i], (size_t)batch * (size_t)g->out_size);
     }
     if (g->op == CNN_FC) {
         dense_backward(c, g, params, in, d, batch, grad, dprev);
@@ -615,7 +620,7 @@ double cnn_loss_grad(cnn_t *c, const float *params, const float *x, const int32_
     double loss = softmax_nll_grad(c->out[last], y, batch, C, c->delta[0]);
     int cur = 0;
     for (int i = last; i >= 0; i--) {
-        if (i == 1 && routes_from_pool(c, 0)) {
+        if (i == 1 && first_layer_routes_from_pool(c)) {
             pool_into_direct_backward(c, c->delta[cur], batch, grad);
             break;
         }

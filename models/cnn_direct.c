@@ -113,28 +113,16 @@ typedef float vec4 __attribute__((vector_size(16)));
 #define ROWS_TARGET __attribute__((target("avx512f")))
 #define ROWS_NAME(f) f##_avx512
 #include "models/cnn_direct_rows.h"
-#undef ROWS_VEC
-#undef ROWS_VLEN
-#undef ROWS_TARGET
-#undef ROWS_NAME
 #define ROWS_VEC vec8
 #define ROWS_VLEN 8
 #define ROWS_TARGET __attribute__((target("avx2")))
 #define ROWS_NAME(f) f##_avx2
 #include "models/cnn_direct_rows.h"
-#undef ROWS_VEC
-#undef ROWS_VLEN
-#undef ROWS_TARGET
-#undef ROWS_NAME
 #define ROWS_VEC vec4
 #define ROWS_VLEN 4
 #define ROWS_TARGET
 #define ROWS_NAME(f) f##_sse2
 #include "models/cnn_direct_rows.h"
-#undef ROWS_VEC
-#undef ROWS_VLEN
-#undef ROWS_TARGET
-#undef ROWS_NAME
 
 /* The kernels this CPU runs, best first: into set, returning how many (at most 3). */
 static int available_kernels(row_kernels_t set[3])
@@ -154,10 +142,6 @@ typedef float vec4 __attribute__((vector_size(16)));
 #define ROWS_TARGET
 #define ROWS_NAME(f) f##_generic
 #include "models/cnn_direct_rows.h"
-#undef ROWS_VEC
-#undef ROWS_VLEN
-#undef ROWS_TARGET
-#undef ROWS_NAME
 
 static int available_kernels(row_kernels_t set[3])
 {

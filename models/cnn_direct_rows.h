@@ -3,11 +3,12 @@
  *     ROWS_VEC     a GCC vector type of ROWS_VLEN floats, native to the instruction set
  *     ROWS_TARGET  the target attribute the functions are compiled for (or nothing)
  *     ROWS_NAME(f) the name of this instance's function f
- * and undefines them after.  Each kernel works in blocks of four vectors kept in registers
- * across the taps (or the rows): a step costs two loads per vector and no store, and the four
- * sums are independent, which hides the adds' latency.  Every element gets the same
- * operations in the same order whatever the width (the file is compiled without
- * floating-point contraction), so every instance gives the same bits. */
+ * which it undefines at its end, so the next instance can define them again.  Each kernel
+ * works in blocks of four vectors kept in registers across the taps (or the rows): a step
+ * costs two loads per vector and no store, and the four sums are independent, which hides
+ * the adds' latency.  Every element gets the same operations in the same order whatever the
+ * width (the file is compiled without floating-point contraction), so every instance gives
+ * the same bits. */
 
 typedef float ROWS_NAME(vec_u) __attribute__((vector_size(sizeof(ROWS_VEC)), aligned(4),
                                               may_alias));
@@ -81,3 +82,7 @@ ROWS_TARGET static void ROWS_NAME(grad_acc_row)(const float *restrict s, size_t 
 
 #undef ROWS_LOAD
 #undef ROWS_STORE
+#undef ROWS_VEC
+#undef ROWS_VLEN
+#undef ROWS_TARGET
+#undef ROWS_NAME
