@@ -44,8 +44,8 @@ static size_t dsample_floats(const cnn_geom_t *g)
 
 /* Workspace, from its first 64-byte boundary (aligned): k*k + 1 block rows (forward: the
  * tiled weights, one row per tap, and the tiled bias; backward: the accumulators of the
- * weights and the bias); forward one output row's sums, backward one sample's output
- * gradient; then the replicated batch, which forward writes and backward reads. */
+ * weights and the bias); one sample's output gradient (backward); then the replicated batch,
+ * which forward writes and backward reads. */
 size_t cnn_direct_workspace_floats(const cnn_geom_t *g, int max_batch)
 {
     return 16 + (taps(g) + 1) * block_row(g) + dsample_floats(g) +
@@ -62,25 +62,6 @@ static float *replicated_batch(const cnn_geom_t *g, float *ws)
     return aligned(ws) + (taps(g) + 1) * block_row(g) + dsample_floats(g);
 }
 
-/* One sample replicated into rep (rep_floats): padded row y + pad, pixel x + pad holds
- * img[y][x] oc times; the padding and the slack are zeros. */
-static void replicate_sample(const float *restrict img, const cnn_geom_t *g, float *restrict rep)
-{
-    const size_t oc = (size_t)g->oc, pad = (size_t)g->pad, prow = rep_row(g);
-    memset(rep, 0, pad * prow * sizeof *rep);
-    for (int y = 0; y < g->ih; y++) {
-        const float *restrict src = img + (size_t)y * (size_t)g->iw;
-        float *restrict dst = rep + ((size_t)y + pad) * prow;
-        for (size_t j = 0; j < pad * oc; j++) dst[j] = 0.0f;
-        dst += pad * oc;
-        for (int x = 0; x < g->iw; x++, dst += oc)
-            for (size_t ch = 0; ch < oc; ch++) dst[ch] = src[x];
-        for (size_t j = 0; j < pad * oc; j++) dst[j] = 0.0f;
-    }
-    const size_t done = ((size_t)g->ih + pad) * prow;
-    memset(rep + done, 0, (rep_floats(g) - done) * sizeof *rep);
-}
-
 /* Block row t of tile (t < rows) is row t of v (oc floats) repeated ow times, then zeros. */
 static void tile_rows(const float *restrict v, size_t rows, const cnn_geom_t *g,
                       float *restrict tile)
@@ -94,15 +75,24 @@ static void tile_rows(const float *restrict v, size_t rows, const cnn_geom_t *g,
 
 /* The row kernels (cnn_direct_rows.h) for AVX-512, AVX2 and SSE2 on x86-64, the best the CPU
  * runs chosen at each call (a cpuid bit read: no state); elsewhere one generic instance. */
-typedef void forward_row_fn(const float *restrict, size_t, int, size_t, const float *restrict,
-                            size_t, float *restrict);
-typedef void grad_acc_row_fn(const float *restrict, size_t, const float *restrict, size_t, int,
-                             size_t, float *restrict);
+typedef void forward_rows_fn(const float *restrict, size_t, int, size_t, const float *restrict,
+                             const float *restrict, size_t, bool, bool, float *restrict,
+                             size_t);
+typedef void grad_acc_taps_fn(const float *restrict, size_t, int, size_t, const float *restrict,
+                              size_t, int, size_t, float *restrict);
+typedef void bias_acc_row_fn(const float *restrict, size_t, int, size_t, float *restrict);
+typedef void replicate_row_fn(const float *restrict, int, size_t, float *restrict);
 typedef struct {
     const char *isa;
-    forward_row_fn *forward_row;
-    grad_acc_row_fn *grad_acc_row;
+    forward_rows_fn *forward_rows;
+    grad_acc_taps_fn *grad_acc_taps;
+    bias_acc_row_fn *bias_acc_row;
+    replicate_row_fn *replicate_row;
 } row_kernels_t;
+
+/* Taps per pass of the weight-gradient kernel (grad_acc_taps, whose switch covers 1 .. 5):
+ * LeNet's kernel rows whole. */
+#define TAP_GROUP 5
 
 #if defined(__x86_64__) && defined(__GNUC__)
 typedef float vec16 __attribute__((vector_size(64)));
@@ -129,10 +119,13 @@ static int available_kernels(row_kernels_t set[3])
 {
     int n = 0; /* the cpuid bits are read before main (libgcc's constructor) */
     if (__builtin_cpu_supports("avx512f"))
-        set[n++] = (row_kernels_t){"avx512f", forward_row_avx512, grad_acc_row_avx512};
+        set[n++] = (row_kernels_t){"avx512f", forward_rows_avx512, grad_acc_taps_avx512,
+                                   bias_acc_row_avx512, replicate_row_avx512};
     if (__builtin_cpu_supports("avx2"))
-        set[n++] = (row_kernels_t){"avx2", forward_row_avx2, grad_acc_row_avx2};
-    set[n++] = (row_kernels_t){"sse2", forward_row_sse2, grad_acc_row_sse2};
+        set[n++] = (row_kernels_t){"avx2", forward_rows_avx2, grad_acc_taps_avx2,
+                                   bias_acc_row_avx2, replicate_row_avx2};
+    set[n++] = (row_kernels_t){"sse2", forward_rows_sse2, grad_acc_taps_sse2,
+                                   bias_acc_row_sse2, replicate_row_sse2};
     return n;
 }
 #else
@@ -145,7 +138,8 @@ typedef float vec4 __attribute__((vector_size(16)));
 
 static int available_kernels(row_kernels_t set[3])
 {
-    set[0] = (row_kernels_t){"generic", forward_row_generic, grad_acc_row_generic};
+    set[0] = (row_kernels_t){"generic", forward_rows_generic, grad_acc_taps_generic,
+                                   bias_acc_row_generic, replicate_row_generic};
     return 1;
 }
 #endif
@@ -176,28 +170,40 @@ void cnn_direct_weight_grad(const cnn_geom_t *g, cnn_direct_dsrc_fn *dsrc, void 
     cnn_direct_weight_grad_isa(0, g, dsrc, ctx, batch, ws, dW, db);
 }
 
+/* One sample replicated into rep (rep_floats): padded row y + pad, pixel x + pad holds
+ * img[y][x] oc times; the padding and the slack are zeros.  Each row's zeros on the right
+ * are written after its pixels, whose last vector store may run into them. */
+static void replicate_sample(const row_kernels_t *kern, const float *restrict img,
+                             const cnn_geom_t *g, float *restrict rep)
+{
+    const size_t oc = (size_t)g->oc, pad = (size_t)g->pad, prow = rep_row(g);
+    const size_t side = pad * oc, pixels = (size_t)g->iw * oc;
+    memset(rep, 0, pad * prow * sizeof *rep);
+    for (int y = 0; y < g->ih; y++) {
+        float *restrict dst = rep + ((size_t)y + pad) * prow;
+        memset(dst, 0, side * sizeof *dst);
+        kern->replicate_row(img + (size_t)y * (size_t)g->iw, g->iw, oc, dst + side);
+        memset(dst + side + pixels, 0, side * sizeof *dst);
+    }
+    const size_t done = ((size_t)g->ih + pad) * prow;
+    memset(rep + done, 0, (rep_floats(g) - done) * sizeof *rep);
+}
+
 void cnn_direct_forward_isa(int isa, const cnn_geom_t *g, const float *W, const float *b,
                             bool relu, const float *in, int batch, float *ws, float *out)
 {
     const size_t n = out_row(g), nb = block_row(g), prow = rep_row(g), oc = (size_t)g->oc;
-    float *wtile = aligned(ws), *btile = wtile + taps(g) * nb, *sum = btile + nb;
+    float *wtile = aligned(ws), *btile = wtile + taps(g) * nb;
     const row_kernels_t kern = kernels(isa);
     tile_rows(W, taps(g), g, wtile);
     tile_rows(b, 1, g, btile);
     for (int s = 0; s < batch; s++) {
         float *rep = replicated_batch(g, ws) + (size_t)s * rep_floats(g);
-        replicate_sample(in + (size_t)s * (size_t)g->in_size, g, rep);
-        float *restrict o = out + (size_t)s * (size_t)g->out_size;
-        for (int oy = 0; oy < g->oh; oy++, o += n) {
-            kern.forward_row(rep + (size_t)oy * prow, prow, g->k, oc, wtile, nb, sum);
-            if (relu)
-                for (size_t j = 0; j < n; j++) {
-                    float v = sum[j] + btile[j];
-                    o[j] = v > 0.0f ? v : 0.0f;
-                }
-            else
-                for (size_t j = 0; j < n; j++) o[j] = sum[j] + btile[j];
-        }
+        replicate_sample(&kern, in + (size_t)s * (size_t)g->in_size, g, rep);
+        float *o = out + (size_t)s * (size_t)g->out_size;
+        for (int oy = 0; oy < g->oh; oy += 2)
+            kern.forward_rows(rep + (size_t)oy * prow, prow, g->k, oc, wtile, btile, nb, relu,
+                              oy + 1 < g->oh, o + (size_t)oy * n, n);
     }
 }
 
@@ -214,10 +220,11 @@ void cnn_direct_weight_grad_isa(int isa, const cnn_geom_t *g, cnn_direct_dsrc_fn
         const float *rep = replicated_batch(g, ws) + (size_t)s * rep_floats(g);
         dsrc(ctx, s, dsample);
         for (int ky = 0; ky < k; ky++)
-            for (int kx = 0; kx < k; kx++)
-                kern.grad_acc_row(rep + (size_t)ky * prow + (size_t)kx * oc, prow, dsample, n,
-                                  g->oh, nb, acc + (size_t)(ky * k + kx) * nb);
-        kern.grad_acc_row(NULL, prow, dsample, n, g->oh, nb, acc + taps(g) * nb);
+            for (int kx = 0; kx < k; kx += TAP_GROUP)
+                kern.grad_acc_taps(rep + (size_t)ky * prow + (size_t)kx * oc, oc,
+                                   k - kx < TAP_GROUP ? k - kx : TAP_GROUP, prow, dsample, n,
+                                   g->oh, nb, acc + (size_t)(ky * k + kx) * nb);
+        kern.bias_acc_row(dsample, n, g->oh, nb, acc + taps(g) * nb);
     }
     for (size_t t = 0; t <= taps(g); t++)
         for (size_t ch = 0; ch < oc; ch++) {

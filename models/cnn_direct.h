@@ -11,16 +11,21 @@
  * rep[oy + ky][kx*oc + j] * wtile[tap][j] to its element j, where rep row r is the padded
  * input row r with every pixel repeated oc times and wtile[tap] is W's row `tap` repeated ow
  * times: each tap is one contiguous pass over the row, with no index arithmetic and no
- * branch, in blocks of four vectors held in registers across the taps (cnn_direct_rows.h;
- * rows are rounded up to whole blocks and what lies past them is thrown away).  The weight
- * gradient runs the same blocks with the output gradient in place of the weights, into one
- * accumulator row per tap (and one for the bias) held in registers across a sample's rows,
- * and folds each accumulator's ow pixels per channel at the end.  The forward pass keeps the
- * replicated batch in the workspace for the weight gradient.
+ * branch (cnn_direct_rows.h).  Output rows are computed two at a time, in blocks of four
+ * vectors per row held in registers across the taps: the two rows read k - 1 input rows in
+ * common, loaded once, and their eight sums hide the adds' latency; the bias and the ReLU
+ * are applied as the block is stored.  Rows are rounded up to whole blocks and what lies
+ * past them is thrown away.  The weight gradient runs the same products with the output
+ * gradient in place of the weights, into one accumulator row per tap (and one for the bias);
+ * the taps of one kernel row are accumulated together, in registers across a sample's rows,
+ * so that each load of the output gradient serves all of them.  At the end each
+ * accumulator's ow pixels are folded per channel.  The forward pass keeps the replicated
+ * batch in the workspace for the weight gradient.
  *
  * Arithmetic and determinism.  Forward: the taps are added in (ky, kx) order, then the bias,
  * then the ReLU.  Weight and bias gradients: per tap (and for the bias), element (ox, ch)
- * sums over (b, oy) in order in float; then ox = 0 .. ow-1 are added in double and rounded
+ * sums over (b, oy) in order in float (how rows and taps are grouped changes no element's
+ * order); then ox = 0 .. ow-1 are added in double and rounded
  * once.  No operation depends on the instruction set (the kernels are built without
  * floating-point contraction), so every machine gives the same bits; they differ from
  * sgemm's, whose order of additions is its own.  The input gradient, where one is needed,

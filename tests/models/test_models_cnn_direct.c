@@ -1,8 +1,9 @@
 /* The direct one-channel convolution (models/cnn_direct.h) against a double-precision
  * reference of the same convolution, forward and weight/bias gradients, on shapes that put
  * the kernels' blocks on, past and short of the output rows' ends (one pixel, exactly one
- * block, odd widths, many channels, padding wider than the kernel's reach); and every
- * instruction set's kernels this CPU runs give the same bits as the best one's. */
+ * block, odd widths, many channels, padding wider than the kernel's reach), output rows in
+ * pairs and one left over, and kernel rows in one, two and three weight-gradient passes; and
+ * every instruction set's kernels this CPU runs give the same bits as the best one's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,8 @@ int main(void)
         {13, 11, 11, 4, 3}, /* padding wider than the kernel reaches */
         {20, 33, 16, 5, 0}, /* wide rows, many channels */
         {1, 1, 3, 1, 0},    /* one pixel */
+        {13, 10, 3, 7, 1},  /* 7 x 7 kernel: a kernel row in two weight-gradient passes */
+        {15, 12, 2, 11, 2}, /* 11 x 11 kernel: three passes, an odd number of output rows */
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int batch = 1; batch <= 3; batch += 2) {
