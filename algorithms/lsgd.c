@@ -458,7 +458,9 @@ static int lsgd_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
         uint64_t msgs = 0, bytes = 0;
         if (!l->analytic) {
             for (int a = 0; a < (k == 1 ? 1 : l->n); a++) {
-                const sim_coll_t *c = k == 0 ? l->node_reduce[a] : k == 1 ? l->inter : l->node_bcast[a];
+                const sim_coll_t *c = k == 0   ? l->node_reduce[a]
+                                      : k == 1 ? l->inter
+                                               : l->node_bcast[a];
                 msgs += sim_coll_messages(c);
                 bytes += sim_coll_bytes(c);
             }

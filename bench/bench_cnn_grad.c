@@ -16,8 +16,9 @@
  * and prints grad/sgemm -- the cost of everything that is not a GEMM (im2col, col2im,
  * pooling, ReLU, bias, softmax), less what the direct convolution gains on sgemm -- and both
  * against the peak.  OpenBLAS on one thread, as the simulator runs it; each figure is the
- * best of REPS timings, alternating grad and sgemm so both see the same machine.  `bench_cnn_grad --core` prints the OpenBLAS kernel and exits
- * (bench/cnn-vs-numpy.sh runs numpy on it); `--cpu-time` times by the thread's CPU time. */
+ * best of REPS timings, alternating grad and sgemm so both see the same machine.
+ * `bench_cnn_grad --core` prints the OpenBLAS kernel and exits (bench/cnn-vs-numpy.sh runs
+ * numpy on it); `--cpu-time` times by the thread's CPU time. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

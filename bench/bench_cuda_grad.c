@@ -39,7 +39,8 @@ static double cpu_seconds(model_t *m, int k, int batch, gsl_rng *r)
     int32_t *y = malloc((size_t)batch * sizeof *y);
     model_init_params(m, p, MODEL_INIT_HE, r);
     for (size_t i = 0; i < nx; i++) x[i] = (float)gsl_rng_uniform(r);
-    for (int i = 0; i < batch; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, (unsigned long)model_spec(m)->nclasses);
+    const unsigned long nclasses = (unsigned long)model_spec(m)->nclasses;
+    for (int i = 0; i < batch; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, nclasses);
     double best = 1e300;
     for (int rep = 0; rep < 3; rep++) {
         double t0 = now();
