@@ -93,6 +93,7 @@ typedef struct {
 /* Taps per pass of the weight-gradient kernel (grad_acc_taps, whose switch covers 1 .. 5):
  * LeNet's kernel rows whole. */
 #define TAP_GROUP 5
+_Static_assert(TAP_GROUP >= 1 && TAP_GROUP <= 5, "grad_acc_taps covers 1 .. 5 taps a pass");
 
 #if defined(__x86_64__) && defined(__GNUC__)
 typedef float vec16 __attribute__((vector_size(64)));
@@ -124,8 +125,8 @@ static int available_kernels(row_kernels_t set[3])
     if (__builtin_cpu_supports("avx2"))
         set[n++] = (row_kernels_t){"avx2", forward_rows_avx2, grad_acc_taps_avx2,
                                    bias_acc_row_avx2, replicate_row_avx2};
-    set[n++] = (row_kernels_t){"sse2", forward_rows_sse2, grad_acc_taps_sse2,
-                                   bias_acc_row_sse2, replicate_row_sse2};
+    set[n++] = (row_kernels_t){"sse2", forward_rows_sse2, grad_acc_taps_sse2, bias_acc_row_sse2,
+                               replicate_row_sse2};
     return n;
 }
 #else
@@ -139,7 +140,7 @@ typedef float vec4 __attribute__((vector_size(16)));
 static int available_kernels(row_kernels_t set[3])
 {
     set[0] = (row_kernels_t){"generic", forward_rows_generic, grad_acc_taps_generic,
-                                   bias_acc_row_generic, replicate_row_generic};
+                             bias_acc_row_generic, replicate_row_generic};
     return 1;
 }
 #endif
