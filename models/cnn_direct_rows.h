@@ -8,7 +8,9 @@
  * that loads do not outnumber the arithmetic and enough independent sums are in flight to
  * hide the adds' latency.  Every element gets the same operations in the same order whatever
  * the width or the blocking (the file is compiled without floating-point contraction), so
- * every instance gives the same bits. */
+ * every instance gives the same bits.  The loops over a block's vectors and taps carry
+ * `#pragma GCC unroll`: unrolled, the block's arrays live in registers; GCC's -O2 leaves such
+ * loops rolled and the arrays on the stack. */
 
 typedef float ROWS_NAME(vec_u) __attribute__((vector_size(sizeof(ROWS_VEC)), aligned(4),
                                               may_alias));
