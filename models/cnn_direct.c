@@ -80,7 +80,7 @@ typedef void forward_rows_fn(const float *restrict, size_t, int, size_t, const f
                              size_t);
 typedef void grad_acc_taps_fn(const float *restrict, size_t, int, size_t, const float *restrict,
                               size_t, int, size_t, float *restrict);
-typedef void bias_acc_row_fn(const float *restrict, size_t, int, size_t, float *restrict);
+typedef void bias_acc_row_fn(const float *restrict, size_t, int, float *restrict);
 typedef void replicate_row_fn(const float *restrict, int, size_t, float *restrict);
 typedef struct {
     const char *isa;
@@ -225,7 +225,7 @@ void cnn_direct_weight_grad_isa(int isa, const cnn_geom_t *g, cnn_direct_dsrc_fn
                 kern.grad_acc_taps(rep + (size_t)ky * prow + (size_t)kx * oc, oc,
                                    k - kx < TAP_GROUP ? k - kx : TAP_GROUP, prow, dsample, n,
                                    g->oh, nb, acc + (size_t)(ky * k + kx) * nb);
-        kern.bias_acc_row(dsample, n, g->oh, nb, acc + taps(g) * nb);
+        kern.bias_acc_row(dsample, n, g->oh, acc + taps(g) * nb);
     }
     for (size_t t = 0; t <= taps(g); t++)
         for (size_t ch = 0; ch < oc; ch++) {

@@ -116,9 +116,9 @@ ROWS_NAME(grad_acc_n)(const int nt, const float *restrict s, size_t oc, size_t p
                       const float *restrict d, size_t drow, int oh, size_t nb,
                       float *restrict acc)
 {
-    for (size_t j = 0; j < nb; j += ROWS_GRAD * ROWS_VLEN) {
+    for (size_t j = 0; j < drow; j += ROWS_GRAD * ROWS_VLEN) { /* blocks past the row: none */
         ROWS_VEC a[TAP_GROUP][ROWS_GRAD];
-#pragma GCC unroll 8
+        #pragma GCC unroll 8
         for (int t = 0; t < nt; t++)
             #pragma GCC unroll 4
             for (int i = 0; i < ROWS_GRAD; i++)
@@ -128,13 +128,13 @@ ROWS_NAME(grad_acc_n)(const int nt, const float *restrict s, size_t oc, size_t p
             ROWS_VEC dv[ROWS_GRAD];
             #pragma GCC unroll 4
             for (int i = 0; i < ROWS_GRAD; i++) dv[i] = ROWS_LOAD(dr + (size_t)i * ROWS_VLEN);
-#pragma GCC unroll 8
+            #pragma GCC unroll 8
             for (int t = 0; t < nt; t++)
                 #pragma GCC unroll 4
                 for (int i = 0; i < ROWS_GRAD; i++)
                     a[t][i] += ROWS_LOAD(sr + (size_t)t * oc + (size_t)i * ROWS_VLEN) * dv[i];
         }
-#pragma GCC unroll 8
+        #pragma GCC unroll 8
         for (int t = 0; t < nt; t++)
             #pragma GCC unroll 4
             for (int i = 0; i < ROWS_GRAD; i++)
@@ -145,8 +145,9 @@ ROWS_NAME(grad_acc_n)(const int nt, const float *restrict s, size_t oc, size_t p
 /* One sample's share of the accumulator rows of ntaps (1 .. TAP_GROUP) adjacent taps of one
  * kernel row: acc[t] += s_t * d over the sample's oh output rows in order, where s_t = s +
  * t * oc is tap t's input at output row 0 (row oy's: s_t + oy * prow) and acc[t] is the block
- * row acc + t * nb.  d's rows are drow floats apart (each block reads up to nb floats of a
- * row: past its end, into the next row or the slack).  The taps share each load of d. */
+ * row acc + t * nb.  d's rows are drow floats long and apart: the blocks that start in a row
+ * are computed (the last one reads past its end, into the next row or the slack; what it
+ * adds there is never read).  The taps share each load of d. */
 ROWS_TARGET static void ROWS_NAME(grad_acc_taps)(const float *restrict s, size_t oc, int ntaps,
                                                  size_t prow, const float *restrict d,
                                                  size_t drow, int oh, size_t nb,
@@ -157,17 +158,17 @@ ROWS_TARGET static void ROWS_NAME(grad_acc_taps)(const float *restrict s, size_t
     case 2: ROWS_NAME(grad_acc_n)(2, s, oc, prow, d, drow, oh, nb, acc); break;
     case 3: ROWS_NAME(grad_acc_n)(3, s, oc, prow, d, drow, oh, nb, acc); break;
     case 4: ROWS_NAME(grad_acc_n)(4, s, oc, prow, d, drow, oh, nb, acc); break;
-    default: ROWS_NAME(grad_acc_n)(5, s, oc, prow, d, drow, oh, nb, acc); break;
+    default: ROWS_NAME(grad_acc_n)(5, s, oc, prow, d, drow, oh, nb, acc); break; /* 5 */
     }
 }
 
-/* The bias's accumulator row acc (nb floats): acc += d over the sample's oh output rows, in
- * order (d as grad_acc_taps reads it). */
+/* The bias's accumulator row acc: acc += d over the sample's oh output rows, in order
+ * (d as grad_acc_taps reads it: the blocks that start in a row). */
 ROWS_TARGET static void ROWS_NAME(bias_acc_row)(const float *restrict d, size_t drow, int oh,
-                                                size_t nb, float *restrict acc)
+                                                float *restrict acc)
 {
     const size_t v = ROWS_VLEN;
-    for (size_t j = 0; j < nb; j += 4 * v) {
+    for (size_t j = 0; j < drow; j += 4 * v) { /* as grad_acc_taps */
         ROWS_VEC a0 = ROWS_LOAD(acc + j), a1 = ROWS_LOAD(acc + j + v);
         ROWS_VEC a2 = ROWS_LOAD(acc + j + 2 * v), a3 = ROWS_LOAD(acc + j + 3 * v);
         for (int oy = 0; oy < oh; oy++) {
