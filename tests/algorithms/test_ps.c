@@ -11,6 +11,7 @@
 #include "models/optim.h"
 #include "sim/network.h"
 #include "sim/rng.h"
+#include "tests/algorithms/ps_sink.h"
 #include "tests/algorithms/run_scenario.h"
 #include "tests/check.h"
 
@@ -24,67 +25,9 @@ static const char *base =
     " \"compute\": {\"kind\": \"time\", \"time_s\": {\"dist\": \"gamma\", \"mean\": 0.01, \"cv\": 0.5}},"
     " \"stop\": {\"updates\": 60}, \"eval\": {\"every\": 20}}";
 
-/* ---- an in-memory sink ------------------------------------------------------------------ */
-
-#define MAXROWS 20000
-typedef struct rows {
-    int n;
-    int64_t update[MAXROWS];
-    char name[MAXROWS][24];
-    double value[MAXROWS];
-    int64_t hist_total, hist_bins, hist_max_tau;
-    double hist_tau_sum;
-    uint64_t fetch[4], push[4]; /* sent msgs, sent bytes, skipped msgs, skipped bytes */
-} rows_t;
-
-static int sink_metric(void *c, int64_t u, int64_t v, const char *name, double value,
-                       sgd_err_t *e)
-{
-    (void)v, (void)e;
-    rows_t *r = c;
-    if (r->n < MAXROWS) {
-        r->update[r->n] = u;
-        snprintf(r->name[r->n], sizeof r->name[0], "%s", name);
-        r->value[r->n++] = value;
-    }
-    return 0;
-}
-
-static int sink_traffic(void *c, const char *kind, uint64_t sm, uint64_t sb, uint64_t km,
-                        uint64_t kb, sgd_err_t *e)
-{
-    (void)e;
-    rows_t *r = c;
-    uint64_t *t = strcmp(kind, "fetch") == 0 ? r->fetch : r->push;
-    t[0] = sm, t[1] = sb, t[2] = km, t[3] = kb;
-    return 0;
-}
-
-static int sink_staleness(void *c, int64_t tau, int64_t count, sgd_err_t *e)
-{
-    (void)e;
-    rows_t *r = c;
-    r->hist_total += count;
-    r->hist_bins++;
-    r->hist_tau_sum += (double)tau * (double)count;
-    if (tau > r->hist_max_tau) r->hist_max_tau = tau;
-    return 0;
-}
-
-/* Last value of metric `name`, NAN when absent. */
-static double last(const rows_t *r, const char *name)
-{
-    double v = NAN;
-    for (int i = 0; i < r->n; i++)
-        if (strcmp(r->name[i], name) == 0) v = r->value[i];
-    return v;
-}
-
 static alg_outcome_t run_rows(const char *const *sets, int nsets, rows_t *rows)
 {
-    if (rows) memset(rows, 0, sizeof *rows);
-    alg_sink_t sink = {.ctx = rows, .metric = sink_metric, .traffic = sink_traffic,
-                       .staleness = sink_staleness};
+    alg_sink_t sink = rows ? ps_sink(rows) : (alg_sink_t){0};
     return run_scenario(base, "ps.json", sets, nsets, rows ? &sink : NULL);
 }
 
@@ -237,8 +180,8 @@ static void uniform_schedule_gives_mean_staleness_lambda_minus_one(void)
                               "eval.train_loss_every=1000"};
         rows_t *r = calloc(1, sizeof *r);
         alg_outcome_t o = run_rows(sets, 7, r);
-        CHECK_INT_EQ(r->hist_total, 20000);
-        double mean = r->hist_tau_sum / (double)r->hist_total;
+        CHECK_INT_EQ(r->tau_total, 20000);
+        double mean = r->tau_sum / (double)r->tau_total;
         CHECK_NEAR(last(r, "staleness_mean"), mean, 1e-9);
         /* tau + 1 is geometric with mean lambda (a client is picked with probability
          * 1/lambda per iteration); sd ~ lambda, autocorrelated draws: 6+ standard errors */
@@ -261,9 +204,9 @@ static void skipped_fetches_keep_old_parameters_and_count_staleness_from_them(vo
     rows_t *r = calloc(1, sizeof *r);
     alg_outcome_t o = run_rows(sets, 5, r);
     CHECK_INT_EQ(o.updates, 50);
-    CHECK_INT_EQ(r->hist_total, 50);
-    CHECK_INT_EQ(r->hist_bins, 50);
-    CHECK_INT_EQ(r->hist_max_tau, 49);
+    CHECK_INT_EQ(r->tau_total, 50);
+    CHECK_INT_EQ(r->tau_bins, 50);
+    CHECK_INT_EQ(r->tau_max, 49);
     CHECK_NEAR(last(r, "staleness_mean"), 24.5, 1e-12);
     CHECK_INT_EQ(r->fetch[0], 0);
     CHECK_INT_EQ(r->fetch[2], 49); /* one opportunity after each update but the last */
@@ -282,8 +225,8 @@ static void fred_quirk_undercounts_staleness_after_skipped_fetches(void)
     rows_t *r = calloc(1, sizeof *r);
     alg_outcome_t o = run_rows(sets, 4, r);
     CHECK_INT_EQ(r->fetch[0], 0);             /* still no parameters were fetched */
-    CHECK_INT_EQ(r->hist_total, 50);
-    CHECK(r->hist_max_tau < 49);               /* truthful counting gives exactly 49 */
+    CHECK_INT_EQ(r->tau_total, 50);
+    CHECK(r->tau_max < 49);               /* truthful counting gives exactly 49 */
     CHECK(last(r, "staleness_mean") < 10);     /* about lambda - 1 = 2, not 24.5 */
     release(&o, NULL);
     free(r);
@@ -302,7 +245,7 @@ static void skipped_pushes_reapply_old_gradients_and_are_counted(void)
     CHECK_INT_EQ(r->push[3], r->push[2] * o.nparams * 4);
     /* every update applied one gradient: sent, or re-applied for a skipped push (a client's
      * very first push has nothing to re-apply, so it adds none) */
-    CHECK_INT_EQ(r->hist_total, 400);
+    CHECK_INT_EQ(r->tau_total, 400);
     CHECK(r->push[0] + r->push[2] >= 400);
     CHECK(r->push[0] < 400);                  /* so some updates were re-applications */
     CHECK_INT_EQ(last(r, "push_skipped"), (double)r->push[2]);
@@ -318,7 +261,7 @@ static void downpour_pushes_every_k_push_gradients(void)
     alg_outcome_t o = run_rows(sets, 3, r);
     CHECK_INT_EQ(o.updates, 30);
     CHECK_INT_EQ(r->push[0], 30);
-    CHECK_INT_EQ(r->hist_total, 30);
+    CHECK_INT_EQ(r->tau_total, 30);
     /* 30 pushes x 3 gradients = 90 gradients were computed; with 4 clients each at most 2
      * gradients past its last push when the run stops */
     CHECK(o.vtime_ns >= 90 && o.vtime_ns <= 90 + 4 * 2);
@@ -382,8 +325,8 @@ static void same_seed_same_digest_under_uniform(void)
 
 static bool same_rows(const rows_t *a, const rows_t *b)
 {
-    if (a->n != b->n || a->hist_total != b->hist_total || a->hist_bins != b->hist_bins ||
-        a->hist_tau_sum != b->hist_tau_sum || a->hist_max_tau != b->hist_max_tau ||
+    if (a->n != b->n || a->tau_total != b->tau_total || a->tau_bins != b->tau_bins ||
+        a->tau_sum != b->tau_sum || a->tau_max != b->tau_max ||
         memcmp(a->fetch, b->fetch, sizeof a->fetch) != 0 ||
         memcmp(a->push, b->push, sizeof a->push) != 0)
         return false;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "algorithms/alg.h"
+#include "tests/algorithms/ps_sink.h"
 #include "tests/algorithms/run_scenario.h"
 #include "tests/check.h"
 
@@ -19,77 +20,9 @@ static const char *base =
     " \"batch\": {\"per_worker\": 8}, \"optimizer\": {\"lr\": 0.05},"
     " \"stop\": {\"updates\": 60}, \"eval\": {\"every\": 0}}";
 
-/* ---- an in-memory sink: metrics by name, traffic, both histograms bin by bin ------------ */
-
-#define MAXROWS 512
-#define MAXBINS 4096
-typedef struct rows {
-    int n;
-    char name[MAXROWS][24];
-    double value[MAXROWS];
-    int64_t tau[MAXBINS], age[MAXBINS]; /* histogram bins (bins past MAXBINS: counted out) */
-    int64_t tau_total, age_total;
-    uint64_t fetch[4], push[4]; /* sent msgs, sent bytes, skipped msgs, skipped bytes */
-} rows_t;
-
-static int sink_metric(void *c, int64_t u, int64_t v, const char *name, double value,
-                       sgd_err_t *e)
-{
-    (void)u, (void)v, (void)e;
-    rows_t *r = c;
-    if (r->n < MAXROWS) {
-        snprintf(r->name[r->n], sizeof r->name[0], "%s", name);
-        r->value[r->n++] = value;
-    }
-    return 0;
-}
-
-static int sink_traffic(void *c, const char *kind, uint64_t sm, uint64_t sb, uint64_t km,
-                        uint64_t kb, sgd_err_t *e)
-{
-    (void)e;
-    rows_t *r = c;
-    uint64_t *t = strcmp(kind, "fetch") == 0 ? r->fetch : r->push;
-    t[0] = sm, t[1] = sb, t[2] = km, t[3] = kb;
-    return 0;
-}
-
-static void add_bin(int64_t *bins, int64_t *total, int64_t x, int64_t count)
-{
-    if (x < MAXBINS) bins[x] += count;
-    *total += count;
-}
-
-static int sink_staleness(void *c, int64_t tau, int64_t count, sgd_err_t *e)
-{
-    (void)e;
-    rows_t *r = c;
-    add_bin(r->tau, &r->tau_total, tau, count);
-    return 0;
-}
-
-static int sink_version_age(void *c, int64_t age, int64_t count, sgd_err_t *e)
-{
-    (void)e;
-    rows_t *r = c;
-    add_bin(r->age, &r->age_total, age, count);
-    return 0;
-}
-
-/* Last value of metric `name`, NAN when absent. */
-static double last(const rows_t *r, const char *name)
-{
-    double v = NAN;
-    for (int i = 0; i < r->n; i++)
-        if (strcmp(r->name[i], name) == 0) v = r->value[i];
-    return v;
-}
-
 static alg_outcome_t run_rows(const char *const *sets, int nsets, rows_t *r)
 {
-    memset(r, 0, sizeof *r);
-    alg_sink_t sink = {.ctx = r, .metric = sink_metric, .traffic = sink_traffic,
-                       .staleness = sink_staleness, .version_age = sink_version_age};
+    alg_sink_t sink = ps_sink(r);
     return run_scenario(base, "fred.json", sets, nsets, &sink);
 }
 
