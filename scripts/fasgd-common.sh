@@ -87,3 +87,9 @@ seed_spread() {
 welch() {
   "${STATS[@]}" welch "$DB" "$1" "$2" --updates "$UPDATES" 2>&1 || true
 }
+# markdown TABLE [--paper]: the table(s) as docs/reproductions.md prints them
+# (scripts/repro_tables.py: exp1, exp2, ablation or exp3).
+markdown() {
+  echo "As Markdown (docs/reproductions.md):"
+  python3 scripts/repro_tables.py "$1" "$DB" --updates "$UPDATES" "${@:2}"
+}

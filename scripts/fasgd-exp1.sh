@@ -33,4 +33,5 @@ echo "FASGD - SASGD, last-10 mean validation error over seeds:"
 for ml in $SETTINGS; do
   welch "exp1/fasgd/mu=${ml%:*}/lambda=${ml#*:}" "exp1/sasgd/mu=${ml%:*}/lambda=${ml#*:}"
 done
+if [ "$DATA" = mnist ]; then markdown exp1 --paper; else markdown exp1; fi
 echo "database: $DB (data: $DATA, updates per run: $UPDATES, seeds $SEEDS)"

@@ -57,4 +57,6 @@ sql "$DB" "$LATEST SELECT r.scenario, max(m.value) AS snapshots_peak
 seed_spread 'exp2/%'
 echo "FASGD - SASGD, last-10 mean validation error over seeds:"
 for lam in $LAMBDAS; do welch "exp2/fasgd/lambda=$lam" "exp2/sasgd/lambda=$lam"; done
+if [ "$DATA" = mnist ]; then markdown exp2 --paper; else markdown exp2; fi
+if [ "$ABLATION" = 1 ]; then markdown ablation; fi
 echo "database: $DB (data: $DATA, updates per run: $UPDATES, seeds $SEEDS)"

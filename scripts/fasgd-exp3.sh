@@ -55,4 +55,5 @@ if [ "${FRED_TAU:-1}" = 1 ]; then
   echo "FRED's counting minus no skipping (c = 0), last-10 mean validation error over seeds:"
   for c in $FRED_C; do welch "exp3/fred-tau/c_fetch=$c/c_push=0" "exp3/c_fetch=0/c_push=0"; done
 fi
+markdown exp3
 echo "database: $DB (data: $DATA, updates per run: $UPDATES, mu $MU, lambda $LAMBDA, seeds $SEEDS)"

@@ -1,0 +1,110 @@
+# scripts/repro_tables.py, the Markdown tables of docs/reproductions.md, on small synthetic
+# runs named like the experiment scripts' settings (two seeds each): every printed value
+# against the database read independently (sqlite3 and a few lines of Python: counts, the
+# mean and sample sd over the seeds, Welch's test as scripts/seed_stats.py computes it),
+# settings without runs left out, the footer's run count, and bad input (exit 2).  Skipped
+# without python3 or sqlite3.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "python3 not installed: skipping"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+TABLES=(python3 "$ROOT/scripts/repro_tables.py")
+STATS=(python3 "$ROOT/scripts/seed_stats.py")
+
+# 197 validation images: a mean of errors k/197 does not fall on a rounding tie at 4 decimals
+S="$TMP/s.json"; small_scenario "$S"
+DB="$TMP/e.db"
+point() { # NAME ALGORITHM-JSON
+  "$SGDSIM" sweep "$S" --db "$DB" --quiet --set "name=$1" --set seed=1,2 \
+    --set stop.updates=80 --set eval.every=4 --set cluster.workers=4 \
+    --set optimizer.momentum=0 --set data.n_validation=197 --set "algorithm=$2" ||
+    fail "sweep $1"
+}
+point exp3/c_fetch=0/c_push=0 '{"name":"b-fasgd","c_fetch":0,"c_push":0}'
+point exp3/c_fetch=1/c_push=0 '{"name":"b-fasgd","c_fetch":1,"c_push":0}'
+point exp3/c_fetch=0/c_push=0.08 '{"name":"b-fasgd","c_fetch":0,"c_push":0.08}'
+point exp3/fred-tau/c_fetch=1/c_push=0 \
+  '{"name":"b-fasgd","c_fetch":1,"c_push":0,"skipped_fetch_tau":"fred"}'
+point exp1/fasgd/mu=8/lambda=16 '{"name":"fasgd"}'
+point exp1/sasgd/mu=8/lambda=16 '{"name":"sasgd"}'
+
+# the values of one setting as the tables should print them, computed here
+expect() { # SETTING -> "fetch_sent fetch_potential push_sent push_potential final last10 tau"
+  python3 - "$DB" "$1" <<'PY'
+import math, sqlite3, sys
+con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+ids = [r[0] for r in con.execute("SELECT id FROM runs WHERE scenario = ? ORDER BY seed",
+                                 (sys.argv[2],))]
+def ms(xs, f="{:.4f}"):
+    m = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    return f.format(m) + " ± " + f.format(sd)
+def vals(i):
+    return [r[0] for r in con.execute("SELECT value FROM metrics WHERE run_id = ? AND name = "
+                                      "'val_error' ORDER BY update_idx", (i,))]
+cols = []
+for kind in ("fetch", "push"):
+    t = [con.execute("SELECT sent_msgs, sent_msgs + skipped_msgs FROM traffic WHERE run_id = ?"
+                     " AND kind = ?", (i, kind)).fetchone() for i in ids]
+    if None in t:
+        cols += ["-", "-"]
+        continue
+    cols += [f"{round(sum(x[j] for x in t) / len(t)):,}" for j in (0, 1)]
+tau = [con.execute("SELECT value FROM metrics WHERE run_id = ? AND name = 'staleness_mean' "
+                   "ORDER BY update_idx DESC LIMIT 1", (i,)).fetchone()[0] for i in ids]
+cols += [ms([vals(i)[-1] for i in ids]), ms([sum(vals(i)[-10:]) / 10 for i in ids]),
+         ms(tau, "{:.0f}")]
+print("|".join(cols))
+PY
+}
+row() { grep -F "| $1 |" "$TMP/t.md"; }
+
+"${TABLES[@]}" exp3 "$DB" --updates 80 > "$TMP/t.md" || fail "exp3 table: $(cat "$TMP/t.md")"
+IFS='|' read -r fs fp ps pp fin l10 tau <<< "$(expect exp3/c_fetch=0/c_push=0)"
+want="| c = 0 (= FASGD) | $fs / $fp | $ps / $pp | 1.00× | $fin | $l10 | $tau |"
+[ "$(row 'c = 0 (= FASGD)')" = "$want" ] || fail "c = 0 row: $(row 'c = 0 (= FASGD)') != $want"
+IFS='|' read -r fs fp ps pp fin l10 tau <<< "$(expect exp3/c_fetch=1/c_push=0)"
+case "$(row 'c_fetch = 1')" in
+  "| c_fetch = 1 | $fs / $fp | all | "*" | $fin | $l10 | $tau |") ;;
+  *) fail "c_fetch = 1 row: $(row 'c_fetch = 1') (fetches $fs / $fp, $fin, $l10, $tau)" ;;
+esac
+[ "$fs" != "$fp" ] || fail "c_fetch = 1 skipped no fetch: the row checks nothing"
+IFS='|' read -r fs fp ps pp fin l10 tau <<< "$(expect exp3/c_fetch=0/c_push=0.08)"
+case "$(row 'c_push = 0.08')" in
+  "| c_push = 0.08 | all | $ps / $pp | "*" | $fin | $l10 | $tau |") ;;
+  *) fail "c_push = 0.08 row: $(row 'c_push = 0.08') (pushes $ps / $pp, $fin, $l10)" ;;
+esac
+row 'c_fetch = 0.5' && fail "a setting without runs has a row"
+# the FRED row: its truthful twin's last-10 and Welch's test against c = 0, as seed_stats.py
+IFS='|' read -r _ _ _ _ _ twin _ <<< "$(expect exp3/c_fetch=1/c_push=0)"
+w=$("${STATS[@]}" welch "$DB" exp3/fred-tau/c_fetch=1/c_push=0 exp3/c_fetch=0/c_push=0 \
+  --updates 80) || fail "seed_stats welch"
+diff=$(echo "$w" | sed -n 's/.*: \([-+][0-9.]*\);.*/\1/p') p=$(echo "$w" | sed -n 's/.*p = //p')
+case "$(row 'c_fetch = 1, FRED τ')" in
+  *"| $twin | $diff, p = $p |") ;;
+  *) fail "FRED row: $(row 'c_fetch = 1, FRED τ') (twin $twin, Welch $diff, p = $p)" ;;
+esac
+grep -q "^8 runs, seeds 1,2, " "$TMP/t.md" || fail "exp3 footer: $(tail -1 "$TMP/t.md")"
+
+"${TABLES[@]}" exp1 "$DB" --updates 80 --paper > "$TMP/t.md" || fail "exp1 table"
+IFS='|' read -r _ _ _ _ ffin fl10 ftau <<< "$(expect exp1/fasgd/mu=8/lambda=16)"
+IFS='|' read -r _ _ _ _ sfin sl10 _ <<< "$(expect exp1/sasgd/mu=8/lambda=16)"
+case "$(row 8)" in
+  "| 8 | 16 | $ffin | $fl10 | 0.046 | $sfin | $sl10 | 0.087 | "*) ;;
+  *) fail "exp1 row: $(row 8) (FASGD $ffin $fl10, SASGD $sfin $sl10)" ;;
+esac
+grep -q "^| run | 8 | 20 | 40 | 80 | best |$" "$TMP/t.md" ||
+  fail "exp1 checkpoints: $(cat "$TMP/t.md")"
+[ "$(grep -c '^| [FS]ASGD μ=8 λ=16 | [0-9]' "$TMP/t.md")" = 2 ] || fail "exp1 along the way"
+row 1 && fail "exp1: a setting without runs has a row"
+grep -q "^4 runs, seeds 1,2, " "$TMP/t.md" || fail "exp1 footer: $(tail -1 "$TMP/t.md")"
+
+# bad input
+expect_exit 2 "not a readable sgdsim results database" -- "${TABLES[@]}" exp3 "$TMP/none.db" \
+  --updates 80
+expect_exit 2 "no finished exp3 run with stop.updates = 81" -- "${TABLES[@]}" exp3 "$DB" \
+  --updates 81
+expect_exit 2 "no finished exp2 run with stop.updates = 80" -- "${TABLES[@]}" exp2 "$DB" \
+  --updates 80
+expect_exit 2 "invalid choice" -- "${TABLES[@]}" exp4 "$DB" --updates 80
+finish
