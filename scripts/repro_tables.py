@@ -11,11 +11,14 @@ A setting's runs are the latest finished run of each seed with stop.updates = N 
 scripts/seed_stats.py, whose statistics these are); errors are mean +- sample standard
 deviation over the seeds (one value alone: that seed's), counts means over the seeds, and a
 comparison the difference of the last-10 means with the two-sided p of Welch's t test ("-"
-with fewer than two seeds a side).  Settings without runs are left out; the last line says
-how many runs and seeds the tables hold and their machine time.  --paper adds the paper's
+with fewer than two seeds a side).  Runs that diverged are left out of every value, and a
+setting without other runs is left out; the last line says how many runs and seeds the
+tables hold, their machine time, and how many diverged.  --paper adds the paper's
 values (MNIST).  Exit codes: 0 printed, 2 bad input (missing database, no runs).
 """
 import argparse
+import contextlib
+import io
 import math
 import sys
 
@@ -39,7 +42,7 @@ WITH picked AS (
   JOIN params p ON p.run_id = r.id AND p.key = 'stop.updates' AND p.value = :updates
   WHERE r.status IN ('complete', 'diverged') AND substr(r.scenario, 1, length(:prefix)) = :prefix
   GROUP BY r.scenario, r.seed)
-SELECT r.id, r.scenario, r.seed, r.wall_s,
+SELECT r.id, r.scenario, r.seed, r.status, r.wall_s,
   (SELECT value FROM metrics m WHERE m.run_id = r.id AND m.name = 'val_error'
    ORDER BY update_idx DESC LIMIT 1),
   (SELECT avg(value) FROM (SELECT value FROM metrics m WHERE m.run_id = r.id
@@ -54,10 +57,10 @@ class Runs:
 
     def __init__(self, con, updates, prefix):
         self.con, self.by = con, {}
-        for rid, scen, seed, wall, final, last10, tau in con.execute(
+        for rid, scen, seed, status, wall, final, last10, tau in con.execute(
                 RUNS_SQL, {"updates": updates, "prefix": prefix}):
-            run = {"id": rid, "seed": seed, "wall": wall or 0.0, "final": final,
-                   "last10": last10, "tau": tau}
+            run = {"id": rid, "seed": seed, "diverged": status == "diverged",
+                   "wall": wall or 0.0, "final": final, "last10": last10, "tau": tau}
             for kind, sent, skipped in con.execute(
                     "SELECT kind, sent_msgs, skipped_msgs FROM traffic WHERE run_id = ?",
                     (rid,)):
@@ -65,10 +68,15 @@ class Runs:
             self.by.setdefault(scen, []).append(run)
 
     def has(self, *settings):
-        return all(s in self.by for s in settings)
+        """Whether each setting has a run that did not diverge."""
+        return all(s in self.by and self.finished(s) for s in settings)
+
+    def finished(self, setting):
+        """The runs that did not diverge (as scripts/seed_stats.py, whose tests these are)."""
+        return [r for r in self.by[setting] if not r["diverged"]]
 
     def values(self, setting, key):
-        return [r[key] for r in self.by[setting] if r.get(key) is not None]
+        return [r[key] for r in self.finished(setting) if r.get(key) is not None]
 
     def metric_at(self, run, update):
         row = self.con.execute("SELECT value FROM metrics WHERE run_id = ? AND name = "
@@ -94,9 +102,11 @@ class Runs:
         runs = [r for s in dict.fromkeys(settings) for r in self.by[s]]
         seeds = sorted({r["seed"] for r in runs})
         walls = [r["wall"] for r in runs]
+        diverged = sum(r["diverged"] for r in runs)
         return (f"{len(runs)} runs, seeds {','.join(map(str, seeds))}, "
                 f"{sum(walls) / 3600:.2f} hours of machine time "
-                f"({min(walls):.0f}-{max(walls):.0f} s per run)")
+                f"({min(walls):.0f}-{max(walls):.0f} s per run)"
+                + (f"; {diverged} diverged, left out of the values" if diverged else ""))
 
 
 def ms(xs, fmt="{:.4f}"):
@@ -134,13 +144,13 @@ def exp1(runs, updates, paper):
     head = ["μ", "λ", "FASGD last", "FASGD last-10"] + ["paper FASGD"] * paper + \
         ["SASGD last", "SASGD last-10"] + ["paper SASGD"] * paper + \
         ["mean τ", "FASGD − SASGD (last-10), Welch p"]
-    rows, along, shown = [], [], []
+    rows, along, used = [], [], []
     marks = [updates // 10, updates // 4, updates // 2, updates]
     for (mu, lam), (pf, ps) in EXP1.items():
         f, s = f"exp1/fasgd/mu={mu}/lambda={lam}", f"exp1/sasgd/mu={mu}/lambda={lam}"
+        used += [x for x in (f, s) if x in runs.by]
         if not runs.has(f, s):
             continue
-        shown += [f, s]
         rows.append([str(mu), str(lam), ms(runs.values(f, "final")), ms(runs.values(f, "last10"))]
                     + [str(pf)] * paper
                     + [ms(runs.values(s, "final")), ms(runs.values(s, "last10"))]
@@ -148,24 +158,26 @@ def exp1(runs, updates, paper):
                     + [f"{ss.mean(runs.values(f, 'tau')):.1f}", welch(runs, f, s)])
         for alg, setting in (("FASGD", f), ("SASGD", s)):
             along.append([f"{alg} μ={mu} λ={lam}"]
-                         + [ms([runs.metric_at(r, u) for r in runs.by[setting]]) for u in marks]
-                         + [ms([runs.best(r) for r in runs.by[setting]])])
+                         + [ms([runs.metric_at(r, u) for r in runs.finished(setting)])
+                            for u in marks]
+                         + [ms([runs.best(r) for r in runs.finished(setting)])])
     table(head, rows)
     table(["run"] + [f"{u:,}" for u in marks] + ["best"], along)
-    return shown
+    return used
 
 
 def exp2(runs, paper):
     head = ["λ", "FASGD last", "FASGD last-10"] + ["paper FASGD"] * paper + \
         ["SASGD last", "SASGD last-10"] + ["paper SASGD"] * paper + \
         ["gap (last-10), Welch p", "mean τ", "p50 τ", "p99 τ"]
-    rows, shown = [], []
+    rows, used = [], []
     for lam, (pf, ps) in EXP2.items():
         f, s = f"exp2/fasgd/lambda={lam}", f"exp2/sasgd/lambda={lam}"
+        used += [x for x in (f, s) if x in runs.by]
         if not runs.has(f, s):
             continue
-        shown += [f, s]
-        quantile = [ss.mean([runs.tau_quantile(r, q) for r in runs.by[f]]) for q in (0.5, 0.99)]
+        quantile = [ss.mean([runs.tau_quantile(r, q) for r in runs.finished(f)])
+                    for q in (0.5, 0.99)]
         rows.append([str(lam), ms(runs.values(f, "final")), ms(runs.values(f, "last10"))]
                     + [str(pf)] * paper
                     + [ms(runs.values(s, "final")), ms(runs.values(s, "last10"))]
@@ -173,20 +185,20 @@ def exp2(runs, paper):
                     + [welch(runs, s, f), count(ss.mean(runs.values(f, "tau")))]
                     + [count(x) for x in quantile])
     table(head, rows)
-    return shown
+    return used
 
 
 def ablation(runs):
     kinds = ("sasgd", "fasgd", "async+norm", "sasgd-paper+norm")
-    rows, shown = [], []
+    rows, used = [], []
     for lam in EXP2:
         settings = [f"exp2/{k}/lambda={lam}" for k in kinds]
+        used += [x for x in settings if x in runs.by]
         if runs.has(*settings):
-            shown += settings
             rows.append([str(lam)] + [ms(runs.values(s, "last10")) for s in settings])
     table(["λ", "SASGD 1/(τ+1), lr 0.04", "FASGD = 1/(τ+1) + normaliser",
            "normaliser, no staleness scaling", "SASGD α/τ + normaliser"], rows)
-    return shown
+    return used
 
 
 def exp3_label(setting):
@@ -201,7 +213,7 @@ def exp3_label(setting):
 
 def sent_column(runs, setting, kind, always_counts):
     """'sent / potential' means over the seeds, or 'all' when every opportunity was sent."""
-    v = runs.by[setting]
+    v = runs.finished(setting)
     if not always_counts and all(r[kind + "_sent"] == r[kind + "_potential"] for r in v):
         return "all"
     return (f"{count(ss.mean([r[kind + '_sent'] for r in v]))} / "
@@ -211,15 +223,15 @@ def sent_column(runs, setting, kind, always_counts):
 def reduction(runs, setting):
     return "{:.2f}×".format(ss.mean([
         (r["fetch_potential"] + r["push_potential"]) / (r["fetch_sent"] + r["push_sent"])
-        for r in runs.by[setting]]))
+        for r in runs.finished(setting)]))
 
 
 def exp3(runs):
     truthful = [EXP3_C0] + [f"exp3/c_fetch={c}/c_push=0" for c in EXP3_FETCH] + \
         [f"exp3/c_fetch=0/c_push={c}" for c in EXP3_PUSH]
-    shown = [s for s in truthful if runs.has(s)]
+    used = [s for s in truthful if s in runs.by]
     rows = []
-    for s in shown:
+    for s in (s for s in used if runs.has(s)):
         rows.append([exp3_label(s), sent_column(runs, s, "fetch", s == EXP3_C0),
                      sent_column(runs, s, "push", s == EXP3_C0), reduction(runs, s),
                      ms(runs.values(s, "final")), ms(runs.values(s, "last10")),
@@ -229,9 +241,9 @@ def exp3(runs):
     rows = []
     for c in EXP3_FRED:
         s, same = f"exp3/fred-tau/c_fetch={c}/c_push=0", f"exp3/c_fetch={c}/c_push=0"
+        used += [s] if s in runs.by else []
         if not runs.has(s):
             continue
-        shown.append(s)
         rows.append([exp3_label(s), sent_column(runs, s, "fetch", True), reduction(runs, s),
                      ms(runs.values(s, "final")), ms(runs.values(s, "last10")),
                      ms(runs.values(same, "last10")) if runs.has(same) else "-",
@@ -240,7 +252,7 @@ def exp3(runs):
         table(["run", "fetches sent / potential", "total reduction", "val. error last",
                "last-10", "truthful τ, same c_fetch (last-10)", "last-10 − c = 0: Welch"],
               rows)
-    return shown
+    return used
 
 
 def main(argv):
@@ -254,18 +266,20 @@ def main(argv):
     if not runs.by:
         return ss.usage_error(f"{args.db}: no finished {args.table} run with stop.updates = "
                               f"{args.updates}")
-    if args.table == "exp1":
-        shown = exp1(runs, args.updates, args.paper)
-    elif args.table == "exp2":
-        shown = exp2(runs, args.paper)
-    elif args.table == "ablation":
-        shown = ablation(runs)
-    else:
-        shown = exp3(runs)
-    if not shown:
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        if args.table == "exp1":
+            used = exp1(runs, args.updates, args.paper)
+        elif args.table == "exp2":
+            used = exp2(runs, args.paper)
+        elif args.table == "ablation":
+            used = ablation(runs)
+        else:
+            used = exp3(runs)
+    if not used:
         return ss.usage_error(f"{args.db}: no setting of the {args.table} table has runs with "
                               f"stop.updates = {args.updates}")
-    print(runs.footer(shown))
+    print(text.getvalue() + runs.footer(used))
     return 0
 
 

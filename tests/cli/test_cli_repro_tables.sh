@@ -2,8 +2,8 @@
 # runs named like the experiment scripts' settings (two seeds each): every printed value
 # against the database read independently (sqlite3 and a few lines of Python: counts, the
 # mean and sample sd over the seeds, Welch's test as scripts/seed_stats.py computes it),
-# settings without runs left out, the footer's run count, and bad input (exit 2).  Skipped
-# without python3 or sqlite3.
+# settings without runs or whose runs diverged left out, the footer's run count, and bad
+# input (exit 2).  Skipped without python3 or sqlite3.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 not installed: skipping"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
@@ -14,17 +14,20 @@ STATS=(python3 "$ROOT/scripts/seed_stats.py")
 # 197 validation images: a mean of errors k/197 does not fall on a rounding tie at 4 decimals
 S="$TMP/s.json"; small_scenario "$S"
 DB="$TMP/e.db"
-point() { # NAME ALGORITHM-JSON
+point() { # NAME ALGORITHM-JSON [--set ...]
   "$SGDSIM" sweep "$S" --db "$DB" --quiet --set "name=$1" --set seed=1,2 \
     --set stop.updates=80 --set eval.every=4 --set cluster.workers=4 \
-    --set optimizer.momentum=0 --set data.n_validation=197 --set "algorithm=$2" ||
-    fail "sweep $1"
+    --set optimizer.momentum=0 --set data.n_validation=197 --set "algorithm=$2" "${@:3}"
+  [ $? = 0 ] || [ "${3:-}" ] || fail "sweep $1"
 }
 point exp3/c_fetch=0/c_push=0 '{"name":"b-fasgd","c_fetch":0,"c_push":0}'
 point exp3/c_fetch=1/c_push=0 '{"name":"b-fasgd","c_fetch":1,"c_push":0}'
 point exp3/c_fetch=0/c_push=0.08 '{"name":"b-fasgd","c_fetch":0,"c_push":0.08}'
 point exp3/fred-tau/c_fetch=1/c_push=0 \
   '{"name":"b-fasgd","c_fetch":1,"c_push":0,"skipped_fetch_tau":"fred"}'
+# both seeds diverge (a step of 1e30): no row, counted in the footer
+point exp3/c_fetch=0.25/c_push=0 '{"name":"b-fasgd","c_fetch":0.25,"c_push":0}' \
+  --set optimizer.lr=1e30
 point exp1/fasgd/mu=8/lambda=16 '{"name":"fasgd"}'
 point exp1/sasgd/mu=8/lambda=16 '{"name":"sasgd"}'
 
@@ -75,6 +78,9 @@ case "$(row 'c_push = 0.08')" in
   *) fail "c_push = 0.08 row: $(row 'c_push = 0.08') (pushes $ps / $pp, $fin, $l10)" ;;
 esac
 row 'c_fetch = 0.5' && fail "a setting without runs has a row"
+row 'c_fetch = 0.25' && fail "a setting whose runs diverged has a row"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM runs WHERE status = 'diverged'")" = 2 ] ||
+  fail "the 1e30 steps did not diverge twice"
 # the FRED row: its truthful twin's last-10 and Welch's test against c = 0, as seed_stats.py
 IFS='|' read -r _ _ _ _ _ twin _ <<< "$(expect exp3/c_fetch=1/c_push=0)"
 w=$("${STATS[@]}" welch "$DB" exp3/fred-tau/c_fetch=1/c_push=0 exp3/c_fetch=0/c_push=0 \
@@ -84,7 +90,8 @@ case "$(row 'c_fetch = 1, FRED τ')" in
   *"| $twin | $diff, p = $p |") ;;
   *) fail "FRED row: $(row 'c_fetch = 1, FRED τ') (twin $twin, Welch $diff, p = $p)" ;;
 esac
-grep -q "^8 runs, seeds 1,2, " "$TMP/t.md" || fail "exp3 footer: $(tail -1 "$TMP/t.md")"
+grep -q "^10 runs, seeds 1,2, .*; 2 diverged, left out of the values$" "$TMP/t.md" ||
+  fail "exp3 footer: $(tail -1 "$TMP/t.md")"
 
 "${TABLES[@]}" exp1 "$DB" --updates 80 --paper > "$TMP/t.md" || fail "exp1 table"
 IFS='|' read -r _ _ _ _ ffin fl10 ftau <<< "$(expect exp1/fasgd/mu=8/lambda=16)"
