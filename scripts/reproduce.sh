@@ -7,7 +7,7 @@
 #                                  scripts/reproduce-quick.ref; exit 1 on a difference.  The
 #                                  regression check to run after changing an algorithm.
 #   scripts/reproduce.sh           every table of docs/reproductions.md, with the scripts'
-#                                  defaults (3 seeds): about 18 hours of one core, 9 of
+#                                  defaults (3 seeds): about 20 hours of one core, 9 of
 #                                  them Experiment 3 at 1,000,000 updates (JOBS=N runs N
 #                                  points at once; estimated, docs/reproductions.md)
 #
@@ -62,6 +62,7 @@ full() {
   UPDATES=1000000 scripts/fasgd-exp3.sh
   UPDATES=20000 DATA=fashion-mnist scripts/fasgd-exp1.sh
   UPDATES=100000 DATA=fashion-mnist scripts/fasgd-exp1.sh
+  UPDATES=100000 DATA=fashion-mnist ABLATION=0 scripts/fasgd-exp2.sh
   UPDATES=20000 DATA=fashion-mnist ABLATION=0 scripts/fasgd-exp2.sh
   UPDATES=20000 DATA=fashion-mnist scripts/fasgd-exp3.sh
   scripts/cnn-exp.sh
