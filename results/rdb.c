@@ -115,8 +115,34 @@ static const char rdb_schema_v3[] =
 static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rdb_schema_v2,
                                                                rdb_schema_v3};
 
-#define RDB_BUSY_TIMEOUT_MS 10000 /* how long a writer waits for another's transaction */
 #define RDB_WAL_RETRY_MS 10
+
+/* ---- the busy timeout ----------------------------------------------------------------- */
+
+/* How long a connection waits for another process's write transaction before its own fails
+ * with "database is locked".  Two minutes by default: a sweep's writers queue for each other,
+ * and for `sgdsim merge` into the same file, which copies each input file in one transaction
+ * (tens of seconds for a large one); SQLite's waiting is not fair, so on a loaded machine a
+ * writer can also lose the race to busy neighbours for many seconds.  A lock held longer than
+ * this is a fault, reported as such. */
+#define RDB_BUSY_TIMEOUT_DEFAULT_MS 120000
+#define RDB_BUSY_TIMEOUT_ENV "SGDSIM_DB_BUSY_TIMEOUT" /* seconds, replaces the default */
+#define RDB_BUSY_TIMEOUT_MAX_S 86400.0
+
+static int rdb_busy_timeout_ms(int *ms, sgd_err_t *err)
+{
+    *ms = RDB_BUSY_TIMEOUT_DEFAULT_MS;
+    const char *v = getenv(RDB_BUSY_TIMEOUT_ENV);
+    if (!v || !*v) return 0;
+    char *end = NULL;
+    errno = 0;
+    double s = strtod(v, &end);
+    if (end == v || *end || errno || !(s >= 0 && s <= RDB_BUSY_TIMEOUT_MAX_S))
+        return sgd_errf(err, "environment %s: must be a number of seconds from 0 to %.0f, "
+                        "got '%.40s'", RDB_BUSY_TIMEOUT_ENV, RDB_BUSY_TIMEOUT_MAX_S, v);
+    *ms = (int)(s * 1000.0 + 0.5);
+    return 0;
+}
 
 /* ---- error helpers ------------------------------------------------------------------ */
 
@@ -337,7 +363,7 @@ static int rdb_enable_wal(rdb_t *db, int memory, sgd_err_t *err)
         }
         sqlite3_finalize(st);
         if (rc == SQLITE_ROW) break;
-        if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= RDB_BUSY_TIMEOUT_MS)
+        if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= db->busy_ms)
             return rdb_sqlerr(db, "cannot enable WAL journal", err);
         sqlite3_sleep(RDB_WAL_RETRY_MS);
     }
@@ -447,14 +473,14 @@ static int rdb_open_common(const char *path, int readonly, bool allow_older, rdb
     db->readonly = readonly;
     db->allow_older = allow_older;
     rdb_set_clock(db, rdb_monotonic_ms);
-    if (rdb_connect(db, memory, err)) goto fail;
+    if (rdb_busy_timeout_ms(&db->busy_ms, err) || rdb_connect(db, memory, err)) goto fail;
     if (rdb_register_functions(db->db) != SQLITE_OK) {
         rdb_sqlerr(db, "cannot register functions", err);
         goto fail;
     }
     /* Set before anything touches the file: concurrent writers in a sweep wait for each
      * other's transactions instead of failing with SQLITE_BUSY. */
-    sqlite3_busy_timeout(db->db, RDB_BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(db->db, db->busy_ms);
     sqlite3_extended_result_codes(db->db, 1);
     if (rdb_exec(db, "PRAGMA foreign_keys = ON", "cannot configure", err)) goto fail;
     if (!readonly && rdb_setup_writer(db, memory, err)) goto fail;

@@ -54,6 +54,7 @@ struct rdb {
     int64_t (*clock_ms)(void);
     int64_t last_write_ms;
     int64_t version;  /* the file's schema version (a reader's may be older than this build's) */
+    int busy_ms;      /* how long to wait for another connection's transaction */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC, every handle's clock_ms unless a test replaces it. */

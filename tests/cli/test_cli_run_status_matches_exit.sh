@@ -2,9 +2,11 @@
 # (and the reason in status_detail), 2 with no row at all.
 #   - a trace that cannot be written: a path whose directory is missing is bad input (exit 2,
 #     no row); a trace whose writes fail (/dev/full) fails the run, whose row says so;
-#   - a database locked by another process for longer than the busy timeout (10 s) when the
-#     run ends: the end is retried, and once the lock is gone the row says 'failed' with the
-#     reason, as the exit code does.  (This case waits about 15 s.)
+#   - a database locked by another process for longer than the busy timeout (3 s here, by
+#     SGDSIM_DB_BUSY_TIMEOUT) when the run ends: the end is retried, and once the lock is gone
+#     the row says 'failed' with the reason, as the exit code does;
+#   - SGDSIM_DB_BUSY_TIMEOUT itself: a run gives up on a locked database after that long,
+#     while the lock is still held, and a value that is not seconds is bad input (exit 2).
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -34,14 +36,15 @@ fi
 #    rows (about 2000 < 4096) to write a batch before it ends.
 DB="$TMP/lock.db"
 "$SGDSIM" run "$S" --db "$DB" --quiet || fail "reference run"
-"$SGDSIM" run "$S" --db "$DB" --quiet --set stop.updates=10000 --set eval.every=0 \
+SGDSIM_DB_BUSY_TIMEOUT=3 "$SGDSIM" run "$S" --db "$DB" --quiet --set stop.updates=10000 \
+  --set eval.every=0 \
   --set eval.train_loss_every=10 --set model.hidden=[512] >"$TMP/run.out" 2>&1 &
 run_pid=$!
 for _ in $(seq 1 400); do
   [ "$(q "$DB" "SELECT count(*) FROM runs WHERE status = 'running'" 2>/dev/null)" = 1 ] && break
   sleep 0.02
 done
-# The lock is held until the run has reported its first failed try (after the 10 s busy
+# The lock is held until the run has reported its first failed try (after the 3 s busy
 # timeout), and a second more: a run that gives up at once exits with its row 'running'.
 until_locked_reported() {
   for _ in $(seq 1 600); do
@@ -62,4 +65,28 @@ case "$rc:$row" in
   1:failed\|*) case "$row" in *"locked"*|*"busy"*) ;; *) fail "locked end: row '$row' does not say why" ;; esac ;;
   *) fail "locked end: exit $rc but the row is '$row' ($out)" ;;
 esac
+
+# 4. SGDSIM_DB_BUSY_TIMEOUT: with 1 s the run gives up on a database another process holds
+#    locked for 30 s; the holder is still there when it does (with the default two minutes
+#    the run would still be waiting, and would end 'complete' once the lock went away).
+DB="$TMP/wait.db"
+"$SGDSIM" run "$S" --db "$DB" --quiet || fail "reference run"
+(echo ".timeout 5000"; echo "BEGIN IMMEDIATE;"
+ for _ in $(seq 1 300); do [ -e "$TMP/release" ] && break; sleep 0.1; done
+ echo "COMMIT;") | sqlite3 "$DB" &
+lock_pid=$!
+for _ in $(seq 1 100); do  # until the holder has the lock
+  sqlite3 -cmd ".timeout 0" "$DB" "BEGIN IMMEDIATE; COMMIT;" 2>/dev/null || break
+  sleep 0.05
+done
+out=$(SGDSIM_DB_BUSY_TIMEOUT=1 "$SGDSIM" run "$S" --db "$DB" --quiet 2>&1); rc=$?
+kill -0 "$lock_pid" 2>/dev/null || fail "the lock was gone before the run gave up ($rc: $out)"
+[ "$rc" != 0 ] || fail "a 1 s busy timeout did not give up on a locked database"
+case "$out" in *locked*) ;; *) fail "locked database: the error does not say so: $out" ;; esac
+touch "$TMP/release"; wait "$lock_pid"
+SGDSIM_DB_BUSY_TIMEOUT=1 "$SGDSIM" run "$S" --db "$DB" --quiet || fail "run after the lock"
+for bad in abc -1 1e9 "2 s"; do
+  SGDSIM_DB_BUSY_TIMEOUT="$bad" expect_exit 2 "SGDSIM_DB_BUSY_TIMEOUT" -- "$SGDSIM" run "$S" \
+    --db "$DB" --quiet
+done
 finish

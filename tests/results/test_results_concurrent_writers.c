@@ -1,5 +1,5 @@
 /* Several processes write runs into one database at the same time, as a sweep with -jN
- * does, and all succeed with no rows lost: WAL mode, the 10 s busy timeout and BEGIN
+ * does, and all succeed with no rows lost: WAL mode, the busy timeout and BEGIN
  * IMMEDIATE transactions serialise the writers instead of failing them.  The writers also
  * create the database together, from a path that does not exist yet, so the schema is
  * created exactly once. */
