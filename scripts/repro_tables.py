@@ -91,9 +91,9 @@ class Runs:
         """The smallest tau with at least q of the run's gradients at or below it."""
         rows = self.con.execute("SELECT tau, count FROM staleness WHERE run_id = ? ORDER BY "
                                 "tau", (run["id"],)).fetchall()
-        total, acc = sum(c for _, c in rows), 0
-        for tau, count in rows:
-            acc += count
+        total, acc = sum(n for _, n in rows), 0
+        for tau, n in rows:
+            acc += n
             if acc >= q * total:
                 return tau
         return None
