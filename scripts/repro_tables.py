@@ -67,6 +67,10 @@ class Runs:
                 run[kind + "_sent"], run[kind + "_potential"] = sent, sent + skipped
             self.by.setdefault(scen, []).append(run)
 
+    def present(self, *settings):
+        """Those of the settings that have runs (diverged or not)."""
+        return [x for x in settings if x in self.by]
+
     def has(self, *settings):
         """Whether each setting has a run that did not diverge."""
         return all(s in self.by and self.finished(s) for s in settings)
@@ -132,6 +136,22 @@ def welch(runs, a, b):
     return f"{ss.mean(xa) - ss.mean(xb):+.4f}, p = {p:.3g}"
 
 
+def errors(runs, setting):
+    """The final and last-10 validation error columns."""
+    return [ms(runs.values(setting, "final")), ms(runs.values(setting, "last10"))]
+
+
+def versus_head(paper):
+    """Experiments 1 and 2's FASGD and SASGD error columns, with the paper's when asked."""
+    return ["FASGD last", "FASGD last-10"] + ["paper FASGD"] * paper + \
+        ["SASGD last", "SASGD last-10"] + ["paper SASGD"] * paper
+
+
+def versus_cells(runs, fasgd, sasgd, paper_values, paper):
+    pf, ps = paper_values
+    return errors(runs, fasgd) + [str(pf)] * paper + errors(runs, sasgd) + [str(ps)] * paper
+
+
 def table(header, rows):
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
@@ -141,20 +161,15 @@ def table(header, rows):
 
 
 def exp1(runs, updates, paper):
-    head = ["μ", "λ", "FASGD last", "FASGD last-10"] + ["paper FASGD"] * paper + \
-        ["SASGD last", "SASGD last-10"] + ["paper SASGD"] * paper + \
-        ["mean τ", "FASGD − SASGD (last-10), Welch p"]
+    head = ["μ", "λ"] + versus_head(paper) + ["mean τ", "FASGD − SASGD (last-10), Welch p"]
     rows, along, used = [], [], []
     marks = [updates // 10, updates // 4, updates // 2, updates]
-    for (mu, lam), (pf, ps) in EXP1.items():
+    for (mu, lam), paper_values in EXP1.items():
         f, s = f"exp1/fasgd/mu={mu}/lambda={lam}", f"exp1/sasgd/mu={mu}/lambda={lam}"
-        used += [x for x in (f, s) if x in runs.by]
+        used += runs.present(f, s)
         if not runs.has(f, s):
             continue
-        rows.append([str(mu), str(lam), ms(runs.values(f, "final")), ms(runs.values(f, "last10"))]
-                    + [str(pf)] * paper
-                    + [ms(runs.values(s, "final")), ms(runs.values(s, "last10"))]
-                    + [str(ps)] * paper
+        rows.append([str(mu), str(lam)] + versus_cells(runs, f, s, paper_values, paper)
                     + [f"{ss.mean(runs.values(f, 'tau')):.1f}", welch(runs, f, s)])
         for alg, setting in (("FASGD", f), ("SASGD", s)):
             along.append([f"{alg} μ={mu} λ={lam}"]
@@ -167,21 +182,16 @@ def exp1(runs, updates, paper):
 
 
 def exp2(runs, paper):
-    head = ["λ", "FASGD last", "FASGD last-10"] + ["paper FASGD"] * paper + \
-        ["SASGD last", "SASGD last-10"] + ["paper SASGD"] * paper + \
-        ["gap (last-10), Welch p", "mean τ", "p50 τ", "p99 τ"]
+    head = ["λ"] + versus_head(paper) + ["gap (last-10), Welch p", "mean τ", "p50 τ", "p99 τ"]
     rows, used = [], []
-    for lam, (pf, ps) in EXP2.items():
+    for lam, paper_values in EXP2.items():
         f, s = f"exp2/fasgd/lambda={lam}", f"exp2/sasgd/lambda={lam}"
-        used += [x for x in (f, s) if x in runs.by]
+        used += runs.present(f, s)
         if not runs.has(f, s):
             continue
         quantile = [ss.mean([runs.tau_quantile(r, q) for r in runs.finished(f)])
                     for q in (0.5, 0.99)]
-        rows.append([str(lam), ms(runs.values(f, "final")), ms(runs.values(f, "last10"))]
-                    + [str(pf)] * paper
-                    + [ms(runs.values(s, "final")), ms(runs.values(s, "last10"))]
-                    + [str(ps)] * paper
+        rows.append([str(lam)] + versus_cells(runs, f, s, paper_values, paper)
                     + [welch(runs, s, f), count(ss.mean(runs.values(f, "tau")))]
                     + [count(x) for x in quantile])
     table(head, rows)
@@ -193,7 +203,7 @@ def ablation(runs):
     rows, used = [], []
     for lam in EXP2:
         settings = [f"exp2/{k}/lambda={lam}" for k in kinds]
-        used += [x for x in settings if x in runs.by]
+        used += runs.present(*settings)
         if runs.has(*settings):
             rows.append([str(lam)] + [ms(runs.values(s, "last10")) for s in settings])
     table(["λ", "SASGD 1/(τ+1), lr 0.04", "FASGD = 1/(τ+1) + normaliser",
@@ -229,25 +239,24 @@ def reduction(runs, setting):
 def exp3(runs):
     truthful = [EXP3_C0] + [f"exp3/c_fetch={c}/c_push=0" for c in EXP3_FETCH] + \
         [f"exp3/c_fetch=0/c_push={c}" for c in EXP3_PUSH]
-    used = [s for s in truthful if s in runs.by]
+    used = runs.present(*truthful)
     rows = []
     for s in (s for s in used if runs.has(s)):
         rows.append([exp3_label(s), sent_column(runs, s, "fetch", s == EXP3_C0),
-                     sent_column(runs, s, "push", s == EXP3_C0), reduction(runs, s),
-                     ms(runs.values(s, "final")), ms(runs.values(s, "last10")),
-                     ms(runs.values(s, "tau"), "{:.0f}")])
+                     sent_column(runs, s, "push", s == EXP3_C0), reduction(runs, s)]
+                    + errors(runs, s) + [ms(runs.values(s, "tau"), "{:.0f}")])
     table(["run", "fetches sent / potential", "pushes sent / potential", "total reduction",
            "val. error last", "last-10", "mean τ"], rows)
     rows = []
     for c in EXP3_FRED:
         s, same = f"exp3/fred-tau/c_fetch={c}/c_push=0", f"exp3/c_fetch={c}/c_push=0"
-        used += [s] if s in runs.by else []
+        used += runs.present(s)
         if not runs.has(s):
             continue
-        rows.append([exp3_label(s), sent_column(runs, s, "fetch", True), reduction(runs, s),
-                     ms(runs.values(s, "final")), ms(runs.values(s, "last10")),
-                     ms(runs.values(same, "last10")) if runs.has(same) else "-",
-                     welch(runs, s, EXP3_C0) if runs.has(EXP3_C0) else "-"])
+        rows.append([exp3_label(s), sent_column(runs, s, "fetch", True), reduction(runs, s)]
+                    + errors(runs, s)
+                    + [ms(runs.values(same, "last10")) if runs.has(same) else "-",
+                       welch(runs, s, EXP3_C0) if runs.has(EXP3_C0) else "-"])
     if rows:
         table(["run", "fetches sent / potential", "total reduction", "val. error last",
                "last-10", "truthful τ, same c_fetch (last-10)", "last-10 − c = 0: Welch"],

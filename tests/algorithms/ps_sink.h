@@ -50,12 +50,18 @@ static inline int ps_sink_traffic(void *c, const char *kind, uint64_t sm, uint64
     return 0;
 }
 
+/* Adds count gradients at x to a histogram's bins (those kept) and total. */
+static inline void ps_sink_bin(int64_t *bins, int64_t *total, int64_t x, int64_t count)
+{
+    if (x < PS_SINK_BINS) bins[x] += count;
+    *total += count;
+}
+
 static inline int ps_sink_staleness(void *c, int64_t tau, int64_t count, sgd_err_t *e)
 {
     (void)e;
     rows_t *r = c;
-    if (tau < PS_SINK_BINS) r->tau[tau] += count;
-    r->tau_total += count;
+    ps_sink_bin(r->tau, &r->tau_total, tau, count);
     r->tau_bins++;
     r->tau_sum += (double)tau * (double)count;
     if (tau > r->tau_max) r->tau_max = tau;
@@ -66,8 +72,7 @@ static inline int ps_sink_version_age(void *c, int64_t age, int64_t count, sgd_e
 {
     (void)e;
     rows_t *r = c;
-    if (age < PS_SINK_BINS) r->age[age] += count;
-    r->age_total += count;
+    ps_sink_bin(r->age, &r->age_total, age, count);
     return 0;
 }
 
