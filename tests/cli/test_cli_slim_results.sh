@@ -54,7 +54,8 @@ done
 # the reproduction table reads the same from the copy; one evaluation fewer changes it
 "${TABLES[@]}" exp3 "$DB" --updates 80 > "$TMP/full.md" || fail "table of the full database"
 "${TABLES[@]}" exp3 "$TMP/slim.db" --updates 80 > "$TMP/slim.md" || fail "table of the copy"
-cmp -s "$TMP/full.md" "$TMP/slim.md" || { fail "the tables differ"; diff "$TMP/full.md" "$TMP/slim.md" >&2; }
+cmp -s "$TMP/full.md" "$TMP/slim.md" ||
+  { fail "the tables differ"; diff "$TMP/full.md" "$TMP/slim.md" >&2; }
 "${SLIM[@]}" "$DB" "$TMP/nine.db" --last 9 > /dev/null || fail "slim --last 9"
 "${TABLES[@]}" exp3 "$TMP/nine.db" --updates 80 > "$TMP/nine.md" || fail "table of --last 9"
 cmp -s "$TMP/full.md" "$TMP/nine.md" && fail "--last 9 gives the same table: the check is blind"
@@ -64,12 +65,12 @@ cmp -s "$TMP/full.md" "$TMP/nine.md" && fail "--last 9 gives the same table: the
 want=$(q "$DB" "WITH k AS (SELECT *, row_number() OVER (PARTITION BY run_id, name
   ORDER BY update_idx DESC) AS e FROM metrics)
   SELECT run_id, name, update_idx FROM k WHERE e <= 2 OR update_idx % 20 = 0 ORDER BY 1, 2, 3")
-[ "$want" = "$(q "$TMP/every.db" "SELECT run_id, name, update_idx FROM metrics ORDER BY 1,2,3")" ] ||
-  fail "--every 20 --last 2 kept other rows"
+kept=$(q "$TMP/every.db" "SELECT run_id, name, update_idx FROM metrics ORDER BY 1, 2, 3")
+[ "$want" = "$kept" ] || fail "--every 20 --last 2 kept other rows"
 
 # a sweep resumed on the copy has nothing to do; merge copies its runs
-out=$("$SGDSIM" sweep "$S" --db "$TMP/slim.db" --set name=exp3/c_fetch=0/c_push=0 "${COMMON[@]}" \
-  --set 'algorithm={"name":"b-fasgd","c_fetch":0,"c_push":0}' 2>&1) ||
+out=$("$SGDSIM" sweep "$S" --db "$TMP/slim.db" --set name=exp3/c_fetch=0/c_push=0 \
+  "${COMMON[@]}" --set 'algorithm={"name":"b-fasgd","c_fetch":0,"c_push":0}' 2>&1) ||
   fail "sweep on the copy: $out"
 case "$out" in *"2 already done"*"0 to run"*) ;; *) fail "sweep on the copy did not skip: $out" ;; esac
 "$SGDSIM" merge "$TMP/m.db" "$TMP/slim.db" > /dev/null || fail "merge of the copy"
