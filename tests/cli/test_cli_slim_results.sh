@@ -29,6 +29,13 @@ sum_before=$(sha256sum < "$DB")
 grep -q "^$TMP/slim.db: 4 runs, [1-9][0-9]* metric rows left out$" "$TMP/out.txt" ||
   fail "summary line: $(cat "$TMP/out.txt")"
 q() { sqlite3 "$1" "$2"; }
+# from_end DB N COLUMNS [OR-CONDITION]: each run's and metric's last N rows (and those the
+# condition adds), as the copy should hold them
+from_end() {
+  q "$1" "WITH k AS (SELECT *, row_number() OVER (PARTITION BY run_id, name
+                     ORDER BY update_idx DESC) AS e FROM metrics)
+          SELECT $3 FROM k WHERE e <= $2 ${4:-} ORDER BY 1, 2, 3"
+}
 # per run and metric: min(evaluations, 10) kept (the final-only ones, staleness_*, keep one)
 per="SELECT run_id, name, count(*) FROM metrics GROUP BY 1, 2 ORDER BY 1, 2"
 [ "$(q "$DB" "$per" | awk -F'|' '{ print $1 "|" $2 "|" ($3 < 10 ? $3 : 10) }')" = \
@@ -36,11 +43,9 @@ per="SELECT run_id, name, count(*) FROM metrics GROUP BY 1, 2 ORDER BY 1, 2"
 [ "$(q "$DB" "SELECT count(*) FROM metrics WHERE name = 'val_error' AND run_id = 1")" -gt 20 ] ||
   fail "too few evaluations to check the thinning"
 # the kept rows are the source's last ten, bit for bit
-last10="WITH k AS (SELECT *, row_number() OVER (PARTITION BY run_id, name
-                    ORDER BY update_idx DESC) AS e FROM metrics)
-         SELECT run_id, name, update_idx, vtime_ns, quote(value), nonfinite FROM k
-         WHERE e <= 10 ORDER BY 1, 2, 3"
-[ "$(q "$DB" "$last10")" = "$(q "$TMP/slim.db" "$last10")" ] || fail "kept rows differ"
+row="run_id, name, update_idx, vtime_ns, quote(value), nonfinite"
+[ "$(from_end "$DB" 10 "$row")" = "$(from_end "$TMP/slim.db" 10 "$row")" ] ||
+  fail "kept rows differ"
 for t in runs traffic staleness version_age tags artifacts \
          "(SELECT * FROM params ORDER BY run_id, key)"; do
   [ "$(q "$DB" "SELECT * FROM $t")" = "$(q "$TMP/slim.db" "SELECT * FROM $t")" ] ||
@@ -62,9 +67,7 @@ cmp -s "$TMP/full.md" "$TMP/nine.md" && fail "--last 9 gives the same table: the
 
 # --every K also keeps the evaluations at multiples of K
 "${SLIM[@]}" "$DB" "$TMP/every.db" --last 2 --every 20 > /dev/null || fail "slim --every"
-want=$(q "$DB" "WITH k AS (SELECT *, row_number() OVER (PARTITION BY run_id, name
-  ORDER BY update_idx DESC) AS e FROM metrics)
-  SELECT run_id, name, update_idx FROM k WHERE e <= 2 OR update_idx % 20 = 0 ORDER BY 1, 2, 3")
+want=$(from_end "$DB" 2 "run_id, name, update_idx" "OR update_idx % 20 = 0")
 kept=$(q "$TMP/every.db" "SELECT run_id, name, update_idx FROM metrics ORDER BY 1, 2, 3")
 [ "$want" = "$kept" ] || fail "--every 20 --last 2 kept other rows"
 
