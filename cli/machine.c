@@ -90,6 +90,7 @@ void cli_machine_get(int64_t jobs, scn_machine_t *m)
 {
     memset(m, 0, sizeof *m);
     m->blas.cpu = blas_cpu_detect();
+    m->blas.id = blas_cpu_identify();
     m->blas.in_library = blas_kernels_in_library();
     m->blas.native = self.native;
     m->blas.env_coretype = self.user;
@@ -125,7 +126,8 @@ static int cannot_restart(const char *running, const char *kernel, sgd_err_t *er
 int cli_machine_use_kernel(const char *kernel, sgd_err_t *err)
 {
     const char *running = openblas_get_corename();
-    if (strcmp(running, kernel) == 0) return 0;
+    /* A kernel that computes the same bits is as good as the one asked for: no re-exec. */
+    if (blas_kernel_same_bits(running, kernel)) return 0;
     if (cannot_restart(running, kernel, err)) return -1;
     char marker[2 * BLAS_KERNEL_NAME_MAX + 4096];
     format_marker(self.restarts + 1, marker, sizeof marker);
@@ -178,17 +180,20 @@ void cli_machine_env_free(char **env)
     free(env);
 }
 
-void cli_machine_describe(const char *kernel, char *buf, size_t size)
+void cli_machine_describe(const scn_machine_t *m, const char *kernel, char *buf, size_t size)
 {
-    char flags[256];
+    const blas_auto_rule_t *rule = blas_kernel_auto_rule(&m->blas);
+    const char *running = openblas_get_corename();
+    size_t len;
     if (self.user) {
-        snprintf(buf, size, "%s=%s in the environment", CORETYPE, self.user);
-    } else if (strcmp(kernel, "SkylakeX") == 0 || strcmp(kernel, "Haswell") == 0) {
-        blas_cpu_names(strcmp(kernel, "SkylakeX") == 0 ? BLAS_CPU_AVX512_SKX
-                                                       : BLAS_CPU_AVX2 | BLAS_CPU_FMA,
-                       flags, sizeof flags);
-        snprintf(buf, size, "auto: CPU flags %s", flags);
+        len = (size_t)snprintf(buf, size, "%s=%s in the environment", CORETYPE, self.user);
+    } else if (rule && strcmp(rule->kernel, kernel) == 0) {
+        len = (size_t)snprintf(buf, size, "auto: the kernel table's line for %s", rule->what);
     } else {
-        snprintf(buf, size, "auto: OpenBLAS's own choice (no AVX-512 F/BW/VL/DQ, no AVX2+FMA)");
+        len = (size_t)snprintf(buf, size, "auto: OpenBLAS's own choice (no line of the kernel "
+                                          "table fits this CPU)");
     }
+    if (len < size && strcmp(running, kernel) != 0)
+        snprintf(buf + len, size - len, "; OpenBLAS runs %s, which computes the same bits",
+                 running);
 }

@@ -57,9 +57,10 @@ int cli_machine_use_kernel(const char *kernel, sgd_err_t *err);
 char **cli_machine_child_env(const char *kernel);
 void cli_machine_env_free(char **env);
 
-/* One line on how `kernel` (resolved from "auto") was chosen, for --version:
- * "auto: CPU flags avx512f avx512bw avx512vl avx512dq", "OPENBLAS_CORETYPE=haswell in the
- * environment", "auto: OpenBLAS's own choice (no AVX-512 F/BW/VL/DQ, no AVX2+FMA)". */
-void cli_machine_describe(const char *kernel, char *buf, size_t size);
+/* One line on how `kernel` (resolved from "auto" on machine m) was chosen, for --version:
+ * "OPENBLAS_CORETYPE=haswell in the environment", "auto: the kernel table's line for CPUs
+ * with AVX2 and FMA", "auto: OpenBLAS's own choice (...)"; followed by
+ * "; OpenBLAS runs Zen, which computes the same bits" when it runs an equivalent kernel. */
+void cli_machine_describe(const scn_machine_t *m, const char *kernel, char *buf, size_t size);
 
 #endif

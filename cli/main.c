@@ -48,18 +48,21 @@ static int version(void)
 {
     scn_machine_t m;
     sgd_err_t err = {{0}};
-    char kernel[BLAS_KERNEL_NAME_MAX], how[512];
+    char kernel[BLAS_KERNEL_NAME_MAX], how[512], same[256];
     cli_machine_get(1, &m);
     if (blas_kernel_resolve("auto", "--version: numerics.blas_core \"auto\"", &m.blas, kernel,
                             &err) ||
         cli_machine_use_kernel(kernel, &err))
         return cli_bad_input("%s", err.msg);
-    cli_machine_describe(kernel, how, sizeof how);
+    cli_machine_describe(&m, kernel, how, sizeof how);
     printf("sgdsim %s\n", cli_version());
     printf("git revision: %s\n", cli_git_rev());
     printf("build: %s\n", cli_build_options());
-    printf("BLAS: %s (core %s)\n", openblas_get_config(), openblas_get_corename());
+    /* The kernel whose bits every computation has: OpenBLAS may run an equivalent one. */
+    printf("BLAS: %s (core %s)\n", openblas_get_config(), kernel);
     printf("BLAS kernel choice: %s; %lld CPUs for threads\n", how, (long long)m.cpus);
+    blas_kernel_same_bits_list(same, sizeof same);
+    printf("BLAS kernels with the same bits: %s\n", same);
     return SGD_EXIT_OK;
 }
 

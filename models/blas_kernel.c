@@ -1,6 +1,7 @@
 /* OpenBLAS kernels: the table of OpenBLAS 0.3.21's x86_64 DYNAMIC_ARCH kernels with the CPU
- * features each needs, the automatic choice, resolution of a request, and reading this
- * machine (cpuid, the library's kernel tables).  See blas_kernel.h. */
+ * features each needs, the automatic choice and the kernels that compute the same bits,
+ * resolution of a request, and reading this machine (cpuid, the library's kernel tables).
+ * See blas_kernel.h. */
 #include "models/blas_kernel.h"
 
 #include <dlfcn.h>
@@ -96,14 +97,74 @@ static bool in_library(const blas_kernel_t *k, const blas_machine_t *m)
     return (m->in_library >> kernel_index(k)) & 1u;
 }
 
+/* The automatic choice, most specific line first.  The gradients' speed on each candidate
+ * kernel (bench/blas_kernels.sh; docs/performance.md has the tables):
+ *   - AMD Zen 4 and Zen 5 (families 0x19 and 0x1a, AVX-512 with BF16): OpenBLAS 0.3.21 names
+ *     them Cooperlake or SkylakeX by their flags, but its AVX2 kernel (Haswell) computes the
+ *     MLP and LeNet-5 gradients fastest there -- these cores split 512-bit work or feed it
+ *     less well than Intel's.  Zen 3 and older have no AVX-512; the same line gives them
+ *     Haswell, which is also what the generic lines would pick.
+ *   - Other AVX-512 CPUs (Intel Skylake-SP and later): SkylakeX, sgdsim's choice since the
+ *     Intel Xeon build machine's figures of 2026-12-01 (docs/performance.md); Intel has not
+ *     been measured against Haswell, so this line keeps today's kernel and digests there.
+ *   - Any other CPU with AVX2 and FMA: Haswell. */
+const blas_auto_rule_t blas_auto_rules[] = {
+    {"AuthenticAMD", 0x19, 0x1a, NEEDS_AVX2, "Haswell",
+     "AMD Zen 4 and Zen 5 (families 0x19, 0x1a; measured 2026-12-02)"},
+    {NULL, 0, 0, NEEDS_SKX, "SkylakeX", "CPUs with AVX-512 F, BW, VL, DQ, CD (Intel Xeon figures of 2026-12-01)"},
+    {NULL, 0, 0, NEEDS_AVX2, "Haswell", "CPUs with AVX2 and FMA"},
+    {NULL, 0, 0, 0, NULL, NULL},
+};
+
+static bool rule_matches(const blas_auto_rule_t *r, const blas_machine_t *m)
+{
+    if (r->vendor && (strcmp(r->vendor, m->id.vendor) != 0 || m->id.family < r->family_min ||
+                      m->id.family > r->family_max))
+        return false;
+    const blas_kernel_t *k = blas_kernel_find(r->kernel);
+    return (m->cpu & r->needs) == r->needs && (m->cpu & k->needs) == k->needs &&
+           in_library(k, m);
+}
+
+const blas_auto_rule_t *blas_kernel_auto_rule(const blas_machine_t *m)
+{
+    for (const blas_auto_rule_t *r = blas_auto_rules; r->kernel; r++)
+        if (rule_matches(r, m)) return r;
+    return NULL;
+}
+
 const char *blas_kernel_auto(const blas_machine_t *m)
 {
-    static const char *const preferred[] = {"SkylakeX", "Haswell", NULL};
-    for (int i = 0; preferred[i]; i++) {
-        const blas_kernel_t *k = blas_kernel_find(preferred[i]);
-        if ((m->cpu & k->needs) == k->needs && in_library(k, m)) return k->name;
-    }
-    return m->native;
+    const blas_auto_rule_t *r = blas_kernel_auto_rule(m);
+    return r ? blas_kernel_find(r->kernel)->name : m->native;
+}
+
+/* Kernels that compute the same bits, found equal by digest on a CPU that runs both: the
+ * golden scenarios, an MLP 784-200-100-10 at batch 128 under FASGD, and LeNet-5 on
+ * Fashion-MNIST, on an AMD Zen 5 on 2026-12-02.  OpenBLAS 0.3.21's Zen kernel set reuses
+ * Haswell's single-precision kernels; Cooperlake's gives other bits than SkylakeX's (checked
+ * the same way), so it is not listed. */
+static const char *const same_bits[][2] = {
+    {"Zen", "Haswell"},
+};
+
+bool blas_kernel_same_bits(const char *a, const char *b)
+{
+    if (strcasecmp(a, b) == 0) return true;
+    for (size_t i = 0; i < sizeof same_bits / sizeof same_bits[0]; i++)
+        if ((strcasecmp(a, same_bits[i][0]) == 0 && strcasecmp(b, same_bits[i][1]) == 0) ||
+            (strcasecmp(a, same_bits[i][1]) == 0 && strcasecmp(b, same_bits[i][0]) == 0))
+            return true;
+    return false;
+}
+
+void blas_kernel_same_bits_list(char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof same_bits / sizeof same_bits[0] && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s = %s", len ? ", " : "",
+                                same_bits[i][0], same_bits[i][1]);
 }
 
 int blas_kernel_check(const blas_kernel_t *k, const blas_machine_t *m, const char *what,
@@ -231,8 +292,28 @@ blas_cpu_t blas_cpu_detect(void)
     }
     return f;
 }
+
+blas_cpu_id_t blas_cpu_identify(void)
+{
+    blas_cpu_id_t id = {{0}, 0, 0};
+    uint32_t a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return id;
+    memcpy(id.vendor, &b, 4); /* the vendor string is EBX, EDX, ECX */
+    memcpy(id.vendor + 4, &d, 4);
+    memcpy(id.vendor + 8, &c, 4);
+    id.vendor[12] = '\0';
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return id;
+    /* Intel's and AMD's rule: the extended fields count only for base family 15 (and, for
+     * the model, family 6 too). */
+    int base_family = (int)((a >> 8) & 0xf), base_model = (int)((a >> 4) & 0xf);
+    id.family = base_family == 15 ? base_family + (int)((a >> 20) & 0xff) : base_family;
+    id.model = base_family == 15 || base_family == 6 ? base_model | (int)((a >> 12) & 0xf0)
+                                                     : base_model;
+    return id;
+}
 #else
 blas_cpu_t blas_cpu_detect(void) { return 0; }
+blas_cpu_id_t blas_cpu_identify(void) { return (blas_cpu_id_t){{0}, 0, 0}; }
 #endif
 
 uint64_t blas_kernels_in_library(void)

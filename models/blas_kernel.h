@@ -8,9 +8,11 @@
  * (numerics.blas_core), and the CLI starts OpenBLAS with it (cli/machine.h).
  *
  * This module is the pure part: the table of kernels of OpenBLAS 0.3.21's x86_64
- * DYNAMIC_ARCH builds, the features each needs, the automatic choice, and the resolution of
- * a request against a machine (tested with made-up machines).  blas_cpu_detect() and
- * blas_kernels_in_library() read the real machine. */
+ * DYNAMIC_ARCH builds, the features each needs, the automatic choice (a table of rules on the
+ * CPU's identity and flags, each backed by a measurement), which kernels compute the same
+ * bits, and the resolution of a request against a machine (tested with made-up machines).
+ * blas_cpu_detect(), blas_cpu_identify() and blas_kernels_in_library() read the real
+ * machine. */
 #ifndef SGDSIM_MODELS_BLAS_KERNEL_H
 #define SGDSIM_MODELS_BLAS_KERNEL_H
 
@@ -70,19 +72,55 @@ void blas_kernel_list(char *buf, size_t size);
 /* Writes the names of the features in `set` ("avx512f avx512bw") into buf; "" for none. */
 void blas_cpu_names(blas_cpu_t set, char *buf, size_t size);
 
+/* Who made the CPU and which generation it is, as cpuid reports them. */
+typedef struct blas_cpu_id {
+    char vendor[13]; /* "GenuineIntel", "AuthenticAMD", ...; "" when unknown */
+    int family;      /* display family (base + extended), as /proc/cpuinfo's "cpu family" */
+    int model;       /* display model (extended model folded in), as "model" there */
+} blas_cpu_id_t;
+
 /* What the resolution of a request depends on: the machine as this process sees it. */
 typedef struct blas_machine {
     blas_cpu_t cpu;           /* usable features (blas_cpu_detect) */
+    blas_cpu_id_t id;         /* vendor and family (blas_cpu_identify); zeroed: unknown */
     uint64_t in_library;      /* bit i set: the loaded OpenBLAS has blas_kernels[i] */
     const char *native;       /* the kernel OpenBLAS picks by itself on this machine, or ""
                                  when unknown (only needed by `auto` without OPENBLAS_CORETYPE) */
     const char *env_coretype; /* the user's OPENBLAS_CORETYPE, NULL when unset */
 } blas_machine_t;
 
-/* The automatic choice: the first of SkylakeX (AVX-512 F, BW, VL, DQ; CD too), Haswell (AVX2
- * and FMA) that the CPU runs and the library has, else OpenBLAS's own choice (m->native).
- * Returns a name from blas_kernels[] or m->native. */
+/* One line of the automatic choice: CPUs from `vendor` (NULL: any) of a display family in
+ * [family_min, family_max] that have every feature in `needs` run `kernel`.  Each line rests
+ * on a measurement of the gradients' speed on every candidate kernel (bench/blas_kernels.sh,
+ * docs/performance.md); `what` says which CPUs and when. */
+typedef struct blas_auto_rule {
+    const char *vendor;
+    int family_min, family_max;
+    blas_cpu_t needs;
+    const char *kernel;
+    const char *what; /* the CPUs it is for and the date of its figures */
+} blas_auto_rule_t;
+
+/* The rules in the order they are tried, ending with a NULL kernel. */
+extern const blas_auto_rule_t blas_auto_rules[];
+
+/* The first rule whose CPU this is, whose kernel the CPU runs and the library has; NULL when
+ * none applies (then `auto` is OpenBLAS's own choice).  Never a timing: the same CPU identity
+ * and flags always give the same kernel, and so the same digests. */
+const blas_auto_rule_t *blas_kernel_auto_rule(const blas_machine_t *m);
+
+/* The automatic choice: blas_kernel_auto_rule()'s kernel, else OpenBLAS's own choice
+ * (m->native).  Returns a name from blas_kernels[] or m->native. */
 const char *blas_kernel_auto(const blas_machine_t *m);
+
+/* True when kernels a and b (any case) are the same kernel, or two kernels that give every
+ * sgdsim computation the same bits: a process that runs one may record the other, so `auto`
+ * needs no re-exec.  Each pair was found equal by digest (golden scenarios, a wide MLP, LeNet-5),
+ * and tests/cli/test_cli_blas_same_bits.sh checks it again on every CPU that runs both. */
+bool blas_kernel_same_bits(const char *a, const char *b);
+
+/* "Zen = Haswell": the pairs of blas_kernel_same_bits, for --version and messages. */
+void blas_kernel_same_bits_list(char *buf, size_t size);
 
 /* Checks that this machine can run kernel `k`: x86_64 builds have it, the library has it and
  * the CPU has every feature it needs.  `what` names the request in the message
@@ -103,6 +141,9 @@ int blas_kernel_resolve(const char *request, const char *what, const blas_machin
 
 /* This CPU's usable features, read with cpuid and xgetbv; 0 on other architectures. */
 blas_cpu_t blas_cpu_detect(void);
+
+/* This CPU's vendor, family and model, read with cpuid; zeroed on other architectures. */
+blas_cpu_id_t blas_cpu_identify(void);
 
 /* Which kernels the loaded OpenBLAS contains, as a bit set over blas_kernels[] (a
  * DYNAMIC_LIST build may leave some out; asking for one of those runs another).  Read from the

@@ -50,13 +50,13 @@ expect_exit 2 'SGDSIM_BLAS_ENV="junk" in the environment: malformed' -- env SGDS
 [ ! -e "$DB" ] || [ "$(q "$DB" "SELECT count(*) FROM runs")" = 0 ] || fail "refused runs left rows"
 
 # --- what runs is what is recorded ---------------------------------------------------------
-want_auto=Prescott  # whatever OpenBLAS picks itself; only the two branches below are pinned
-if has avx512f && has avx512bw && has avx512vl && has avx512dq; then want_auto=SkylakeX
-elif has avx2 && has fma; then want_auto=Haswell; fi
+# Which kernel `auto` gives which CPU is the kernel table's business (tested with made-up and
+# real CPUs in test_models_blas_kernel); here: an AVX2+FMA CPU gets one of the table's kernels.
 core=$("$SGDSIM" --version | sed -n 's/.*(core \(.*\))$/\1/p')
-case "$want_auto" in
-  SkylakeX|Haswell) [ "$core" = "$want_auto" ] || fail "--version runs core $core; the CPU flags call for $want_auto" ;;
-esac
+if has avx2 && has fma; then
+  case "$core" in SkylakeX|Haswell) ;; *) fail "--version runs core $core on an AVX2+FMA CPU" ;; esac
+fi
+[ -n "$core" ] || fail "--version names no core"
 "$SGDSIM" --version | grep -q "^BLAS kernel choice: auto" || fail "--version does not say how the kernel was chosen"
 
 run_one() { # DB ARGS... -> prints the run's id

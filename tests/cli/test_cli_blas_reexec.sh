@@ -1,8 +1,11 @@
 # Choosing the OpenBLAS kernel by re-executing sgdsim (cli/machine.h): at most one re-exec per
-# command, none when the right kernel already runs and none in sweep points; a kernel that
-# OpenBLAS does not honour after the re-exec is exit 2 with a message, never a loop or a run
-# on another kernel.  A preloaded stand-in for openblas_get_corename (corename_shim.c) counts
-# process images and can pretend OpenBLAS ignored OPENBLAS_CORETYPE.
+# command, none when the right kernel (or one with the same bits) already runs and none in
+# sweep points; a kernel that OpenBLAS does not honour after the re-exec is exit 2 with a
+# message, never a loop or a run on another kernel.  A preloaded stand-in for
+# openblas_get_corename (corename_shim.c) counts process images, can play any OpenBLAS choice
+# (Cooperlake, SkylakeX, Zen, Haswell, Prescott: what OpenBLAS picks on various x86-64 CPUs)
+# and can pretend OpenBLAS ignored OPENBLAS_CORETYPE.  Expectations come from what sgdsim
+# reports on this machine (--version), never from a CPU name.
 # Arguments: sgdsim, the shim library.
 . "$(dirname "$0")/lib.sh"
 SHIM="$2"
@@ -27,15 +30,34 @@ images() {
   case "$out" in *"$needle"*) ;; *) fail "stderr of '$*' lacks '$needle': $out" ;; esac
 }
 
+SAME=$("$SGDSIM" --version | sed -n 's/^BLAS kernels with the same bits: //p')
+# same_bits A B: true when A and B are one kernel or a pair --version lists as the same bits.
+same_bits() {
+  [ "$1" = "$2" ] && return 0
+  case ", $SAME," in *", $1 = $2,"*|*", $2 = $1,"*) return 0 ;; esac
+  return 1
+}
+# Whatever OpenBLAS picks by itself: one image when that is the kernel `auto` wants (or has its
+# bits), two when sgdsim must restart itself once.
+for native in Cooperlake SkylakeX Zen Haswell Prescott; do
+  export SHIM_NATIVE="$native"
+  core=$(LD_PRELOAD="$SHIM" "$SGDSIM" --version | sed -n 's/.*(core \(.*\))$/\1/p')
+  [ -n "$core" ] || { fail "--version names no core with OpenBLAS choosing $native"; continue; }
+  want=2; same_bits "$native" "$core" && want=1
+  images "$want" 0 "" -- "$SGDSIM" validate "$S"
+  images "$want" 0 "" -- "$SGDSIM" --version
+  images "$want" 0 "" -- "$SGDSIM" validate "$S" --blas-core "$core"
+  images 1 0 "" -- "$SGDSIM" validate "$S" --blas-core "$native"
+done
+unset SHIM_NATIVE
+[ "$SAME" != "" ] || fail "--version lists no kernels with the same bits"
+
+# The real OpenBLAS choice: pinning another kernel takes one re-exec, and the run records it.
 core=$("$SGDSIM" --version | sed -n 's/.*(core \(.*\))$/\1/p')
 other=Prescott; [ "$core" = Prescott ] && other=Core2
-# The shim is in the process: without SHIM_CORENAME it changes nothing.
-images 1 0 "" -- "$SGDSIM" validate "$S"
-images 1 0 "" -- "$SGDSIM" validate "$S" --blas-core "$core"
 images 2 0 "" -- "$SGDSIM" validate "$S" --blas-core "$other"
 images 2 0 "" -- "$SGDSIM" run "$S" --db "$TMP/r.db" --quiet --blas-core "$other"
 [ "$(sqlite3 "$TMP/r.db" "SELECT blas_core FROM runs")" = "$other" ] || fail "the re-executed run did not record $other"
-images 1 0 "" -- "$SGDSIM" --version
 # The second image saw sgdsim's own OPENBLAS_CORETYPE; the first the user's (none).
 : > "$LOG"; env LD_PRELOAD="$SHIM" SHIM_LOG="$LOG" "$SGDSIM" validate "$S" --blas-core "$other" >/dev/null
 [ "$(cut -d' ' -f2 "$LOG" | tr '\n' ' ')" = "- $other " ] || fail "images saw OPENBLAS_CORETYPE: $(cat "$LOG")"
@@ -54,6 +76,7 @@ images 1 2 "after sgdsim restarted itself once to choose the kernel (OPENBLAS_CO
 # A sweep point whose environment names another kernel than it resolves to re-executes once.
 images 2 0 "" -- OPENBLAS_CORETYPE=Core2 SGDSIM_BLAS_ENV="0;$core;-" "$SGDSIM" validate "$S" --blas-core Prescott
 
-# A sweep starts each point on its kernel: one image for the sweep, one per point (4).
+# A sweep starts each point on its kernel: one image for the sweep (it computes nothing, so it
+# never restarts itself), one per point (4).
 images 5 0 "" -- "$SGDSIM" sweep "$S" --set "numerics.blas_core=$core,$other" --set seed=1,2 -j 2 --db "$TMP/sw.db" --quiet
 finish

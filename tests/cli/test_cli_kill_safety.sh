@@ -6,9 +6,20 @@ S="$TMP/s.json"; small_scenario "$S"
 DB="$TMP/k.db"
 "$SGDSIM" run "$S" --db "$DB" --quiet || fail "reference run failed"
 rows_before=$(sqlite3 "$DB" "SELECT count(*) FROM metrics WHERE run_id=1")
-for delay in 0.3 0.8 1.5; do
+# started N: waits (up to 60 s, for slow sanitizer builds) until N runs are in the database,
+# so a kill lands in a run that has begun however fast or slow this machine is.
+started() {
+  for _ in $(seq 600); do
+    [ "$(sqlite3 "$DB" "SELECT count(*) FROM runs" 2>/dev/null)" = "$1" ] && return 0
+    sleep 0.1
+  done
+  fail "run $1 did not begin within 60 s"
+}
+n=1
+for delay in 0 0.3 1; do
   "$SGDSIM" run "$S" --db "$DB" --quiet --set stop.updates=100000000 --set eval.every=0 &
   pid=$!
+  n=$((n + 1)); started "$n"
   sleep "$delay"
   kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
@@ -20,7 +31,8 @@ done
 # failed, "interrupted", with exit code 1.
 "$SGDSIM" run "$S" --db "$DB" --quiet --set stop.updates=100000000 --set eval.every=0 &
 pid=$!
-sleep 0.5
+started $((n + 1))
+sleep 0.2
 kill -TERM "$pid"
 wait "$pid"; rc=$?
 [ "$rc" = 1 ] || fail "SIGTERM: exit code $rc, wanted 1"

@@ -1,8 +1,10 @@
 /* OpenBLAS kernel choice (models/blas_kernel.h): the automatic choice for made-up machines
- * (every branch of the table), the check that refuses a kernel a CPU cannot run, the
- * resolution of a request against the user's OPENBLAS_CORETYPE, and the real machine: the
- * features read with cpuid agree with the kernel's /proc/cpuinfo flags, and `auto` picks
- * what those flags call for. */
+ * (every line of the table, by vendor, family and flags), the kernels with the same bits, the
+ * check that refuses a kernel a CPU cannot run, the resolution of a request against the
+ * user's OPENBLAS_CORETYPE, and the real machine: the identity and features read with cpuid
+ * agree with /proc/cpuinfo, and `auto` picks what the table says for the CPU /proc/cpuinfo
+ * describes.  Nothing here expects a particular CPU: the real machine's expectations are
+ * derived from what its kernel reports. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,14 @@
 static blas_machine_t machine(blas_cpu_t cpu, const char *native)
 {
     return (blas_machine_t){.cpu = cpu, .in_library = ~0ull, .native = native};
+}
+
+static blas_machine_t identified(blas_cpu_t cpu, const char *vendor, int family)
+{
+    blas_machine_t m = machine(cpu, "Prescott");
+    snprintf(m.id.vendor, sizeof m.id.vendor, "%s", vendor);
+    m.id.family = family;
+    return m;
 }
 
 static uint64_t without(const char *kernel)
@@ -50,6 +60,52 @@ static void auto_follows_the_feature_table(void)
     CHECK(strcmp(blas_kernel_auto(&m), "Haswell") == 0);
     m.in_library &= without("Haswell");
     CHECK(strcmp(blas_kernel_auto(&m), "Prescott") == 0);
+}
+
+/* The vendor and family lines: AMD Zen 4 and Zen 5 run Haswell whatever AVX-512 they have;
+ * other families and vendors fall through to the flag lines. */
+static void auto_follows_the_cpu_identity(void)
+{
+    blas_cpu_t zen4 = SKX | BLAS_CPU_AVX512VNNI | BLAS_CPU_AVX512BF16;
+    blas_machine_t m = identified(zen4, "AuthenticAMD", 0x19);
+    CHECK_STR_EQ(blas_kernel_auto(&m), "Haswell");
+    CHECK_STR_EQ(blas_kernel_auto_rule(&m)->vendor, "AuthenticAMD");
+    m = identified(zen4, "AuthenticAMD", 0x1a);
+    CHECK_STR_EQ(blas_kernel_auto(&m), "Haswell");
+    m = identified(AVX2_FMA, "AuthenticAMD", 0x17); /* Zen 2: the generic AVX2 line */
+    CHECK_STR_EQ(blas_kernel_auto(&m), "Haswell");
+    CHECK(blas_kernel_auto_rule(&m)->vendor == NULL);
+    m = identified(zen4, "AuthenticAMD", 0x1b); /* not measured: the flags decide */
+    CHECK_STR_EQ(blas_kernel_auto(&m), "SkylakeX");
+    m = identified(zen4, "GenuineIntel", 6);
+    CHECK_STR_EQ(blas_kernel_auto(&m), "SkylakeX");
+    m = identified(zen4, "GenuineIntel", 0x19); /* the family alone is not AMD's */
+    CHECK_STR_EQ(blas_kernel_auto(&m), "SkylakeX");
+    m = identified(SSE | BLAS_CPU_AVX, "AuthenticAMD", 0x19); /* AVX2 missing (masked) */
+    CHECK(blas_kernel_auto_rule(&m) == NULL);
+    CHECK_STR_EQ(blas_kernel_auto(&m), "Prescott");
+    m = identified(zen4, "AuthenticAMD", 0x19);
+    m.in_library = without("Haswell"); /* a library without Haswell: the next line */
+    CHECK_STR_EQ(blas_kernel_auto(&m), "SkylakeX");
+    /* Every line names a kernel of the table, and its CPUs' flags include what it needs. */
+    for (const blas_auto_rule_t *r = blas_auto_rules; r->kernel; r++) {
+        const blas_kernel_t *k = blas_kernel_find(r->kernel);
+        CHECK(k != NULL && !k->x86_32_only);
+        CHECK(r->what != NULL && r->what[0] != '\0');
+    }
+}
+
+static void same_bits_pairs_are_symmetric_and_listed(void)
+{
+    CHECK(blas_kernel_same_bits("Zen", "Haswell"));
+    CHECK(blas_kernel_same_bits("haswell", "ZEN"));
+    CHECK(blas_kernel_same_bits("SkylakeX", "skylakex"));
+    CHECK(!blas_kernel_same_bits("Cooperlake", "SkylakeX"));
+    CHECK(!blas_kernel_same_bits("Haswell", "SkylakeX"));
+    CHECK(!blas_kernel_same_bits("Zen", "SkylakeX"));
+    char list[256];
+    blas_kernel_same_bits_list(list, sizeof list);
+    CHECK_STR_EQ(list, "Zen = Haswell");
 }
 
 static const char *check_msg(const char *kernel, const blas_machine_t *m)
@@ -145,37 +201,102 @@ static void names_are_found_case_insensitively_and_listed(void)
     CHECK_INT_EQ(n, 25); /* OpenBLAS 0.3.21's corename[] without "Unknown" */
 }
 
+/* The value of the first "NAME\t: value" line of /proc/cpuinfo (newline dropped) in buf;
+ * -1 without the file or the field. */
+static int cpuinfo_field(const char *name, char *buf, size_t size)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return -1;
+    static char line[16384];
+    int found = -1;
+    size_t n = strlen(name);
+    while (found < 0 && fgets(line, sizeof line, f))
+        if (strncmp(line, name, n) == 0 && (line[n] == '\t' || line[n] == ' ' || line[n] == ':')) {
+            const char *v = strchr(line, ':');
+            snprintf(buf, size, "%s", v ? v + 1 + (v[1] == ' ') : "");
+            buf[strcspn(buf, "\n")] = '\0';
+            found = 0;
+        }
+    fclose(f);
+    return found;
+}
+
 /* Is `flag` a word of the first "flags" line of /proc/cpuinfo?  -1 without the file. */
 static int cpuinfo_has(const char *flag)
 {
-    static char line[16384];
-    if (!line[0]) {
-        FILE *f = fopen("/proc/cpuinfo", "r");
-        if (!f) return -1;
-        while (fgets(line, sizeof line, f) && strncmp(line, "flags", 5) != 0) continue;
-        fclose(f);
-        if (strncmp(line, "flags", 5) != 0) return -1;
-        line[strcspn(line, "\n")] = ' ';
+    static char flags[16384];
+    if (!flags[0]) {
+        flags[0] = ' ';
+        if (cpuinfo_field("flags", flags + 1, sizeof flags - 2) < 0) return -1;
+        strcat(flags, " ");
     }
     char word[64];
     snprintf(word, sizeof word, " %s ", flag);
-    return strstr(line, word) != NULL;
+    return strstr(flags, word) != NULL;
 }
 
-static void cpuid_agrees_with_proc_cpuinfo(void)
+static const struct {
+    blas_cpu_t bit;
+    const char *flag;
+    bool os_state; /* usable only where the OS saves its registers (AVX and later) */
+} cpuinfo_map[] = {
+    {BLAS_CPU_SSE3, "pni", false}, {BLAS_CPU_SSSE3, "ssse3", false},
+    {BLAS_CPU_SSE4_1, "sse4_1", false}, {BLAS_CPU_SSE4_2, "sse4_2", false},
+    {BLAS_CPU_SSE4A, "sse4a", false}, {BLAS_CPU_PRFCHW, "3dnowprefetch", false},
+    {BLAS_CPU_AVX, "avx", true}, {BLAS_CPU_FMA4, "fma4", true}, {BLAS_CPU_FMA, "fma", true},
+    {BLAS_CPU_AVX2, "avx2", true}, {BLAS_CPU_AVX512F, "avx512f", true},
+    {BLAS_CPU_AVX512CD, "avx512cd", true}, {BLAS_CPU_AVX512BW, "avx512bw", true},
+    {BLAS_CPU_AVX512DQ, "avx512dq", true}, {BLAS_CPU_AVX512VL, "avx512vl", true},
+    {BLAS_CPU_AVX512VNNI, "avx512_vnni", true}, {BLAS_CPU_AVX512BF16, "avx512_bf16", true},
+};
+
+/* The features /proc/cpuinfo lists, as a BLAS_CPU_* set. */
+static blas_cpu_t cpuinfo_features(void)
 {
-    static const struct {
-        blas_cpu_t bit;
-        const char *flag;
-    } map[] = {
-        {BLAS_CPU_SSE3, "pni"}, {BLAS_CPU_SSSE3, "ssse3"}, {BLAS_CPU_SSE4_1, "sse4_1"},
-        {BLAS_CPU_SSE4_2, "sse4_2"}, {BLAS_CPU_SSE4A, "sse4a"},
-        {BLAS_CPU_PRFCHW, "3dnowprefetch"}, {BLAS_CPU_AVX, "avx"}, {BLAS_CPU_FMA4, "fma4"},
-        {BLAS_CPU_FMA, "fma"}, {BLAS_CPU_AVX2, "avx2"}, {BLAS_CPU_AVX512F, "avx512f"},
-        {BLAS_CPU_AVX512CD, "avx512cd"}, {BLAS_CPU_AVX512BW, "avx512bw"},
-        {BLAS_CPU_AVX512DQ, "avx512dq"}, {BLAS_CPU_AVX512VL, "avx512vl"},
-        {BLAS_CPU_AVX512VNNI, "avx512_vnni"}, {BLAS_CPU_AVX512BF16, "avx512_bf16"},
-    };
+    blas_cpu_t set = BLAS_CPU_X86_64;
+    for (size_t i = 0; i < sizeof cpuinfo_map / sizeof cpuinfo_map[0]; i++)
+        if (cpuinfo_has(cpuinfo_map[i].flag) == 1) set |= cpuinfo_map[i].bit;
+    return set;
+}
+
+/* Every flag the kernel lists, cpuid finds usable.  The other way round the kernel has the
+ * last word only for features that need its help (register state it saves): a hypervisor's
+ * kernel may leave out a flag such as sse4a that the CPU reports and runs anyway. */
+static void cpuid_features_agree(blas_cpu_t cpu)
+{
+    for (size_t i = 0; i < sizeof cpuinfo_map / sizeof cpuinfo_map[0]; i++) {
+        int listed = cpuinfo_has(cpuinfo_map[i].flag), got = (cpu & cpuinfo_map[i].bit) != 0;
+        if (listed == got) continue;
+        if (got && !cpuinfo_map[i].os_state) {
+            printf("note: cpuid reports %s, which /proc/cpuinfo leaves out\n",
+                   cpuinfo_map[i].flag);
+            continue;
+        }
+        fprintf(stderr, "feature %s: cpuid says %d, /proc/cpuinfo %d\n", cpuinfo_map[i].flag,
+                got, listed);
+        CHECK_INT_EQ(got, listed);
+    }
+}
+
+/* Vendor, family and model agree with /proc/cpuinfo's "vendor_id", "cpu family", "model". */
+static blas_cpu_id_t cpuid_identity_agrees(void)
+{
+    blas_cpu_id_t id = blas_cpu_identify(), listed = {{0}, 0, 0};
+    char v[64];
+    if (cpuinfo_field("vendor_id", v, sizeof v) == 0)
+        snprintf(listed.vendor, sizeof listed.vendor, "%.12s", v);
+    if (cpuinfo_field("cpu family", v, sizeof v) == 0) listed.family = atoi(v);
+    if (cpuinfo_field("model", v, sizeof v) == 0) listed.model = atoi(v);
+    printf("this CPU: %s family %#x model %#x\n", id.vendor, (unsigned)id.family,
+           (unsigned)id.model);
+    CHECK_STR_EQ(id.vendor, listed.vendor);
+    CHECK_INT_EQ(id.family, listed.family);
+    CHECK_INT_EQ(id.model, listed.model);
+    return listed;
+}
+
+static void the_real_machine_agrees_with_proc_cpuinfo(void)
+{
     blas_cpu_t cpu = blas_cpu_detect();
 #if defined(__x86_64__)
     CHECK(cpu & BLAS_CPU_X86_64);
@@ -184,20 +305,15 @@ static void cpuid_agrees_with_proc_cpuinfo(void)
         printf("no x86 /proc/cpuinfo flags: comparison skipped\n");
         return;
     }
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-        int want = cpuinfo_has(map[i].flag), got = (cpu & map[i].bit) != 0;
-        if (want != got)
-            fprintf(stderr, "feature %s: cpuid says %d, /proc/cpuinfo %d\n", map[i].flag, got,
-                    want);
-        CHECK_INT_EQ(got, want);
-    }
-    /* The real machine and library: what `auto` picks on this CPU follows its flags. */
-    blas_machine_t m = {.cpu = cpu, .in_library = blas_kernels_in_library(), .native = "x"};
-    bool skx = cpuinfo_has("avx512f") && cpuinfo_has("avx512bw") && cpuinfo_has("avx512vl") &&
-               cpuinfo_has("avx512dq"), hsw = cpuinfo_has("avx2") && cpuinfo_has("fma");
-    const char *want = skx ? "SkylakeX" : hsw ? "Haswell" : "x";
-    printf("this CPU: auto picks %s\n", blas_kernel_auto(&m));
-    CHECK(strcmp(blas_kernel_auto(&m), want) == 0);
+    cpuid_features_agree(cpu);
+    /* `auto` on this machine is what the table gives the CPU /proc/cpuinfo describes. */
+    uint64_t lib = blas_kernels_in_library();
+    blas_machine_t seen = {.cpu = cpu, .id = blas_cpu_identify(), .in_library = lib,
+                           .native = "x"};
+    blas_machine_t listed = {.cpu = cpuinfo_features(), .id = cpuid_identity_agrees(),
+                             .in_library = lib, .native = "x"};
+    printf("this CPU: auto picks %s\n", blas_kernel_auto(&seen));
+    CHECK_STR_EQ(blas_kernel_auto(&seen), blas_kernel_auto(&listed));
 }
 
 /* OpenBLAS 0.3.21's DYNAMIC_ARCH builds (Debian's) contain every kernel of the table; any
@@ -219,10 +335,12 @@ static void the_library_reports_its_kernels(void)
 int main(void)
 {
     auto_follows_the_feature_table();
+    auto_follows_the_cpu_identity();
+    same_bits_pairs_are_symmetric_and_listed();
     check_refuses_what_the_cpu_cannot_run();
     resolution_spells_names_and_lets_the_environment_win();
     names_are_found_case_insensitively_and_listed();
-    cpuid_agrees_with_proc_cpuinfo();
+    the_real_machine_agrees_with_proc_cpuinfo();
     the_library_reports_its_kernels();
     return check_exit();
 }
