@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cblas.h>
 #include <cJSON.h>
 
 #include "algorithms/alg.h"
@@ -67,7 +66,9 @@ static int sink_begin(void *arg, size_t nparams, sgd_err_t *err)
         .sgdsim_version = cli_version(),
         .git_rev = cli_git_rev(),
         .build_options = cli_build_options(),
-        .blas_core = openblas_get_corename(),
+        /* The kernel whose bits the run computes: the one OpenBLAS runs, or one it treats
+         * as the same (cli_machine_use_kernel), so equal bits always read the same name. */
+        .blas_core = r->scn->numerics.blas_core,
         .host = r->host,
         .tags = r->tags,
         .ntags = r->ntags,
