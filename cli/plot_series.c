@@ -287,7 +287,8 @@ int plot_series_read_points(rdb_t *db, const plot_query_t *q, plot_data_t *d, sg
     sqlite3_finalize(st);
     d->npoints = 0;
     for (int s = 0; s < d->nseries; s++) {
-        qsort(per[s].v, (size_t)per[s].n, sizeof *per[s].v, point_cmp);
+        /* A series without rows has no array: qsort's pointer must be valid even for 0. */
+        if (per[s].n > 0) qsort(per[s].v, (size_t)per[s].n, sizeof *per[s].v, point_cmp);
         if (rc == SQLITE_DONE) d->npoints += aggregate(&per[s], q, &d->series[s]);
         free(per[s].v);
     }
