@@ -15,6 +15,7 @@
 #include "cli/options.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "common/number.h"
 #include "models/backend.h"
 #include "models/blas_kernel.h"
 #include "sgd_build_info.h"
@@ -30,16 +31,7 @@ int cli_bad_input(const char *fmt, ...)
     return SGD_EXIT_BAD_INPUT;
 }
 
-bool cli_parse_u64(const char *s, uint64_t *out)
-{
-    if (!s || !*s || *s == '-' || *s == '+') return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end) return false;
-    *out = v;
-    return true;
-}
+bool cli_parse_u64(const char *s, uint64_t *out) { return sgd_parse_u64(s, out); }
 
 /* --seed N: a decimal master seed. */
 static bool parse_seed(void *target, const char *opt, const char *v, char *msg, size_t size)

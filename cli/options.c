@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "cli/table.h"
 #include "common/error.h"
+#include "common/number.h"
 
 const cli_opt_t cli_format_opts[] = {
     {.name = "--csv", .kind = CLI_ARG_CONST, .ival = CLI_FMT_CSV},
@@ -55,9 +56,8 @@ static bool parse_number(const cli_opt_t *o, const char *v, void *field)
         *(uint64_t *)field = n;
         return true;
     }
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end || !(d >= o->min) || !isfinite(d)) return false;
+    double d;
+    if (!sgd_parse_decimal(v, &d) || !(d >= o->min)) return false;
     *(double *)field = d;
     return true;
 }

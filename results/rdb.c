@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "common/number.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_reader.h"
 
@@ -134,10 +135,8 @@ static int rdb_busy_timeout_ms(int *ms, sgd_err_t *err)
     *ms = RDB_BUSY_TIMEOUT_DEFAULT_MS;
     const char *v = getenv(RDB_BUSY_TIMEOUT_ENV);
     if (!v || !*v) return 0;
-    char *end = NULL;
-    errno = 0;
-    double s = strtod(v, &end);
-    if (end == v || *end || errno || !(s >= 0 && s <= RDB_BUSY_TIMEOUT_MAX_S))
+    double s = -1;
+    if (!sgd_parse_decimal(v, &s) || !(s >= 0 && s <= RDB_BUSY_TIMEOUT_MAX_S))
         return sgd_errf(err, "environment %s: must be a number of seconds from 0 to %.0f, "
                         "got '%.40s'", RDB_BUSY_TIMEOUT_ENV, RDB_BUSY_TIMEOUT_MAX_S, v);
     *ms = (int)(s * 1000.0 + 0.5);

@@ -73,4 +73,13 @@ expect_exit 2 "notdb.db" -- "$SGDSIM" run "$S" --db "$TMP/notdb.db"
 grep -q "this is not a database" "$TMP/notdb.db" || fail "the non-database file was modified"
 expect_exit 2 "/etc/passwd/x.db" -- "$SGDSIM" run "$S" --db /etc/passwd/x.db
 [ ! -e "$DB" ] || [ "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" = 0 ] || fail "bad input left a run row"
+# Typed numbers are plain decimals: hexadecimal, white space, inf/nan and a sign on a count
+# are refused, not reinterpreted (" 5" is not 5, 0x10 is not 16, -1 is not 2^64 - 1).
+for bad in 0x10 " 4" "4 " -1 +2 inf; do
+  expect_exit 2 "--jobs" -- "$SGDSIM" sweep "$S" --db "$TMP/num.db" --jobs "$bad"
+done
+for bad in 0x1p-3 " 0.1" nan inf; do
+  expect_exit 2 "--rtol" -- "$SGDSIM" compare "$TMP/num.db" "$TMP/num.db" --rtol "$bad"
+done
+[ ! -e "$TMP/num.db" ] || fail "a refused number left a database behind"
 finish

@@ -92,7 +92,7 @@ kill -0 "$lock_pid" 2>/dev/null || fail "the lock was gone before the run gave u
 case "$out" in *locked*) ;; *) fail "locked database: the error does not say so: $out" ;; esac
 touch "$TMP/release"; wait "$lock_pid"
 SGDSIM_DB_BUSY_TIMEOUT=1 "$SGDSIM" run "$S" --db "$DB" --quiet || fail "run after the lock"
-for bad in abc -1 1e9 "2 s"; do
+for bad in abc -1 1e9 "2 s" 0x10 " 5" "5 " inf nan; do
   SGDSIM_DB_BUSY_TIMEOUT="$bad" expect_exit 2 "SGDSIM_DB_BUSY_TIMEOUT" -- "$SGDSIM" run "$S" \
     --db "$DB" --quiet
 done
