@@ -1,5 +1,5 @@
-/* `sgdsim merge OUT.db IN.db...`: copies the finished runs of each IN into OUT (created if
- * missing), e.g. the shards of a sweep run as a Slurm array.  Idempotent: a run OUT already
+/* `sgdsim merge OUT.db IN.db...`: copies the runs of each IN that have ended (complete,
+ * diverged or failed) into OUT (created if missing), e.g. the shards of a sweep run as a Slurm array.  Idempotent: a run OUT already
  * holds is skipped (results/rdb_merge.h says how runs are matched), so merging twice
  * changes nothing.  Each IN is merged in one transaction. */
 #include <stdio.h>
@@ -11,7 +11,7 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim merge OUT.db IN.db...\n\n"
-               "Copies every finished run (complete, diverged, failed) of each IN database,\n"
+               "Copies every run that has ended (complete, diverged, failed) of each IN database,\n"
                "with its metrics, traffic, staleness, version_age, tags and artifacts, into\n"
                "OUT (created if missing).  Runs OUT already holds (same run_key, host, start\n"
                "time and digest) and runs still 'running' in IN are skipped, so merging twice\n"

@@ -165,7 +165,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: sgdsim run SCENARIO [--db PATH] [--seed N] [--backend cpu|cuda] "
             "[--blas-core NAME] [--threads N]\n"
-            "                  [--set key.path=value ...] [--tag KEY=VALUE ...] [--quiet]\n\n"
+            "                  [--set key.path=value ...] [--tag KEY=VALUE ...] [--quiet]\n"
+            "                  [--trace FILE [--trace-window T0:T1] [--trace-max-events N]]\n\n"
             "Runs SCENARIO and appends the run to a results database.\n"
             "  --db PATH             results database (default ./" CLI_DEFAULT_DB ")\n"
             "  --seed N              master seed, overrides the scenario's \"seed\"\n"
