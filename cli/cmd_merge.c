@@ -1,7 +1,8 @@
 /* `sgdsim merge OUT.db IN.db...`: copies the runs of each IN that have ended (complete,
- * diverged or failed) into OUT (created if missing), e.g. the shards of a sweep run as a Slurm array.  Idempotent: a run OUT already
- * holds is skipped (results/rdb_merge.h says how runs are matched), so merging twice
- * changes nothing.  Each IN is merged in one transaction. */
+ * diverged or failed) into OUT (created if missing), e.g. the shards of a sweep run as a
+ * Slurm array.  Idempotent: a run OUT already holds is skipped (results/rdb_merge.h says how
+ * runs are matched), so merging twice changes nothing.  Each IN is merged in one
+ * transaction. */
 #include <stdio.h>
 
 #include "cli/cli.h"
