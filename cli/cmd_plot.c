@@ -43,7 +43,7 @@ static void usage(FILE *f)
         "                series are averaged per update.  Default: one line per run.  The\n"
         "                legend sorts numbers numerically (250, 500, 1000)\n"
         "  --where COND  only runs where every term of COND holds: KEY OP VALUE separated by\n"
-        "                commas, OP one of = != < <= > >= (seed<=3,algorithm.lambda=1000);\n"
+        "                commas, OP one of = != < <= > >= (seed<=3,cluster.workers=1000);\n"
         "                repeatable (all must hold).  Never SQL: values are compared as\n"
         "                numbers or text\n"
         "  --band std|minmax  a filled band around each mean: ± the sample standard deviation\n"
