@@ -44,9 +44,10 @@ static int merge_into(const char *out_path, const char *const *in_paths, int n)
             rc = cli_bad_input("merge: %s", err.msg);
             break;
         }
-        printf("%s: %lld run%s copied (%lld rows), %lld already in %s, %lld unfinished "
+        printf("%s: %lld run%s copied (%lld row%s), %lld already in %s, %lld unfinished "
                "skipped\n", in_paths[i], (long long)st.copied, st.copied == 1 ? "" : "s",
-               (long long)st.rows, (long long)st.present, out_path, (long long)st.unfinished);
+               (long long)st.rows, st.rows == 1 ? "" : "s", (long long)st.present, out_path,
+               (long long)st.unfinished);
     }
     rdb_close(out);
     return rc;

@@ -341,8 +341,9 @@ static int render(rdb_t *db, plot_ctx_t *c, int *nrunning)
         c->drawn_sig = sig;
         if (!rc) keep_drawn_runs(c, &d);
         char *shown = cli_text_escape(c->a->out);
-        if (!rc) printf("%s: %d line%s, %d points%s\n", shown, d.nseries,
-                        d.nseries == 1 ? "" : "s", d.npoints, d.nrunning ? " (running)" : "");
+        if (!rc) printf("%s: %d line%s, %d point%s%s\n", shown, d.nseries,
+                        d.nseries == 1 ? "" : "s", d.npoints, d.npoints == 1 ? "" : "s",
+                        d.nrunning ? " (running)" : "");
         fflush(stdout);
         free(shown);
     }

@@ -59,7 +59,8 @@ static int version(void)
     printf("git revision: %s\n", cli_git_rev());
     printf("build: %s\n", cli_build_options());
     printf("BLAS: %s (core %s)\n", openblas_get_config(), openblas_get_corename());
-    printf("BLAS kernel choice: %s; %lld CPUs for threads\n", how, (long long)m.cpus);
+    printf("BLAS kernel choice: %s; %lld CPU%s for threads\n", how, (long long)m.cpus,
+           m.cpus == 1 ? "" : "s");
     return SGD_EXIT_OK;
 }
 

@@ -107,7 +107,8 @@ class Runs:
         seeds = sorted({r["seed"] for r in runs})
         walls = [r["wall"] for r in runs]
         diverged = sum(r["diverged"] for r in runs)
-        return (f"{len(runs)} runs, seeds {','.join(map(str, seeds))}, "
+        return (f"{len(runs)} run{'' if len(runs) == 1 else 's'}, "
+                f"seed{'' if len(seeds) == 1 else 's'} {','.join(map(str, seeds))}, "
                 f"{sum(walls) / 3600:.2f} hours of machine time "
                 f"({min(walls):.0f}-{max(walls):.0f} s per run)"
                 + (f"; {diverged} diverged, left out of the values" if diverged else ""))
