@@ -1,6 +1,6 @@
-/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour and hardsync (NOTES.md §2-3),
- * each registered under its own algorithm.name, sharing one implementation: the clients, the
- * two drivers and the update step.  Options: ps_opts.h; the deferred-update ledger and where
+/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour and hardsync (docs/papers.md
+ * §2-3), each registered under its own algorithm.name, sharing one implementation: the
+ * clients, the two drivers and the update step.  Options: ps_opts.h; the deferred-update ledger and where
  * gradients are evaluated: ps_ledger.h; snapshots and staleness statistics: ps_server.h; the
  * update rules: ps_rules.h.
  *

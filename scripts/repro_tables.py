@@ -24,7 +24,7 @@ import sys
 
 import seed_stats as ss
 
-# (mu, lambda) of Experiment 1 with the paper's FASGD and SASGD errors (NOTES.md §2).
+# (mu, lambda) of Experiment 1 with the paper's FASGD and SASGD errors (docs/papers.md §2).
 EXP1 = {(1, 128): (0.13, 0.18), (4, 32): (0.065, 0.10), (8, 16): (0.046, 0.087),
         (32, 4): (0.033, 0.062)}
 # lambda of Experiment 2 with the paper's FASGD and SASGD errors.
