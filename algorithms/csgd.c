@@ -2,8 +2,8 @@
  *
  * P workers; iteration t of worker i: load its minibatch (I/O time) -> forward/backward
  * (compute time x its time factor) -> allreduce of the gradient over all P workers ->
- * optimizer step (update time) -> next iteration.  No overlap of any of these (papers/
- * NOTES.md §1, the LSGD paper's baseline).
+ * optimizer step (update time) -> next iteration.  No overlap of any of these
+ * (docs/papers.md §1, the LSGD paper's baseline).
  *
  * Numerics vs time (sync.h).  When the last worker's gradient of an update is ready, the
  * mean gradient over the stacked global batch is computed once and the step applied: the

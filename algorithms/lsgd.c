@@ -1,4 +1,4 @@
-/* LSGD — Layered SGD (Yu, Flynn, Yoo, D'Imperio 2019), exactly as papers/NOTES.md §1
+/* LSGD — Layered SGD (Yu, Flynn, Yoo, D'Imperio 2019), exactly as docs/papers.md §1
  * restates the authors' released code.
  *
  * Needs topology.kind "cluster": N nodes x G workers, plus one communicator per node -- an

@@ -1,6 +1,6 @@
-/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour and hardsync (NOTES.md §2-3),
- * each registered under its own algorithm.name, sharing one implementation: the clients, the
- * two drivers and the update step.  Options: ps_opts.h; the deferred-update ledger and where
+/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour and hardsync (docs/papers.md
+ * §2-3), each registered under its own algorithm.name, sharing one implementation: the
+ * clients, the two drivers and the update step.  Options: ps_opts.h; the deferred-update ledger and where
  * gradients are evaluated: ps_ledger.h; snapshots and staleness statistics: ps_server.h; the
  * update rules: ps_rules.h.
  *
@@ -31,8 +31,9 @@
  * ps_schedule_update -> ps_drain -> apply_update.  The ledger is drained when it holds
  * gradient_batch requests, at the run's last update (so the run ends at the same event),
  * before a B-FASGD gate with c > 0, and when the engine stops.  Every result is the same bits
- * for any gradient_batch (tests/algorithms/test_ps.c); gradient_batch = 1 (the CPU default)
- * applies each update when the server makes it.
+ * for any gradient_batch (tests/algorithms/test_ps.c); gradient_batch = 1 applies each
+ * update when the server makes it; the default is 16 on the CPU and 64 with CUDA (ps_opts.c
+ * says why).
  *
  * Minibatches.  `cyclic` (FRED): the t-th gradient requested in the run uses the t-th block
  * of mu rows, cyclically.  `random`: each client draws mu rows uniformly with replacement
@@ -48,11 +49,9 @@
 #include <gsl/gsl_rng.h>
 
 #include "algorithms/ps_state.h"
+#include "common/fpenv.h"
 #include "sim/rng.h"
 
-#if PS_HAVE_MXCSR
-#include <xmmintrin.h>
-#endif
 
 /* Entity id of the server's own random stream: far above any client index, so adding a
  * client never changes the server's draws. */
@@ -470,8 +469,11 @@ static void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     /* Flush-to-zero (bit 15) and denormals-are-zero (bit 6) for the rest of this run --
      * evaluation included -- on this thread, which is the only one (BLAS is pinned to one
      * thread); restored in destroy so other runs in the same process are unaffected. */
-    p->saved_csr = _mm_getcsr();
-    if (o->flush_denormals) _mm_setcsr(p->saved_csr | 0x8040u);
+    sgd_fpenv_get(&p->saved_csr);
+    if (o->flush_denormals) {
+        const sgd_fpenv_t flushing = sgd_fpenv_flushing(p->saved_csr);
+        sgd_fpenv_set(&flushing);
+    }
 #endif
     init_driver(p);
     ps_trace_tracks(p);
@@ -559,7 +561,7 @@ static void ps_destroy(void *state)
     ps_ledger_free(&p->ledger); /* pins of updates never applied */
     SGD_ASSERT(p->srv.live <= 1); /* every reference was returned */
 #if PS_HAVE_MXCSR
-    _mm_setcsr(p->saved_csr);
+    sgd_fpenv_set(&p->saved_csr);
 #endif
     ps_server_free(&p->srv);
     if (p->has_norm) ps_norm_free(&p->norm);

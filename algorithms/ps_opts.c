@@ -1,6 +1,6 @@
 /* Options of the parameter-server family: parsing and validation of the `algorithm` section
- * (ps_opts.h).  Defaults follow the authors' code where the papers are silent (NOTES.md §2-3);
- * docs/scenario.md lists every key, its unit and its default. */
+ * (ps_opts.h).  Defaults follow the authors' code where the papers are silent
+ * (docs/papers.md §2-3); docs/scenario.md lists every key, its unit and its default. */
 #include "algorithms/ps_opts.h"
 
 #include <stdlib.h>
@@ -185,7 +185,7 @@ static int parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
         return -1;
     /* "truthful": tau counts from the parameters the client really holds.  "fred": as the
      * authors' simulator, a skipped fetch still records the server's current timestamp for
-     * the client, so its next gradient looks fresher than it is (NOTES.md §2). */
+     * the client, so its next gradient looks fresher than it is (docs/papers.md §2). */
     static const char *const skip_tau[] = {"truthful", "fred", NULL};
     int st;
     if (sgd_jobj_enum(a, "skipped_fetch_tau", skip_tau, 0, &st, err)) return -1;

@@ -1,5 +1,5 @@
 /* Update rules of the parameter-server family (docs/scenario.md, "parameter-server family";
- * NOTES.md §2 for the sources):
+ * docs/papers.md §2 for the sources):
  *
  *   staleness factor s(tau):  none  1
  *                             paper 1/tau for tau > 0, 1 for tau = 0   (SASGD, Zhang et al.)

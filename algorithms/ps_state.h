@@ -18,6 +18,7 @@
 #include "algorithms/ps_rules.h"
 #include "algorithms/ps_server.h"
 #include "common/arena.h"
+#include "common/fpenv.h"
 #include "sim/network.h"
 
 typedef struct ps_client {
@@ -105,7 +106,7 @@ typedef struct ps {
     float *step;                  /* nparams: the summed step of a many-term update */
     int64_t last_vtime;
     int64_t counts_emitted_at;    /* update index of the last traffic-count metric rows */
-    unsigned saved_csr;           /* MXCSR before the run, restored by destroy */
+    sgd_fpenv_t saved_csr;        /* MXCSR before the run, restored by destroy */
 } ps_t;
 /* Schedules the c pushes the server holds as one update at virtual time `now` (ps_step.c):
  * their staleness, terms and minibatches are fixed now, the arithmetic when the ledger is

@@ -1,6 +1,6 @@
 /* The parameter-server family's update step: schedule_update -> drain -> apply_update.
  *
- * Numerics meet time lazily (DESIGN.md, "real gradients meet virtual time at one seam"): a
+ * Numerics meet time lazily (docs/design.md, "Real gradients meet virtual time at one seam"): a
  * push records WHICH gradient it carries -- (snapshot, minibatch) -- and the gradient is
  * evaluated when the server's update is applied.  ps_schedule_update writes the update into
  * the ledger (ps_ledger.h) with the staleness tau = server version - push_version of each

@@ -316,10 +316,10 @@ static int model_rows(const scn_t *s, const alg_ops_t *ops, int64_t ntrain, int6
     if (ops->model_batch) {
         global_batch = ops->model_batch(s); /* the algorithm checks its batches in create() */
     } else if (global_batch > ntrain) {
-        return sgd_errf(err, "batch.per_worker: %lld workers x %lld = %lld samples per update "
+        return sgd_errf(err, "batch.per_worker: %lld worker%s x %lld = %lld samples per update "
                              "exceeds the %lld training rows", (long long)s->workers,
-                        (long long)s->batch_per_worker, (long long)global_batch,
-                        (long long)ntrain);
+                        s->workers == 1 ? "" : "s", (long long)s->batch_per_worker,
+                        (long long)global_batch, (long long)ntrain);
     }
     if (global_batch > INT32_MAX / 2)
         return sgd_errf(err, "batch.per_worker: global batch %lld is too large",

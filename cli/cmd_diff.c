@@ -12,7 +12,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim diff DB RUN_A RUN_B [--csv | --json]\n\n"
                "Prints every configuration key (the params view's dotted path, e.g.\n"
-               "algorithm.lambda or model.hidden[0]) whose value differs between two runs of\n"
+               "cluster.workers or model.hidden[0]) whose value differs between two runs of\n"
                "the results database DB, or that only one of them has (NULL on the other\n"
                "side), with both values: numbers exact, strings in JSON quotes, so \"4\" and 4\n"
                "differ.  RUN is a run id, or a prefix (at least 4 hex digits) of a run key: the\n"

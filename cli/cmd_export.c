@@ -52,7 +52,7 @@ static int export_one(rdb_t *db, const char *db_path, const char *name, const ch
         remove(tmp);
         goto out;
     }
-    printf("%s: %d rows\n", path, t.nrows);
+    printf("%s: %d row%s\n", path, t.nrows, t.nrows == 1 ? "" : "s");
 out:
     cli_table_free(&t);
     sqlite3_finalize(st);

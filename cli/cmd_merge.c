@@ -1,7 +1,8 @@
-/* `sgdsim merge OUT.db IN.db...`: copies the finished runs of each IN into OUT (created if
- * missing), e.g. the shards of a sweep run as a Slurm array.  Idempotent: a run OUT already
- * holds is skipped (results/rdb_merge.h says how runs are matched), so merging twice
- * changes nothing.  Each IN is merged in one transaction. */
+/* `sgdsim merge OUT.db IN.db...`: copies the runs of each IN that have ended (complete,
+ * diverged or failed) into OUT (created if missing), e.g. the shards of a sweep run as a
+ * Slurm array.  Idempotent: a run OUT already holds is skipped (results/rdb_merge.h says how
+ * runs are matched), so merging twice changes nothing.  Each IN is merged in one
+ * transaction. */
 #include <stdio.h>
 
 #include "cli/cli.h"
@@ -11,7 +12,7 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim merge OUT.db IN.db...\n\n"
-               "Copies every finished run (complete, diverged, failed) of each IN database,\n"
+               "Copies every run that has ended (complete, diverged, failed) of each IN database,\n"
                "with its metrics, traffic, staleness, version_age, tags and artifacts, into\n"
                "OUT (created if missing).  Runs OUT already holds (same run_key, host, start\n"
                "time and digest) and runs still 'running' in IN are skipped, so merging twice\n"
@@ -43,9 +44,10 @@ static int merge_into(const char *out_path, const char *const *in_paths, int n)
             rc = cli_bad_input("merge: %s", err.msg);
             break;
         }
-        printf("%s: %lld run%s copied (%lld rows), %lld already in %s, %lld unfinished "
+        printf("%s: %lld run%s copied (%lld row%s), %lld already in %s, %lld unfinished "
                "skipped\n", in_paths[i], (long long)st.copied, st.copied == 1 ? "" : "s",
-               (long long)st.rows, (long long)st.present, out_path, (long long)st.unfinished);
+               (long long)st.rows, st.rows == 1 ? "" : "s", (long long)st.present, out_path,
+               (long long)st.unfinished);
     }
     rdb_close(out);
     return rc;

@@ -43,7 +43,7 @@ static void usage(FILE *f)
         "                series are averaged per update.  Default: one line per run.  The\n"
         "                legend sorts numbers numerically (250, 500, 1000)\n"
         "  --where COND  only runs where every term of COND holds: KEY OP VALUE separated by\n"
-        "                commas, OP one of = != < <= > >= (seed<=3,algorithm.lambda=1000);\n"
+        "                commas, OP one of = != < <= > >= (seed<=3,cluster.workers=1000);\n"
         "                repeatable (all must hold).  Never SQL: values are compared as\n"
         "                numbers or text\n"
         "  --band std|minmax  a filled band around each mean: ± the sample standard deviation\n"
@@ -341,8 +341,9 @@ static int render(rdb_t *db, plot_ctx_t *c, int *nrunning)
         c->drawn_sig = sig;
         if (!rc) keep_drawn_runs(c, &d);
         char *shown = cli_text_escape(c->a->out);
-        if (!rc) printf("%s: %d line%s, %d points%s\n", shown, d.nseries,
-                        d.nseries == 1 ? "" : "s", d.npoints, d.nrunning ? " (running)" : "");
+        if (!rc) printf("%s: %d line%s, %d point%s%s\n", shown, d.nseries,
+                        d.nseries == 1 ? "" : "s", d.npoints, d.npoints == 1 ? "" : "s",
+                        d.nrunning ? " (running)" : "");
         fflush(stdout);
         free(shown);
     }

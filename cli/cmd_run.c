@@ -166,7 +166,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: sgdsim run SCENARIO [--db PATH] [--seed N] [--backend cpu|cuda] "
             "[--blas-core NAME] [--threads N]\n"
-            "                  [--set key.path=value ...] [--tag KEY=VALUE ...] [--quiet]\n\n"
+            "                  [--set key.path=value ...] [--tag KEY=VALUE ...] [--quiet]\n"
+            "                  [--trace FILE [--trace-window T0:T1] [--trace-max-events N]]\n\n"
             "Runs SCENARIO and appends the run to a results database.\n"
             "  --db PATH             results database (default ./" CLI_DEFAULT_DB ")\n"
             "  --seed N              master seed, overrides the scenario's \"seed\"\n"
@@ -445,14 +446,15 @@ static int record_end(run_state_t *st, const alg_outcome_t *o, char *trace_err, 
 static void print_summary(const run_state_t *st, const alg_outcome_t *o, const char *stored)
 {
     const run_sink_t *r = &st->r;
-    printf("run %lld: %s, %s, %lld workers, %lld updates, %.3f s virtual time, %llu events "
+    printf("run %lld: %s, %s, %lld worker%s, %lld update%s, %.3f s virtual time, %llu event%s "
            "(%.3g events/s)\n",
            (long long)r->run_id, stored ? stored : "running", st->s.algorithm,
-           (long long)st->s.workers, (long long)o->updates, (double)o->vtime_ns * 1e-9,
-           (unsigned long long)o->events, o->events_per_s);
+           (long long)st->s.workers, st->s.workers == 1 ? "" : "s", (long long)o->updates,
+           o->updates == 1 ? "" : "s", (double)o->vtime_ns * 1e-9,
+           (unsigned long long)o->events, o->events == 1 ? "" : "s", o->events_per_s);
     if (o->grad_calls > 0)
-        printf("gradients: %llu in %llu backend calls\n", (unsigned long long)o->grads,
-               (unsigned long long)o->grad_calls);
+        printf("gradients: %llu in %llu backend call%s\n", (unsigned long long)o->grads,
+               (unsigned long long)o->grad_calls, o->grad_calls == 1 ? "" : "s");
     if (r->have_val)
         printf("final: train_loss %.4f  val_loss %.4f  val_error %.4f\n", r->final_train_loss,
                r->final_val_loss, r->final_val_error);
@@ -480,7 +482,8 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_arg
     rdb_run_end_t end;
     int rc = record_end(st, &o, trace_err, sizeof trace_err, &end);
     if (t->path && !trace_err[0] && !opts->quiet)
-        printf("trace: %s (%llu events%s)\n", t->path, (unsigned long long)written,
+        printf("trace: %s (%llu event%s%s)\n", t->path, (unsigned long long)written,
+               written == 1 ? "" : "s",
                dropped ? "; more events than --trace-max-events were left out" : "");
     if (!opts->quiet) print_summary(st, &o, end.status);
     free(o.final_params);

@@ -155,8 +155,9 @@ static void announce_plan(const cli_opts_t *o, const sweep_args_t *a,
     fprintf(stderr, "sweep: %s: %d point%s", o->scenario, p->npoints, p->npoints == 1 ? "" : "s");
     int64_t repeats = p->nproduct - p->ninvalid - p->npoints;
     if (repeats > 0 || p->ninvalid > 0)
-        fprintf(stderr, " (%lld combinations, %lld repeat a configuration", (long long)p->nproduct,
-                (long long)repeats);
+        fprintf(stderr, " (%lld combination%s, %lld repeat%s a configuration",
+                (long long)p->nproduct, p->nproduct == 1 ? "" : "s", (long long)repeats,
+                repeats == 1 ? "s" : "");
     if (p->ninvalid > 0) fprintf(stderr, ", %d invalid", p->ninvalid);
     if (repeats > 0 || p->ninvalid > 0) fputc(')', stderr);
     if (a->shard_n > 1) fprintf(stderr, "; shard %d/%d has %d", a->shard_i, a->shard_n, nmine);

@@ -256,9 +256,9 @@ static void print_estimates(const scn_t *s, const pilot_t *p, size_t nparams)
     char mem[32], snap_s[32], wall[32];
     format_bytes(rss + snap, mem, sizeof mem);
     format_bytes(rss, snap_s, sizeof snap_s);
-    printf("estimates for stop.updates = %lld (extrapolated from a pilot of %lld updates on "
+    printf("estimates for stop.updates = %lld (extrapolated from a pilot of %lld update%s on "
            "this machine; a stop.vtime_s limit may end a run sooner):\n",
-           (long long)s->stop_updates, (long long)p->last);
+           (long long)s->stop_updates, (long long)p->last, p->last == 1 ? "" : "s");
     printf("  updates:   %lld (stop.updates)\n", (long long)s->stop_updates);
     printf("  events:    about %.3g (%.3g per update)\n", events, ev_per);
     printf("  memory:    about %s (the pilot's peak %s", mem, snap_s);
@@ -294,9 +294,11 @@ int cli_validate_main(int argc, char **argv)
         putchar('\n');
         cJSON_Delete(tree);
     } else {
-        printf("%s: ok (algorithm %s, %lld workers, BLAS kernel %s, %lld threads, config "
+        printf("%s: ok (algorithm %s, %lld worker%s, BLAS kernel %s, %lld thread%s, config "
                "%.12s)\n", o.scenario, s.algorithm, (long long)s.workers,
-               s.numerics.blas_core, (long long)s.numerics.threads_resolved, s.config_hash);
+               s.workers == 1 ? "" : "s", s.numerics.blas_core,
+               (long long)s.numerics.threads_resolved, s.numerics.threads_resolved == 1 ? "" : "s",
+               s.config_hash);
         fflush(stdout);
         pilot_t p;
         size_t nparams = 0;

@@ -102,7 +102,8 @@ static bool shape_differs(const rdb_series_t *a, const rdb_series_t *b, char *de
                           size_t size)
 {
     if (a->n != b->n) {
-        snprintf(detail, size, "%d rows in baseline, %d in candidate", a->n, b->n);
+        snprintf(detail, size, "%d row%s in baseline, %d in candidate", a->n,
+                 a->n == 1 ? "" : "s", b->n);
         return true;
     }
     for (int i = 0; i < a->n; i++) {

@@ -60,7 +60,8 @@ static int version(void)
     printf("build: %s\n", cli_build_options());
     /* The kernel whose bits every computation has: OpenBLAS may run an equivalent one. */
     printf("BLAS: %s (core %s)\n", openblas_get_config(), kernel);
-    printf("BLAS kernel choice: %s; %lld CPUs for threads\n", how, (long long)m.cpus);
+    printf("BLAS kernel choice: %s; %lld CPU%s for threads\n", how, (long long)m.cpus,
+           m.cpus == 1 ? "" : "s");
     blas_kernel_same_bits_list(same, sizeof same);
     printf("BLAS kernels with the same bits: %s\n", same);
     return SGD_EXIT_OK;

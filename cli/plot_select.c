@@ -68,7 +68,7 @@ static int read_term(rdb_t *db, char *term, const char *shown, rdb_cond_t *c)
     if (!rdb_curve_key_known(db, c->key))
         return cli_bad_input("plot: --where %s: \"%s\" is neither a column of runs "
                              "(algorithm, workers, seed, ...) nor a configuration key of "
-                             "any run (algorithm.lambda, optimizer.lr, ...)", shown, c->key);
+                             "any run (cluster.workers, optimizer.lr, ...)", shown, c->key);
     return SGD_EXIT_OK;
 }
 

@@ -3,7 +3,7 @@
  *
  * --where is a small language, not SQL: comma-separated terms KEY OP LITERAL, all of which
  * must hold.  KEY is a runs column (algorithm, workers, seed, ...), "lambda", or a dotted
- * configuration key (algorithm.lambda, optimizer.lr); OP is one of = != < <= > >=; LITERAL
+ * configuration key (cluster.workers, optimizer.lr); OP is one of = != < <= > >=; LITERAL
  * is everything up to the next comma, not starting with an operator (seed==1 is refused):
  * a number when it reads as one whole (1000, 1e-3), true or false (1 and 0, as JSON
  * booleans compare), else text as it is (no quotes are needed or removed).  The terms

@@ -349,7 +349,7 @@ int plot_series_label(plot_data_t *d, const char *const *keys, const plot_labels
             text_add(&t, ser->values[0]);
         } else if (d->nkeys == 0) {
             char n[32];
-            snprintf(n, sizeof n, " (%d seeds)", ser->nruns);
+            snprintf(n, sizeof n, " (%d seed%s)", ser->nruns, ser->nruns == 1 ? "" : "s");
             text_add(&t, d->scenario);
             text_add(&t, n);
         }

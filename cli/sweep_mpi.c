@@ -58,8 +58,9 @@ static int merge_rank_files(const char *db, char **paths, size_t n, bool quiet)
             continue;
         }
         if (!quiet)
-            fprintf(stderr, "sweep: merged %s: %lld runs copied, %lld already there, %lld "
+            fprintf(stderr, "sweep: merged %s: %lld run%s copied, %lld already there, %lld "
                     "unfinished left out\n", paths[i], (long long)st.copied,
+                    st.copied == 1 ? "" : "s",
                     (long long)st.present, (long long)st.unfinished);
         remove_db_files(paths[i]);
     }
@@ -106,8 +107,8 @@ int cli_sweep_mpi(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const
             cli_bad_input("%s", err.msg);
             ntodo = -SGD_EXIT_BAD_INPUT;
         } else if (!x->quiet) {
-            fprintf(stderr, "sweep: %d already done in %s, %d to run on %d ranks with -j %d "
-                    "each\n", n - ntodo, x->db, ntodo, size, x->jobs);
+            fprintf(stderr, "sweep: %d already done in %s, %d to run on %d rank%s with -j %d "
+                    "each\n", n - ntodo, x->db, ntodo, size, size == 1 ? "" : "s", x->jobs);
         }
     }
     MPI_Bcast(&ntodo, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -83,7 +83,8 @@ void cli_table_sql(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i)
     case SQLITE_FLOAT: cli_table_real(t, row, col, sqlite3_column_double(st, i)); break;
     case SQLITE_BLOB: {
         char buf[64];
-        snprintf(buf, sizeof buf, "<blob, %d bytes>", sqlite3_column_bytes(st, i));
+        int bytes = sqlite3_column_bytes(st, i);
+        snprintf(buf, sizeof buf, "<blob, %d byte%s>", bytes, bytes == 1 ? "" : "s");
         cli_table_text(t, row, col, buf);
         break;
     }

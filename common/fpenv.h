@@ -8,10 +8,16 @@
 #define SGDSIM_COMMON_FPENV_H
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
+#include <pmmintrin.h> /* _MM_DENORMALS_ZERO_ON; includes xmmintrin.h */
 typedef unsigned sgd_fpenv_t;
 static inline void sgd_fpenv_get(sgd_fpenv_t *e) { *e = _mm_getcsr(); }
 static inline void sgd_fpenv_set(const sgd_fpenv_t *e) { _mm_setcsr(*e); }
+/* e with flush-to-zero (MXCSR bit 15) and denormals-are-zero (bit 6) on: denormal results
+ * and inputs both become zero.  x86 only, as algorithm.denormals "flush" is. */
+static inline sgd_fpenv_t sgd_fpenv_flushing(sgd_fpenv_t e)
+{
+    return e | _MM_FLUSH_ZERO_ON | _MM_DENORMALS_ZERO_ON;
+}
 #else
 #include <fenv.h>
 typedef fenv_t sgd_fpenv_t;

@@ -317,9 +317,10 @@ int scn_parse_topology(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)
     int64_t nodes = s->workers / tp->gpus_per_node;
     if (sgd_jobj_int(&t, "nodes", nodes, 1, INT32_MAX, &tp->nodes, err)) return -1;
     if (tp->nodes != nodes)
-        return sgd_errf(err, "%s.nodes: %lld nodes x %lld GPUs per node = %lld workers, but "
+        return sgd_errf(err, "%s.nodes: %lld node%s x %lld GPU%s per node = %lld workers, but "
                              "cluster.workers = %lld", t.path, (long long)tp->nodes,
-                        (long long)tp->gpus_per_node,
+                        tp->nodes == 1 ? "" : "s", (long long)tp->gpus_per_node,
+                        tp->gpus_per_node == 1 ? "" : "s",
                         (long long)(tp->nodes * tp->gpus_per_node), (long long)s->workers);
     /* Defaults: PCIe 3.0 x16 (~12 GB/s per direction in practice) and a 25 GbE NIC. */
     if (parse_link(&t, "intra", 96.0, 1.0, &tp->intra_Bps, &tp->intra_latency_ns, err) ||

@@ -30,8 +30,9 @@ static int check_label_shape(const char *images_path, const dcache_array_t *img,
         return sgd_errf(err, "%s: labels must have 1 dimension, got %d", labels_path,
                         lab->ndims);
     if (img->dims[0] != lab->dims[0])
-        return sgd_errf(err, "%s: %lld labels, but %s has %lld images", labels_path,
-                        (long long)lab->dims[0], images_path, (long long)img->dims[0]);
+        return sgd_errf(err, "%s: %lld label%s, but %s has %lld image%s", labels_path,
+                        (long long)lab->dims[0], lab->dims[0] == 1 ? "" : "s", images_path,
+                        (long long)img->dims[0], img->dims[0] == 1 ? "" : "s");
     return 0;
 }
 

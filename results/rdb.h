@@ -102,7 +102,7 @@ typedef struct rdb_run_info {
     const rdb_tag_t *tags;      /* ntags tags, written with the runs row (results/rdb_meta.h) */
     size_t ntags;
     const char *sweep_axes;     /* JSON array of the key paths a sweep varied, e.g.
-                                   ["algorithm.lambda"]; NULL for a plain run */
+                                   ["cluster.workers"]; NULL for a plain run */
     const char *command_line;   /* the run's command line, words shell-quoted */
 } rdb_run_info_t;
 

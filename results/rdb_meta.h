@@ -27,7 +27,7 @@
 /* The tables and views of this module, created by the migration to schema 3 (rdb.c) on new
  * and older writable databases.  The params view's key is the JSON path of a leaf of
  * config_json without its leading "$." and without the quotes SQLite's json_tree puts
- * around names that hold more than letters and digits: "algorithm.lambda",
+ * around names that hold more than letters and digits: "cluster.workers",
  * "data.n_train", "model.hidden[0]", "model.layers[1].kernel" (RDB_META_KEY); objects and
  * arrays themselves are not rows.
  * final_metrics_long has every metric's row of the largest update_idx per run;

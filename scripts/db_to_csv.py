@@ -39,7 +39,7 @@ def write_one(con, name, directory):
             w.writerow([cell(v) for v in row])
             rows += 1
     os.replace(tmp, path)
-    print("%s: %d rows" % (path, rows))
+    print("%s: %d row%s" % (path, rows, "" if rows == 1 else "s"))
 
 
 def main(argv):

@@ -1,6 +1,6 @@
-# Shared by scripts/fasgd-exp{1,2,3}.sh: runs the FASGD paper's experiments (NOTES.md §2) with
-# build/sgdsim into one SQLite database per experiment and prints the results with the
-# sqlite3 CLI.  Environment:
+# Shared by scripts/fasgd-exp{1,2,3}.sh: runs the FASGD paper's experiments (docs/papers.md
+# §2) with build/sgdsim into one SQLite database per experiment and prints the results with
+# the sqlite3 CLI.  Environment:
 #   UPDATES   server updates per run (default 100000, the paper's Experiment 1 length)
 #   DATA      mnist (default) or fashion-mnist: scenarios/fasgd/$DATA.json
 #   SEEDS     comma-separated seeds, run as a sweep axis (default 1,2,3: three is the fewest
@@ -39,7 +39,7 @@ STATS=(python3 scripts/seed_stats.py)
 mkdir -p out
 
 # The paper's two methods as the authors' code runs them, with the learning rates the paper
-# reports as best of 16 (NOTES.md §2).
+# reports as best of 16 (docs/papers.md §2).
 FASGD=(--set optimizer.lr=0.005
        --set 'algorithm={"name":"fasgd","staleness":"fred","normaliser":"fred"}')
 SASGD=(--set optimizer.lr=0.04 --set 'algorithm={"name":"sasgd","staleness":"fred"}')

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FASGD paper, Experiment 1 (NOTES.md §2): (mu, lambda) = (1,128), (4,32), (8,16), (32,4),
+# FASGD paper, Experiment 1 (docs/papers.md §2): (mu, lambda) = (1,128), (4,32), (8,16), (32,4),
 # fully asynchronous, FASGD (authors'-code form, lr 0.005) vs SASGD (1/(tau+1), lr 0.04).
 # Prints the simulator's final validation errors (means over SEEDS) next to the paper's (read
 # off its figures), their spread over seeds, and a Welch test of FASGD vs SASGD per setting.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FASGD paper, Experiment 2 (NOTES.md §2): mu = 128, lambda = 250, 500, 1000, 10000, fully
+# FASGD paper, Experiment 2 (docs/papers.md §2): mu = 128, lambda = 250, 500, 1000, 10000, fully
 # asynchronous; FASGD (lr 0.005) vs SASGD (1/(tau+1), lr 0.04), plus the ablation: SASGD's
 # plain asynchronous update with FASGD's normaliser and no staleness scaling, and SASGD's
 # published alpha/tau with FASGD's normaliser (both lr 0.005).  (SASGD's 1/(tau+1) with the

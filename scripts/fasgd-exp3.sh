@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FASGD paper, Experiment 3 (NOTES.md §2): B-FASGD, sweeping c_fetch (pushes always sent) and
+# FASGD paper, Experiment 3 (docs/papers.md §2): B-FASGD, sweeping c_fetch (pushes always sent) and
 # c_push (fetches always sent) over the paper's values; reports actual vs potential copies
 # (fetch and push opportunities) and the final validation error next to FASGD (c = 0).
 # The paper does not give (mu, lambda) for this experiment; we use MU=8, LAMBDA=16 (its
@@ -29,7 +29,7 @@ for c in $C_PUSH; do
     --set "algorithm={\"name\":\"b-fasgd\",\"c_fetch\":0,\"c_push\":$c}"
 done
 # The authors' simulator stamps a client that skipped a fetch with the server's timestamp
-# (NOTES.md §2, "FRED quirk"), so its stale gradients are not damped.  The same c_fetch sweep
+# (docs/papers.md §2, "FRED quirk"), so its stale gradients are not damped.  The same c_fetch sweep
 # with that counting shows how much of "fetch reduction is cheap" comes from it.
 if [ "${FRED_TAU:-1}" = 1 ]; then
   for c in $FRED_C; do

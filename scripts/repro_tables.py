@@ -24,7 +24,7 @@ import sys
 
 import seed_stats as ss
 
-# (mu, lambda) of Experiment 1 with the paper's FASGD and SASGD errors (NOTES.md §2).
+# (mu, lambda) of Experiment 1 with the paper's FASGD and SASGD errors (docs/papers.md §2).
 EXP1 = {(1, 128): (0.13, 0.18), (4, 32): (0.065, 0.10), (8, 16): (0.046, 0.087),
         (32, 4): (0.033, 0.062)}
 # lambda of Experiment 2 with the paper's FASGD and SASGD errors.
@@ -107,7 +107,8 @@ class Runs:
         seeds = sorted({r["seed"] for r in runs})
         walls = [r["wall"] for r in runs]
         diverged = sum(r["diverged"] for r in runs)
-        return (f"{len(runs)} runs, seeds {','.join(map(str, seeds))}, "
+        return (f"{len(runs)} run{'' if len(runs) == 1 else 's'}, "
+                f"seed{'' if len(seeds) == 1 else 's'} {','.join(map(str, seeds))}, "
                 f"{sum(walls) / 3600:.2f} hours of machine time "
                 f"({min(walls):.0f}-{max(walls):.0f} s per run)"
                 + (f"; {diverged} diverged, left out of the values" if diverged else ""))

@@ -234,7 +234,7 @@ def update(ref, dirpath):
     lines = [f"# kernel: {here}" if l.startswith("# kernel:") else l for l in lines]
     with open(ref, "w", encoding="utf-8") as out:
         out.write("\n".join(lines) + "\n")
-    print(f"{ref}: {len(checks)} checks written (kernel {here})")
+    print(f"{ref}: {len(checks)} check{'' if len(checks) == 1 else 's'} written (kernel {here})")
     return 0
 
 

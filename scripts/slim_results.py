@@ -99,7 +99,8 @@ def main():
         die(f"{a.out}: {e}")
     os.replace(tmp, a.out)
     runs = src.execute("SELECT count(*) FROM runs").fetchone()[0]
-    print(f"{a.out}: {runs} runs, {deleted} metric rows left out")
+    print(f"{a.out}: {runs} run{'' if runs == 1 else 's'}, "
+          f"{deleted} metric row{'' if deleted == 1 else 's'} left out")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
  * event scheduled here.  Events are processed in (t_ns, seq) order, where seq is a global
  * insertion counter: events due at the same instant run in the order they were scheduled,
  * never in pointer or hash order.  That rule, plus integer time, is what makes a run
- * reproducible bit for bit (DESIGN.md, "Determinism contract").
+ * reproducible bit for bit (docs/design.md, "The determinism contract").
  *
  * Event types are registered at set-up: each gets a handler and a context pointer, and
  * sim_engine_register returns its id.  A handler may schedule new events (at t >= now) and

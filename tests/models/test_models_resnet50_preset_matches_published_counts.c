@@ -1,6 +1,6 @@
 /* The ResNet-50 preset, built from the architecture, matches the published facts: 161
  * parameter tensors, 25,557,032 parameters (torchvision), 99 tensors of at most 4 KiB and 18
- * tensors over 1 MiB carrying 82% of the bytes (papers/NOTES.md, from the LSGD authors'
+ * tensors over 1 MiB carrying 82% of the bytes (docs/papers.md, from the LSGD authors'
  * code), the first and last tensors, and 3 x 8.18 GFLOPs per image for forward + backward. */
 #include "models/preset.h"
 #include "tests/check.h"
