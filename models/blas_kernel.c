@@ -99,18 +99,21 @@ static bool in_library(const blas_kernel_t *k, const blas_machine_t *m)
 
 /* The automatic choice, most specific line first.  The gradients' speed on each candidate
  * kernel (bench/blas_kernels.sh; docs/performance.md has the tables):
- *   - AMD Zen 4 and Zen 5 (families 0x19 and 0x1a, AVX-512 with BF16): OpenBLAS 0.3.21 names
- *     them Cooperlake or SkylakeX by their flags, but its AVX2 kernel (Haswell) computes the
- *     MLP and LeNet-5 gradients fastest there -- these cores split 512-bit work or feed it
- *     less well than Intel's.  Zen 3 and older have no AVX-512; the same line gives them
- *     Haswell, which is also what the generic lines would pick.
+ *   - AMD Zen 4 (family 0x19): Haswell, whose AVX2 code ran the MLP gradient at 0.86-0.89
+ *     of the FMA peak against SkylakeX's 0.79-0.86 (bench_mlp_grad, 2026-12); Zen 4 executes
+ *     512-bit instructions as two 256-bit halves.  Zen 3 and older have no AVX-512 and get
+ *     Haswell from the generic line anyway.
+ *   - AMD Zen 5 (family 0x1a): SkylakeX, 1.6x Haswell on the MLP gradient and 1.2-1.4x on
+ *     LeNet-5's (measured 2026-12-02); its cores execute 512-bit FMAs at full width.  The
+ *     line says so explicitly, though the generic AVX-512 line would give the same.
  *   - Other AVX-512 CPUs (Intel Skylake-SP and later): SkylakeX, sgdsim's choice since the
- *     Intel Xeon build machine's figures of 2026-12-01 (docs/performance.md); Intel has not
- *     been measured against Haswell, so this line keeps today's kernel and digests there.
+ *     Intel Xeon build machine's figures of 2026-12-01 (docs/performance.md).
  *   - Any other CPU with AVX2 and FMA: Haswell. */
 const blas_auto_rule_t blas_auto_rules[] = {
-    {"AuthenticAMD", 0x19, 0x1a, NEEDS_AVX2, "Haswell",
-     "AMD Zen 4 and Zen 5 (families 0x19, 0x1a; measured 2026-12-02)"},
+    {"AuthenticAMD", 0x19, 0x19, NEEDS_AVX2, "Haswell",
+     "AMD Zen 4 (family 0x19; figures of 2026-12)"},
+    {"AuthenticAMD", 0x1a, 0x1a, NEEDS_SKX, "SkylakeX",
+     "AMD Zen 5 (family 0x1a; measured 2026-12-02)"},
     {NULL, 0, 0, NEEDS_SKX, "SkylakeX", "CPUs with AVX-512 F, BW, VL, DQ, CD (Intel Xeon figures of 2026-12-01)"},
     {NULL, 0, 0, NEEDS_AVX2, "Haswell", "CPUs with AVX2 and FMA"},
     {NULL, 0, 0, 0, NULL, NULL},

@@ -62,8 +62,8 @@ static void auto_follows_the_feature_table(void)
     CHECK(strcmp(blas_kernel_auto(&m), "Prescott") == 0);
 }
 
-/* The vendor and family lines: AMD Zen 4 and Zen 5 run Haswell whatever AVX-512 they have;
- * other families and vendors fall through to the flag lines. */
+/* The vendor and family lines: AMD Zen 4 runs Haswell whatever AVX-512 it has, Zen 5 runs
+ * SkylakeX; other families and vendors fall through to the flag lines. */
 static void auto_follows_the_cpu_identity(void)
 {
     blas_cpu_t zen4 = SKX | BLAS_CPU_AVX512VNNI | BLAS_CPU_AVX512BF16;
@@ -71,6 +71,9 @@ static void auto_follows_the_cpu_identity(void)
     CHECK_STR_EQ(blas_kernel_auto(&m), "Haswell");
     CHECK_STR_EQ(blas_kernel_auto_rule(&m)->vendor, "AuthenticAMD");
     m = identified(zen4, "AuthenticAMD", 0x1a);
+    CHECK_STR_EQ(blas_kernel_auto(&m), "SkylakeX");
+    CHECK_STR_EQ(blas_kernel_auto_rule(&m)->vendor, "AuthenticAMD");
+    m = identified(AVX2_FMA, "AuthenticAMD", 0x1a); /* AVX-512 masked by a hypervisor */
     CHECK_STR_EQ(blas_kernel_auto(&m), "Haswell");
     m = identified(AVX2_FMA, "AuthenticAMD", 0x17); /* Zen 2: the generic AVX2 line */
     CHECK_STR_EQ(blas_kernel_auto(&m), "Haswell");
