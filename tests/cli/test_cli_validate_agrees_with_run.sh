@@ -178,7 +178,7 @@ fields=(cluster.workers batch.per_worker optimizer.lr optimizer.momentum compute
         cluster.time_factor.max)
 ps_fields=(algorithm.server_time_s algorithm.gradient_batch algorithm.n algorithm.decay
            algorithm.eps)
-values=(0 -1 0.5 1e10 '"x"')
+values=(-1 0.5 1e10) # 0 and a string are the loader's, shared by both already
 for f in "${fields[@]}"; do
   for v in "${values[@]}"; do agree "csgd $f=$v" "$S" --set stop.updates=4 --set "$f=$v"; done
 done
@@ -214,7 +214,7 @@ agree "input 7 x 7 of 8 x 8 images" "$S" "${CNN[@]}" \
   --set 'model={"kind":"cnn","input":{"height":7,"width":7},"layers":[{"fc":8}]}'
 
 echo "$tried cases: $refused refused by run, $noted of them for what this machine lacks"
-[ "$tried" -ge 190 ] || fail "only $tried cases ran"
+[ "$tried" -ge 150 ] || fail "only $tried cases ran"
 [ "$noted" -ge 3 ] || fail "only $noted cases were the machine's"
 
 # ---- validate's estimates refuse alike (no --print) ----
