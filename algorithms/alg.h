@@ -159,7 +159,45 @@ typedef struct alg_outcome {
     size_t nparams;
 } alg_outcome_t;
 
-/* Runs scenario `scn` to its stop condition.  Returns -1 for input/environment errors found
+/* A run built up to its first event (alg_prepare), not yet started (alg_execute). */
+typedef struct alg_prepared alg_prepared_t;
+
+/* Which backend alg_prepare builds. */
+typedef enum {
+    ALG_BACKEND_NEEDED,  /* the scenario's, or an error (run) */
+    ALG_BACKEND_OR_CPU,  /* the scenario's where this machine has it, else the CPU's in its
+                            place, noted in `missing` (validate: everything else is checked) */
+    ALG_BACKEND_CPU,     /* the CPU's: a check that never starts a GPU (sweep planning) */
+} alg_backend_use_t;
+
+typedef struct alg_prepare_opts {
+    sim_trace_t *trace;          /* the timeline algorithms record into; NULL = none */
+    alg_backend_use_t backend;
+    /* Out: what this machine lacks for the run, "" when nothing: a dataset file that is not
+     * there (not downloaded), a backend it cannot start.  Set whether or not alg_prepare
+     * failed; when it failed, the reason lies in the machine, not in the scenario. */
+    char missing[SGD_ERR_MAX];
+} alg_prepare_opts_t;
+
+/* Checks and builds everything a run of `scn` needs before its first event — the data and
+ * its shapes against the model's, the batches, the memory guard's estimates, the backend,
+ * the algorithm's state — the one check that decides whether a scenario runs (`run`, and
+ * `validate` and `sweep --skip-invalid`, which must agree with it).  Returns 0 with *run
+ * (alg_prepared_free), or -1 with err naming the JSON path (o->missing says whether the
+ * reason is the machine's).  scn is borrowed until alg_prepared_free. */
+int alg_prepare(const scn_t *scn, alg_prepare_opts_t *o, alg_prepared_t **run, sgd_err_t *err);
+
+/* Runs a prepared run to its stop condition (once): the sink's begin, then the engine.  The
+ * timeline is the one given to alg_prepare (sink->trace is not read).  Returns -1 only when
+ * the sink's begin refused; 0 when the run happened, whatever its outcome (out->status). */
+int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
+                sgd_err_t *err);
+
+/* Frees what alg_prepare built; NULL is a no-op. */
+void alg_prepared_free(alg_prepared_t *run);
+
+/* alg_prepare (with sink->trace, the scenario's backend), alg_execute and alg_prepared_free:
+ * runs scenario `scn` to its stop condition.  Returns -1 for input/environment errors found
  * while setting up (missing dataset, bad combination): err names the file or path.  Returns 0
  * when the run happened, whatever its outcome (complete, diverged, failed: out->status). */
 int alg_run(const scn_t *scn, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_t *err);

@@ -244,8 +244,8 @@ int64_t ps_rows(const ps_opts_t *o, int64_t mu)
 double ps_snapshot_versions(const scn_t *s, const ps_opts_t *o)
 {
     if (o->kind == PS_HARDSYNC) return 2.0;
-    const int64_t updates = s->estimate_updates > 0 ? s->estimate_updates : s->stop_updates;
     double versions = (double)s->workers;
-    if (updates > 0 && (double)updates < versions) versions = (double)updates;
+    if (s->stop_updates > 0 && (double)s->stop_updates < versions)
+        versions = (double)s->stop_updates;
     return versions + 1.0;
 }

@@ -2,6 +2,7 @@
  * runs the engine to the stop condition, and keeps the books — metric rows, evaluation,
  * divergence, the run digest.  Virtual time comes only from the engine; the wall clock is
  * read for the counters and nothing else. */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -193,15 +194,29 @@ static double model_bytes(const model_spec_t *spec, int64_t global_batch)
 
 /* ---- data ---------------------------------------------------------------------------- */
 
+/* The error of an IDX pair that did not load, prefixed with the key that names the file
+ * ("data.train_labels: ...").  A file that is not there at all is the machine's (a dataset
+ * not downloaded), not the scenario's: its message also goes to missing. */
+static int idx_failed(dataset_file_t bad, const char *images, const char *labels,
+                      const char *key, char *missing, sgd_err_t *err)
+{
+    const bool lab = bad == DATASET_FILE_LABELS;
+    char field[64];
+    snprintf(field, sizeof field, "%s_%s", key, lab ? "labels" : "images");
+    sgd_err_prefix(err, field);
+    if (access(lab ? labels : images, F_OK) != 0 && errno == ENOENT)
+        snprintf(missing, SGD_ERR_MAX, "%s", err->msg);
+    return -1;
+}
+
 /* The IDX files: training rows, and validation rows from the test files or the train tail. */
 static int load_idx(const scn_data_t *d, dcache_t *cache, sgd_dataset_t *train_all,
                     sgd_dataset_t *test_all, sgd_dataset_t *train, sgd_dataset_t *val,
-                    sgd_err_t *err)
+                    char *missing, sgd_err_t *err)
 {
     dataset_file_t bad;
     if (dataset_load_idx_cached(d->train_images, d->train_labels, cache, train_all, &bad, err))
-        return sgd_err_prefix(err, bad == DATASET_FILE_LABELS ? "data.train_labels"
-                                                              : "data.train_images");
+        return idx_failed(bad, d->train_images, d->train_labels, "data.train", missing, err);
     int64_t avail = train_all->n;
     if (d->val_from == SCN_VAL_TRAIN_TAIL) {
         if (d->val_size >= avail)
@@ -211,8 +226,7 @@ static int load_idx(const scn_data_t *d, dcache_t *cache, sgd_dataset_t *train_a
         dataset_view(train_all, avail, d->val_size, val);
     } else {
         if (dataset_load_idx_cached(d->test_images, d->test_labels, cache, test_all, &bad, err))
-            return sgd_err_prefix(err, bad == DATASET_FILE_LABELS ? "data.test_labels"
-                                                                  : "data.test_images");
+            return idx_failed(bad, d->test_images, d->test_labels, "data.test", missing, err);
         if (test_all->dim != train_all->dim)
             return sgd_errf(err, "data.test_images: %d values per sample, training data has %d",
                             test_all->dim, train_all->dim);
@@ -231,7 +245,7 @@ static int load_idx(const scn_data_t *d, dcache_t *cache, sgd_dataset_t *train_a
 }
 
 static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *test_all,
-                     sgd_dataset_t *train, sgd_dataset_t *val, sgd_err_t *err)
+                     sgd_dataset_t *train, sgd_dataset_t *val, char *missing, sgd_err_t *err)
 {
     const scn_data_t *d = &s->data;
     if (d->source == SCN_DATA_SYNTHETIC) {
@@ -249,7 +263,7 @@ static int load_data(const scn_t *s, sgd_dataset_t *train_all, sgd_dataset_t *te
     /* One cache handle for the four files, so a warning about it is printed once. */
     dcache_t cache;
     dcache_init(&cache, d->cache, d->cache_dir, stderr);
-    int rc = load_idx(d, &cache, train_all, test_all, train, val, err);
+    int rc = load_idx(d, &cache, train_all, test_all, train, val, missing, err);
     dcache_free(&cache);
     return rc;
 }
@@ -335,11 +349,26 @@ static int run_threads(const scn_t *s)
     return s->numerics.threads_resolved > 0 ? (int)s->numerics.threads_resolved : 1;
 }
 
-/* Data, model, backend and initial parameters of a run with real numerics. */
-static int setup_numerics(const scn_t *s, const alg_ops_t *ops, alg_ctx_t *ctx, run_res_t *r,
-                          sgd_err_t *err)
+/* The backend o asks for.  Every failure to create one is the machine's (the loader checked
+ * the name): noted in o->missing, and with ALG_BACKEND_OR_CPU the CPU's takes its place, so
+ * that what follows is still checked. */
+static int create_backend(const scn_t *s, model_t *model, alg_prepare_opts_t *o,
+                          sgd_backend_t *b, sgd_err_t *err)
 {
-    if (load_data(s, &r->train_all, &r->test_all, &r->train, &r->val, err)) return -1;
+    const char *name = o->backend == ALG_BACKEND_CPU ? "cpu" : s->backend;
+    if (sgd_backend_create(name, model, b, err) == 0) return 0;
+    snprintf(o->missing, sizeof o->missing, "%s", err->msg);
+    if (o->backend == ALG_BACKEND_NEEDED) return -1;
+    err->msg[0] = '\0';
+    return sgd_backend_create("cpu", model, b, err);
+}
+
+/* Data, model, backend and initial parameters of a run with real numerics. */
+static int setup_numerics(const scn_t *s, const alg_ops_t *ops, alg_prepare_opts_t *o,
+                          alg_ctx_t *ctx, run_res_t *r, sgd_err_t *err)
+{
+    if (load_data(s, &r->train_all, &r->test_all, &r->train, &r->val, o->missing, err))
+        return -1;
     model_spec_t spec = s->model;
     spec.ninputs = r->train.dim;
     spec.nclasses = r->train.classes > r->val.classes ? r->train.classes : r->val.classes;
@@ -362,7 +391,7 @@ static int setup_numerics(const scn_t *s, const alg_ops_t *ops, alg_ctx_t *ctx, 
     if (model_spec_check(&spec, err)) return sgd_err_prefix(err, "model");
     r->model = model_create(&spec, (int)rows);
     /* "cuda" without a GPU (or in a build without CUDA) is an environment error: exit 2. */
-    if (sgd_backend_create(s->backend, r->model, &r->backend, err)) return -1;
+    if (create_backend(s, r->model, o, &r->backend, err)) return -1;
     sgd_backend_set_threads(&r->backend, threads); /* one workspace per thread, same bits */
     ctx->nparams = model_nparams(r->model);
     r->params = sgd_xmalloc(ctx->nparams * sizeof *r->params);
@@ -384,10 +413,9 @@ static int setup_numerics(const scn_t *s, const alg_ops_t *ops, alg_ctx_t *ctx, 
     return 0;
 }
 
-/* Everything up to the first event: costs, numerics (unless cost-only), the engine, the
- * algorithm's state and the sink's begin.  Returns -1 with err for input and environment
- * errors. */
-static int setup(const scn_t *s, const alg_ops_t *ops, const alg_sink_t *sink, alg_ctx_t *ctx,
+/* Everything up to the first event: costs, numerics (unless cost-only), the engine and the
+ * algorithm's state.  Returns -1 with err for input and environment errors. */
+static int setup(const scn_t *s, const alg_ops_t *ops, alg_prepare_opts_t *o, alg_ctx_t *ctx,
                  run_res_t *r, sgd_err_t *err)
 {
     /* Per-worker state (RNG streams, bookkeeping) is a few hundred bytes; 512 is generous.
@@ -396,14 +424,12 @@ static int setup(const scn_t *s, const alg_ops_t *ops, const alg_sink_t *sink, a
     setup_preset_costs(s, ctx, r);
     if (s->cost_only)
         ctx->nparams = r->preset.nparams; /* no data, no model, no parameters */
-    else if (setup_numerics(s, ops, ctx, r, err))
+    else if (setup_numerics(s, ops, o, ctx, r, err))
         return -1;
     r->engine = sim_engine_create();
     ctx->engine = r->engine;
     r->state = ops->create(ctx, err);
-    if (!r->state) return -1;
-    if (sink && sink->begin && sink->begin(sink->ctx, ctx->nparams, err)) return -1;
-    return 0;
+    return r->state ? 0 : -1;
 }
 
 /* Runs the engine to the stop condition and records what the end of a run records: the final
@@ -476,9 +502,18 @@ static void release(const alg_ops_t *ops, run_res_t *r)
     dataset_free(&r->train_all);
 }
 
-int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_t *err)
+struct alg_prepared {
+    const alg_ops_t *ops;
+    struct alg_runner runner;
+    alg_ctx_t ctx;   /* points into runner and res: the struct stays where it was allocated */
+    run_res_t res;
+    bool executed;
+};
+
+int alg_prepare(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run, sgd_err_t *err)
 {
-    memset(out, 0, sizeof *out);
+    *run = NULL;
+    o->missing[0] = '\0';
     const alg_ops_t *ops = alg_find(s->algorithm);
     if (!ops) return sgd_errf(err, "algorithm.name: unknown algorithm \"%s\"", s->algorithm);
 
@@ -486,16 +521,47 @@ int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_
      * results differ in the last bit between thread counts (docs/architecture.md). */
     openblas_set_num_threads(1);
 
-    struct alg_runner runner = {.sink = sink, .last_eval_update = -1};
-    alg_ctx_t ctx = {.scn = s, .status = ALG_RUNNING, .runner = &runner,
-                     .numerics = !s->cost_only, .trace = sink ? sink->trace : NULL};
-    sgd_sha256_init(&runner.digest);
-    run_res_t res = {0};
-    int rc = setup(s, ops, sink, &ctx, &res, err);
-    if (rc == 0) {
-        simulate(ops, sink, &ctx, &res);
-        fill_outcome(&ctx, &res, out);
+    alg_prepared_t *p = sgd_xcalloc(1, sizeof *p);
+    p->ops = ops;
+    p->runner.last_eval_update = -1;
+    p->ctx = (alg_ctx_t){.scn = s, .status = ALG_RUNNING, .runner = &p->runner,
+                         .numerics = !s->cost_only, .trace = o->trace};
+    sgd_sha256_init(&p->runner.digest);
+    if (setup(s, ops, o, &p->ctx, &p->res, err)) {
+        alg_prepared_free(p);
+        return -1;
     }
-    release(ops, &res);
+    *run = p;
+    return 0;
+}
+
+int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
+                sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    SGD_ASSERT(!run->executed);
+    run->executed = true;
+    run->runner.sink = sink;
+    if (sink && sink->begin && sink->begin(sink->ctx, run->ctx.nparams, err)) return -1;
+    simulate(run->ops, sink, &run->ctx, &run->res);
+    fill_outcome(&run->ctx, &run->res, out);
+    return 0;
+}
+
+void alg_prepared_free(alg_prepared_t *run)
+{
+    if (!run) return;
+    release(run->ops, &run->res);
+    free(run);
+}
+
+int alg_run(const scn_t *s, const alg_sink_t *sink, alg_outcome_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    alg_prepare_opts_t o = {.trace = sink ? sink->trace : NULL, .backend = ALG_BACKEND_NEEDED};
+    alg_prepared_t *run;
+    if (alg_prepare(s, &o, &run, err)) return -1;
+    int rc = alg_execute(run, sink, out, err);
+    alg_prepared_free(run);
     return rc;
 }

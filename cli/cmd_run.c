@@ -1,8 +1,10 @@
-/* `sgdsim run SCENARIO`: load the scenario, open the results database, run the simulation
- * with a sink that writes every metric row to the database, and print a summary.
+/* `sgdsim run SCENARIO`: load the scenario, check and build the run (cli_prepare_run, the
+ * check `validate` makes too), open the results database, run the simulation with a sink
+ * that writes every metric row to the database, and print a summary.
  *
- * The database row for the run is created only after setup succeeded (so bad input leaves
- * no trace) and marked complete together with its last rows in one transaction. */
+ * The database is opened only after the run was built, so a refused scenario creates no
+ * file and leaves an existing one untouched; the run's row is marked complete together
+ * with its last rows in one transaction. */
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -342,6 +344,7 @@ static int sweep_axes_json(const cli_opts_t *o, const char *list, char **json)
 typedef struct run_state {
     scn_t s;
     bool loaded;
+    alg_prepared_t *prepared; /* the run, built before the database is opened */
     run_sink_t r;
     sim_trace_t *trace;
     const char *trace_path;
@@ -350,6 +353,7 @@ typedef struct run_state {
 
 static void run_close(run_state_t *st)
 {
+    alg_prepared_free(st->prepared);
     free(st->r.sweep_axes);
     free(st->r.command_line);
     sim_trace_close(st->trace, NULL);
@@ -372,9 +376,19 @@ static void split_tags(const cli_list_t *args, run_sink_t *r)
     }
 }
 
+/* Builds the run (everything a run needs, checked: cli_prepare_run) into the open trace;
+ * a refusal is the scenario's message, exit 2. */
+static int run_prepare(run_state_t *st)
+{
+    sgd_err_t err = {{0}};
+    alg_prepare_opts_t po = {.trace = st->trace, .backend = ALG_BACKEND_NEEDED};
+    if (cli_prepare_run(&st->s, &po, &st->prepared, &err)) return cli_bad_input("%s", err.msg);
+    return 0;
+}
+
 /* Loads the scenario (which may start the program again on another BLAS kernel, so before
- * anything is opened), then opens the database and the trace.  argv[0..argc) is run's
- * command line after "sgdsim run", recorded with the run. */
+ * anything is opened), opens the trace, builds the run and only then opens the database.
+ * argv[0..argc) is run's command line after "sgdsim run", recorded with the run. */
 static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **argv,
                     run_state_t *st)
 {
@@ -402,9 +416,10 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if (gethostname(st->r.host, sizeof st->r.host) != 0)
         snprintf(st->r.host, sizeof st->r.host, "unknown");
     st->r.host[sizeof st->r.host - 1] = '\0';
-    if (rdb_open(st->db_path, &st->r.db, &err)) return cli_bad_input("%s", err.msg);
     if (t->path && sim_trace_open(t->path, &t->opts, &st->trace, &err))
         return cli_bad_input("%s", err.msg);
+    if ((rc = run_prepare(st)) != 0) return rc;
+    if (rdb_open(st->db_path, &st->r.db, &err)) return cli_bad_input("%s", err.msg);
     return 0;
 }
 
@@ -474,7 +489,8 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_arg
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     alg_outcome_t o;
-    if (alg_run(&st->s, &sink, &o, &err)) return cli_bad_input("%s: %s", st->s.path, err.msg);
+    if (alg_execute(st->prepared, &sink, &o, &err))
+        return cli_bad_input("%s: %s", st->s.path, err.msg);
     if (st->r.progress) fputc('\n', stderr);
     uint64_t written = st->trace ? sim_trace_written(st->trace) : 0;
     uint64_t dropped = st->trace ? sim_trace_dropped(st->trace) : 0;

@@ -1,22 +1,24 @@
 /* `sgdsim validate SCENARIO [--set k=v ...] [--backend NAME] [--blas-core NAME] [--threads N]
- * [--print]`: load and check a scenario without running it; --print shows the resolved
- * configuration with every default filled in, pretty-printed (exact numbers, as stored).
- * "backend": "cuda" is valid here even without a GPU (only `run` needs one).  The BLAS kernel
- * is resolved and started exactly as for `run` (cli/machine.h), so a scenario that validates
- * gets its kernel.
+ * [--print]`: load and check a scenario without running it, with the check `run` makes
+ * (cli_prepare_run: the run built up to its first event — data shapes against the model's,
+ * batches, the memory guard, the algorithm's state), so validate refuses exactly what run
+ * refuses, with run's message and exit code 2.  Only what this machine lacks keeps exit 0,
+ * with a note: a dataset file not there (what depends on its shapes is then unchecked),
+ * "cuda" without a GPU (the CPU backend stands in, so the rest is checked).  --print shows
+ * the resolved configuration with every default filled in, pretty-printed (exact numbers, as
+ * stored).  The BLAS kernel is resolved and started exactly as for `run` (cli/machine.h), so
+ * a scenario that validates gets its kernel.
  *
  * Without --print it also estimates what a run would cost — events, updates, memory and wall
  * time — so that `stop.updates: 1e15` (valid, and endless) shows up before it is started, and
  * shows the estimates `run`'s memory guard compares with this machine's memory before it
- * allocates (alg_check_memory; seen during the pilot's setup), which `run` refuses on.  The
- * estimate extrapolates a pilot: the scenario itself run in this process for at most
- * PILOT_UPDATES updates or about PILOT_WALL_S seconds, with no database and no trace.
+ * allocates (alg_check_memory; seen during the check), which `run` refuses on.  The
+ * estimate extrapolates a pilot: the checked run itself, executed in this process for at
+ * most PILOT_UPDATES updates or about PILOT_WALL_S seconds, with no database and no trace.
  * Events and seconds per update are measured between the pilot's first and last update;
  * memory is the pilot's peak resident size plus, for the parameter-server family, the
  * parameter snapshots that accumulate until about min(clients, updates) versions are held
- * at once (docs/architecture.md).  Where the pilot cannot run (a dataset missing, "cuda"
- * without a GPU, a size the runner refuses), validate says why and still succeeds: the
- * scenario itself is valid. */
+ * at once (docs/architecture.md). */
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -37,11 +39,14 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim validate SCENARIO [--set key.path=value ...] [--backend NAME]\n"
                "                       [--blas-core NAME] [--threads N] [--print]\n\n"
-               "Checks SCENARIO (types, ranges, unknown keys, a BLAS kernel this machine\n"
-               "runs) without running it, then prints estimates of a run's events, updates,\n"
-               "memory and wall time, extrapolated from a short pilot run in memory (at most\n"
-               "%d updates, about %.0f s; nothing is written), and the memory estimates that\n"
-               "run checks against this machine's memory before it allocates (and refuses on).\n"
+               "Checks SCENARIO as run does before it starts (types, ranges, unknown keys, a\n"
+               "BLAS kernel this machine runs, shapes against the dataset's, sizes, memory):\n"
+               "exit 2 with run's message for anything run refuses; exit 0 with a note when\n"
+               "only this machine keeps it from running (a dataset file not there, no GPU).\n"
+               "Then prints estimates of a run's events, updates, memory and wall time,\n"
+               "extrapolated from a short pilot run in memory (at most %d updates, about\n"
+               "%.0f s; nothing is written), and the memory estimates that run checks against\n"
+               "this machine's memory before it allocates (and refuses on).\n"
                "  --set key.path=value  override a field, validated like the file\n"
                "  --backend NAME        same as --set backend=NAME (cpu or cuda)\n"
                "  --blas-core NAME      like --set numerics.blas_core=NAME (auto, Haswell, ...)\n"
@@ -70,7 +75,6 @@ typedef struct pilot {
     int64_t first, last;            /* update indices seen */
     uint64_t events_first, events_last;
     double snapshots_peak;          /* parameter-server family: distinct versions held; -1 */
-    guard_seen_t guard;
 } pilot_t;
 
 static void pilot_memory(void *ctx, const char *what, double bytes, double limit)
@@ -124,20 +128,18 @@ static void pilot_progress(void *ctx, int64_t update, int64_t vtime_ns, double l
     if (p->wall_last > PILOT_WALL_S) alg_request_interrupt();
 }
 
-/* Runs the pilot; returns -1 with the reason when it cannot run. */
-static int run_pilot(const scn_t *s, pilot_t *p, size_t *nparams, sgd_err_t *err)
+/* Executes the checked run as the pilot; *stop is the scenario the run was built on, whose
+ * stop rule is shortened only now, after every check has read the real one (the memory
+ * guard's estimates are the run's).  Returns -1 with the reason when it made no update. */
+static int run_pilot(alg_prepared_t *run, scn_t *stop, pilot_t *p, size_t *nparams,
+                     sgd_err_t *err)
 {
-    scn_t pilot = *s; /* shallow: only the stop rule differs, the rest is borrowed */
-    pilot.estimate_updates = s->stop_updates; /* the guard's estimates are the run's */
-    if (pilot.stop_updates > PILOT_UPDATES) pilot.stop_updates = PILOT_UPDATES;
+    if (stop->stop_updates > PILOT_UPDATES) stop->stop_updates = PILOT_UPDATES;
     *p = (pilot_t){.first = -1, .snapshots_peak = -1};
     alg_sink_t sink = {.ctx = p, .metric = pilot_metric, .traffic = pilot_traffic,
                        .progress = pilot_progress};
     alg_outcome_t o;
-    alg_observe_memory(pilot_memory, &p->guard);
-    int rc = alg_run(&pilot, &sink, &o, err);
-    alg_observe_memory(NULL, NULL);
-    if (rc) return -1;
+    if (alg_execute(run, &sink, &o, err)) return -1;
     free(o.final_params);
     *nparams = o.nparams;
     if (p->first < 0) return sgd_errf(err, "the pilot made no update (%s)", o.detail);
@@ -239,7 +241,8 @@ static void print_pretty(const cJSON *v, int depth)
 }
 
 /* Prints the labelled estimates for a run of s->stop_updates updates. */
-static void print_estimates(const scn_t *s, const pilot_t *p, size_t nparams)
+static void print_estimates(const scn_t *s, const pilot_t *p, const guard_seen_t *guard,
+                            size_t nparams)
 {
     double u = (double)s->stop_updates, steps = (double)(p->last - p->first);
     double ev_per = steps > 0 ? (double)(p->events_last - p->events_first) / steps
@@ -269,12 +272,73 @@ static void print_estimates(const scn_t *s, const pilot_t *p, size_t nparams)
                "at once", fmax(0, versions - p->snapshots_peak), one, versions);
     }
     printf(")\n");
-    print_guard(&p->guard);
+    print_guard(guard);
     if (steps > 0) {
         format_seconds(p->wall_last / steps * u, wall, sizeof wall);
         printf("  wall time: about %s (%.3g s per update)\n", wall, p->wall_last / steps);
     } else {
         printf("  wall time: not estimated (the pilot made a single update)\n");
+    }
+}
+
+/* What validate found: the checked run (NULL when refused), the guard's estimates, and what
+ * this machine lacks. */
+typedef struct checked {
+    alg_prepared_t *run;
+    guard_seen_t guard;
+    alg_prepare_opts_t opts;
+} checked_t;
+
+/* Makes run's check on *s (built with the CPU backend standing in for one this machine
+ * lacks).  0 when run would start it or only this machine keeps it from starting (c->opts
+ * .missing); else the exit code after run's message, with the guard's estimates first on
+ * stdout when the guard refused it. */
+static int check_like_run(const scn_t *s, checked_t *c)
+{
+    sgd_err_t err = {{0}};
+    *c = (checked_t){.opts = {.backend = ALG_BACKEND_OR_CPU}};
+    alg_observe_memory(pilot_memory, &c->guard);
+    int rc = cli_prepare_run(s, &c->opts, &c->run, &err);
+    alg_observe_memory(NULL, NULL);
+    if (rc == 0 || c->opts.missing[0]) return 0;
+    if (c->guard.refused) print_guard(&c->guard);
+    fflush(stdout);
+    return cli_bad_input("%s", err.msg);
+}
+
+/* "sgdsim: note: ...": what this machine lacks for the run, and what it means for the check. */
+static void print_missing(const checked_t *c)
+{
+    fprintf(stderr, "sgdsim: note: %s\nsgdsim: note: this machine lacks it, not the scenario: "
+                    "run exits 2 here until it has it; %s\n", c->opts.missing,
+            c->run ? "everything else was checked, with the cpu backend in its place"
+                   : "what depends on the dataset's shapes (model, batches, memory) is unchecked");
+}
+
+/* The ok line, then the estimates from the pilot (not without what this machine lacks). */
+static void print_ok_and_estimates(const cli_opts_t *o, scn_t *s, checked_t *c)
+{
+    printf("%s: ok (algorithm %s, %lld worker%s, BLAS kernel %s, %lld thread%s, config "
+           "%.12s)\n", o->scenario, s->algorithm, (long long)s->workers,
+           s->workers == 1 ? "" : "s", s->numerics.blas_core,
+           (long long)s->numerics.threads_resolved, s->numerics.threads_resolved == 1 ? "" : "s",
+           s->config_hash);
+    fflush(stdout);
+    if (c->opts.missing[0]) {
+        printf("estimates: not available: %s\n", c->opts.missing);
+        print_guard(&c->guard);
+        return;
+    }
+    pilot_t p;
+    size_t nparams = 0;
+    sgd_err_t err = {{0}};
+    const int64_t updates = s->stop_updates;
+    if (run_pilot(c->run, s, &p, &nparams, &err)) {
+        printf("estimates: not available, the pilot run did not get going: %s\n", err.msg);
+        print_guard(&c->guard);
+    } else {
+        s->stop_updates = updates; /* the estimates are for the run */
+        print_estimates(s, &p, &c->guard, nparams);
     }
 }
 
@@ -286,29 +350,21 @@ int cli_validate_main(int argc, char **argv)
     if (rc == 0 && o.help) usage(stdout);
     if (rc != 0 || o.help) goto out;
     scn_t s;
+    checked_t c;
     if ((rc = cli_load_scenario(&o, &s)) != 0) goto out;
-    if (o.print) {
-        cJSON *tree = cJSON_Parse(s.resolved_json);
-        SGD_ASSERT(tree); /* the loader printed it */
-        print_pretty(tree, 0);
-        putchar('\n');
-        cJSON_Delete(tree);
-    } else {
-        printf("%s: ok (algorithm %s, %lld worker%s, BLAS kernel %s, %lld thread%s, config "
-               "%.12s)\n", o.scenario, s.algorithm, (long long)s.workers,
-               s.workers == 1 ? "" : "s", s.numerics.blas_core,
-               (long long)s.numerics.threads_resolved, s.numerics.threads_resolved == 1 ? "" : "s",
-               s.config_hash);
-        fflush(stdout);
-        pilot_t p;
-        size_t nparams = 0;
-        sgd_err_t err = {{0}};
-        if (run_pilot(&s, &p, &nparams, &err)) {
-            printf("estimates: not available, the pilot run could not start: %s\n", err.msg);
-            print_guard(&p.guard);
-        } else
-            print_estimates(&s, &p, nparams);
+    if ((rc = check_like_run(&s, &c)) == 0) {
+        if (c.opts.missing[0]) print_missing(&c);
+        if (o.print) {
+            cJSON *tree = cJSON_Parse(s.resolved_json);
+            SGD_ASSERT(tree); /* the loader printed it */
+            print_pretty(tree, 0);
+            putchar('\n');
+            cJSON_Delete(tree);
+        } else {
+            print_ok_and_estimates(&o, &s, &c);
+        }
     }
+    alg_prepared_free(c.run);
     scn_free(&s);
 out:
     cli_opts_free(&o);

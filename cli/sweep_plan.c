@@ -17,6 +17,7 @@
 #include <cJSON.h>
 
 #include "algorithms/alg.h"
+#include "cli/cli.h"
 #include "cli/sweep_zip.h"
 #include "config/scenario.h"
 
@@ -343,13 +344,28 @@ static void set_aside(cli_sweep_plan_t *plan, int64_t index, cli_sweep_point_t *
     memset(pt, 0, sizeof *pt);
 }
 
+/* --skip-invalid: run's own check of the loaded point (cli_prepare_run), so that a point
+ * its run would refuse is set aside too.  The CPU backend stands in for any other (planning
+ * never starts a GPU); what this machine lacks keeps the point, for its run to report. */
+static int check_point(const scn_t *s, sgd_err_t *err)
+{
+    alg_prepare_opts_t po = {.backend = ALG_BACKEND_CPU};
+    alg_prepared_t *run = NULL;
+    int rc = cli_prepare_run(s, &po, &run, err);
+    alg_prepared_free(run);
+    if (rc == 0 || !po.missing[0]) return rc;
+    err->msg[0] = '\0';
+    return 0;
+}
+
 /* Loads point pt as its run will and records its key, kernel, threads and length. */
 static int load_point(const point_loader_t *l, const scn_override_t *ov, int nov,
                       const cli_sweep_plan_opts_t *o, cli_sweep_point_t *pt, sgd_err_t *err)
 {
     scn_t s;
     if (loader_load(l, ov, nov, o->seed, &s, err)) return -1;
-    if (scn_resolve_numerics(&s, o->flags, o->machine, err)) {
+    if (scn_resolve_numerics(&s, o->flags, o->machine, err) ||
+        (o->skip_invalid && check_point(&s, err))) {
         scn_free(&s);
         return -1;
     }

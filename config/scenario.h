@@ -144,9 +144,6 @@ typedef struct scn {
 
     int64_t stop_updates;        /* stop.updates */
     int64_t stop_vtime_ns;       /* stop.vtime_s in ns, 0 = no limit */
-    int64_t estimate_updates;    /* not from the file: > 0 when a shortened run (validate's
-                                    pilot) makes the memory estimates for this many
-                                    updates, those of the run it stands for */
 
     int64_t eval_every;          /* validation every N updates (0 = only at the end) */
     int64_t train_loss_every;    /* record train_loss every N updates */
