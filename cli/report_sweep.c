@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
+#include "analysis/groups.h"
+#include "analysis/sweep_axes.h"
 #include "cli/cli.h"
 #include "cli/table.h"
 #include "cli/text.h"
@@ -27,50 +27,21 @@ void report_print_escaped(const char *s)
     free(e);
 }
 
-/* ---- sweeps: axes from the runs' configurations --------------------------------------- */
+/* ---- sweeps: the runs and their cells ------------------------------------------------- */
 
-typedef struct kv {
-    char *key, *value; /* "cluster.workers", "250" (value as compact JSON) */
-} kv_t;
-
+/* A finished run of a sweep: its configuration (analysis/groups.h) and the quantities the
+ * tables show. */
 typedef struct srun {
-    char *scenario;
-    kv_t *cfg;
-    int ncfg;
-    char **axes; /* runs.sweep_axes: the keys its sweep varied (owned) */
-    int naxes;
-    bool has_axes; /* false for a plain run and for runs written before schema 3 */
+    ana_run_t a;
     double val_error; /* NaN when absent or not finite */
     double vtime_s;
     double per_worker_rate; /* samples per virtual second per worker; NaN if unknown */
     int64_t workers;
 } srun_t;
 
-static void flatten(const cJSON *v, const char *prefix, kv_t **out, int *n)
-{
-    if (cJSON_IsObject(v)) {
-        for (const cJSON *c = v->child; c; c = c->next) {
-            size_t len = strlen(prefix) + strlen(c->string) + 2;
-            char *p = sgd_xmalloc(len);
-            snprintf(p, len, "%s%s%s", prefix, prefix[0] ? "." : "", c->string);
-            flatten(c, p, out, n);
-            free(p);
-        }
-        return;
-    }
-    *out = sgd_xrealloc(*out, (size_t)(*n + 1) * sizeof **out);
-    (*out)[*n].key = sgd_xstrdup(prefix);
-    /* Strings without their JSON quotes: table headers read csgd, not "csgd". */
-    (*out)[*n].value = cJSON_IsString(v) ? sgd_xstrdup(v->valuestring) : cJSON_PrintUnformatted(v);
-    SGD_ASSERT((*out)[*n].value);
-    (*n)++;
-}
-
 static const char *cfg_get(const srun_t *r, const char *key)
 {
-    for (int i = 0; i < r->ncfg; i++)
-        if (strcmp(r->cfg[i].key, key) == 0) return r->cfg[i].value;
-    return "(absent)";
+    return ana_config_get(&r->a.cfg, key);
 }
 
 static bool all_numeric(char **v, int n)
@@ -223,82 +194,7 @@ static void pivot(srun_t *runs, int n, const char *row_key, const char *col_key,
     free(cv);
 }
 
-/* ---- axes ----------------------------------------------------------------------------- */
-
-static bool varies(const srun_t *runs, int n, const char *key)
-{
-    for (int i = 1; i < n; i++)
-        if (strcmp(cfg_get(&runs[i], key), cfg_get(&runs[0], key)) != 0) return true;
-    return false;
-}
-
-static bool has_key(const char **keys, int n, const char *key)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(keys[i], key) == 0) return true;
-    return false;
-}
-
-/* Whether key k's value follows key j's over the runs: runs that agree on j agree on k. */
-static bool follows(const srun_t *runs, int n, const char *k, const char *j)
-{
-    for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++)
-            if (strcmp(cfg_get(&runs[a], j), cfg_get(&runs[b], j)) == 0 &&
-                strcmp(cfg_get(&runs[a], k), cfg_get(&runs[b], k)) != 0)
-                return false;
-    return true;
-}
-
-/* Keys a runs column mirrors (runs.workers, runs.algorithm): of two keys that follow each
- * other, one of these is the one swept (algorithm.n defaults to cluster.workers, never the
- * other way). */
-static bool primary_key(const char *key)
-{
-    return strcmp(key, "cluster.workers") == 0 || strcmp(key, "algorithm.name") == 0;
-}
-
-/* Whether candidate c[i] follows another candidate that stays an axis: one it follows
- * without that one following it back, or, when both follow each other, a primary key or
- * else the earlier one. */
-static bool is_derived(const srun_t *runs, int n, const char **c, int nc, int i)
-{
-    for (int j = 0; j < nc; j++) {
-        if (j == i || !follows(runs, n, c[i], c[j])) continue;
-        if (!follows(runs, n, c[j], c[i])) return true;
-        bool pi = primary_key(c[i]), pj = primary_key(c[j]);
-        if (pj != pi ? pj : j < i) return true;
-    }
-    return false;
-}
-
-/* The axes of the runs' sweep, in order (the caller frees the array; the keys are the runs').
- * When every run has stored axes: their union, in the order stored, less the keys that do
- * not vary.  Otherwise, inferred: the keys whose value is not the same in every run, in
- * resolved-configuration order, less those that follow another (a default that follows a
- * swept key, as algorithm.n follows the number of clients).  Never the seed. */
-static const char **find_axes(const srun_t *runs, int n, int *naxes)
-{
-    bool stored = true;
-    int cap = 1;
-    for (int i = 0; i < n; i++) stored &= runs[i].has_axes, cap += runs[i].naxes;
-    if (!stored) cap = runs[0].ncfg + 1;
-    const char **c = sgd_xcalloc((size_t)cap, sizeof *c);
-    int nc = 0;
-    for (int i = 0; stored && i < n; i++)
-        for (int a = 0; a < runs[i].naxes; a++)
-            if (!has_key(c, nc, runs[i].axes[a])) c[nc++] = runs[i].axes[a];
-    for (int k = 0; !stored && k < runs[0].ncfg; k++) c[nc++] = runs[0].cfg[k].key;
-    int m = 0;
-    for (int i = 0; i < nc; i++)
-        if (strcmp(c[i], "seed") != 0 && varies(runs, n, c[i])) c[m++] = c[i];
-    const char **axes = sgd_xcalloc((size_t)m + 1, sizeof *axes);
-    *naxes = 0;
-    for (int i = 0; i < m; i++)
-        if (stored || !is_derived(runs, n, c, m, i)) axes[(*naxes)++] = c[i];
-    free(c);
-    return axes;
-}
+/* ---- axes (inferred in analysis/sweep_axes.c) ----------------------------------------- */
 
 /* ", axes: a (3) b (2); 2 seeds" */
 static void print_axes(srun_t *runs, int n, const char **axes, int naxes)
@@ -395,10 +291,13 @@ static void print_combinations(srun_t *runs, int n, const layout_t *l)
 
 static void report_group(srun_t *runs, int n)
 {
+    const ana_run_t **a = sgd_xcalloc((size_t)n, sizeof *a);
+    for (int i = 0; i < n; i++) a[i] = &runs[i].a;
     int naxes;
-    const char **axes = find_axes(runs, n, &naxes);
+    const char **axes = ana_sweep_axes(a, n, &naxes);
+    free(a);
     printf("\nSweep: scenario \"");
-    report_print_escaped(runs[0].scenario);
+    report_print_escaped(runs[0].a.scenario);
     printf("\", %d finished runs", n);
     if (naxes == 0) printf(", no axis besides the seed (repeats or seeds only)\n");
     else print_axes(runs, n, axes, naxes);
@@ -407,20 +306,6 @@ static void report_group(srun_t *runs, int n)
     print_combinations(runs, n, &l);
     free(l.extra);
     free(axes);
-}
-
-/* runs.sweep_axes (a JSON array of key paths, or NULL) into r; anything else reads as no
- * stored axes. */
-static void parse_axes(const char *json, srun_t *r)
-{
-    cJSON *a = json ? cJSON_Parse(json) : NULL;
-    r->has_axes = cJSON_IsArray(a);
-    for (const cJSON *e = r->has_axes ? a->child : NULL; e; e = e->next) {
-        if (!cJSON_IsString(e)) continue;
-        r->axes = sgd_xrealloc(r->axes, (size_t)(r->naxes + 1) * sizeof *r->axes);
-        r->axes[r->naxes++] = sgd_xstrdup(e->valuestring);
-    }
-    cJSON_Delete(a);
 }
 
 static double column_or_nan(sqlite3_stmt *st, int i)
@@ -435,11 +320,9 @@ static double column_or_nan(sqlite3_stmt *st, int i)
 static void load_run(sqlite3_stmt *st, srun_t *r)
 {
     memset(r, 0, sizeof *r);
-    const char *sc = (const char *)sqlite3_column_text(st, 0);
-    r->scenario = sgd_xstrdup(sc ? sc : "");
-    cJSON *cfg = cJSON_Parse((const char *)sqlite3_column_text(st, 1));
-    if (cfg) flatten(cfg, "", &r->cfg, &r->ncfg);
-    cJSON_Delete(cfg);
+    ana_run_init(&r->a, (const char *)sqlite3_column_text(st, 0),
+                 (const char *)sqlite3_column_text(st, 1),
+                 (const char *)sqlite3_column_text(st, 7));
     r->vtime_s = sqlite3_column_double(st, 2);
     double updates = (double)sqlite3_column_int64(st, 3);
     r->workers = sqlite3_column_int64(st, 4);
@@ -448,16 +331,11 @@ static void load_run(sqlite3_stmt *st, srun_t *r)
     if (isnan(grads)) grads = updates * (double)r->workers;
     r->per_worker_rate = r->vtime_s > 0 && r->workers > 0
                              ? grads * b / r->vtime_s / (double)r->workers : NAN;
-    parse_axes((const char *)sqlite3_column_text(st, 7), r);
 }
 
 static void free_run(srun_t *r)
 {
-    for (int k = 0; k < r->ncfg; k++) free(r->cfg[k].key), free(r->cfg[k].value);
-    for (int a = 0; a < r->naxes; a++) free(r->axes[a]);
-    free(r->cfg);
-    free(r->axes);
-    free(r->scenario);
+    ana_run_free(&r->a);
 }
 
 int report_sweeps(rdb_t *db)
@@ -476,7 +354,7 @@ int report_sweeps(rdb_t *db)
     int ngroups = 0;
     for (int i = 0; i < n;) {
         int j = i;
-        while (j < n && strcmp(runs[j].scenario, runs[i].scenario) == 0) j++;
+        while (j < n && strcmp(runs[j].a.scenario, runs[i].a.scenario) == 0) j++;
         if (j - i >= 2) {
             report_group(runs + i, j - i);
             ngroups++;
