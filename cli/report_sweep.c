@@ -12,11 +12,12 @@
 #include <string.h>
 
 #include "analysis/groups.h"
+#include "analysis/seed_stats.h"
 #include "analysis/sweep_axes.h"
 #include "cli/cli.h"
 #include "cli/table.h"
 #include "cli/text.h"
-#include "results/rdb_read.h"
+#include "results/rdb_rows.h"
 
 /* Prints s escaped for the terminal (cli/text.h), as the tables print their cells: a
  * scenario name or configuration value from the database may hold control characters. */
@@ -101,21 +102,18 @@ static bool cell_value(const srun_t *r, const char *const *keys, const char *con
     return isfinite(*x);
 }
 
-/* The values of q (each / scale) over the runs matching keys/vals. */
+/* The values of q (each / scale) over the runs matching keys/vals, summarised as every
+ * seed statistic is (analysis/seed_stats.h). */
 static cell_t cell_stats(const srun_t *runs, int n, const char *const *keys,
                          const char *const *vals, int nkeys, quantity_t q, double scale)
 {
-    cell_t c = {NAN, NAN, 0};
-    double sum = 0, sq = 0, x;
+    double *v = sgd_xcalloc((size_t)n + 1, sizeof *v), x;
+    int nv = 0;
     for (int i = 0; i < n; i++)
-        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x)) sum += x, c.n++;
-    if (!c.n) return c;
-    c.mean = sum / c.n;
-    for (int i = 0; i < n; i++)
-        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x))
-            sq += (x - c.mean) * (x - c.mean);
-    c.std = c.n > 1 ? sqrt(sq / (c.n - 1)) : 0.0;
-    return c;
+        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x)) v[nv++] = x;
+    ana_summary_t s = ana_summarize(v, nv);
+    free(v);
+    return (cell_t){s.mean, s.sd, s.n};
 }
 
 /* Scaling efficiency of the runs matching keys/vals: each run's throughput per worker over
@@ -308,29 +306,36 @@ static void report_group(srun_t *runs, int n)
     free(axes);
 }
 
-static double column_or_nan(sqlite3_stmt *st, int i)
+/* A number of the configuration (batch.per_worker), NaN when absent. */
+static double config_number(const ana_run_t *r, const char *key)
 {
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+    const char *v = ana_config_get(&r->cfg, key);
+    char *end;
+    double x = strtod(v, &end);
+    return end == v ? NAN : x;
 }
 
-/* The run at st's current row (RDB_Q_SWEEP_RUNS' columns).  Throughput per worker: samples
- * per virtual second over the workers, the samples being the gradients applied (the
- * staleness histogram's total in the parameter-server family; updates x workers in the
- * synchronous algorithms, which write none) times batch.per_worker. */
-static void load_run(sqlite3_stmt *st, srun_t *r)
+/* A finished run with its final val_error and throughput per worker: samples per virtual
+ * second over the workers, the samples being the gradients applied (the staleness
+ * histogram's total in the parameter-server family; updates x workers in the synchronous
+ * algorithms, which write none) times batch.per_worker. */
+static int load_run(rdb_run_facts_t *f, const rdb_run_row_t *row, srun_t *r, sgd_err_t *err)
 {
     memset(r, 0, sizeof *r);
-    ana_run_init(&r->a, (const char *)sqlite3_column_text(st, 0),
-                 (const char *)sqlite3_column_text(st, 1),
-                 (const char *)sqlite3_column_text(st, 7));
-    r->vtime_s = sqlite3_column_double(st, 2);
-    double updates = (double)sqlite3_column_int64(st, 3);
-    r->workers = sqlite3_column_int64(st, 4);
-    r->val_error = column_or_nan(st, 5);
-    double b = column_or_nan(st, 6), grads = column_or_nan(st, 8);
+    ana_run_init(&r->a, row->scenario, row->config_json, row->sweep_axes);
+    r->vtime_s = row->has_vtime_ns ? (double)row->vtime_ns / 1e9 : 0.0;
+    double updates = row->has_updates ? (double)row->updates : 0.0;
+    r->workers = row->has_workers ? row->workers : 0;
+    rdb_metric_row_t fin;
+    rdb_staleness_row_t st;
+    int found = rdb_run_final(f, row->id, "val_error", &fin, err);
+    if (found < 0 || rdb_run_staleness(f, row->id, &st, err)) return -1;
+    r->val_error = found ? fin.value : NAN;
+    double b = config_number(&r->a, "batch.per_worker"), grads = st.gradients;
     if (isnan(grads)) grads = updates * (double)r->workers;
     r->per_worker_rate = r->vtime_s > 0 && r->workers > 0
                              ? grads * b / r->vtime_s / (double)r->workers : NAN;
+    return 0;
 }
 
 static void free_run(srun_t *r)
@@ -338,19 +343,33 @@ static void free_run(srun_t *r)
     ana_run_free(&r->a);
 }
 
+/* Every finished run of db, by scenario then id, into *runs (*n of them). */
+static int load_runs(rdb_t *db, srun_t **runs, int *n, sgd_err_t *err)
+{
+    rdb_rows_it_t *it = NULL;
+    rdb_run_facts_t *f = NULL;
+    rdb_runs_query_t q = {.finished_only = true, .by_scenario = true};
+    int rc = rdb_runs_open(db, &q, &it, err) || rdb_run_facts_open(db, &f, err) ? -1 : 1;
+    rdb_run_row_t row;
+    while (rc > 0 && (rc = rdb_runs_next(it, &row, err)) > 0) {
+        *runs = sgd_xrealloc(*runs, (size_t)(*n + 1) * sizeof **runs);
+        if (load_run(f, &row, &(*runs)[(*n)++], err)) rc = -1;
+    }
+    rdb_run_facts_close(f);
+    rdb_rows_close(it);
+    return rc;
+}
+
 int report_sweeps(rdb_t *db)
 {
-    sqlite3_stmt *st = NULL;
     sgd_err_t err = {{0}};
-    if (rdb_read_prepare(db, RDB_Q_SWEEP_RUNS, &st, &err))
-        return cli_bad_input("report: %s", err.msg);
     srun_t *runs = NULL;
     int n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        runs = sgd_xrealloc(runs, (size_t)(n + 1) * sizeof *runs);
-        load_run(st, &runs[n++]);
+    if (load_runs(db, &runs, &n, &err)) {
+        for (int i = 0; i < n; i++) free_run(&runs[i]);
+        free(runs);
+        return cli_bad_input("report: %s", err.msg);
     }
-    sqlite3_finalize(st);
     int ngroups = 0;
     for (int i = 0; i < n;) {
         int j = i;
