@@ -1,5 +1,5 @@
 /* Runs as the analysis sees them (groups.h): configurations flattened to dotted keys, and
- * the sweep axes a run stored. */
+ * the sweep axes a run stored; configurations x seeds. */
 #include "analysis/groups.h"
 
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <cJSON.h>
 
 #include "common/error.h"
+#include "common/json.h"
 
 static void flatten(const cJSON *v, const char *prefix, ana_kv_t **out, int *n)
 {
@@ -24,6 +25,8 @@ static void flatten(const cJSON *v, const char *prefix, ana_kv_t **out, int *n)
     }
     *out = sgd_xrealloc(*out, (size_t)(*n + 1) * sizeof **out);
     (*out)[*n].key = sgd_xstrdup(prefix);
+    (*out)[*n].json = cJSON_PrintUnformatted(v);
+    SGD_ASSERT((*out)[*n].json);
     /* Strings without their JSON quotes: table headers read csgd, not "csgd". */
     (*out)[*n].value = cJSON_IsString(v) ? sgd_xstrdup(v->valuestring) : cJSON_PrintUnformatted(v);
     SGD_ASSERT((*out)[*n].value);
@@ -47,7 +50,7 @@ const char *ana_config_get(const ana_config_t *c, const char *key)
 
 void ana_config_free(ana_config_t *c)
 {
-    for (int k = 0; k < c->n; k++) free(c->kv[k].key), free(c->kv[k].value);
+    for (int k = 0; k < c->n; k++) free(c->kv[k].key), free(c->kv[k].value), free(c->kv[k].json);
     free(c->kv);
     memset(c, 0, sizeof *c);
 }
@@ -82,4 +85,80 @@ void ana_run_free(ana_run_t *r)
     free(r->axes);
     free(r->scenario);
     memset(r, 0, sizeof *r);
+}
+
+/* ---- configurations x seeds ----------------------------------------------------------- */
+
+/* Removes the member at dotted path `path` of root, if there is one. */
+static void remove_path(cJSON *root, const char *path)
+{
+    char buf[SGD_JPATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    cJSON *node = root;
+    char *p = buf, *dot;
+    while (node && (dot = strchr(p, '.'))) {
+        *dot = '\0';
+        node = cJSON_GetObjectItemCaseSensitive(node, p);
+        p = dot + 1;
+    }
+    if (cJSON_IsObject(node)) cJSON_DeleteItemFromObjectCaseSensitive(node, p);
+}
+
+char *ana_config_identity(const char *config_json)
+{
+    cJSON *c = config_json ? cJSON_Parse(config_json) : NULL;
+    if (!cJSON_IsObject(c)) {
+        cJSON_Delete(c);
+        return NULL;
+    }
+    remove_path(c, "seed");
+    for (int i = 0; sgd_config_unhashed[i]; i++) remove_path(c, sgd_config_unhashed[i]);
+    char *s = sgd_json_print(c, true);
+    cJSON_Delete(c);
+    return s;
+}
+
+static bool same_config(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* Adds run i to g: replaces an earlier run of its seed with a larger id, else inserts it in
+ * seed order. */
+static void group_add(ana_group_t *g, const int64_t *id, const int64_t *seed, int i)
+{
+    for (int k = 0; k < g->n; k++)
+        if (seed[g->idx[k]] == seed[i]) {
+            if (id[i] > id[g->idx[k]]) g->idx[k] = i;
+            return;
+        }
+    int at = g->n;
+    while (at > 0 && seed[g->idx[at - 1]] > seed[i]) at--;
+    memmove(g->idx + at + 1, g->idx + at, (size_t)(g->n - at) * sizeof *g->idx);
+    g->idx[at] = i;
+    g->n++;
+}
+
+int ana_group_seeds(char *const *identity, const int64_t *id, const int64_t *seed, int n,
+                    ana_group_t **groups)
+{
+    ana_group_t *g = sgd_xcalloc((size_t)n + 1, sizeof *g);
+    int ng = 0;
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (k < ng && !same_config(g[k].identity, identity[i])) k++;
+        if (k == ng) {
+            g[ng].identity = identity[i];
+            g[ng++].idx = sgd_xcalloc((size_t)n, sizeof *g->idx);
+        }
+        group_add(&g[k], id, seed, i);
+    }
+    *groups = g;
+    return ng;
+}
+
+void ana_groups_free(ana_group_t *g, int n)
+{
+    for (int k = 0; g && k < n; k++) free(g[k].idx);
+    free(g);
 }

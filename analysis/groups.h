@@ -11,9 +11,10 @@
 #include <stdint.h>
 
 /* One leaf of a configuration: "cluster.workers", "250" (value as compact JSON; a string
- * without its quotes, so that table headers read csgd, not "csgd"). */
+ * without its quotes, so that table headers read csgd, not "csgd"); json: the value as
+ * compact JSON always ("\"csgd\""), for output that keeps its type. */
 typedef struct ana_kv {
-    char *key, *value;
+    char *key, *value, *json;
 } ana_kv_t;
 
 /* A configuration's leaves in the configuration's order. */
@@ -44,5 +45,31 @@ void ana_config_free(ana_config_t *c);
 void ana_run_init(ana_run_t *r, const char *scenario, const char *config_json,
                   const char *sweep_axes);
 void ana_run_free(ana_run_t *r);
+
+/* ---- configurations x seeds ---------------------------------------------------------------
+ *
+ * A configuration is a run's resolved configuration less its seed and the keys that change
+ * no result (sgd_config_unhashed: numerics.threads): runs with the same one are repeats of
+ * one experiment over seeds.  This is compare --ignore seed's and plot --band's rule. */
+
+/* The configuration of config_json in canonical form (sorted keys, exact numbers), NULL
+ * when the text is not a JSON object; the caller frees it. */
+char *ana_config_identity(const char *config_json);
+
+/* One configuration's runs: indices into the caller's arrays, the latest (largest id) of
+ * each seed only, in seed order. */
+typedef struct ana_group {
+    const char *identity; /* the first member's (points into the caller's array) */
+    int *idx;
+    int n;
+} ana_group_t;
+
+/* Groups runs[0..n) (identity[i], id[i], seed[i]) by configuration, in the order each
+ * configuration first appears; a run without an identity (NULL) is a configuration of its
+ * own.  Returns the number of groups, *groups an array the caller frees with
+ * ana_groups_free. */
+int ana_group_seeds(char *const *identity, const int64_t *id, const int64_t *seed, int n,
+                    ana_group_t **groups);
+void ana_groups_free(ana_group_t *g, int n);
 
 #endif
