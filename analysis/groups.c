@@ -104,6 +104,13 @@ static void remove_path(cJSON *root, const char *path)
     if (cJSON_IsObject(node)) cJSON_DeleteItemFromObjectCaseSensitive(node, p);
 }
 
+bool ana_key_changes_results(const char *key)
+{
+    for (int i = 0; sgd_config_unhashed[i]; i++)
+        if (strcmp(key, sgd_config_unhashed[i]) == 0) return false;
+    return true;
+}
+
 char *ana_config_identity(const char *config_json)
 {
     cJSON *c = config_json ? cJSON_Parse(config_json) : NULL;

@@ -52,6 +52,10 @@ void ana_run_free(ana_run_t *r);
  * no result (sgd_config_unhashed: numerics.threads): runs with the same one are repeats of
  * one experiment over seeds.  This is compare --ignore seed's and plot --band's rule. */
 
+/* Whether a key of the configuration can change a run's results (false for the seed's
+ * sibling keys in sgd_config_unhashed, such as numerics.threads). */
+bool ana_key_changes_results(const char *key);
+
 /* The configuration of config_json in canonical form (sorted keys, exact numbers), NULL
  * when the text is not a JSON object; the caller frees it. */
 char *ana_config_identity(const char *config_json);

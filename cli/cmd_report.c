@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/report_json.h"
 #include "cli/report_sweep.h"
 #include "cli/table.h"
 #include "cli/text.h"
@@ -29,13 +30,16 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: sgdsim report DB [--wide]\n\n"
+    fprintf(f, "usage: sgdsim report DB [--wide | --json]\n\n"
                "Prints every run of the results database DB (status, updates, virtual time,\n"
                "final val_error, staleness) and, per scenario swept over several\n"
                "configurations, pivot tables of final val_error, virtual time and scaling\n"
                "efficiency by the swept keys (e.g. cluster.workers x algorithm.name): each\n"
                "cell the mean +- std over the runs that differ only by seed, and their number.\n"
-               "  --wide  the per-run table with every final metric, the run key and traffic\n\n"
+               "  --wide  the per-run table with every final metric, the run key and traffic\n"
+               "  --json  instead of the tables, per scenario its axes and per configuration\n"
+               "          (the latest finished run of each seed) the mean, sample sd and 95%%\n"
+               "          interval (Student's t) of every final metric, as JSON numbers\n\n"
                "exit codes: 0 ok, 2 bad input (not a results database)\n");
 }
 
@@ -222,6 +226,7 @@ static int report_runs(rdb_t *db, const char *path, bool wide)
 typedef struct report_args {
     const char *db_path;
     bool wide; /* --wide: the per-run table with every column */
+    bool json; /* --json: the seed statistics as JSON (cli/report_json.c) */
 } report_args_t;
 
 static const cli_opt_t report_opts[] = {
@@ -229,7 +234,7 @@ static const cli_opt_t report_opts[] = {
     {.name = NULL},
 };
 
-/* "DB [--wide]"; 0, or the exit code (with --help: after the usage text). */
+/* "DB [--wide] [--json]"; 0, or the exit code (with --help: after the usage text). */
 static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help)
 {
     static const char *const missing[] = {"DB"};
@@ -240,8 +245,9 @@ static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help
                            .nsets = 2};
     int rc = cli_args_parse_fixed(&spec, argc, argv, &a->db_path, help);
     if (rc == 0 && *help) usage(stdout);
-    if (rc == 0 && !*help && fmt != CLI_FMT_TEXT)
-        rc = cli_bad_input("report: prints text only; use sgdsim query or export for CSV/JSON");
+    if (rc == 0 && !*help && fmt == CLI_FMT_CSV)
+        rc = cli_bad_input("report: prints text or --json; use sgdsim query or export for CSV");
+    a->json = fmt == CLI_FMT_JSON;
     return rc;
 }
 
@@ -254,8 +260,12 @@ int cli_report_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("report: %s", err.msg);
-    rc = report_runs(db, a.db_path, a.wide);
-    if (rc == SGD_EXIT_OK) rc = report_sweeps(db);
+    if (a.json) {
+        rc = report_json(db, a.db_path);
+    } else {
+        rc = report_runs(db, a.db_path, a.wide);
+        if (rc == SGD_EXIT_OK) rc = report_sweeps(db);
+    }
     rdb_close(db);
     return rc;
 }
