@@ -70,11 +70,18 @@ static void load_run(const rdb_run_row_t *row, jrun_t *r)
     r->vtime_s = row->has_vtime_ns ? (double)row->vtime_ns / 1e9 : NAN;
 }
 
-static jrun_t *find_run(jdb_t *d, int64_t id)
+static int by_id(const void *x, const void *y)
 {
-    for (int i = 0; i < d->n; i++)
-        if (d->run[i].id == id) return &d->run[i];
-    return NULL;
+    const jrun_t *a = *(const jrun_t *const *)x, *b = *(const jrun_t *const *)y;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The run with this id among sorted[0..n) (sorted by id), or NULL. */
+static jrun_t *find_run(jrun_t **sorted, int n, int64_t id)
+{
+    jrun_t key = {.id = id}, *k = &key;
+    jrun_t **hit = bsearch(&k, sorted, (size_t)n, sizeof *sorted, by_id);
+    return hit ? *hit : NULL;
 }
 
 static void add_final(jrun_t *r, const rdb_metric_row_t *m)
@@ -98,13 +105,18 @@ static int load(rdb_t *db, jdb_t *d, sgd_err_t *err)
     }
     rdb_rows_close(it);
     it = NULL;
+    /* Final rows come by run id: find their runs by binary search. */
+    jrun_t **sorted = sgd_xcalloc((size_t)d->n + 1, sizeof *sorted);
+    for (int i = 0; i < d->n; i++) sorted[i] = &d->run[i];
+    qsort(sorted, (size_t)d->n, sizeof *sorted, by_id);
     if (rc == 0) rc = rdb_finals_open(db, &it, err) ? -1 : 1;
     rdb_metric_row_t m;
     while (rc > 0 && (rc = rdb_metrics_next(it, &m, err)) > 0) {
-        jrun_t *r = find_run(d, m.run_id);
+        jrun_t *r = find_run(sorted, d->n, m.run_id);
         if (r) add_final(r, &m);
     }
     rdb_rows_close(it);
+    free(sorted);
     return rc;
 }
 
