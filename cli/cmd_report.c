@@ -21,53 +21,37 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/report_json.h"
 #include "cli/report_sweep.h"
 #include "cli/table.h"
 #include "cli/text.h"
 #include "results/rdb.h"
-#include "results/rdb_read.h"
+#include "results/rdb_rows.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: sgdsim report DB [--wide]\n\n"
+    fprintf(f, "usage: sgdsim report DB [--wide | --json]\n\n"
                "Prints every run of the results database DB (status, updates, virtual time,\n"
                "final val_error, staleness) and, per scenario swept over several\n"
                "configurations, pivot tables of final val_error, virtual time and scaling\n"
                "efficiency by the swept keys (e.g. cluster.workers x algorithm.name): each\n"
                "cell the mean +- std over the runs that differ only by seed, and their number.\n"
-               "  --wide  the per-run table with every final metric, the run key and traffic\n\n"
+               "  --wide  the per-run table with every final metric, the run key and traffic\n"
+               "  --json  instead of the tables, per scenario its axes and per configuration\n"
+               "          (the latest finished run of each seed) the mean, sample sd and 95%%\n"
+               "          interval (Student's t) of every final metric, as JSON numbers\n\n"
                "exit codes: 0 ok, 2 bad input (not a results database)\n");
 }
 
 /* ---- per-run table -------------------------------------------------------------------- */
 
-/* The statements of the per-run table. */
-typedef struct run_stmts {
-    sqlite3_stmt *names, *runs, *fin, *stale, *traffic;
-} run_stmts_t;
+/* The run's columns of the per-run table, in the order of init_runs_table's names. */
+typedef enum {
+    COL_ID, COL_KEY, COL_SCENARIO, COL_ALGORITHM, COL_WORKERS, COL_STATUS, COL_UPDATES,
+    COL_VTIME_S
+} run_col_t;
 
-static int prepare_run_stmts(rdb_t *db, run_stmts_t *q, sgd_err_t *err)
-{
-    memset(q, 0, sizeof *q);
-    if (rdb_read_prepare(db, RDB_Q_METRIC_NAMES, &q->names, err) ||
-        rdb_read_prepare(db, RDB_Q_RUNS, &q->runs, err) ||
-        rdb_read_prepare(db, RDB_Q_FINAL_VALUE, &q->fin, err) ||
-        rdb_read_prepare(db, RDB_Q_STALENESS, &q->stale, err) ||
-        rdb_read_prepare(db, RDB_Q_TRAFFIC, &q->traffic, err))
-        return -1;
-    return 0;
-}
-
-static void finalize_run_stmts(run_stmts_t *q)
-{
-    sqlite3_finalize(q->names);
-    sqlite3_finalize(q->runs);
-    sqlite3_finalize(q->fin);
-    sqlite3_finalize(q->stale);
-    sqlite3_finalize(q->traffic);
-}
-
-/* What the per-run table shows: RDB_Q_RUNS' columns fixed[0..nfixed), the final value of
+/* What the per-run table shows: the run's columns fixed[0..nfixed), the final value of
  * each metric in metric[0..nmetric), then the first ntail of mean_tau, max_tau, sent_MB,
  * sent_msgs, skipped_MB. */
 typedef struct run_cols {
@@ -123,66 +107,126 @@ static void init_runs_table(cli_table_t *t, const run_cols_t *l)
     free(owned);
 }
 
-/* One row for the run at q->runs' current row. */
-static void add_run_row(cli_table_t *t, const run_stmts_t *q, const run_cols_t *l)
+/* An integer cell, or a NULL one when the database holds none. */
+static void int_cell(cli_table_t *t, int r, int c, bool has, int64_t v)
+{
+    if (has) cli_table_int(t, r, c, v);
+    else cli_table_text(t, r, c, NULL);
+}
+
+/* Text, shown as the database holds it: NULL stays NULL. */
+static void text_cell(cli_table_t *t, int r, int c, const char *s)
+{
+    cli_table_text(t, r, c, s);
+}
+
+/* Column `which` of the run: the run key shortened to its first 12 characters. */
+static void run_cell(cli_table_t *t, int r, int c, const rdb_run_row_t *run, run_col_t which)
+{
+    char key[13];
+    switch (which) {
+    case COL_ID: cli_table_int(t, r, c, run->id); break;
+    case COL_KEY:
+        if (run->run_key) snprintf(key, sizeof key, "%s", run->run_key);
+        text_cell(t, r, c, run->run_key ? key : NULL);
+        break;
+    case COL_SCENARIO: text_cell(t, r, c, run->scenario); break;
+    case COL_ALGORITHM: text_cell(t, r, c, run->algorithm); break;
+    case COL_WORKERS: int_cell(t, r, c, run->has_workers, run->workers); break;
+    case COL_STATUS: text_cell(t, r, c, run->status); break;
+    case COL_UPDATES: int_cell(t, r, c, run->has_updates, run->updates); break;
+    case COL_VTIME_S:
+        if (run->has_vtime_ns) cli_table_real(t, r, c, (double)run->vtime_ns / 1e9);
+        else text_cell(t, r, c, NULL);
+        break;
+    }
+}
+
+/* The final value of metric `name`: the number, or nan / inf / -inf as text; no cell when
+ * the run has no row of it. */
+static int final_cell(cli_table_t *t, int r, int c, rdb_run_facts_t *f, int64_t id,
+                      const char *name, sgd_err_t *err)
+{
+    rdb_metric_row_t m;
+    int found = rdb_run_final(f, id, name, &m, err);
+    if (found > 0 && m.nonfinite) cli_table_text(t, r, c, m.nonfinite);
+    else if (found > 0) cli_table_real(t, r, c, m.value);
+    return found < 0 ? -1 : 0;
+}
+
+/* mean_tau, max_tau, then with ntail > 2 sent_MB, sent_msgs, skipped_MB, from column c. */
+static int tail_cells(cli_table_t *t, int r, int c, int ntail, rdb_run_facts_t *f, int64_t id,
+                      sgd_err_t *err)
+{
+    rdb_staleness_row_t s;
+    if (rdb_run_staleness(f, id, &s, err)) return -1;
+    cli_table_real(t, r, c, s.mean_tau); /* NaN: a NULL cell */
+    int_cell(t, r, c + 1, s.has_max_tau, s.max_tau);
+    if (ntail <= 2) return 0;
+    rdb_traffic_row_t tr;
+    if (rdb_run_traffic(f, id, &tr, err)) return -1;
+    cli_table_real(t, r, c + 2, tr.sent_mb);
+    int_cell(t, r, c + 3, tr.has_sent_msgs, tr.sent_msgs);
+    cli_table_real(t, r, c + 4, tr.skipped_mb);
+    return 0;
+}
+
+/* One row for the run. */
+static int add_run_row(cli_table_t *t, rdb_run_facts_t *f, const rdb_run_row_t *run,
+                       const run_cols_t *l, sgd_err_t *err)
 {
     int r = cli_table_row(t);
-    for (int c = 0; c < l->nfixed; c++) cli_table_sql(t, r, c, q->runs, l->fixed[c]);
-    int64_t id = sqlite3_column_int64(q->runs, 0);
-    for (int i = 0; i < l->nmetric; i++) {
-        sqlite3_bind_int64(q->fin, 1, id);
-        sqlite3_bind_text(q->fin, 2, l->metric[i], -1, SQLITE_STATIC);
-        if (sqlite3_step(q->fin) == SQLITE_ROW)
-            cli_table_sql(t, r, l->nfixed + i, q->fin,
-                          sqlite3_column_type(q->fin, 0) == SQLITE_NULL ? 1 : 0);
-        sqlite3_reset(q->fin);
-    }
-    int tail = l->nfixed + l->nmetric;
-    sqlite3_bind_int64(q->stale, 1, id);
-    if (sqlite3_step(q->stale) == SQLITE_ROW)
-        for (int c = 0; c < 2; c++) cli_table_sql(t, r, tail + c, q->stale, c);
-    sqlite3_reset(q->stale);
-    sqlite3_bind_int64(q->traffic, 1, id);
-    if (l->ntail > 2 && sqlite3_step(q->traffic) == SQLITE_ROW)
-        for (int c = 0; c < 3; c++) cli_table_sql(t, r, tail + 2 + c, q->traffic, c);
-    sqlite3_reset(q->traffic);
+    for (int c = 0; c < l->nfixed; c++) run_cell(t, r, c, run, (run_col_t)l->fixed[c]);
+    for (int i = 0; i < l->nmetric; i++)
+        if (final_cell(t, r, l->nfixed + i, f, run->id, l->metric[i], err)) return -1;
+    return tail_cells(t, r, l->nfixed + l->nmetric, l->ntail, f, run->id, err);
+}
+
+/* Every run into t, in id order. */
+static int fill_runs_table(rdb_t *db, cli_table_t *t, const run_cols_t *l, sgd_err_t *err)
+{
+    rdb_rows_it_t *it = NULL;
+    rdb_run_facts_t *f = NULL;
+    int rc = rdb_runs_open(db, &(rdb_runs_query_t){0}, &it, err) ||
+             rdb_run_facts_open(db, &f, err) ? -1 : 1;
+    rdb_run_row_t run;
+    while (rc > 0 && (rc = rdb_runs_next(it, &run, err)) > 0)
+        if (add_run_row(t, f, &run, l, err)) rc = -1;
+    rdb_run_facts_close(f);
+    rdb_rows_close(it);
+    return rc;
 }
 
 static int report_runs(rdb_t *db, const char *path, bool wide)
 {
-    run_stmts_t q;
     sgd_err_t err = {{0}};
-    if (prepare_run_stmts(db, &q, &err)) {
-        int rc = cli_bad_input("report: %s", err.msg);
-        finalize_run_stmts(&q);
-        return rc;
-    }
     char **name = NULL;
     int nnames = 0;
-    while (sqlite3_step(q.names) == SQLITE_ROW) {
-        name = sgd_xrealloc(name, (size_t)(nnames + 1) * sizeof *name);
-        name[nnames++] = sgd_xstrdup((const char *)sqlite3_column_text(q.names, 0));
+    if (rdb_metric_names(db, &name, &nnames, &err)) {
+        rdb_names_free(name, nnames);
+        return cli_bad_input("report: %s", err.msg);
     }
     run_cols_t l;
     choose_run_cols(name, nnames, wide, &l);
     cli_table_t t;
     init_runs_table(&t, &l);
-    while (sqlite3_step(q.runs) == SQLITE_ROW) add_run_row(&t, &q, &l);
-    printf("Runs (%d) in ", t.nrows);
-    report_print_escaped(path);
-    printf(wide ? "\n\n" : " (--wide: every column)\n\n");
-    cli_table_print(&t, CLI_FMT_TEXT, stdout);
+    int rc = fill_runs_table(db, &t, &l, &err);
+    if (rc == 0) {
+        printf("Runs (%d) in ", t.nrows);
+        report_print_escaped(path);
+        printf(wide ? "\n\n" : " (--wide: every column)\n\n");
+        cli_table_print(&t, CLI_FMT_TEXT, stdout);
+    }
     cli_table_free(&t);
     free(l.metric);
-    for (int i = 0; i < nnames; i++) free(name[i]);
-    free(name);
-    finalize_run_stmts(&q);
-    return SGD_EXIT_OK;
+    rdb_names_free(name, nnames);
+    return rc ? cli_bad_input("report: %s", err.msg) : SGD_EXIT_OK;
 }
 
 typedef struct report_args {
     const char *db_path;
     bool wide; /* --wide: the per-run table with every column */
+    bool json; /* --json: the seed statistics as JSON (cli/report_json.c) */
 } report_args_t;
 
 static const cli_opt_t report_opts[] = {
@@ -190,7 +234,7 @@ static const cli_opt_t report_opts[] = {
     {.name = NULL},
 };
 
-/* "DB [--wide]"; 0, or the exit code (with --help: after the usage text). */
+/* "DB [--wide] [--json]"; 0, or the exit code (with --help: after the usage text). */
 static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help)
 {
     static const char *const missing[] = {"DB"};
@@ -201,8 +245,9 @@ static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help
                            .nsets = 2};
     int rc = cli_args_parse_fixed(&spec, argc, argv, &a->db_path, help);
     if (rc == 0 && *help) usage(stdout);
-    if (rc == 0 && !*help && fmt != CLI_FMT_TEXT)
-        rc = cli_bad_input("report: prints text only; use sgdsim query or export for CSV/JSON");
+    if (rc == 0 && !*help && fmt == CLI_FMT_CSV)
+        rc = cli_bad_input("report: prints text or --json; use sgdsim query or export for CSV");
+    a->json = fmt == CLI_FMT_JSON;
     return rc;
 }
 
@@ -215,8 +260,12 @@ int cli_report_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("report: %s", err.msg);
-    rc = report_runs(db, a.db_path, a.wide);
-    if (rc == SGD_EXIT_OK) rc = report_sweeps(db);
+    if (a.json) {
+        rc = report_json(db, a.db_path);
+    } else {
+        rc = report_runs(db, a.db_path, a.wide);
+        if (rc == SGD_EXIT_OK) rc = report_sweeps(db);
+    }
     rdb_close(db);
     return rc;
 }

@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
+#include "analysis/groups.h"
+#include "analysis/seed_stats.h"
+#include "analysis/sweep_axes.h"
 #include "cli/cli.h"
 #include "cli/table.h"
 #include "cli/text.h"
-#include "results/rdb_read.h"
+#include "results/rdb_rows.h"
 
 /* Prints s escaped for the terminal (cli/text.h), as the tables print their cells: a
  * scenario name or configuration value from the database may hold control characters. */
@@ -27,50 +28,21 @@ void report_print_escaped(const char *s)
     free(e);
 }
 
-/* ---- sweeps: axes from the runs' configurations --------------------------------------- */
+/* ---- sweeps: the runs and their cells ------------------------------------------------- */
 
-typedef struct kv {
-    char *key, *value; /* "cluster.workers", "250" (value as compact JSON) */
-} kv_t;
-
+/* A finished run of a sweep: its configuration (analysis/groups.h) and the quantities the
+ * tables show. */
 typedef struct srun {
-    char *scenario;
-    kv_t *cfg;
-    int ncfg;
-    char **axes; /* runs.sweep_axes: the keys its sweep varied (owned) */
-    int naxes;
-    bool has_axes; /* false for a plain run and for runs written before schema 3 */
+    ana_run_t a;
     double val_error; /* NaN when absent or not finite */
     double vtime_s;
     double per_worker_rate; /* samples per virtual second per worker; NaN if unknown */
     int64_t workers;
 } srun_t;
 
-static void flatten(const cJSON *v, const char *prefix, kv_t **out, int *n)
-{
-    if (cJSON_IsObject(v)) {
-        for (const cJSON *c = v->child; c; c = c->next) {
-            size_t len = strlen(prefix) + strlen(c->string) + 2;
-            char *p = sgd_xmalloc(len);
-            snprintf(p, len, "%s%s%s", prefix, prefix[0] ? "." : "", c->string);
-            flatten(c, p, out, n);
-            free(p);
-        }
-        return;
-    }
-    *out = sgd_xrealloc(*out, (size_t)(*n + 1) * sizeof **out);
-    (*out)[*n].key = sgd_xstrdup(prefix);
-    /* Strings without their JSON quotes: table headers read csgd, not "csgd". */
-    (*out)[*n].value = cJSON_IsString(v) ? sgd_xstrdup(v->valuestring) : cJSON_PrintUnformatted(v);
-    SGD_ASSERT((*out)[*n].value);
-    (*n)++;
-}
-
 static const char *cfg_get(const srun_t *r, const char *key)
 {
-    for (int i = 0; i < r->ncfg; i++)
-        if (strcmp(r->cfg[i].key, key) == 0) return r->cfg[i].value;
-    return "(absent)";
+    return ana_config_get(&r->a.cfg, key);
 }
 
 static bool all_numeric(char **v, int n)
@@ -130,21 +102,18 @@ static bool cell_value(const srun_t *r, const char *const *keys, const char *con
     return isfinite(*x);
 }
 
-/* The values of q (each / scale) over the runs matching keys/vals. */
+/* The values of q (each / scale) over the runs matching keys/vals, summarised as every
+ * seed statistic is (analysis/seed_stats.h). */
 static cell_t cell_stats(const srun_t *runs, int n, const char *const *keys,
                          const char *const *vals, int nkeys, quantity_t q, double scale)
 {
-    cell_t c = {NAN, NAN, 0};
-    double sum = 0, sq = 0, x;
+    double *v = sgd_xcalloc((size_t)n + 1, sizeof *v), x;
+    int nv = 0;
     for (int i = 0; i < n; i++)
-        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x)) sum += x, c.n++;
-    if (!c.n) return c;
-    c.mean = sum / c.n;
-    for (int i = 0; i < n; i++)
-        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x))
-            sq += (x - c.mean) * (x - c.mean);
-    c.std = c.n > 1 ? sqrt(sq / (c.n - 1)) : 0.0;
-    return c;
+        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x)) v[nv++] = x;
+    ana_summary_t s = ana_summarize(v, nv);
+    free(v);
+    return (cell_t){s.mean, s.sd, s.n};
 }
 
 /* Scaling efficiency of the runs matching keys/vals: each run's throughput per worker over
@@ -223,82 +192,7 @@ static void pivot(srun_t *runs, int n, const char *row_key, const char *col_key,
     free(cv);
 }
 
-/* ---- axes ----------------------------------------------------------------------------- */
-
-static bool varies(const srun_t *runs, int n, const char *key)
-{
-    for (int i = 1; i < n; i++)
-        if (strcmp(cfg_get(&runs[i], key), cfg_get(&runs[0], key)) != 0) return true;
-    return false;
-}
-
-static bool has_key(const char **keys, int n, const char *key)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(keys[i], key) == 0) return true;
-    return false;
-}
-
-/* Whether key k's value follows key j's over the runs: runs that agree on j agree on k. */
-static bool follows(const srun_t *runs, int n, const char *k, const char *j)
-{
-    for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++)
-            if (strcmp(cfg_get(&runs[a], j), cfg_get(&runs[b], j)) == 0 &&
-                strcmp(cfg_get(&runs[a], k), cfg_get(&runs[b], k)) != 0)
-                return false;
-    return true;
-}
-
-/* Keys a runs column mirrors (runs.workers, runs.algorithm): of two keys that follow each
- * other, one of these is the one swept (algorithm.n defaults to cluster.workers, never the
- * other way). */
-static bool primary_key(const char *key)
-{
-    return strcmp(key, "cluster.workers") == 0 || strcmp(key, "algorithm.name") == 0;
-}
-
-/* Whether candidate c[i] follows another candidate that stays an axis: one it follows
- * without that one following it back, or, when both follow each other, a primary key or
- * else the earlier one. */
-static bool is_derived(const srun_t *runs, int n, const char **c, int nc, int i)
-{
-    for (int j = 0; j < nc; j++) {
-        if (j == i || !follows(runs, n, c[i], c[j])) continue;
-        if (!follows(runs, n, c[j], c[i])) return true;
-        bool pi = primary_key(c[i]), pj = primary_key(c[j]);
-        if (pj != pi ? pj : j < i) return true;
-    }
-    return false;
-}
-
-/* The axes of the runs' sweep, in order (the caller frees the array; the keys are the runs').
- * When every run has stored axes: their union, in the order stored, less the keys that do
- * not vary.  Otherwise, inferred: the keys whose value is not the same in every run, in
- * resolved-configuration order, less those that follow another (a default that follows a
- * swept key, as algorithm.n follows the number of clients).  Never the seed. */
-static const char **find_axes(const srun_t *runs, int n, int *naxes)
-{
-    bool stored = true;
-    int cap = 1;
-    for (int i = 0; i < n; i++) stored &= runs[i].has_axes, cap += runs[i].naxes;
-    if (!stored) cap = runs[0].ncfg + 1;
-    const char **c = sgd_xcalloc((size_t)cap, sizeof *c);
-    int nc = 0;
-    for (int i = 0; stored && i < n; i++)
-        for (int a = 0; a < runs[i].naxes; a++)
-            if (!has_key(c, nc, runs[i].axes[a])) c[nc++] = runs[i].axes[a];
-    for (int k = 0; !stored && k < runs[0].ncfg; k++) c[nc++] = runs[0].cfg[k].key;
-    int m = 0;
-    for (int i = 0; i < nc; i++)
-        if (strcmp(c[i], "seed") != 0 && varies(runs, n, c[i])) c[m++] = c[i];
-    const char **axes = sgd_xcalloc((size_t)m + 1, sizeof *axes);
-    *naxes = 0;
-    for (int i = 0; i < m; i++)
-        if (stored || !is_derived(runs, n, c, m, i)) axes[(*naxes)++] = c[i];
-    free(c);
-    return axes;
-}
+/* ---- axes (inferred in analysis/sweep_axes.c) ----------------------------------------- */
 
 /* ", axes: a (3) b (2); 2 seeds" */
 static void print_axes(srun_t *runs, int n, const char **axes, int naxes)
@@ -395,10 +289,13 @@ static void print_combinations(srun_t *runs, int n, const layout_t *l)
 
 static void report_group(srun_t *runs, int n)
 {
+    const ana_run_t **a = sgd_xcalloc((size_t)n, sizeof *a);
+    for (int i = 0; i < n; i++) a[i] = &runs[i].a;
     int naxes;
-    const char **axes = find_axes(runs, n, &naxes);
+    const char **axes = ana_sweep_axes(a, n, &naxes);
+    free(a);
     printf("\nSweep: scenario \"");
-    report_print_escaped(runs[0].scenario);
+    report_print_escaped(runs[0].a.scenario);
     printf("\", %d finished runs", n);
     if (naxes == 0) printf(", no axis besides the seed (repeats or seeds only)\n");
     else print_axes(runs, n, axes, naxes);
@@ -409,74 +306,74 @@ static void report_group(srun_t *runs, int n)
     free(axes);
 }
 
-/* runs.sweep_axes (a JSON array of key paths, or NULL) into r; anything else reads as no
- * stored axes. */
-static void parse_axes(const char *json, srun_t *r)
+/* A number of the configuration (batch.per_worker), NaN when absent. */
+static double config_number(const ana_run_t *r, const char *key)
 {
-    cJSON *a = json ? cJSON_Parse(json) : NULL;
-    r->has_axes = cJSON_IsArray(a);
-    for (const cJSON *e = r->has_axes ? a->child : NULL; e; e = e->next) {
-        if (!cJSON_IsString(e)) continue;
-        r->axes = sgd_xrealloc(r->axes, (size_t)(r->naxes + 1) * sizeof *r->axes);
-        r->axes[r->naxes++] = sgd_xstrdup(e->valuestring);
-    }
-    cJSON_Delete(a);
+    const char *v = ana_config_get(&r->cfg, key);
+    char *end;
+    double x = strtod(v, &end);
+    return end == v ? NAN : x;
 }
 
-static double column_or_nan(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-/* The run at st's current row (RDB_Q_SWEEP_RUNS' columns).  Throughput per worker: samples
- * per virtual second over the workers, the samples being the gradients applied (the
- * staleness histogram's total in the parameter-server family; updates x workers in the
- * synchronous algorithms, which write none) times batch.per_worker. */
-static void load_run(sqlite3_stmt *st, srun_t *r)
+/* A finished run with its final val_error and throughput per worker: samples per virtual
+ * second over the workers, the samples being the gradients applied (the staleness
+ * histogram's total in the parameter-server family; updates x workers in the synchronous
+ * algorithms, which write none) times batch.per_worker. */
+static int load_run(rdb_run_facts_t *f, const rdb_run_row_t *row, srun_t *r, sgd_err_t *err)
 {
     memset(r, 0, sizeof *r);
-    const char *sc = (const char *)sqlite3_column_text(st, 0);
-    r->scenario = sgd_xstrdup(sc ? sc : "");
-    cJSON *cfg = cJSON_Parse((const char *)sqlite3_column_text(st, 1));
-    if (cfg) flatten(cfg, "", &r->cfg, &r->ncfg);
-    cJSON_Delete(cfg);
-    r->vtime_s = sqlite3_column_double(st, 2);
-    double updates = (double)sqlite3_column_int64(st, 3);
-    r->workers = sqlite3_column_int64(st, 4);
-    r->val_error = column_or_nan(st, 5);
-    double b = column_or_nan(st, 6), grads = column_or_nan(st, 8);
+    ana_run_init(&r->a, row->scenario, row->config_json, row->sweep_axes);
+    r->vtime_s = row->has_vtime_ns ? (double)row->vtime_ns / 1e9 : 0.0;
+    double updates = row->has_updates ? (double)row->updates : 0.0;
+    r->workers = row->has_workers ? row->workers : 0;
+    rdb_metric_row_t fin;
+    rdb_staleness_row_t st;
+    int found = rdb_run_final(f, row->id, "val_error", &fin, err);
+    if (found < 0 || rdb_run_staleness(f, row->id, &st, err)) return -1;
+    r->val_error = found ? fin.value : NAN;
+    double b = config_number(&r->a, "batch.per_worker"), grads = st.gradients;
     if (isnan(grads)) grads = updates * (double)r->workers;
     r->per_worker_rate = r->vtime_s > 0 && r->workers > 0
                              ? grads * b / r->vtime_s / (double)r->workers : NAN;
-    parse_axes((const char *)sqlite3_column_text(st, 7), r);
+    return 0;
 }
 
 static void free_run(srun_t *r)
 {
-    for (int k = 0; k < r->ncfg; k++) free(r->cfg[k].key), free(r->cfg[k].value);
-    for (int a = 0; a < r->naxes; a++) free(r->axes[a]);
-    free(r->cfg);
-    free(r->axes);
-    free(r->scenario);
+    ana_run_free(&r->a);
+}
+
+/* Every finished run of db, by scenario then id, into *runs (*n of them). */
+static int load_runs(rdb_t *db, srun_t **runs, int *n, sgd_err_t *err)
+{
+    rdb_rows_it_t *it = NULL;
+    rdb_run_facts_t *f = NULL;
+    rdb_runs_query_t q = {.finished_only = true, .by_scenario = true};
+    int rc = rdb_runs_open(db, &q, &it, err) || rdb_run_facts_open(db, &f, err) ? -1 : 1;
+    rdb_run_row_t row;
+    while (rc > 0 && (rc = rdb_runs_next(it, &row, err)) > 0) {
+        *runs = sgd_xrealloc(*runs, (size_t)(*n + 1) * sizeof **runs);
+        if (load_run(f, &row, &(*runs)[(*n)++], err)) rc = -1;
+    }
+    rdb_run_facts_close(f);
+    rdb_rows_close(it);
+    return rc;
 }
 
 int report_sweeps(rdb_t *db)
 {
-    sqlite3_stmt *st = NULL;
     sgd_err_t err = {{0}};
-    if (rdb_read_prepare(db, RDB_Q_SWEEP_RUNS, &st, &err))
-        return cli_bad_input("report: %s", err.msg);
     srun_t *runs = NULL;
     int n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        runs = sgd_xrealloc(runs, (size_t)(n + 1) * sizeof *runs);
-        load_run(st, &runs[n++]);
+    if (load_runs(db, &runs, &n, &err)) {
+        for (int i = 0; i < n; i++) free_run(&runs[i]);
+        free(runs);
+        return cli_bad_input("report: %s", err.msg);
     }
-    sqlite3_finalize(st);
     int ngroups = 0;
     for (int i = 0; i < n;) {
         int j = i;
-        while (j < n && strcmp(runs[j].scenario, runs[i].scenario) == 0) j++;
+        while (j < n && strcmp(runs[j].a.scenario, runs[i].a.scenario) == 0) j++;
         if (j - i >= 2) {
             report_group(runs + i, j - i);
             ngroups++;

@@ -1,0 +1,292 @@
+/* Typed rows (rdb_rows.h).  Each kind of row has one table of columns: the field it fills,
+ * the column's name and the SQL expression that computes it.  The SELECT list is built from
+ * the table ("expr AS name"), the names SQLite reports are checked against it once the
+ * statement is prepared, and a step copies column i into the field the table names, so the
+ * position of a column is never written by hand anywhere. */
+#include "results/rdb_rows.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/rdb_internal.h"
+#include "results/rdb_reader.h"
+
+/* How a column reaches its field: text (NULL stays NULL), real (NULL is NaN), integer, or
+ * integer that may be NULL (with a bool has_<field> beside it). */
+typedef enum { COL_TEXT, COL_REAL, COL_INT, COL_INT_OR_NULL } col_kind_t;
+
+typedef struct col {
+    const char *name, *expr;
+    col_kind_t kind;
+    size_t off, has_off; /* the field, and for COL_INT_OR_NULL its has_ flag */
+} col_t;
+
+#define RUN_COL(NAME, KIND) {#NAME, "r." #NAME, KIND, offsetof(rdb_run_row_t, NAME), 0}
+#define RUN_INT_OR_NULL(NAME)                                                                 \
+    {#NAME, "r." #NAME, COL_INT_OR_NULL, offsetof(rdb_run_row_t, NAME),                       \
+     offsetof(rdb_run_row_t, has_##NAME)}
+
+/* The runs columns of rdb_run_row_t; sweep_axes last, replaced by NULL before schema 3. */
+static const col_t run_cols[] = {
+    RUN_COL(id, COL_INT),           RUN_COL(run_key, COL_TEXT),
+    RUN_COL(config_hash, COL_TEXT), RUN_COL(scenario, COL_TEXT),
+    RUN_COL(algorithm, COL_TEXT),   RUN_COL(status, COL_TEXT),
+    RUN_COL(backend, COL_TEXT),     RUN_COL(blas_core, COL_TEXT),
+    RUN_INT_OR_NULL(workers),       RUN_COL(seed, COL_INT),
+    RUN_INT_OR_NULL(updates),       RUN_INT_OR_NULL(vtime_ns),
+    RUN_COL(wall_s, COL_REAL),      RUN_COL(config_json, COL_TEXT),
+    RUN_COL(sweep_axes, COL_TEXT),
+};
+#define NRUN_COLS ((int)(sizeof run_cols / sizeof run_cols[0]))
+
+#define METRIC_COL(NAME, EXPR, KIND) {#NAME, EXPR, KIND, offsetof(rdb_metric_row_t, NAME), 0}
+static const col_t metric_cols[] = {
+    METRIC_COL(run_id, "m.run_id", COL_INT),     METRIC_COL(update, "m.update_idx", COL_INT),
+    METRIC_COL(vtime_ns, "m.vtime_ns", COL_INT), METRIC_COL(name, "m.name", COL_TEXT),
+    METRIC_COL(value, "m.value", COL_REAL),      METRIC_COL(nonfinite, "m.nonfinite", COL_TEXT),
+};
+#define NMETRIC_COLS ((int)(sizeof metric_cols / sizeof metric_cols[0]))
+
+/* Of run ?1; the mean and max over bins that counted something, as report always showed. */
+static const col_t staleness_cols[] = {
+    {"mean_tau", "(SELECT sum(tau * count) * 1.0 / sum(count) FROM staleness"
+                 " WHERE run_id = ?1 AND count > 0)",
+     COL_REAL, offsetof(rdb_staleness_row_t, mean_tau), 0},
+    {"max_tau", "(SELECT max(tau) FROM staleness WHERE run_id = ?1 AND count > 0)",
+     COL_INT_OR_NULL, offsetof(rdb_staleness_row_t, max_tau),
+     offsetof(rdb_staleness_row_t, has_max_tau)},
+    {"gradients", "(SELECT sum(count) FROM staleness WHERE run_id = ?1)", COL_REAL,
+     offsetof(rdb_staleness_row_t, gradients), 0},
+};
+
+static const col_t traffic_cols[] = {
+    {"sent_mb", "sum(sent_bytes) / 1e6", COL_REAL, offsetof(rdb_traffic_row_t, sent_mb), 0},
+    {"sent_msgs", "sum(sent_msgs)", COL_INT_OR_NULL, offsetof(rdb_traffic_row_t, sent_msgs),
+     offsetof(rdb_traffic_row_t, has_sent_msgs)},
+    {"skipped_mb", "sum(skipped_bytes) / 1e6", COL_REAL,
+     offsetof(rdb_traffic_row_t, skipped_mb), 0},
+};
+
+#define NCOLS(T) ((int)(sizeof T / sizeof T[0]))
+
+/* A prepared statement with the column table its rows fill. */
+typedef struct bound {
+    sqlite3_stmt *st;
+    const col_t *cols;
+    int ncols;
+} bound_t;
+
+struct rdb_rows_it {
+    rdb_t *db;
+    bound_t b;
+};
+
+struct rdb_run_facts {
+    rdb_t *db;
+    bound_t final, staleness, traffic;
+};
+
+/* "SELECT <expr> AS <name>, ... <tail>"; expr "NULL" for the columns from nnull on. */
+static char *select_sql(const col_t *cols, int n, int nnull, const char *tail)
+{
+    size_t len = strlen(tail) + 16;
+    for (int i = 0; i < n; i++) len += strlen(cols[i].expr) + strlen(cols[i].name) + 8;
+    char *sql = sgd_xmalloc(len);
+    size_t at = (size_t)snprintf(sql, len, "SELECT ");
+    for (int i = 0; i < n; i++)
+        at += (size_t)snprintf(sql + at, len - at, "%s%s AS \"%s\"", i ? ", " : "",
+                               i < nnull ? cols[i].expr : "NULL", cols[i].name);
+    snprintf(sql + at, len - at, " %s", tail);
+    return sql;
+}
+
+/* Prepares the SELECT of cols with tail into *b, and checks each column's name. */
+static int bind_prepare(rdb_t *db, const col_t *cols, int n, int nnull, const char *tail,
+                        bound_t *b, sgd_err_t *err)
+{
+    char *sql = select_sql(cols, n, nnull, tail);
+    *b = (bound_t){.cols = cols, .ncols = n};
+    int rc = sqlite3_prepare_v2(db->db, sql, -1, &b->st, NULL);
+    free(sql);
+    if (rc != SQLITE_OK) return rdb_sqlerr(db, "cannot read", err);
+    SGD_ASSERT(sqlite3_column_count(b->st) == n);
+    for (int i = 0; i < n; i++)
+        SGD_ASSERT(strcmp(sqlite3_column_name(b->st, i), cols[i].name) == 0);
+    return 0;
+}
+
+/* Copies the current row of b->st into the struct at base, field by field. */
+static void bind_fill(const bound_t *b, void *base)
+{
+    char *p = base;
+    for (int i = 0; i < b->ncols; i++) {
+        const col_t *c = &b->cols[i];
+        bool null = sqlite3_column_type(b->st, i) == SQLITE_NULL;
+        switch (c->kind) {
+        case COL_TEXT:
+            *(const char **)(p + c->off) = (const char *)sqlite3_column_text(b->st, i);
+            break;
+        case COL_REAL:
+            *(double *)(p + c->off) = null ? NAN : sqlite3_column_double(b->st, i);
+            break;
+        case COL_INT: *(int64_t *)(p + c->off) = sqlite3_column_int64(b->st, i); break;
+        case COL_INT_OR_NULL:
+            *(int64_t *)(p + c->off) = null ? 0 : sqlite3_column_int64(b->st, i);
+            *(bool *)(p + c->has_off) = !null;
+            break;
+        }
+    }
+}
+
+/* Steps b into the struct at base: 1 row, 0 done, -1 error. */
+static int bind_step(rdb_t *db, const bound_t *b, void *base, sgd_err_t *err)
+{
+    int rc = sqlite3_step(b->st);
+    if (rc == SQLITE_ROW) {
+        bind_fill(b, base);
+        return 1;
+    }
+    return rc == SQLITE_DONE ? 0 : rdb_sqlerr(db, "cannot read", err);
+}
+
+static rdb_rows_it_t *it_new(rdb_t *db)
+{
+    rdb_rows_it_t *it = sgd_xcalloc(1, sizeof *it);
+    it->db = db;
+    return it;
+}
+
+int rdb_runs_open(rdb_t *db, const rdb_runs_query_t *q, rdb_rows_it_t **out, sgd_err_t *err)
+{
+    char tail[256];
+    snprintf(tail, sizeof tail, "FROM runs r%s ORDER BY %s",
+             q->finished_only ? " WHERE r." RDB_FINISHED_RULE : "",
+             q->by_scenario ? "r.scenario, r.id" : "r.id");
+    rdb_rows_it_t *it = it_new(db);
+    /* Before schema 3 runs has no sweep_axes: it reads as NULL. */
+    int nreal = db->version < 3 ? NRUN_COLS - 1 : NRUN_COLS;
+    if (bind_prepare(db, run_cols, NRUN_COLS, nreal, tail, &it->b, err)) {
+        rdb_rows_close(it);
+        return -1;
+    }
+    *out = it;
+    return 0;
+}
+
+int rdb_runs_next(rdb_rows_it_t *it, rdb_run_row_t *row, sgd_err_t *err)
+{
+    SGD_ASSERT(it->b.cols == run_cols);
+    return bind_step(it->db, &it->b, row, err);
+}
+
+int rdb_finals_open(rdb_t *db, rdb_rows_it_t **out, sgd_err_t *err)
+{
+    static const char tail[] =
+        "FROM metrics m JOIN (SELECT run_id, name, max(update_idx) AS last FROM metrics"
+        " WHERE run_id IN (SELECT id FROM runs WHERE " RDB_FINISHED_RULE ")"
+        " GROUP BY run_id, name) f ON f.run_id = m.run_id AND f.name = m.name"
+        " AND f.last = m.update_idx ORDER BY m.run_id, m.name";
+    rdb_rows_it_t *it = it_new(db);
+    if (bind_prepare(db, metric_cols, NMETRIC_COLS, NMETRIC_COLS, tail, &it->b, err)) {
+        rdb_rows_close(it);
+        return -1;
+    }
+    *out = it;
+    return 0;
+}
+
+int rdb_metrics_next(rdb_rows_it_t *it, rdb_metric_row_t *row, sgd_err_t *err)
+{
+    SGD_ASSERT(it->b.cols == metric_cols);
+    return bind_step(it->db, &it->b, row, err);
+}
+
+void rdb_rows_close(rdb_rows_it_t *it)
+{
+    if (!it) return;
+    sqlite3_finalize(it->b.st);
+    free(it);
+}
+
+/* ---- one run's facts ------------------------------------------------------------------ */
+
+int rdb_run_facts_open(rdb_t *db, rdb_run_facts_t **out, sgd_err_t *err)
+{
+    rdb_run_facts_t *f = sgd_xcalloc(1, sizeof *f);
+    f->db = db;
+    int rc = bind_prepare(db, metric_cols, NMETRIC_COLS, NMETRIC_COLS,
+                          "FROM metrics m WHERE m.run_id = ?1 AND m.name = ?2"
+                          " ORDER BY m.update_idx DESC LIMIT 1", &f->final, err);
+    if (!rc)
+        rc = bind_prepare(db, staleness_cols, NCOLS(staleness_cols), NCOLS(staleness_cols), "",
+                          &f->staleness, err);
+    if (!rc)
+        rc = bind_prepare(db, traffic_cols, NCOLS(traffic_cols), NCOLS(traffic_cols),
+                          "FROM traffic WHERE run_id = ?1", &f->traffic, err);
+    if (rc) {
+        rdb_run_facts_close(f);
+        return -1;
+    }
+    *out = f;
+    return 0;
+}
+
+void rdb_run_facts_close(rdb_run_facts_t *f)
+{
+    if (!f) return;
+    sqlite3_finalize(f->final.st);
+    sqlite3_finalize(f->staleness.st);
+    sqlite3_finalize(f->traffic.st);
+    free(f);
+}
+
+int rdb_run_final(rdb_run_facts_t *f, int64_t run, const char *name, rdb_metric_row_t *row,
+                  sgd_err_t *err)
+{
+    sqlite3_reset(f->final.st);
+    sqlite3_bind_int64(f->final.st, 1, run);
+    sqlite3_bind_text(f->final.st, 2, name, -1, SQLITE_TRANSIENT);
+    return bind_step(f->db, &f->final, row, err);
+}
+
+int rdb_run_staleness(rdb_run_facts_t *f, int64_t run, rdb_staleness_row_t *row,
+                      sgd_err_t *err)
+{
+    sqlite3_reset(f->staleness.st);
+    sqlite3_bind_int64(f->staleness.st, 1, run);
+    return bind_step(f->db, &f->staleness, row, err) < 0 ? -1 : 0;
+}
+
+int rdb_run_traffic(rdb_run_facts_t *f, int64_t run, rdb_traffic_row_t *row, sgd_err_t *err)
+{
+    sqlite3_reset(f->traffic.st);
+    sqlite3_bind_int64(f->traffic.st, 1, run);
+    return bind_step(f->db, &f->traffic, row, err) < 0 ? -1 : 0;
+}
+
+int rdb_metric_names(rdb_t *db, char ***names, int *n, sgd_err_t *err)
+{
+    *names = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->db, "SELECT DISTINCT name FROM metrics ORDER BY name", -1, &st,
+                           NULL) != SQLITE_OK)
+        return rdb_sqlerr(db, "cannot read metric names", err);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *s = (const char *)sqlite3_column_text(st, 0);
+        *names = sgd_xrealloc(*names, (size_t)(*n + 1) * sizeof **names);
+        (*names)[(*n)++] = sgd_xstrdup(s ? s : "");
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : rdb_sqlerr(db, "cannot read metric names", err);
+}
+
+void rdb_names_free(char **names, int n)
+{
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+}

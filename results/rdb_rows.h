@@ -1,0 +1,101 @@
+/* Typed rows of a results database: a struct per kind of row the reading commands use, and
+ * iterators that fill them, so no caller reads SQL columns by position or calls SQLite.
+ *
+ * Each struct's fields are bound to its query's columns by name (rdb_rows.c: one table per
+ * kind lists field, column name and SQL expression; the SELECT list is built from it and
+ * every column's name is checked against it when the statement is prepared).  A NULL in
+ * the database reads as NULL for text, NaN for reals and has_<field> = false for integers
+ * that may be NULL.  Every reader works on the schema versions rdb_open_readonly accepts: a
+ * column that an older file lacks reads as NULL.
+ *
+ * Ownership: an iterator (rdb_rows_it_t, rdb_run_facts_t) is allocated by its _open and
+ * freed by rdb_rows_close / rdb_run_facts_close.  The text a row points to belongs to the
+ * iterator and stays valid until the next call on it; copy what you keep.
+ * Errors: -1 with a message in err that starts with the database path. */
+#ifndef SGDSIM_RESULTS_RDB_ROWS_H
+#define SGDSIM_RESULTS_RDB_ROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "results/rdb.h"
+
+/* A run's summary: the runs columns a report or an analysis reads. */
+typedef struct rdb_run_row {
+    int64_t id;
+    const char *run_key, *config_hash; /* run_key: the configuration hash for runs of sgdsim */
+    const char *scenario, *algorithm, *status, *backend, *blas_core;
+    int64_t workers, seed, updates, vtime_ns;
+    bool has_workers, has_updates, has_vtime_ns; /* false: NULL (a running run's updates) */
+    double wall_s;           /* NaN when NULL */
+    const char *config_json; /* the resolved configuration */
+    const char *sweep_axes;  /* JSON array of the keys its sweep varied; NULL for a plain run
+                                and before schema 3 */
+} rdb_run_row_t;
+
+/* One row of a metric. */
+typedef struct rdb_metric_row {
+    int64_t run_id, update, vtime_ns;
+    const char *name;
+    double value;          /* NaN when not finite */
+    const char *nonfinite; /* NULL for a finite value, else "nan", "inf" or "-inf" */
+} rdb_metric_row_t;
+
+/* A run's staleness histogram, summed. */
+typedef struct rdb_staleness_row {
+    double mean_tau;   /* NaN without a bin of count > 0 */
+    int64_t max_tau;   /* of the bins with count > 0 */
+    bool has_max_tau;
+    double gradients;  /* the histogram's total count (gradients applied); NaN without rows */
+} rdb_staleness_row_t;
+
+/* A run's traffic summed over its kinds; NaN / has_sent_msgs false without rows. */
+typedef struct rdb_traffic_row {
+    double sent_mb, skipped_mb; /* bytes / 1e6 */
+    int64_t sent_msgs;
+    bool has_sent_msgs;
+} rdb_traffic_row_t;
+
+typedef struct rdb_rows_it rdb_rows_it_t;
+
+/* Which runs rdb_runs_open yields, and in which order. */
+typedef struct rdb_runs_query {
+    bool finished_only; /* only finished runs (RDB_FINISHED_RULE) */
+    bool by_scenario;   /* ordered by scenario, then id; else by id */
+} rdb_runs_query_t;
+
+int rdb_runs_open(rdb_t *db, const rdb_runs_query_t *q, rdb_rows_it_t **it, sgd_err_t *err);
+
+/* The next run into *row: 1, or 0 after the last, or -1 on error. */
+int rdb_runs_next(rdb_rows_it_t *it, rdb_run_row_t *row, sgd_err_t *err);
+
+/* The final row (largest update) of every metric of every finished run, by run id, then
+ * metric name. */
+int rdb_finals_open(rdb_t *db, rdb_rows_it_t **it, sgd_err_t *err);
+
+/* The next metric row into *row: 1, or 0 after the last, or -1 on error. */
+int rdb_metrics_next(rdb_rows_it_t *it, rdb_metric_row_t *row, sgd_err_t *err);
+
+void rdb_rows_close(rdb_rows_it_t *it); /* NULL is allowed */
+
+/* ---- one run's facts, asked run by run ---------------------------------------------------- */
+
+typedef struct rdb_run_facts rdb_run_facts_t;
+
+int rdb_run_facts_open(rdb_t *db, rdb_run_facts_t **f, sgd_err_t *err);
+void rdb_run_facts_close(rdb_run_facts_t *f); /* NULL is allowed */
+
+/* The final row of metric `name` of run `run`: 1 (in *row), 0 when the run has none, -1. */
+int rdb_run_final(rdb_run_facts_t *f, int64_t run, const char *name, rdb_metric_row_t *row,
+                  sgd_err_t *err);
+int rdb_run_staleness(rdb_run_facts_t *f, int64_t run, rdb_staleness_row_t *row,
+                      sgd_err_t *err);
+int rdb_run_traffic(rdb_run_facts_t *f, int64_t run, rdb_traffic_row_t *row, sgd_err_t *err);
+
+/* Every metric name of the database, sorted, into *names (*n of them; the caller frees
+ * them with rdb_names_free). */
+int rdb_metric_names(rdb_t *db, char ***names, int *n, sgd_err_t *err);
+void rdb_names_free(char **names, int n);
+
+#endif
