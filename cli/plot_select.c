@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/text.h"
 #include "common/error.h"
+#include "common/number.h"
 
 /* The characters of a key: the same as --by's, so a key never holds SQL or a quote. */
 static const char key_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -29,14 +30,14 @@ static size_t read_op(const char *s, rdb_op_t *op)
     return 0;
 }
 
-/* The literal: a whole finite number, true/false, or text. */
+/* The literal: a plain decimal (common/number.h: "0x10" is text, not 16), true/false, or
+ * text. */
 static void read_literal(char *lit, rdb_cond_t *c)
 {
-    char *end;
-    double v = strtod(lit, &end);
+    double v;
     c->text = lit;
     c->is_number = true;
-    if (*lit && !*end && isfinite(v) && !strchr(" \t\n", lit[0])) c->number = v;
+    if (sgd_parse_decimal(lit, &v)) c->number = v;
     else if (strcmp(lit, "true") == 0) c->number = 1;
     else if (strcmp(lit, "false") == 0) c->number = 0;
     else c->is_number = false;

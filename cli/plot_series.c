@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/text.h"
+#include "common/number.h"
 
 static char *text_or_null(sqlite3_stmt *st, int col)
 {
@@ -97,12 +98,7 @@ static int natural_cmp(const char *a, const char *b)
     return *a ? 1 : *b ? -1 : 0;
 }
 
-static bool is_number(const char *s, double *v)
-{
-    char *end;
-    *v = strtod(s, &end);
-    return *s && !*end && isfinite(*v);
-}
+static bool is_number(const char *s, double *v) { return sgd_parse_decimal(s, v); }
 
 /* Whether every series' value of key k is a number. */
 static bool key_numeric(const plot_data_t *d, int k)

@@ -19,6 +19,7 @@
 #include "algorithms/alg.h"
 #include "cli/cli.h"
 #include "cli/sweep_zip.h"
+#include "common/number.h"
 #include "config/scenario.h"
 
 int cli_sweep_split(const char *assignment, char **key, char ***values, int *nvalues,
@@ -493,23 +494,23 @@ void cli_sweep_plan_free(cli_sweep_plan_t *plan)
 int cli_sweep_parse_shard(const char *arg, int *index, int *count, sgd_err_t *err)
 {
     const char *slash = strchr(arg, '/');
-    char *end1 = NULL, *end2 = NULL;
-    long i = -1, n = -1;
-    if (slash && slash != arg && slash[1]) {
-        errno = 0;
-        i = strtol(arg, &end1, 10);
-        n = strtol(slash + 1, &end2, 10);
-        if (errno || end1 != slash || *end2 || arg[0] == '-' || arg[0] == '+' ||
-            slash[1] == '-' || slash[1] == '+')
-            i = n = -1;
+    long long i = -1, n = -1;
+    if (slash && (size_t)(slash - arg) < 32) {
+        char first[32];
+        uint64_t a, b;
+        memcpy(first, arg, (size_t)(slash - arg));
+        first[slash - arg] = '\0';
+        if (sgd_parse_u64(first, &a) && sgd_parse_u64(slash + 1, &b) && a < INT64_MAX &&
+            b < INT64_MAX)
+            i = (long long)a, n = (long long)b;
     }
     if (i < 0 || n < 0)
         return sgd_errf(err, "--shard %s: expected I/N with integers 0 <= I < N, e.g. 0/4", arg);
     if (n < 1 || n > 1000000)
         return sgd_errf(err, "--shard %s: the number of shards N must be in 1..1000000", arg);
     if (i >= n)
-        return sgd_errf(err, "--shard %s: shard index %ld out of range: shards are numbered "
-                        "0..%ld", arg, i, n - 1);
+        return sgd_errf(err, "--shard %s: shard index %lld out of range: shards are numbered "
+                        "0..%lld", arg, i, n - 1);
     *index = (int)i;
     *count = (int)n;
     return 0;

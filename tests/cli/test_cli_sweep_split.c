@@ -58,7 +58,8 @@ int main(void)
     CHECK_STR_CONTAINS(err.msg,
                        "--shard 8/8: shard index 8 out of range: shards are numbered 0..7");
     static const char *const bad[] = {"", "3", "/4", "3/", "a/4", "3/b", "-1/4", "1/-4",
-                                      "1/4x", "+1/4", NULL};
+                                      "1/4x", "+1/4", " 1/4", "1/ 4", "0x1/4", "1/4 ",
+                                      "99999999999999999999/4", NULL};
     for (const char *const *b = bad; *b; b++) {
         CHECK(cli_sweep_parse_shard(*b, &i, &n, &err) == -1);
         CHECK_STR_CONTAINS(err.msg, "--shard");
