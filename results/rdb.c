@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "results/rdb_lease.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_reader.h"
 
@@ -112,8 +113,64 @@ static const char rdb_schema_v3[] =
     "  PRIMARY KEY (run_id, age)"
     ") WITHOUT ROWID;" RDB_META_V3_SQL;
 
+/* Every column of runs from schema 3 on, in table order (the rebuild of version 4 copies
+ * them by name). */
+#define RDB_RUNS_V3_COLUMNS                                                                    \
+    "id, run_key, scenario, scenario_path, algorithm, workers, seed, backend, config_json,"   \
+    " config_hash, sgdsim_version, git_rev, build_options, blas_core, host, status,"           \
+    " status_detail, started_at, finished_at, wall_s, vtime_ns, updates, events,"              \
+    " events_per_s, digest, prev_run_key, prev_config_hash, key_note, sweep_axes,"            \
+    " command_line"
+
+/* Version 4: run ids are never reused (AUTOINCREMENT: a deleted run's id, even the largest,
+ * is never given to a new run, so a writer that lost its row cannot write into another
+ * run's), and the lease of every running run (run_owner, rdb_lease.h).  AUTOINCREMENT needs
+ * the runs table rebuilt: same columns, types, constraints and index, every row and id kept.
+ * It runs with foreign keys off (rdb_prepare_schema), so dropping the old table cascades to
+ * nothing, and with the legacy rename, so the views on runs are kept as they are written. */
+static const char rdb_schema_v4[] =
+    "PRAGMA legacy_alter_table = ON;"
+    "CREATE TABLE runs_v4 ("
+    "  id             INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  run_key        TEXT,"
+    "  scenario       TEXT,"
+    "  scenario_path  TEXT,"
+    "  algorithm      TEXT,"
+    "  workers        INTEGER,"
+    "  seed           INTEGER,"
+    "  backend        TEXT,"
+    "  config_json    TEXT,"
+    "  config_hash    TEXT,"
+    "  sgdsim_version TEXT,"
+    "  git_rev        TEXT,"
+    "  build_options  TEXT,"
+    "  blas_core      TEXT,"
+    "  host           TEXT,"
+    "  status         TEXT NOT NULL"
+    "                 CHECK (status IN ('running','complete','failed','diverged')),"
+    "  status_detail  TEXT,"
+    "  started_at     TEXT,"
+    "  finished_at    TEXT,"
+    "  wall_s         REAL,"
+    "  vtime_ns       INTEGER,"
+    "  updates        INTEGER,"
+    "  events         INTEGER,"
+    "  events_per_s   REAL,"
+    "  digest         TEXT,"
+    "  prev_run_key   TEXT,"
+    "  prev_config_hash TEXT,"
+    "  key_note       TEXT,"
+    "  sweep_axes     TEXT,"
+    "  command_line   TEXT"
+    ");"
+    "INSERT INTO runs_v4(" RDB_RUNS_V3_COLUMNS ") SELECT " RDB_RUNS_V3_COLUMNS " FROM runs;"
+    "DROP TABLE runs;"
+    "ALTER TABLE runs_v4 RENAME TO runs;"
+    "PRAGMA legacy_alter_table = OFF;"
+    "CREATE INDEX runs_by_key ON runs(run_key);" RDB_LEASE_V4_SQL;
+
 static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rdb_schema_v2,
-                                                               rdb_schema_v3};
+                                                               rdb_schema_v3, rdb_schema_v4};
 
 #define RDB_WAL_RETRY_MS 10
 
@@ -325,16 +382,22 @@ static int rdb_migrate(rdb_t *db, int64_t ver, sgd_err_t *err)
 static int rdb_prepare_schema(rdb_t *db, sgd_err_t *err)
 {
     const char *begin = db->readonly ? "BEGIN" : "BEGIN IMMEDIATE";
-    if (rdb_exec(db, begin, "cannot start a transaction", err)) return -1;
+    /* A migration may rebuild a table that others reference (version 4's runs): with
+     * foreign keys on, dropping the old one would delete every row by cascade.  The pragma
+     * is a no-op inside a transaction, so it is switched around it. */
+    if (!db->readonly && rdb_exec(db, "PRAGMA foreign_keys = OFF", "cannot configure", err))
+        return -1;
+    if (rdb_exec(db, begin, "cannot start a transaction", err)) goto fail;
     rdb_identity_t id;
     if (rdb_read_identity(db, &id, err) || rdb_check_identity(db, &id, err)) goto fail;
     if (!db->readonly && id.ver < RDB_SCHEMA_VERSION && rdb_migrate(db, id.ver, err))
         goto fail;
     db->version = db->readonly ? id.ver : RDB_SCHEMA_VERSION;
     if (rdb_exec(db, "COMMIT", "cannot commit the schema", err)) goto fail;
-    return 0;
+    return rdb_exec(db, "PRAGMA foreign_keys = ON", "cannot configure", err);
 fail:
     rdb_rollback(db);
+    if (!db->readonly) sqlite3_exec(db->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
     return -1;
 }
 

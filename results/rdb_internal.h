@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "results/rdb.h"
+#include "results/rdb_lease.h"
 
 /* SQLite's own clock, so started_at and finished_at have one format (millisecond UTC). */
 #define RDB_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -32,6 +33,8 @@ typedef struct rdb_row {
 typedef struct rdb_active {
     int64_t run_id;
     int lost; /* a batch holding rows of this run failed to commit */
+    bool gone; /* its lease was found deleted or taken (rdb_lease_renew): it writes nothing */
+    char token[RDB_TOKEN_LEN + 1]; /* the lease token only this handle knows */
 } rdb_active_t;
 
 struct rdb {

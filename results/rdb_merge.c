@@ -47,8 +47,9 @@ static int source_runs(sqlite3 *db, int64_t version, const char **table, const c
                        sgd_err_t *err)
 {
     *table = "src.runs";
-    if (version >= RDB_SCHEMA_VERSION) return 0;
-    SGD_ASSERT(version >= 1 && RDB_SCHEMA_VERSION == 3); /* a new schema extends this */
+    /* runs' columns last changed in schema 3 (4 changed only how ids are given). */
+    if (version >= 3) return 0;
+    SGD_ASSERT(version >= 1 && RDB_SCHEMA_VERSION == 4); /* a new schema extends this */
     static const char copy[] = "CREATE TEMP TABLE src_runs AS SELECT * FROM src.runs;";
     static const char v2[] = RDB_KEYS_V2_SQL("temp.src_runs");
     static const char v3[] = RDB_RUNS_V3_SQL("temp.src_runs");
