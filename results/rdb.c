@@ -606,6 +606,21 @@ void rdb_close(rdb_t *db)
     free(db);
 }
 
+char *rdb_quote_ident(const char *name)
+{
+    size_t n = strlen(name), quotes = 0;
+    for (size_t i = 0; i < n; i++) quotes += name[i] == '"';
+    char *out = sgd_xmalloc(n + quotes + 3), *o = out;
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (name[i] == '"') *o++ = '"';
+        *o++ = name[i];
+    }
+    *o++ = '"';
+    *o = '\0';
+    return out;
+}
+
 sqlite3 *rdb_handle(rdb_t *db)
 {
     return db->db;

@@ -74,4 +74,9 @@ int rdb_exec(rdb_t *db, const char *sql, const char *what, sgd_err_t *err);
 /* Rolls back the open transaction, if any. */
 void rdb_rollback(rdb_t *db);
 
+/* name as an SQL identifier: in double quotes, each double quote inside doubled, of any
+ * length (a new string the caller frees).  Every identifier that reaches SQL text from a
+ * database (a column of a file being merged) or a caller goes through it, never "%s". */
+char *rdb_quote_ident(const char *name);
+
 #endif

@@ -70,18 +70,14 @@ int rdb_read_prepare(rdb_t *db, rdb_query_t q, sqlite3_stmt **st, sgd_err_t *err
 
 int rdb_read_prepare_all(rdb_t *db, const char *name, sqlite3_stmt **st, sgd_err_t *err)
 {
-    /* An identifier quoted the SQL way: a double quote inside is doubled. */
-    size_t n = strlen(name), len = 0;
-    char *sql = sgd_xmalloc(2 * n + 32);
-    len += (size_t)snprintf(sql, 2 * n + 32, "SELECT * FROM \"");
-    for (size_t i = 0; i < n; i++) {
-        if (name[i] == '"') sql[len++] = '"';
-        sql[len++] = name[i];
-    }
-    snprintf(sql + len, 2 * n + 32 - len, "\"");
+    char *ident = rdb_quote_ident(name);
+    size_t size = strlen(ident) + 16;
+    char *sql = sgd_xmalloc(size);
+    snprintf(sql, size, "SELECT * FROM %s", ident);
     *st = NULL;
     int rc = sqlite3_prepare_v2(db->db, sql, -1, st, NULL);
     free(sql);
+    free(ident);
     return rc == SQLITE_OK ? 0 : rdb_sqlerr(db, name, err);
 }
 
@@ -293,7 +289,9 @@ static bool group_expr(rdb_t *db, const char *k, char *expr, size_t size)
         return true;
     }
     if (is_runs_column(db, k)) {
-        snprintf(expr, size, "r.\"%s\"", k);
+        char *ident = rdb_quote_ident(k);
+        snprintf(expr, size, "r.%s", ident);
+        free(ident);
         return true;
     }
     if (!strchr(k, '.')) return false;
