@@ -346,6 +346,62 @@ static int rdb_check_identity(const rdb_t *db, const rdb_identity_t *id, sgd_err
     return 0;
 }
 
+/* Every schema object sgdsim creates, with the schema version that created it.  Anything
+ * else in a file (a trigger above all: it would run on sgdsim's own writes) was planted. */
+static const struct {
+    const char *type, *name;
+    int since;
+} rdb_objects[] = {
+    {"table", "runs", 1},           {"index", "runs_by_key", 1},
+    {"table", "metrics", 1},        {"index", "metrics_by_update", 1},
+    {"table", "traffic", 1},        {"table", "staleness", 1},
+    {"view", "run_summary", 1},     {"view", "finished_runs", 3},
+    {"table", "version_age", 3},    {"table", "tags", 3},
+    {"table", "artifacts", 3},      {"view", "params", 3},
+    {"view", "final_metrics_long", 3}, {"view", "final_metrics", 3},
+    {"table", "run_owner", 4},
+};
+
+static bool rdb_known_object(const char *type, const char *name, int64_t version)
+{
+    for (size_t i = 0; i < sizeof rdb_objects / sizeof *rdb_objects; i++)
+        if (strcmp(rdb_objects[i].type, type) == 0 && strcmp(rdb_objects[i].name, name) == 0)
+            return rdb_objects[i].since <= version;
+    return false;
+}
+
+/* Refuses a results database holding schema objects sgdsim did not create (inside the
+ * caller's transaction), naming them: a writer would run a planted trigger on every insert,
+ * and a planted index or view is no part of the contract.  SQLite's own objects
+ * (sqlite_sequence, sqlite_stat1, automatic indexes) are fine. */
+static int rdb_refuse_planted(rdb_t *db, int64_t version, sgd_err_t *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->db, "SELECT type, name FROM sqlite_master WHERE type ="
+                           " 'trigger' OR name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY"
+                           " type, name", -1, &st, NULL) != SQLITE_OK)
+        return rdb_sqlerr(db, "cannot read the schema", err);
+    char list[512] = "";
+    size_t len = 0;
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        if (type && name && rdb_known_object(type, name, version)) continue;
+        if (len < sizeof list - 1)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s %s", n ? ", " : "",
+                                    type ? type : "?", name ? name : "?");
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return rdb_sqlerr(db, "cannot read the schema", err);
+    if (n == 0) return 0;
+    if (len >= sizeof list - 1) snprintf(list + sizeof list - 5, 5, "...");
+    return sgd_errf(err, "%s: holds %d schema object%s that sgdsim did not create (%s); sgdsim "
+                    "does not write to it, since they would act on its writes: drop them, or "
+                    "use another database", db->path, n, n == 1 ? "" : "s", list);
+}
+
 /* A writer's first look, in a read transaction that changes nothing: a file that is not
  * ours is refused before the WAL switch (persistent in the file) or anything else alters
  * it.  rdb_prepare_schema checks again under the write lock, since another process may
@@ -356,6 +412,7 @@ static int rdb_refuse_foreign(rdb_t *db, sgd_err_t *err)
     if (rdb_exec(db, "BEGIN", "cannot start a transaction", err)) return -1;
     int rc = rdb_read_identity(db, &id, err);
     if (rc == 0) rc = rdb_check_identity(db, &id, err);
+    if (rc == 0 && id.app != 0) rc = rdb_refuse_planted(db, id.ver, err);
     rdb_rollback(db);
     return rc;
 }
@@ -390,6 +447,7 @@ static int rdb_prepare_schema(rdb_t *db, sgd_err_t *err)
     if (rdb_exec(db, begin, "cannot start a transaction", err)) goto fail;
     rdb_identity_t id;
     if (rdb_read_identity(db, &id, err) || rdb_check_identity(db, &id, err)) goto fail;
+    if (!db->readonly && id.app != 0 && rdb_refuse_planted(db, id.ver, err)) goto fail;
     if (!db->readonly && id.ver < RDB_SCHEMA_VERSION && rdb_migrate(db, id.ver, err))
         goto fail;
     db->version = db->readonly ? id.ver : RDB_SCHEMA_VERSION;
@@ -450,6 +508,13 @@ static int rdb_connect(rdb_t *db, int memory, sgd_err_t *err)
     }
     int rc = sqlite3_open_v2(uri, &db->db, flags | SQLITE_OPEN_URI, NULL);
     free(uri);
+    /* The file's schema is data: its views and triggers may not call functions with side
+     * effects (trusted_schema off), and nothing may corrupt the file through SQL (defensive:
+     * no writable_schema, no writes to shadow tables or pages). */
+    if (rc == SQLITE_OK &&
+        (sqlite3_db_config(db->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) != SQLITE_OK ||
+         sqlite3_db_config(db->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK))
+        return rdb_sqlerr(db, "cannot configure", err);
     if (rc == SQLITE_OK) return 0;
     if (db->db) return rdb_sqlerr(db, "cannot open results database", err);
     return sgd_errf(err, "%s: cannot open results database: out of memory in SQLite", db->path);
