@@ -508,11 +508,14 @@ static int rdb_connect(rdb_t *db, int memory, sgd_err_t *err)
     }
     int rc = sqlite3_open_v2(uri, &db->db, flags | SQLITE_OPEN_URI, NULL);
     free(uri);
-    /* The file's schema is data: its views and triggers may not call functions with side
-     * effects (trusted_schema off), and nothing may corrupt the file through SQL (defensive:
-     * no writable_schema, no writes to shadow tables or pages). */
+    /* The file's schema is data: nothing may corrupt the file through SQL (defensive: no
+     * writable_schema, no writes to shadow tables or pages), and a writer's triggers and
+     * views may not call functions with side effects (trusted_schema off).  Readers keep
+     * the schema trusted: sgdsim's own params view calls json_valid and json_tree, which
+     * SQLite before 3.45 does not mark innocuous, and a reader never writes. */
     if (rc == SQLITE_OK &&
-        (sqlite3_db_config(db->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) != SQLITE_OK ||
+        ((!db->readonly &&
+          sqlite3_db_config(db->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) != SQLITE_OK) ||
          sqlite3_db_config(db->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK))
         return rdb_sqlerr(db, "cannot configure", err);
     if (rc == SQLITE_OK) return 0;
