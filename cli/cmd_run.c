@@ -205,14 +205,16 @@ static void usage(FILE *f)
  * agrees with the exit code. */
 #define RUN_END_TRIES 3
 
-/* Writes the run's end; returns the status now in the database, or NULL when every try
- * failed (the row then stays 'running', as if the process had been killed, and a sweep
- * redoes it).  The caller's exit code follows what this returns. */
+/* Writes the run's end; returns the status now in the database, "not recorded" when the
+ * run's row was deleted or taken over by another process, or NULL when every try failed
+ * (the row then stays 'running', as if the process had been killed, and a sweep redoes
+ * it).  The caller's exit code follows what this returns. */
 static const char *end_run(rdb_t *db, int64_t run_id, const rdb_run_end_t *end)
 {
     sgd_err_t err = {{0}};
     if (rdb_run_end(db, run_id, end, &err) == 0) return end->status;
     fprintf(stderr, "sgdsim: %s\n", err.msg);
+    if (rdb_run_gone(db, run_id)) return "not recorded"; /* another process has its row */
     char detail[SGD_ERR_MAX + 64];
     snprintf(detail, sizeof detail, "the end of the run could not be written: %s", err.msg);
     rdb_run_end_t failed = *end;

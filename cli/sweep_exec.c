@@ -142,6 +142,11 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     return pid;
 }
 
+static const char *point_label(const cli_sweep_point_t *pt)
+{
+    return pt->label[0] ? pt->label : "(the scenario as is)";
+}
+
 static void progress_line(const cli_sweep_exec_t *x, cli_sweep_live_t *live, const char *what,
                           const cli_sweep_point_t *pt, double secs, int done, int total,
                           int running, double eta)
@@ -149,7 +154,7 @@ static void progress_line(const cli_sweep_exec_t *x, cli_sweep_live_t *live, con
     if (x->quiet) return;
     cli_sweep_live_clear(live);
     fprintf(stderr, "sweep: %s%-9s %s (%.1f s) | %d/%d done, %d running", x->who, what,
-            pt->label[0] ? pt->label : "(the scenario as is)", secs, done, total, running);
+            point_label(pt), secs, done, total, running);
     if (eta >= 0) fprintf(stderr, ", ETA %.0f s", eta);
     fputc('\n', stderr);
 }
@@ -165,11 +170,54 @@ typedef struct pool {
     rdb_t *db;        /* x->db */
     slot_t *slots;    /* x->jobs slots; pid 0 = free */
     int nrunning, next, finished, skipped, nfailed, ndiverged, ninvalid;
+    int *busy, nbusy; /* points not started: a live run of another process holds them */
     int rc;
     bool stop_launching, forwarded;
     double t_start;
     cli_sweep_live_t *live; /* the status line on a terminal, or NULL */
 } pool_t;
+
+/* A point that another process's live run holds (its owner alive, results/rdb_lease.h): it
+ * is not started, so that two runs never race for one point, and is looked at again when the
+ * pool ends. */
+static void point_busy(pool_t *p, const cli_sweep_point_t *pt, const rdb_live_run_t *live)
+{
+    p->busy[p->nbusy++] = (int)(pt - p->plan->points);
+    if (p->x->quiet) return;
+    cli_sweep_live_clear(p->live);
+    if (live->this_host)
+        fprintf(stderr, "sweep: %snot starting %s: run %lld of this point is still running "
+                "(pid %lld on this host); it is left alone\n", p->x->who, point_label(pt),
+                (long long)live->id, (long long)live->pid);
+    else
+        fprintf(stderr, "sweep: %snot starting %s: run %lld of this point is still running "
+                "(pid %lld on host %s, last commit %lld s ago); it is left alone\n", p->x->who,
+                point_label(pt), (long long)live->id, (long long)live->pid, live->host,
+                (long long)live->heartbeat_age_s);
+}
+
+/* When the pool ends: a busy point whose other run has finished meanwhile is done; the
+ * others are not, and the sweep says so and fails, so that it is run again. */
+static void settle_busy(pool_t *p)
+{
+    int left = 0;
+    for (int i = 0; i < p->nbusy; i++) {
+        const cli_sweep_point_t *pt = &p->plan->points[p->busy[i]];
+        sgd_err_t err = {{0}};
+        bool done = false;
+        if (rdb_key_finished(p->db, pt->run_key, &done, &err))
+            fprintf(stderr, "sgdsim: %s\n", err.msg);
+        if (done) p->skipped++;
+        else p->busy[left++] = p->busy[i];
+    }
+    p->nbusy = left;
+    if (left == 0) return;
+    if (p->rc == SGD_EXIT_OK) p->rc = SGD_EXIT_FAILURE;
+    if (!p->x->quiet)
+        fprintf(stderr, "sweep: %s%d point%s still being run by another process; run the sweep "
+                "again once %s ended\n", p->x->who, left, left == 1 ? " is" : "s are",
+                left == 1 ? "it has" : "they have");
+}
 
 /* Starts points until the pool is full, the list is done or something stops it. */
 static void launch_points(pool_t *p)
@@ -183,8 +231,10 @@ static void launch_points(pool_t *p)
         /* Checked again at launch: another shard or an earlier pass may have done it; the
          * rows of unfinished earlier attempts go, so the point's final run is its only run,
          * as in a sweep that was never interrupted. */
+        int nlive = 0;
+        rdb_live_run_t live;
         if (rdb_key_finished(p->db, pt->run_key, &done, &err) ||
-            (!done && rdb_delete_unfinished(p->db, pt->run_key, &ndel, &err))) {
+            (!done && rdb_delete_unfinished(p->db, pt->run_key, &ndel, &nlive, &live, &err))) {
             fprintf(stderr, "sgdsim: %s\n", err.msg);
             p->rc = SGD_EXIT_BAD_INPUT;
             p->stop_launching = true;
@@ -193,6 +243,10 @@ static void launch_points(pool_t *p)
         if (done) {
             p->skipped++;
             cli_sweep_live_skipped(p->live, pt->updates);
+            continue;
+        }
+        if (nlive) {
+            point_busy(p, pt, &live);
             continue;
         }
         if (ndel && !x->quiet) cli_sweep_live_clear(p->live);
@@ -271,7 +325,7 @@ static void point_finished(pool_t *p, int s, int status)
                        : code == SGD_EXIT_BAD_INPUT ? "bad input" : "failed";
     book_outcome(p, code);
     double elapsed = now_s() - p->t_start;
-    int left = p->n - p->finished - p->skipped;
+    int left = p->n - p->finished - p->skipped - p->nbusy;
     double eta = p->stop_launching || stop_signal ? -1 : elapsed / p->finished * left;
     progress_line(p->x, p->live, what, pt, secs, p->nalready + p->skipped + p->finished,
                   p->ntotal, p->nrunning, eta);
@@ -315,6 +369,7 @@ static void print_totals(const pool_t *p)
             p->x->who, ndone, ndone == 1 ? "" : "s", ndone - p->ndiverged, p->ndiverged,
             p->nfailed);
     if (ninvalid || p->x->skip_invalid) fprintf(stderr, ", %d invalid", ninvalid);
+    if (p->nbusy) fprintf(stderr, ", %d running in another process", p->nbusy);
     fprintf(stderr, ", %d already done%s\n", p->nalready + p->skipped,
             stop_signal ? "; interrupted" : p->next < p->n ? "; stopped early" : "");
 }
@@ -341,6 +396,7 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
     pool_t p = {.x = x, .plan = plan, .idx = idx, .n = n, .ntotal = ntotal,
                 .nalready = nalready, .self = self, .db = db,
                 .slots = sgd_xcalloc((size_t)x->jobs, sizeof(slot_t)), .rc = SGD_EXIT_OK,
+                .busy = sgd_xcalloc((size_t)n + 1, sizeof(int)),
                 .t_start = now_s()};
     int64_t total_updates = 0;
     for (int i = 0; i < n; i++) total_updates += plan->points[idx[i]].updates;
@@ -355,10 +411,12 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
     }
     if (stop_signal && p.rc == SGD_EXIT_OK) p.rc = SGD_EXIT_FAILURE;
     cli_sweep_live_end(p.live);
+    settle_busy(&p);
     print_totals(&p);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     free(p.slots);
+    free(p.busy);
     rdb_close(db);
     return p.rc;
 }

@@ -20,6 +20,7 @@
 
 #include "common/json.h"
 #include "common/number.h"
+#include "results/rdb_lease.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_reader.h"
 
@@ -113,8 +114,64 @@ static const char rdb_schema_v3[] =
     "  PRIMARY KEY (run_id, age)"
     ") WITHOUT ROWID;" RDB_META_V3_SQL;
 
+/* Every column of runs from schema 3 on, in table order (the rebuild of version 4 copies
+ * them by name). */
+#define RDB_RUNS_V3_COLUMNS                                                                    \
+    "id, run_key, scenario, scenario_path, algorithm, workers, seed, backend, config_json,"   \
+    " config_hash, sgdsim_version, git_rev, build_options, blas_core, host, status,"           \
+    " status_detail, started_at, finished_at, wall_s, vtime_ns, updates, events,"              \
+    " events_per_s, digest, prev_run_key, prev_config_hash, key_note, sweep_axes,"            \
+    " command_line"
+
+/* Version 4: run ids are never reused (AUTOINCREMENT: a deleted run's id, even the largest,
+ * is never given to a new run, so a writer that lost its row cannot write into another
+ * run's), and the lease of every running run (run_owner, rdb_lease.h).  AUTOINCREMENT needs
+ * the runs table rebuilt: same columns, types, constraints and index, every row and id kept.
+ * It runs with foreign keys off (rdb_prepare_schema), so dropping the old table cascades to
+ * nothing, and with the legacy rename, so the views on runs are kept as they are written. */
+static const char rdb_schema_v4[] =
+    "PRAGMA legacy_alter_table = ON;"
+    "CREATE TABLE runs_v4 ("
+    "  id             INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  run_key        TEXT,"
+    "  scenario       TEXT,"
+    "  scenario_path  TEXT,"
+    "  algorithm      TEXT,"
+    "  workers        INTEGER,"
+    "  seed           INTEGER,"
+    "  backend        TEXT,"
+    "  config_json    TEXT,"
+    "  config_hash    TEXT,"
+    "  sgdsim_version TEXT,"
+    "  git_rev        TEXT,"
+    "  build_options  TEXT,"
+    "  blas_core      TEXT,"
+    "  host           TEXT,"
+    "  status         TEXT NOT NULL"
+    "                 CHECK (status IN ('running','complete','failed','diverged')),"
+    "  status_detail  TEXT,"
+    "  started_at     TEXT,"
+    "  finished_at    TEXT,"
+    "  wall_s         REAL,"
+    "  vtime_ns       INTEGER,"
+    "  updates        INTEGER,"
+    "  events         INTEGER,"
+    "  events_per_s   REAL,"
+    "  digest         TEXT,"
+    "  prev_run_key   TEXT,"
+    "  prev_config_hash TEXT,"
+    "  key_note       TEXT,"
+    "  sweep_axes     TEXT,"
+    "  command_line   TEXT"
+    ");"
+    "INSERT INTO runs_v4(" RDB_RUNS_V3_COLUMNS ") SELECT " RDB_RUNS_V3_COLUMNS " FROM runs;"
+    "DROP TABLE runs;"
+    "ALTER TABLE runs_v4 RENAME TO runs;"
+    "PRAGMA legacy_alter_table = OFF;"
+    "CREATE INDEX runs_by_key ON runs(run_key);" RDB_LEASE_V4_SQL;
+
 static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {rdb_schema_v1, rdb_schema_v2,
-                                                               rdb_schema_v3};
+                                                               rdb_schema_v3, rdb_schema_v4};
 
 #define RDB_WAL_RETRY_MS 10
 
@@ -288,6 +345,62 @@ static int rdb_check_identity(const rdb_t *db, const rdb_identity_t *id, sgd_err
     return 0;
 }
 
+/* Every schema object sgdsim creates, with the schema version that created it.  Anything
+ * else in a file (a trigger above all: it would run on sgdsim's own writes) was planted. */
+static const struct {
+    const char *type, *name;
+    int since;
+} rdb_objects[] = {
+    {"table", "runs", 1},           {"index", "runs_by_key", 1},
+    {"table", "metrics", 1},        {"index", "metrics_by_update", 1},
+    {"table", "traffic", 1},        {"table", "staleness", 1},
+    {"view", "run_summary", 1},     {"view", "finished_runs", 3},
+    {"table", "version_age", 3},    {"table", "tags", 3},
+    {"table", "artifacts", 3},      {"view", "params", 3},
+    {"view", "final_metrics_long", 3}, {"view", "final_metrics", 3},
+    {"table", "run_owner", 4},
+};
+
+static bool rdb_known_object(const char *type, const char *name, int64_t version)
+{
+    for (size_t i = 0; i < sizeof rdb_objects / sizeof *rdb_objects; i++)
+        if (strcmp(rdb_objects[i].type, type) == 0 && strcmp(rdb_objects[i].name, name) == 0)
+            return rdb_objects[i].since <= version;
+    return false;
+}
+
+/* Refuses a results database holding schema objects sgdsim did not create (inside the
+ * caller's transaction), naming them: a writer would run a planted trigger on every insert,
+ * and a planted index or view is no part of the contract.  SQLite's own objects
+ * (sqlite_sequence, sqlite_stat1, automatic indexes) are fine. */
+static int rdb_refuse_planted(rdb_t *db, int64_t version, sgd_err_t *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->db, "SELECT type, name FROM sqlite_master WHERE type ="
+                           " 'trigger' OR name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY"
+                           " type, name", -1, &st, NULL) != SQLITE_OK)
+        return rdb_sqlerr(db, "cannot read the schema", err);
+    char list[512] = "";
+    size_t len = 0;
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        if (type && name && rdb_known_object(type, name, version)) continue;
+        if (len < sizeof list - 1)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s %s", n ? ", " : "",
+                                    type ? type : "?", name ? name : "?");
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return rdb_sqlerr(db, "cannot read the schema", err);
+    if (n == 0) return 0;
+    if (len >= sizeof list - 1) snprintf(list + sizeof list - 5, 5, "...");
+    return sgd_errf(err, "%s: holds %d schema object%s that sgdsim did not create (%s); sgdsim "
+                    "does not write to it, since they would act on its writes: drop them, or "
+                    "use another database", db->path, n, n == 1 ? "" : "s", list);
+}
+
 /* A writer's first look, in a read transaction that changes nothing: a file that is not
  * ours is refused before the WAL switch (persistent in the file) or anything else alters
  * it.  rdb_prepare_schema checks again under the write lock, since another process may
@@ -298,6 +411,7 @@ static int rdb_refuse_foreign(rdb_t *db, sgd_err_t *err)
     if (rdb_exec(db, "BEGIN", "cannot start a transaction", err)) return -1;
     int rc = rdb_read_identity(db, &id, err);
     if (rc == 0) rc = rdb_check_identity(db, &id, err);
+    if (rc == 0 && id.app != 0) rc = rdb_refuse_planted(db, id.ver, err);
     rdb_rollback(db);
     return rc;
 }
@@ -324,16 +438,23 @@ static int rdb_migrate(rdb_t *db, int64_t ver, sgd_err_t *err)
 static int rdb_prepare_schema(rdb_t *db, sgd_err_t *err)
 {
     const char *begin = db->readonly ? "BEGIN" : "BEGIN IMMEDIATE";
-    if (rdb_exec(db, begin, "cannot start a transaction", err)) return -1;
+    /* A migration may rebuild a table that others reference (version 4's runs): with
+     * foreign keys on, dropping the old one would delete every row by cascade.  The pragma
+     * is a no-op inside a transaction, so it is switched around it. */
+    if (!db->readonly && rdb_exec(db, "PRAGMA foreign_keys = OFF", "cannot configure", err))
+        return -1;
+    if (rdb_exec(db, begin, "cannot start a transaction", err)) goto fail;
     rdb_identity_t id;
     if (rdb_read_identity(db, &id, err) || rdb_check_identity(db, &id, err)) goto fail;
+    if (!db->readonly && id.app != 0 && rdb_refuse_planted(db, id.ver, err)) goto fail;
     if (!db->readonly && id.ver < RDB_SCHEMA_VERSION && rdb_migrate(db, id.ver, err))
         goto fail;
     db->version = db->readonly ? id.ver : RDB_SCHEMA_VERSION;
     if (rdb_exec(db, "COMMIT", "cannot commit the schema", err)) goto fail;
-    return 0;
+    return rdb_exec(db, "PRAGMA foreign_keys = ON", "cannot configure", err);
 fail:
     rdb_rollback(db);
+    if (!db->readonly) sqlite3_exec(db->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
     return -1;
 }
 
@@ -386,6 +507,16 @@ static int rdb_connect(rdb_t *db, int memory, sgd_err_t *err)
     }
     int rc = sqlite3_open_v2(uri, &db->db, flags | SQLITE_OPEN_URI, NULL);
     free(uri);
+    /* The file's schema is data: nothing may corrupt the file through SQL (defensive: no
+     * writable_schema, no writes to shadow tables or pages), and a writer's triggers and
+     * views may not call functions with side effects (trusted_schema off).  Readers keep
+     * the schema trusted: sgdsim's own params view calls json_valid and json_tree, which
+     * SQLite before 3.45 does not mark innocuous, and a reader never writes. */
+    if (rc == SQLITE_OK &&
+        ((!db->readonly &&
+          sqlite3_db_config(db->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) != SQLITE_OK) ||
+         sqlite3_db_config(db->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK))
+        return rdb_sqlerr(db, "cannot configure", err);
     if (rc == SQLITE_OK) return 0;
     if (db->db) return rdb_sqlerr(db, "cannot open results database", err);
     return sgd_errf(err, "%s: cannot open results database: out of memory in SQLite", db->path);
@@ -540,6 +671,21 @@ void rdb_close(rdb_t *db)
     free(db->active);
     free(db->path);
     free(db);
+}
+
+char *rdb_quote_ident(const char *name)
+{
+    size_t n = strlen(name), quotes = 0;
+    for (size_t i = 0; i < n; i++) quotes += name[i] == '"';
+    char *out = sgd_xmalloc(n + quotes + 3), *o = out;
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (name[i] == '"') *o++ = '"';
+        *o++ = name[i];
+    }
+    *o++ = '"';
+    *o = '\0';
+    return out;
 }
 
 sqlite3 *rdb_handle(rdb_t *db)

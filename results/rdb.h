@@ -4,11 +4,14 @@
  * artifacts, plus the run_summary, finished_runs, params and final_metrics views); its schema is a public contract documented in docs/results.md and versioned with
  * PRAGMA user_version (RDB_SCHEMA_VERSION) and PRAGMA application_id (RDB_APPLICATION_ID).
  * Several processes may write to one database at once (a sweep with -jN): the file is kept
- * in WAL mode with a 10 s busy timeout and every write transaction is BEGIN IMMEDIATE.
+ * in WAL mode with a busy timeout and every write transaction is BEGIN IMMEDIATE.  Each
+ * running run holds a lease (rdb_lease.h) that its writer renews, and checks, with every
+ * commit: a writer whose run was deleted or taken over stops (rdb_run_gone), and run ids are
+ * never reused.
  *
  * Life of a run on one handle:
- *     rdb_run_begin   inserts the runs row with status 'running' and commits at once, so
- *                     a crashed run is visible as 'running' forever after;
+ *     rdb_run_begin   inserts the runs row with status 'running' and its lease and commits
+ *                     at once, so a crashed run is visible as 'running' forever after;
  *     rdb_metric / rdb_traffic / rdb_staleness / rdb_version_age
  *                     append to an in-memory buffer; every RDB_BATCH_ROWS buffered rows, and
  *                     the rows buffered when RDB_COMMIT_EVERY_MS of wall time have passed
@@ -37,7 +40,7 @@
 
 #include "common/error.h"
 
-#define RDB_SCHEMA_VERSION 3          /* PRAGMA user_version written by this build */
+#define RDB_SCHEMA_VERSION 4          /* PRAGMA user_version written by this build */
 #define RDB_READ_MIN_VERSION 2        /* oldest schema rdb_open_readonly reads as it is */
 #define RDB_MERGE_MIN_VERSION 1       /* oldest schema rdb_merge takes as an input */
 #define RDB_APPLICATION_ID 0x53474453 /* PRAGMA application_id, "SGDS" in ASCII */
@@ -134,6 +137,11 @@ int rdb_version_age(rdb_t *db, int64_t run_id, int64_t age, int64_t count, sgd_e
 
 /* Writes every buffered row now, in one transaction (no-op when nothing is buffered). */
 int rdb_flush(rdb_t *db, sgd_err_t *err);
+
+/* Whether run_id, active on this handle, was found deleted or taken over by another process
+ * at a commit (its lease, docs/results.md "What sgdsim guarantees about concurrent
+ * writers"): every later write of it fails, and nothing more of it is recorded. */
+bool rdb_run_gone(rdb_t *db, int64_t run_id);
 
 /* Final state of a run. */
 typedef struct rdb_run_end {

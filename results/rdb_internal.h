@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "results/rdb.h"
+#include "results/rdb_lease.h"
 
 /* SQLite's own clock, so started_at and finished_at have one format (millisecond UTC). */
 #define RDB_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -32,6 +33,8 @@ typedef struct rdb_row {
 typedef struct rdb_active {
     int64_t run_id;
     int lost; /* a batch holding rows of this run failed to commit */
+    bool gone; /* its lease was found deleted or taken (rdb_lease_renew): it writes nothing */
+    char token[RDB_TOKEN_LEN + 1]; /* the lease token only this handle knows */
 } rdb_active_t;
 
 struct rdb {
@@ -70,5 +73,10 @@ int rdb_sqlerr(const rdb_t *db, const char *what, sgd_err_t *err);
 int rdb_exec(rdb_t *db, const char *sql, const char *what, sgd_err_t *err);
 /* Rolls back the open transaction, if any. */
 void rdb_rollback(rdb_t *db);
+
+/* name as an SQL identifier: in double quotes, each double quote inside doubled, of any
+ * length (a new string the caller frees).  Every identifier that reaches SQL text from a
+ * database (a column of a file being merged) or a caller goes through it, never "%s". */
+char *rdb_quote_ident(const char *name);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "results/rdb_internal.h"
 #include "results/rdb_reader.h"
 
 static int merge_sqlerr(sqlite3 *db, const char *in_path, const char *what, sgd_err_t *err)
@@ -19,36 +20,62 @@ static int merge_sqlerr(sqlite3 *db, const char *in_path, const char *what, sgd_
     return sgd_errf(err, "%s: %s: %s", in_path, what, sqlite3_errmsg(db));
 }
 
-/* The column list of `runs` without `id`, from OUT's schema (equal to IN's: the versions
- * were checked), so a later schema version's new columns are copied without a change here. */
-static int runs_columns(sqlite3 *db, char *buf, size_t size, const char *in_path,
-                        sgd_err_t *err)
+/* Appends text to the growing string *buf (length *len, capacity *cap). */
+static void append(char **buf, size_t *len, size_t *cap, const char *text)
+{
+    size_t n = strlen(text);
+    if (*len + n + 1 > *cap) {
+        while (*len + n + 1 > *cap) *cap = *cap ? 2 * *cap : 256;
+        *buf = sgd_xrealloc(*buf, *cap);
+    }
+    memcpy(*buf + *len, text, n + 1);
+    *len += n;
+}
+
+/* The columns to copy: those of OUT's runs (but id) that the source table (schema.table)
+ * has too, each quoted (rdb_quote_ident: OUT is a file like any other, and its column names
+ * are data), comma-separated, in *cols (a new string).  A column OUT has and IN lacks keeps
+ * its default, as a migration would give it. */
+static int runs_columns(sqlite3 *db, const char *schema, const char *table, char **cols,
+                        const char *in_path, sgd_err_t *err)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('runs') ORDER BY cid", -1,
-                           &st, NULL) != SQLITE_OK)
+    *cols = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('runs', 'main') WHERE"
+                           " name <> 'id' AND name IN (SELECT name FROM pragma_table_info(?1,"
+                           " ?2)) ORDER BY cid", -1, &st, NULL) != SQLITE_OK)
         return merge_sqlerr(db, in_path, "cannot read the schema", err);
-    size_t len = 0;
-    buf[0] = '\0';
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        if (!name || strcmp(name, "id") == 0) continue;
-        int n = snprintf(buf + len, size - len, "%s\"%s\"", len ? ", " : "", name);
-        SGD_ASSERT(n > 0 && (size_t)n < size - len);
-        len += (size_t)n;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+    size_t len = 0, cap = 0;
+    char *buf = NULL;
+    append(&buf, &len, &cap, "");
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        char *ident = rdb_quote_ident((const char *)sqlite3_column_text(st, 0));
+        if (len) append(&buf, &len, &cap, ", ");
+        append(&buf, &len, &cap, ident);
+        free(ident);
     }
     sqlite3_finalize(st);
+    if (rc != SQLITE_DONE || len == 0) {
+        free(buf);
+        return merge_sqlerr(db, in_path, "cannot read the columns of runs", err);
+    }
+    *cols = buf;
     return 0;
 }
 
 /* The runs table to copy from: IN's own, or for an older schema a temporary copy migrated
  * to this one (in OUT's temp database, inside the merge's transaction). */
-static int source_runs(sqlite3 *db, int64_t version, const char **table, const char *in_path,
-                       sgd_err_t *err)
+static int source_runs(sqlite3 *db, int64_t version, const char **schema, const char **table,
+                       const char *in_path, sgd_err_t *err)
 {
-    *table = "src.runs";
-    if (version >= RDB_SCHEMA_VERSION) return 0;
-    SGD_ASSERT(version >= 1 && RDB_SCHEMA_VERSION == 3); /* a new schema extends this */
+    *schema = "src";
+    *table = "runs";
+    /* runs' columns last changed in schema 3 (4 changed only how ids are given). */
+    if (version >= 3) return 0;
+    SGD_ASSERT(version >= 1 && RDB_SCHEMA_VERSION == 4); /* a new schema extends this */
     static const char copy[] = "CREATE TEMP TABLE src_runs AS SELECT * FROM src.runs;";
     static const char v2[] = RDB_KEYS_V2_SQL("temp.src_runs");
     static const char v3[] = RDB_RUNS_V3_SQL("temp.src_runs");
@@ -60,7 +87,8 @@ static int source_runs(sqlite3 *db, int64_t version, const char **table, const c
         snprintf(what, sizeof what, "cannot read runs of schema %lld", (long long)version);
         return merge_sqlerr(db, in_path, what, err);
     }
-    *table = "temp.src_runs";
+    *schema = "temp";
+    *table = "src_runs";
     return 0;
 }
 
@@ -97,9 +125,11 @@ typedef struct merge_stmts {
 static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, int64_t version,
                          merge_stmts_t *m, const char *in_path, sgd_err_t *err)
 {
-    char sql[4096 + 2048], list_sql[160];
-    snprintf(sql, sizeof sql, "INSERT INTO main.runs(%s) SELECT %s FROM %s WHERE id = ?1",
-             cols, cols, runs);
+    /* runs is one of source_runs' two fixed names; cols is quoted (runs_columns). */
+    size_t size = 2 * strlen(cols) + strlen(runs) + 80;
+    char *sql = sgd_xmalloc(size), list_sql[160];
+    snprintf(sql, size, "INSERT INTO main.runs(%s) SELECT %s FROM %s WHERE id = ?1", cols,
+             cols, runs);
     snprintf(list_sql, sizeof list_sql, "SELECT id, run_key, host, started_at, digest, status"
              " FROM %s ORDER BY id", runs);
     /* One statement per element, each split over lines (parenthesised, so the compiler
@@ -126,6 +156,7 @@ static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, int64_
                                     " ?2 AND started_at IS ?3 AND digest IS ?4 LIMIT 1",
                                 -1, &m->exists, NULL) == SQLITE_OK &&
              sqlite3_prepare_v2(db, sql, -1, &m->ins_run, NULL) == SQLITE_OK;
+    free(sql);
     for (int i = 0; ok && i < m->nrows; i++)
         ok = sqlite3_prepare_v2(db, rows_sql[i], -1, &m->ins_rows[i], NULL) == SQLITE_OK;
     return ok ? 0 : merge_sqlerr(db, in_path, "cannot prepare the merge", err);
@@ -176,15 +207,18 @@ static int merge_one(sqlite3 *db, merge_stmts_t *m, rdb_merge_stats_t *st,
 }
 
 /* Copies IN's finished runs in one transaction on OUT (src attached). */
-static int copy_runs(sqlite3 *db, const char *cols, int64_t version, rdb_merge_stats_t *st,
-                     const char *in_path, sgd_err_t *err)
+static int copy_runs(sqlite3 *db, int64_t version, rdb_merge_stats_t *st, const char *in_path,
+                     sgd_err_t *err)
 {
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return merge_sqlerr(db, in_path, "cannot begin the merge", err);
     merge_stmts_t m = {0};
-    const char *runs = NULL;
+    const char *schema = NULL, *table = NULL;
+    char *cols = NULL, runs[32];
     int ret = -1, rc = SQLITE_ROW;
-    if (source_runs(db, version, &runs, in_path, err) == 0 &&
+    if (source_runs(db, version, &schema, &table, in_path, err) == 0 &&
+        runs_columns(db, schema, table, &cols, in_path, err) == 0 &&
+        snprintf(runs, sizeof runs, "%s.%s", schema, table) > 0 &&
         prepare_merge(db, cols, runs, version, &m, in_path, err) == 0) {
         while ((rc = sqlite3_step(m.list)) == SQLITE_ROW)
             if (merge_one(db, &m, st, in_path, err)) break;
@@ -194,6 +228,7 @@ static int copy_runs(sqlite3 *db, const char *cols, int64_t version, rdb_merge_s
             ret = 0;
     }
     finalize_merge(&m);
+    free(cols);
     if (ret == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         ret = merge_sqlerr(db, in_path, "cannot commit the merge", err);
     if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -213,12 +248,9 @@ int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t 
         return sgd_errf(err, "%s: is the output database itself; nothing to merge", in_path);
 
     sqlite3 *db = rdb_handle(out);
-    char cols[2048];
     bool tidy = false;
-    if (runs_columns(db, cols, sizeof cols, in_path, err) ||
-        attach_source(db, in_path, &tidy, err))
-        return -1;
-    int ret = copy_runs(db, cols, version, st, in_path, err);
+    if (attach_source(db, in_path, &tidy, err)) return -1;
+    int ret = copy_runs(db, version, st, in_path, err);
     sqlite3_exec(db, "DROP TABLE IF EXISTS temp.src_runs", NULL, NULL, NULL);
     sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
     if (tidy) rdb_reader_tidy(in_path);

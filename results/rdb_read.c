@@ -70,18 +70,14 @@ int rdb_read_prepare(rdb_t *db, rdb_query_t q, sqlite3_stmt **st, sgd_err_t *err
 
 int rdb_read_prepare_all(rdb_t *db, const char *name, sqlite3_stmt **st, sgd_err_t *err)
 {
-    /* An identifier quoted the SQL way: a double quote inside is doubled. */
-    size_t n = strlen(name), len = 0;
-    char *sql = sgd_xmalloc(2 * n + 32);
-    len += (size_t)snprintf(sql, 2 * n + 32, "SELECT * FROM \"");
-    for (size_t i = 0; i < n; i++) {
-        if (name[i] == '"') sql[len++] = '"';
-        sql[len++] = name[i];
-    }
-    snprintf(sql + len, 2 * n + 32 - len, "\"");
+    char *ident = rdb_quote_ident(name);
+    size_t size = strlen(ident) + 16;
+    char *sql = sgd_xmalloc(size);
+    snprintf(sql, size, "SELECT * FROM %s", ident);
     *st = NULL;
     int rc = sqlite3_prepare_v2(db->db, sql, -1, st, NULL);
     free(sql);
+    free(ident);
     return rc == SQLITE_OK ? 0 : rdb_sqlerr(db, name, err);
 }
 
@@ -121,26 +117,83 @@ int rdb_key_finished(rdb_t *db, const char *run_key, bool *done, sgd_err_t *err)
     return rc < 0 ? -1 : 0;
 }
 
-int rdb_delete_unfinished(rdb_t *db, const char *run_key, int *ndeleted, sgd_err_t *err)
+/* The owner of the unfinished run at st's current row (columns 2..7: host, boot_id, pid,
+ * start_ticks, heartbeat_ms), or false when it has none (a run of an older schema). */
+static bool row_owner(sqlite3_stmt *st, rdb_owner_t *o, int64_t *heartbeat_ms)
+{
+    if (sqlite3_column_type(st, 2) == SQLITE_NULL) return false;
+    const char *host = (const char *)sqlite3_column_text(st, 2);
+    const char *boot = (const char *)sqlite3_column_text(st, 3);
+    snprintf(o->host, sizeof o->host, "%s", host ? host : "");
+    snprintf(o->boot_id, sizeof o->boot_id, "%s", boot ? boot : "");
+    o->pid = sqlite3_column_int64(st, 4);
+    o->start_ticks = sqlite3_column_int64(st, 5);
+    *heartbeat_ms = sqlite3_column_int64(st, 6);
+    return true;
+}
+
+/* Whether the unfinished run at st's current row (id, status, owner columns) may still be
+ * written by a live process; fills *live for the first such run. */
+static bool row_is_live(sqlite3_stmt *st, const rdb_owner_t *self, int64_t now_ms, int nlive,
+                        rdb_live_run_t *live)
+{
+    const char *status = (const char *)sqlite3_column_text(st, 1);
+    rdb_owner_t o;
+    int64_t beat = 0;
+    if (!status || strcmp(status, "running") != 0 || !row_owner(st, &o, &beat)) return false;
+    if (!rdb_owner_alive(&o, beat, self, now_ms)) return false;
+    if (nlive == 0) {
+        *live = (rdb_live_run_t){.id = sqlite3_column_int64(st, 0), .pid = o.pid,
+                                 .this_host = strcmp(o.host, self->host) == 0,
+                                 .heartbeat_age_s = (now_ms - beat) / 1000};
+        snprintf(live->host, sizeof live->host, "%s", o.host);
+    }
+    return true;
+}
+
+int rdb_delete_unfinished(rdb_t *db, const char *run_key, int *ndeleted, int *nlive,
+                          rdb_live_run_t *live, sgd_err_t *err)
 {
     static const char what[] = "cannot remove an unfinished earlier run of a point";
-    sqlite3_stmt *st = NULL;
-    *ndeleted = 0;
+    sqlite3_stmt *st = NULL, *del = NULL;
+    *ndeleted = *nlive = 0;
+    *live = (rdb_live_run_t){0};
+    rdb_owner_t self;
+    rdb_owner_self(&self);
+    /* Decided and deleted in one write transaction: no run of the key can begin or end
+     * between the look at its owner and the delete. */
     if (rdb_exec(db, "BEGIN IMMEDIATE", what, err)) return -1;
-    if (sqlite3_prepare_v2(db->db, "DELETE FROM runs WHERE run_key = ?1 AND status IN"
-                                   " ('running', 'failed')", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db->db, "SELECT r.id, r.status, o.host, o.boot_id, o.pid,"
+                           " o.start_ticks, o.heartbeat_ms FROM runs r LEFT JOIN run_owner o"
+                           " ON o.run_id = r.id WHERE r.run_key = ?1 AND r.status IN"
+                           " ('running', 'failed') ORDER BY r.id", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db->db, "DELETE FROM runs WHERE id = ?1", -1, &del, NULL) != SQLITE_OK)
         goto fail;
     sqlite3_bind_text(st, 1, run_key, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE) goto fail;
-    *ndeleted = sqlite3_changes(db->db);
+    int64_t now_ms = rdb_wall_ms();
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (row_is_live(st, &self, now_ms, *nlive, live)) {
+            (*nlive)++;
+            continue;
+        }
+        sqlite3_bind_int64(del, 1, sqlite3_column_int64(st, 0));
+        if (sqlite3_step(del) != SQLITE_DONE) goto fail;
+        sqlite3_reset(del);
+        (*ndeleted)++;
+    }
+    if (rc != SQLITE_DONE) goto fail;
     sqlite3_finalize(st);
-    st = NULL;
+    sqlite3_finalize(del);
+    st = del = NULL;
     if (sqlite3_exec(db->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) goto fail;
     return 0;
 fail:
     rdb_sqlerr(db, what, err);
     sqlite3_finalize(st);
+    sqlite3_finalize(del);
     rdb_rollback(db);
+    *ndeleted = *nlive = 0;
     return -1;
 }
 
@@ -236,7 +289,9 @@ static bool group_expr(rdb_t *db, const char *k, char *expr, size_t size)
         return true;
     }
     if (is_runs_column(db, k)) {
-        snprintf(expr, size, "r.\"%s\"", k);
+        char *ident = rdb_quote_ident(k);
+        snprintf(expr, size, "r.%s", ident);
+        free(ident);
         return true;
     }
     if (!strchr(k, '.')) return false;

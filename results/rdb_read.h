@@ -72,9 +72,22 @@ bool rdb_has_metric(rdb_t *db, const char *name);
 /* *done = whether a finished run with this run key exists. */
 int rdb_key_finished(rdb_t *db, const char *run_key, bool *done, sgd_err_t *err);
 
-/* Deletes the unfinished runs (running or failed) with this run key, with their rows, in one
- * transaction; *ndeleted = how many.  For a resumed sweep, before it redoes the point. */
-int rdb_delete_unfinished(rdb_t *db, const char *run_key, int *ndeleted, sgd_err_t *err);
+/* A running run whose owner may still be alive (its lease, results/rdb_lease.h). */
+typedef struct rdb_live_run {
+    int64_t id;      /* 0: none */
+    int64_t pid;     /* the owner's process id */
+    char host[256];  /* the owner's host name */
+    bool this_host;  /* the owner is on this host (its pid and start time were checked) */
+    int64_t heartbeat_age_s; /* seconds since its last commit */
+} rdb_live_run_t;
+
+/* Deletes the abandoned runs with this run key, with their rows, in one transaction:
+ * every 'failed' one and every 'running' one whose owner is provably gone (rdb_lease.h);
+ * *ndeleted = how many.  A running run whose owner may be alive is left alone: *nlive =
+ * how many, and *live describes the first (id 0 when none).  For a resumed sweep, before it
+ * redoes the point, which it must not redo while *nlive > 0. */
+int rdb_delete_unfinished(rdb_t *db, const char *run_key, int *ndeleted, int *nlive,
+                          rdb_live_run_t *live, sgd_err_t *err);
 
 /* How many run keys with a finished run in db have none in other. */
 int rdb_finished_keys_not_in(rdb_t *db, rdb_t *other, int *count, sgd_err_t *err);

@@ -45,7 +45,18 @@ static rdb_active_t *rdb_writable_run(rdb_t *db, int64_t run_id, sgd_err_t *err)
                  "already ended)", db->path, (long long)run_id);
         return NULL;
     }
+    if (a->gone) {
+        sgd_errf(err, "%s: run %lld was deleted or taken over by another process; nothing "
+                 "more of it is written", db->path, (long long)run_id);
+        return NULL;
+    }
     return a;
+}
+
+bool rdb_run_gone(rdb_t *db, int64_t run_id)
+{
+    rdb_active_t *a = rdb_find_active(db, run_id);
+    return a && a->gone;
 }
 
 static int rdb_bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -99,7 +110,9 @@ int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_er
         goto fail;
     }
     int64_t id = sqlite3_last_insert_rowid(db->db);
-    if (rdb_meta_insert_tags(db, id, info->tags, info->ntags, err) ||
+    char token[RDB_TOKEN_LEN + 1];
+    if (rdb_lease_take(db, id, token, err) ||
+        rdb_meta_insert_tags(db, id, info->tags, info->ntags, err) ||
         rdb_exec(db, "COMMIT", "cannot begin a run", err))
         goto fail;
     db->last_write_ms = db->clock_ms(); /* a write: the run's rows wait from here */
@@ -109,7 +122,9 @@ int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_er
         db->capactive = db->capactive ? 2 * db->capactive : 4;
         db->active = sgd_xrealloc(db->active, db->capactive * sizeof *db->active);
     }
-    db->active[db->nactive++] = (rdb_active_t){.run_id = id, .lost = 0};
+    rdb_active_t *a = &db->active[db->nactive++];
+    *a = (rdb_active_t){.run_id = id, .lost = 0};
+    memcpy(a->token, token, sizeof a->token);
     *run_id = id;
     return 0;
 fail:
@@ -158,6 +173,20 @@ static int rdb_write_row(rdb_t *db, const rdb_row_t *r)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Inside the open write transaction: renews the lease of every run active on this handle,
+ * which is also the check that each is still ours (rdb_lease.h).  A run found deleted or
+ * taken over is marked gone, and the transaction must not commit: its rows would land in
+ * someone else's run or nowhere. */
+static int rdb_renew_leases(rdb_t *db, sgd_err_t *err)
+{
+    for (size_t i = 0; i < db->nactive; i++) {
+        rdb_active_t *a = &db->active[i];
+        if (a->gone) continue;
+        if (rdb_lease_renew(db, a->run_id, a->token, &a->gone, err)) return -1;
+    }
+    return 0;
+}
+
 static void rdb_clear_pending(rdb_t *db)
 {
     db->nrows = 0;
@@ -174,7 +203,9 @@ static int rdb_write_pending(rdb_t *db, int64_t end_id, const rdb_run_end_t *end
     if (db->nrows == 0 && !end) return 0;
     db->last_write_ms = db->clock_ms();
     sqlite3_stmt *upd = NULL;
-    if (rdb_exec(db, "BEGIN IMMEDIATE", "cannot write results", err)) goto fail;
+    if (rdb_exec(db, "BEGIN IMMEDIATE", "cannot write results", err) ||
+        rdb_renew_leases(db, err))
+        goto fail;
     for (size_t i = 0; i < db->nrows; i++) {
         if (rdb_write_row(db, &db->rows[i])) {
             rdb_sqlerr(db, "cannot write results", err);
@@ -210,6 +241,7 @@ static int rdb_write_pending(rdb_t *db, int64_t end_id, const rdb_run_end_t *end
         }
         sqlite3_finalize(upd);
         upd = NULL;
+        if (rdb_lease_drop(db, end_id, err)) goto fail;
     }
     if (rdb_exec(db, "COMMIT", "cannot commit results", err)) goto fail;
     rdb_clear_pending(db);

@@ -16,9 +16,15 @@
 #include "results/rdb.h"
 
 /* Creates $TMPDIR/sgdsim-rdb-XXXXXX (or under /tmp) into dir[256]; exits on failure. */
-/* SQL that turns a fresh database back into schema 2: what schema 3 added, dropped (keep in
- * step with results/rdb.c's rdb_schema_v3). */
+/* SQL that turns a fresh database back into schema 3: the lease table of schema 4 dropped
+ * (runs keeps AUTOINCREMENT, which only changes how new ids are chosen; keep in step with
+ * results/rdb.c's rdb_schema_v4). */
+#define RDBT_UNDO_SCHEMA_4_SQL "DROP TABLE run_owner; PRAGMA user_version = 3;"
+
+/* SQL that turns a fresh database back into schema 2: what schemas 4 and 3 added, dropped
+ * (keep in step with results/rdb.c's rdb_schema_v3). */
 #define RDBT_UNDO_SCHEMA_3_SQL                                                                 \
+    RDBT_UNDO_SCHEMA_4_SQL                                                                     \
     "DROP VIEW final_metrics; DROP VIEW final_metrics_long; DROP VIEW params;"                 \
     "DROP TABLE artifacts; DROP TABLE tags; DROP TABLE version_age; DROP VIEW finished_runs;"  \
     "ALTER TABLE runs DROP COLUMN command_line; ALTER TABLE runs DROP COLUMN sweep_axes;"      \

@@ -151,6 +151,32 @@ static void check_migrated_rows(sqlite3 *h)
                        "run_key kept");
 }
 
+/* Schema 4 rebuilt runs with AUTOINCREMENT: every column, the index, the views and the
+ * foreign keys of the other tables are as before, and the lease table is there. */
+static void check_schema_4(sqlite3 *h)
+{
+    char t[256];
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM sqlite_master WHERE name = 'runs' AND"
+                             " sql LIKE '%id%INTEGER PRIMARY KEY AUTOINCREMENT%'"), 1);
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM pragma_table_info('runs')"), 30);
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND"
+                             " name = 'runs_by_key' AND tbl_name = 'runs'"), 1);
+    CHECK_STR_EQ(rdbt_text(h, "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master"
+                              " WHERE type = 'view' ORDER BY name)", t),
+                 "final_metrics,final_metrics_long,finished_runs,params,run_summary");
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM sqlite_master WHERE name = 'run_owner'"), 1);
+    static const char *const children[] = {"metrics", "traffic", "staleness", "version_age",
+                                           "tags", "artifacts", "run_owner"};
+    for (size_t i = 0; i < sizeof children / sizeof *children; i++) {
+        char sql[200];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_foreign_key_list('%s') WHERE"
+                 " \"table\" = 'runs' AND on_delete = 'CASCADE'", children[i]);
+        CHECK_INT_EQ(rdbt_int(h, sql), 1);
+    }
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    CHECK_STR_EQ(rdbt_text(h, "PRAGMA integrity_check", t), "ok");
+}
+
 static void opening_for_writing_migrates(const char *dir)
 {
     char path[512], before[256], rows[256], t[256];
@@ -168,12 +194,22 @@ static void opening_for_writing_migrates(const char *dir)
     h = rdb_handle(db);
     CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), RDB_SCHEMA_VERSION);
     check_migrated_rows(h);
+    check_schema_4(h);
     CHECK_STR_EQ(rdbt_text(h, OTHER_COLUMNS, t), before);
     CHECK_STR_EQ(rdbt_text(h, ROWS_SIGNATURE, t), rows);
     rdb_close(db);
     /* Migrated once: opening again changes nothing. */
     CHECK_INT_EQ(rdb_open(path, &db, &err), 0);
-    check_migrated_rows(rdb_handle(db));
+    h = rdb_handle(db);
+    check_migrated_rows(h);
+    /* Ids are never reused after the migration: the largest deleted, the next is larger. */
+    CHECK_INT_EQ(sqlite3_exec(h, "PRAGMA foreign_keys = ON; DELETE FROM runs WHERE id = 3",
+                              NULL, NULL, NULL), SQLITE_OK);
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM metrics WHERE run_id = 3"), 0);
+    int64_t id = 0;
+    rdb_run_info_t info = {.run_key = "k"};
+    CHECK_INT_EQ(rdb_run_begin(db, &info, &id, &err), 0);
+    CHECK_INT_EQ(id, 4);
     rdb_close(db);
 }
 

@@ -82,8 +82,34 @@ int main(void)
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
     CHECK_INT_EQ(sqlite3_exec(h, "PRAGMA user_version = 7", 0, 0, 0), SQLITE_OK);
     sqlite3_close(h);
-    expect_refused(0, path, "was written by a newer sgdsim", "schema 7 > 3");
-    expect_refused(1, path, "was written by a newer sgdsim", "schema 7 > 3");
+    expect_refused(0, path, "was written by a newer sgdsim", "schema 7 > 4");
+    expect_refused(1, path, "was written by a newer sgdsim", "schema 7 > 4");
+
+    /* Our database with objects sgdsim did not create (a trigger that would zero every
+     * metric sgdsim writes, an index): refused for writing, naming them, and unchanged; once
+     * they are dropped it opens, with the schema untrusted and SQLite's defensive mode on. */
+    rdbt_path(path, dir, "planted.db");
+    CHECK_INT_EQ(rdb_open(path, &db, &err), 0);
+    rdb_close(db);
+    CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
+    CHECK_INT_EQ(sqlite3_exec(h, "CREATE TRIGGER zero AFTER INSERT ON metrics BEGIN UPDATE"
+                                 " metrics SET value = 0 WHERE run_id = new.run_id; END;"
+                                 " CREATE INDEX mine ON runs(seed)", 0, 0, 0), SQLITE_OK);
+    sqlite3_close(h);
+    expect_refused(0, path, "2 schema objects that sgdsim did not create",
+                   "(index mine, trigger zero)");
+    CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM sqlite_master WHERE name IN ('zero', 'mine')"),
+                 2);
+    CHECK_INT_EQ(sqlite3_exec(h, "DROP TRIGGER zero; DROP INDEX mine", 0, 0, 0), SQLITE_OK);
+    sqlite3_close(h);
+    CHECK_INT_EQ(rdb_open(path, &db, &err), 0);
+    int trusted = -1, defensive = -1;
+    sqlite3_db_config(rdb_handle(db), SQLITE_DBCONFIG_TRUSTED_SCHEMA, -1, &trusted);
+    sqlite3_db_config(rdb_handle(db), SQLITE_DBCONFIG_DEFENSIVE, -1, &defensive);
+    CHECK_INT_EQ(trusted, 0);
+    CHECK_INT_EQ(defensive, 1);
+    rdb_close(db);
 
     /* Places a database cannot be created. */
     expect_refused(0, dir, "is a directory", NULL);

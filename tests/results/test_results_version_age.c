@@ -43,7 +43,7 @@ static void rows_are_written_and_added_up(const char *dir)
     write_run(path, "d3");
     sqlite3 *h = NULL;
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
-    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), 3);
+    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), RDB_SCHEMA_VERSION);
     CHECK_STR_EQ(rdbt_text(h, "SELECT group_concat(age || ':' || count) FROM (SELECT * FROM"
                               " version_age ORDER BY age)", t), "0:5,3:2,9:2");
     sqlite3_close(h);
@@ -73,7 +73,7 @@ static void opening_a_schema_2_file_for_writing_adds_the_table(const char *dir)
     sgd_err_t err = {{0}};
     CHECK_INT_EQ(rdb_open(path, &db, &err), 0);
     h = rdb_handle(db);
-    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), 3);
+    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), RDB_SCHEMA_VERSION);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM version_age"), 0);
     CHECK_STR_EQ(rdbt_text(h, ROWS_SIGNATURE, t), before);
     rdb_close(db);
