@@ -149,7 +149,10 @@ int sgd_outfile_open(sgd_outfile_t *o, const char *path, sgd_err_t *err)
     struct stat st;
     /* A device or a FIFO is written in place: it cannot be renamed over, and it is where
      * the user wants the bytes to go. */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    bool exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
+        o->fd = -1, errno = EISDIR; /* refused now, not when the rename fails at the end */
+    else if (exists && !S_ISREG(st.st_mode))
         o->fd = open(path, O_WRONLY | O_CLOEXEC);
     else
         o->fd = create_temp(path, &o->tmp);
