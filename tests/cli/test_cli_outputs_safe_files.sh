@@ -27,6 +27,8 @@ done
   fail "export: the escaped table's rows"
 ntables=$(sqlite3 "$DB" "SELECT count(*) FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%'")
 [ "$(ls -A "$TMP/x/y/out" | wc -l)" = "$ntables" ] || fail "export: $(ls -A "$TMP/x/y/out" | wc -l) files for $ntables tables"
+python3 "$(dirname "$0")/../../scripts/db_to_csv.py" "$DB" "$TMP/py" >/dev/null || fail "db_to_csv.py"
+[ "$(ls -A "$TMP/py")" = "$(ls -A "$TMP/x/y/out")" ] || fail "db_to_csv.py names its files otherwise"
 
 # 2. Planted links: at the old temporary names (NAME.tmp) and at the target itself.
 echo victim > "$TMP/victim"; cp "$TMP/victim" "$TMP/victim.orig"

@@ -6,6 +6,7 @@
 # against each kind of input it has; after every refusal the inputs are byte for byte what
 # they were and no file has appeared.
 . "$(dirname "$0")/lib.sh"
+SCRIPTS=$(cd "$(dirname "$0")/../../scripts" && pwd)
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 W="$TMP/w"; mkdir -p "$W"; cd "$W" || exit 1
 
@@ -100,6 +101,10 @@ for d in exd ./exd exd/ exd.link "$W/exd/../exd"; do
 ln a.db exd/metrics.csv; cp a.db "$TMP/snap/exd/metrics.csv"; INPUTS="$INPUTS exd/metrics.csv"
 refused "the results database DB" -- "$SGDSIM" export a.db --csv exd
 [ "$(ls exd | sort | tr '\n' ' ')" = "metrics.csv runs.csv " ] || fail "export wrote into exd: $(ls exd)"
+# scripts/db_to_csv.py, export's twin, refuses the same (SQLite's
+# reader may leave -wal and -shm files beside a WAL database; no CSV is written).
+refused "the results database DB" -- python3 "$SCRIPTS/db_to_csv.py" exd/runs.csv exd.link
+[ -z "$(ls exd | grep -v -e '^metrics.csv$' -e '^runs.csv')" ] || fail "db_to_csv.py wrote into exd: $(ls exd)"
 
 # The guard lets through what is not an input: a run with a trace beside its database.
 "$SGDSIM" run s.json --db a.db --quiet --set stop.updates=4 --trace a.trace.json ||
