@@ -24,7 +24,8 @@ static void usage(FILE *f)
                "final_metrics_long) of the results database DB to DIR/<name>.csv (DIR is\n"
                "created if missing; files are replaced whole).  In a name, every byte but\n"
                "A-Z a-z 0-9 _ - is written as %%XX, so a file never leaves DIR.  A file that\n"
-               "would be DB or its -wal/-shm/-journal is refused before anything is written.\n"
+               "would be DB or one of SQLite's files beside it is refused before anything is\n"
+               "written.\n"
                "\nexit codes: 0 ok, 2 bad input\n");
 }
 
