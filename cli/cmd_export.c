@@ -1,5 +1,5 @@
 /* `sgdsim export DB --csv DIR`: writes every table and view of a results database to
- * DIR/<name>.csv in long format (one row per database row, a header line, RFC 4180 quoting,
+ * DIR/<name>.csv (the name encoded so that it stays a file inside DIR) in long format (one row per database row, a header line, RFC 4180 quoting,
  * reals printed exactly with 17 significant digits), for spreadsheets and data frames. */
 #include <errno.h>
 #include <stddef.h>
@@ -10,7 +10,9 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/outpath.h"
 #include "cli/table.h"
+#include "cli/text.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
 
@@ -20,40 +22,67 @@ static void usage(FILE *f)
                "Writes each table (runs, metrics, traffic, staleness, version_age, tags,\n"
                "artifacts) and view (run_summary, finished_runs, params, final_metrics,\n"
                "final_metrics_long) of the results database DB to DIR/<name>.csv (DIR is\n"
-               "created if missing; files are replaced whole).\n\nexit codes: 0 ok, 2 bad input\n");
+               "created if missing; files are replaced whole).  In a name, every byte but\n"
+               "A-Z a-z 0-9 _ - is written as %%XX, so a file never leaves DIR.  A file that\n"
+               "would be DB or one of SQLite's files beside it is refused before anything is\n"
+               "written.\n"
+               "\nexit codes: 0 ok, 2 bad input\n");
 }
 
-static int export_one(rdb_t *db, const char *db_path, const char *name, const char *dir)
+/* A table's name is the database's text, never a path: every byte but A-Z a-z 0-9 _ -
+ * becomes %XX (so "../x" is "%2E%2E%2Fx", and no two names share a file); false when the
+ * file name would be too long for a file system. */
+static bool file_name(const char *name, char *out, size_t size)
 {
-    char path[4096], tmp[4200];
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        bool plain = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+                     (*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+        if (n + 4 >= size) return false;
+        if (plain) out[n++] = (char)*c;
+        else out[n++] = '%', out[n++] = hex[*c >> 4], out[n++] = hex[*c & 15];
+    }
+    out[n] = '\0';
+    return n > 0;
+}
+
+/* One table or view and the file it goes to, DIR/<encoded name>.csv. */
+typedef struct export_item {
+    char *name, *path;
+} export_item_t;
+
+/* Writes one table or view into its file, by way of a temporary file beside it
+ * (common/outpath.h): a reader never sees half a file, and nothing planted is followed. */
+static int export_one(rdb_t *db, const char *db_path, const export_item_t *it)
+{
     sqlite3_stmt *st = NULL;
     sgd_err_t err = {{0}};
-    if (rdb_read_prepare_all(db, name, &st, &err))
+    if (rdb_read_prepare_all(db, it->name, &st, &err))
         return cli_bad_input("export: %s", err.msg);
     cli_table_t t;
     int s = cli_table_from_stmt(&t, st);
     int rc = SGD_EXIT_OK;
-    if (s != SQLITE_DONE) {
-        rc = cli_bad_input("export: %s: %s: %s", db_path, name,
+    sgd_outfile_t out;
+    FILE *f = NULL;
+    if (s != SQLITE_DONE)
+        rc = cli_bad_input("export: %s: %s: %s", db_path, it->name,
                            sqlite3_errmsg(sqlite3_db_handle(st)));
-        goto out;
+    else if (sgd_outfile_open(&out, it->path, &err))
+        rc = cli_bad_input("export: %s", err.msg);
+    else if (!(f = fdopen(out.fd, "w")))
+        sgd_outfile_abort(&out, false), rc = cli_bad_input("export: %s: cannot write", it->path);
+    if (f) {
+        cli_table_print(&t, CLI_FMT_CSV, f);
+        bool bad = ferror(f) != 0;
+        if (fclose(f) != 0 || bad) {
+            sgd_outfile_abort(&out, true);
+            rc = cli_bad_input("export: %s: cannot write: %s", it->path, strerror(errno));
+        } else if (sgd_outfile_commit(&out, true, &err)) {
+            rc = cli_bad_input("export: %s", err.msg);
+        }
     }
-    /* Written beside the final name and renamed: a reader never sees half a file. */
-    snprintf(path, sizeof path, "%s/%s.csv", dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        rc = cli_bad_input("export: %s: cannot write: %s", tmp, strerror(errno));
-        goto out;
-    }
-    cli_table_print(&t, CLI_FMT_CSV, f);
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        rc = cli_bad_input("export: %s: cannot write: %s", path, strerror(errno));
-        remove(tmp);
-        goto out;
-    }
-    printf("%s: %d row%s\n", path, t.nrows, t.nrows == 1 ? "" : "s");
-out:
+    if (rc == SGD_EXIT_OK) printf("%s: %d row%s\n", it->path, t.nrows, t.nrows == 1 ? "" : "s");
     cli_table_free(&t);
     sqlite3_finalize(st);
     return rc;
@@ -96,20 +125,56 @@ static int prepare_dir(const char *dir)
     return SGD_EXIT_OK;
 }
 
-/* Every table and view but SQLite's own, by name. */
-static int export_all(rdb_t *db, const export_args_t *a)
+/* Every table and view but SQLite's own, by name, with its file; 0 or the exit code. */
+static int list_items(rdb_t *db, const export_args_t *a, export_item_t **items, int *n)
 {
     sqlite3_stmt *list = NULL;
     sgd_err_t err = {{0}};
-    int rc = SGD_EXIT_OK;
+    *items = NULL;
+    *n = 0;
     if (rdb_read_prepare(db, RDB_Q_TABLES, &list, &err))
-        rc = cli_bad_input("export: %s", err.msg);
+        return cli_bad_input("export: %s", err.msg);
+    int rc = SGD_EXIT_OK, cap = 0;
     while (rc == SGD_EXIT_OK && sqlite3_step(list) == SQLITE_ROW) {
-        char name[128];
-        snprintf(name, sizeof name, "%s", (const char *)sqlite3_column_text(list, 0));
-        rc = export_one(db, a->db_path, name, a->dir);
+        const char *name = (const char *)sqlite3_column_text(list, 0);
+        char file[208];
+        if (!name || !file_name(name, file, sizeof file)) {
+            char *shown = cli_text_escape(name ? name : "");
+            rc = cli_bad_input("export: %s: a table's name (\"%s\") is too long for a file "
+                               "name; nothing was written", a->db_path, shown);
+            free(shown);
+            break;
+        }
+        if (*n == cap) *items = sgd_xrealloc(*items, (size_t)(cap = 2 * cap + 8) * sizeof **items);
+        size_t size = strlen(a->dir) + strlen(file) + 6;
+        char *path = sgd_xmalloc(size);
+        snprintf(path, size, "%s/%s.csv", a->dir, file);
+        (*items)[(*n)++] = (export_item_t){sgd_xstrdup(name), path};
     }
     sqlite3_finalize(list);
+    return rc;
+}
+
+/* No file may be the database or one of its companions (common/outpath.h); all are
+ * checked before the first is written. */
+static int check_items(const export_args_t *a, const export_item_t *items, int n)
+{
+    sgd_outpath_input_t in = {a->db_path, "the results database DB", true};
+    int rc = SGD_EXIT_OK;
+    for (int i = 0; i < n && rc == SGD_EXIT_OK; i++)
+        rc = cli_outpath_refuse("export", "--csv", items[i].path, false, &in, 1);
+    return rc;
+}
+
+static int export_all(rdb_t *db, const export_args_t *a)
+{
+    export_item_t *items;
+    int n, rc = list_items(db, a, &items, &n);
+    if (rc == SGD_EXIT_OK) rc = check_items(a, items, n);
+    if (rc == SGD_EXIT_OK) rc = prepare_dir(a->dir);
+    for (int i = 0; i < n && rc == SGD_EXIT_OK; i++) rc = export_one(db, a->db_path, &items[i]);
+    for (int i = 0; i < n; i++) free(items[i].name), free(items[i].path);
+    free(items);
     return rc;
 }
 
@@ -122,8 +187,7 @@ int cli_export_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("export: %s", err.msg);
-    rc = prepare_dir(a.dir);
-    if (rc == SGD_EXIT_OK) rc = export_all(db, &a);
+    rc = export_all(db, &a);
     rdb_close(db);
     return rc;
 }

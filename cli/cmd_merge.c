@@ -4,9 +4,11 @@
  * runs are matched), so merging twice changes nothing.  Each IN is merged in one
  * transaction. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/outpath.h"
 #include "results/rdb_merge.h"
 
 static void usage(FILE *f)
@@ -30,6 +32,17 @@ static int check_inputs(const char *const *in_paths, int n)
     for (int i = 0; i < n; i++)
         if (rdb_merge_check_input(in_paths[i], &err)) return cli_bad_input("merge: %s", err.msg);
     return SGD_EXIT_OK;
+}
+
+/* OUT must be none of the INs nor their companions (common/outpath.h): merging a
+ * database into itself, or into another's -wal, would write over what is being read. */
+static int check_out(const char *out_path, const char *const *in_paths, int n)
+{
+    sgd_outpath_input_t *in = sgd_xcalloc((size_t)n + 1, sizeof *in);
+    for (int i = 0; i < n; i++) in[i] = (sgd_outpath_input_t){in_paths[i], "an IN database", true};
+    int rc = cli_outpath_refuse("merge", "OUT", out_path, true, in, (size_t)n);
+    free(in);
+    return rc;
 }
 
 static int merge_into(const char *out_path, const char *const *in_paths, int n)
@@ -61,6 +74,7 @@ int cli_merge_main(int argc, char **argv)
     cli_args_t args;
     int rc = cli_args_parse(&spec, argc, argv, &args);
     if (rc == 0 && args.help) usage(stdout);
+    if (rc == 0 && !args.help) rc = check_out(args.pos[0], args.pos + 1, args.npos - 1);
     if (rc == 0 && !args.help) rc = check_inputs(args.pos + 1, args.npos - 1);
     if (rc == 0 && !args.help) rc = merge_into(args.pos[0], args.pos + 1, args.npos - 1);
     cli_args_free(&args);

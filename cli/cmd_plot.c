@@ -3,7 +3,7 @@
  * gnuplot (the Debian package gnuplot-nox), one line per series of runs, as PNG, SVG or PDF
  * by the output file's extension.  The series and their legend order come from
  * plot_series.c, --where and --label from plot_select.c, and the figure is drawn by
- * plot_draw.c into FIG.tmp and renamed to FIG, so a reader of FIG never sees half a figure
+ * plot_draw.c into a temporary file beside FIG and renamed to FIG, so a reader of FIG never sees half a figure
  * (which is what lets --follow redraw it in place).
  *
  * A database's strings are whatever its writer put there, so the script comes from
@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/gnuplot_script.h"
 #include "cli/options.h"
+#include "cli/outpath.h"
 #include "cli/plot_draw.h"
 #include "cli/plot_select.h"
 #include "cli/plot_series.h"
@@ -425,10 +426,18 @@ static int record_figure(const plot_args_t *a, const int64_t *runs, int nruns)
     return rc;
 }
 
+/* -o must be neither DB nor one of its companions (common/outpath.h). */
+static int check_out(const plot_args_t *a)
+{
+    sgd_outpath_input_t in = {a->db, "the results database DB", true};
+    return cli_outpath_refuse("plot", "-o", a->out, false, &in, 1);
+}
+
 int cli_plot_main(int argc, char **argv)
 {
     plot_args_t a;
     int rc = parse_args(argc, argv, &a);
+    if (!rc && !a.help) rc = check_out(&a);
     sgd_err_t err = {{0}};
     rdb_t *db = NULL;
     int64_t *runs = NULL;

@@ -19,6 +19,7 @@
 
 #include "algorithms/alg.h"
 #include "cli/cli.h"
+#include "cli/outpath.h"
 #include "cli/text.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
@@ -388,6 +389,21 @@ static int run_prepare(run_state_t *st)
     return 0;
 }
 
+/* --db, --trace and --progress-fd must reach none of the run's inputs (the scenario, its
+ * data files, the database and its companions), checked before anything is written. */
+static int check_outputs(const run_args_t *t, const run_state_t *st, bool db_given)
+{
+    sgd_outpath_input_t in[CLI_OUTPATH_SCENARIO_MAX + 1];
+    size_t n = cli_outpath_scenario_inputs(st->s.path, &st->s, in);
+    const char *db_opt = db_given ? "--db" : "the default --db";
+    int rc = cli_outpath_refuse("run", db_opt, st->db_path, true, in, n);
+    in[n++] = (sgd_outpath_input_t){st->db_path, "the results database given with --db", true};
+    if (!rc && t->path) rc = cli_outpath_refuse("run", "--trace", t->path, false, in, n);
+    if (!rc && st->r.progress_fd)
+        rc = cli_outpath_refuse_fd("run", "--progress-fd", st->r.progress_fd, in, n);
+    return rc;
+}
+
 /* Loads the scenario (which may start the program again on another BLAS kernel, so before
  * anything is opened), opens the trace, builds the run and only then opens the database.
  * argv[0..argc) is run's command line after "sgdsim run", recorded with the run. */
@@ -413,6 +429,7 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if (st->r.progress_fd && fcntl(st->r.progress_fd, F_GETFD) < 0)
         return cli_bad_input("run: --progress-fd %d: not an open file descriptor",
                              st->r.progress_fd);
+    if ((rc = check_outputs(t, st, o->db != NULL))) return rc;
     /* A reader that went away must not kill the run: the write fails, and that is all. */
     if (st->r.progress_fd) signal(SIGPIPE, SIG_IGN);
     if (gethostname(st->r.host, sizeof st->r.host) != 0)

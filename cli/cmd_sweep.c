@@ -12,8 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "algorithms/alg.h"
 #include "cli/cli.h"
 #include "cli/machine.h"
+#include "cli/outpath.h"
 #include "cli/sweep_exec.h"
 #include "cli/sweep_mpi.h"
 #include "results/rdb.h"
@@ -136,6 +138,22 @@ static int plan_sweep(const cli_opts_t *o, const sweep_args_t *a, cli_sweep_plan
     return 0;
 }
 
+/* --db must be neither the scenario nor a data file it names (common/outpath.h), checked
+ * before the database is opened; each point's run checks its own data files again, since
+ * a --set may name others. */
+static int check_db(const cli_opts_t *o)
+{
+    sgd_err_t err = {{0}};
+    scn_t base;
+    bool loaded = scn_load(o->scenario, NULL, 0, NULL, alg_scenario_table, &base, &err) == 0;
+    sgd_outpath_input_t in[CLI_OUTPATH_SCENARIO_MAX];
+    size_t n = cli_outpath_scenario_inputs(o->scenario, loaded ? &base : NULL, in);
+    int rc = cli_outpath_refuse("sweep", o->db ? "--db" : "the default --db",
+                                o->db ? o->db : CLI_DEFAULT_DB, true, in, n);
+    if (loaded) scn_free(&base);
+    return rc;
+}
+
 /* Under mpirun every rank plans; only rank 0 tells. */
 static bool this_process_tells(void)
 {
@@ -224,7 +242,9 @@ int cli_sweep_main(int argc, char **argv)
     cli_opts_t opts;
     cli_sweep_plan_t plan;
     int rc = parse_sweep_args(argc, argv, &opts, &sa);
-    if (rc != 0 || opts.help || (rc = plan_sweep(&opts, &sa, &plan)) != 0) goto out;
+    if (rc != 0 || opts.help || (rc = check_db(&opts)) != 0 ||
+        (rc = plan_sweep(&opts, &sa, &plan)) != 0)
+        goto out;
     int *mine = sgd_xcalloc((size_t)plan.npoints + 1, sizeof *mine), nmine = 0;
     for (int p = 0; p < plan.npoints; p++)
         if (p % sa.shard_n == sa.shard_i) mine[nmine++] = p;

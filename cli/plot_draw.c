@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "common/error.h"
+#include "common/outpath.h"
 
 /* Searched by hand rather than with execvp, so that a missing gnuplot is told before
  * anything is drawn. */
@@ -81,33 +82,29 @@ static bool run_gnuplot(const char *gnuplot, int script_fd, int fig_fd, int *sta
     return WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
 }
 
-/* Draws the script into out by way of out.tmp; the temporary figure is removed on
- * every failure. */
+/* Draws the script into a temporary file beside out (common/outpath.h: created with
+ * O_EXCL | O_NOFOLLOW, so a planted file or link is never written through) and renames it
+ * to out; the temporary figure is removed on every failure. */
 int plot_draw(const char *gnuplot, const char *script, const char *out)
 {
     int sfd = script_file(script);
     if (sfd < 0) return SGD_EXIT_BAD_INPUT;
-    size_t n = strlen(out) + 5;
-    char *tmp = sgd_xmalloc(n);
-    snprintf(tmp, n, "%s.tmp", out);
     int rc = SGD_EXIT_OK, status = 0;
-    int ffd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (ffd < 0) {
-        rc = cli_bad_input("plot: %s: cannot write: %s", tmp, strerror(errno));
+    sgd_outfile_t fig;
+    sgd_err_t err = {{0}};
+    if (sgd_outfile_open(&fig, out, &err)) {
+        rc = cli_bad_input("plot: %s", err.msg);
     } else {
-        bool ok = run_gnuplot(gnuplot, sfd, ffd, &status);
+        bool ok = run_gnuplot(gnuplot, sfd, fig.fd, &status);
         struct stat sb;
-        if (close(ffd) != 0 || !ok)
+        if (!ok)
             rc = cli_bad_input("plot: gnuplot failed drawing %s (exit status %d)", out,
                                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        else if (stat(tmp, &sb) != 0 || sb.st_size == 0)
+        else if (fstat(fig.fd, &sb) != 0 || sb.st_size == 0)
             rc = cli_bad_input("plot: %s: gnuplot wrote no figure", out);
-        else if (rename(tmp, out) != 0)
-            rc = cli_bad_input("plot: %s: %s", out, strerror(errno));
-        if (rc) remove(tmp);
+        if (rc) sgd_outfile_abort(&fig, false);
+        else if (sgd_outfile_commit(&fig, false, &err)) rc = cli_bad_input("plot: %s", err.msg);
     }
     close(sfd);
-    free(tmp);
     return rc;
 }
-

@@ -6,8 +6,13 @@ reals written so that they read back as the same double (repr).  Standard librar
 
 usage: scripts/db_to_csv.py DB DIR
 
+File names follow sgdsim export (docs/results.md, "Files sgdsim writes"): every byte of a
+name outside A-Z a-z 0-9 _ - is written as %XX, so a file is always inside DIR; each file
+is written into a new temporary file beside it (O_EXCL | O_NOFOLLOW) and renamed into
+place; a file that would be DB or its -wal/-shm/-journal is refused before any is written.
+
 Exit codes: 0 written, 2 bad input (not an SQLite file, a missing database, DIR not a
-directory)."""
+directory, a file that would replace DB)."""
 import csv
 import os
 import sqlite3
@@ -26,13 +31,44 @@ def cell(v):
     return str(v)
 
 
+PLAIN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def file_name(name):
+    """A table's name as a file name that stays inside DIR (as sgdsim export)."""
+    raw = name.encode("utf-8", "surrogateescape")
+    return "".join(chr(b) if b in PLAIN else "%%%02X" % b for b in raw) + ".csv"
+
+
+def is_db_file(path, db):
+    """Whether path is db or one of its companions, by file or by directory and name."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        other = os.path.realpath(db) + suffix
+        if os.path.realpath(path) == other:
+            return True
+        if os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other):
+            return True
+    return False
+
+
+def create_temp(path):
+    """A new file beside path that no planted file or link can stand in for."""
+    for k in range(100):
+        tmp = "%s.tmp.%d.%d" % (path, os.getpid(), k)
+        try:
+            return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+        except FileExistsError:
+            continue
+    raise FileExistsError(path + ".tmp.*")
+
+
 def write_one(con, name, directory):
-    """DIR/name.csv from SELECT * FROM name, written beside and renamed into place."""
+    """DIR/<encoded name>.csv from SELECT * FROM name, written beside and renamed into place."""
     cur = con.execute('SELECT * FROM "%s"' % name.replace('"', '""'))
-    path = os.path.join(directory, name + ".csv")
-    tmp = path + ".tmp"
+    path = os.path.join(directory, file_name(name))
+    tmp, fd = create_temp(path)
     rows = 0
-    with open(tmp, "w", newline="", encoding="utf-8", errors="surrogateescape") as f:
+    with open(fd, "w", newline="", encoding="utf-8", errors="surrogateescape") as f:
         w = csv.writer(f)
         w.writerow([d[0] for d in cur.description])
         for row in cur:
@@ -61,6 +97,12 @@ def main(argv):
         names = [r[0] for r in con.execute(
             "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
             " AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        for name in names:
+            path = os.path.join(directory, file_name(name))
+            if is_db_file(path, db):
+                print("db_to_csv.py: %s: is the results database DB (%s) or one of its files;"
+                      " refusing to overwrite it" % (path, db), file=sys.stderr)
+                return 2
         for name in names:
             write_one(con, name, directory)
         con.close()

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/outpath.h"
+
 typedef struct track {
     sim_track_kind_t kind;
     uint32_t id;
@@ -30,6 +32,7 @@ typedef struct note {
 
 struct sim_trace {
     FILE *f;
+    sgd_outfile_t out; /* the file beside the target, renamed into place at close */
     char *path;
     sim_trace_opts_t opts;
     uint64_t spans, flows, samples; /* events written, by type */
@@ -135,10 +138,19 @@ int sim_trace_open(const char *path, const sim_trace_opts_t *opts, sim_trace_t *
     if (opts->t1_ns < opts->t0_ns || opts->t0_ns < 0)
         return sgd_errf(err, "%s: trace window [%lld, %lld] ns is empty", path,
                         (long long)opts->t0_ns, (long long)opts->t1_ns);
-    FILE *f = fopen(path, "w");
-    if (!f) return sgd_errf(err, "%s: cannot write the trace: %s", path, strerror(errno));
+    sgd_outfile_t file;
+    sgd_err_t why = {{0}};
+    if (sgd_outfile_open(&file, path, &why))
+        return sgd_errf(err, "%s: cannot write the trace: %s", path, strerror(errno));
+    FILE *f = fdopen(file.fd, "w");
+    if (!f) {
+        int e = errno;
+        sgd_outfile_abort(&file, false);
+        return sgd_errf(err, "%s: cannot write the trace: %s", path, strerror(e));
+    }
     sim_trace_t *t = sgd_xcalloc(1, sizeof *t);
     t->f = f;
+    t->out = file;
     t->path = sgd_xstrdup(path);
     t->opts = *opts;
     fputs("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", f);
@@ -418,6 +430,9 @@ int sim_trace_close(sim_trace_t *t, sgd_err_t *err)
         saved = errno;
     }
     int rc = bad ? sgd_errf(err, "%s: writing the trace failed: %s", t->path, strerror(saved)) : 0;
+    sgd_err_t why = {{0}};
+    if (bad) sgd_outfile_abort(&t->out, true);
+    else if (sgd_outfile_commit(&t->out, true, &why)) rc = sgd_errf(err, "%s", why.msg);
     free_trace(t);
     return rc;
 }

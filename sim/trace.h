@@ -64,7 +64,10 @@ typedef struct sim_trace_arg {
 #define SIM_TRACE_D(k, v) ((sim_trace_arg_t){.key = (k), .type = SIM_TRACE_DOUBLE, .d = (double)(v)})
 #define SIM_TRACE_S(k, v) ((sim_trace_arg_t){.key = (k), .type = SIM_TRACE_STR, .s = (v)})
 
-/* Creates (truncates) `path` and writes the header.  Errors name the path. */
+/* Starts the trace for `path` and writes the header.  The file is written beside `path`
+ * (common/outpath.h: created with O_EXCL | O_NOFOLLOW) and renamed over it by
+ * sim_trace_close, so a reader never sees half a trace and a planted link is never
+ * followed; a device such as /dev/full is written in place.  Errors name the path. */
 int sim_trace_open(const char *path, const sim_trace_opts_t *opts, sim_trace_t **out,
                    sgd_err_t *err);
 

@@ -82,7 +82,7 @@ expect_exit 2 "newer sgdsim (schema 5 > 4)" -- "$SGDSIM" merge "$TMP/m.db" "$TMP
 expect_exit 2 "older.db" -- "$SGDSIM" merge "$TMP/m.db" "$TMP/older.db"
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" merge "$TMP/m.db" "$DB" "$TMP/junk.db"
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" merge "$TMP/junk.db" "$DB"
-expect_exit 2 "is the output database itself" -- "$SGDSIM" merge "$TMP/m.db" "$TMP/m.db"
+expect_exit 2 "is an IN database" -- "$SGDSIM" merge "$TMP/m.db" "$TMP/m.db"
 expect_exit 2 "at least one IN.db" -- "$SGDSIM" merge "$TMP/m.db"
 [ "$(sqlite3 "$TMP/m.db" "SELECT count(*) FROM runs; SELECT count(*) FROM metrics")" = "$m_before" ] || fail "a refused merge changed OUT"
 [ "$(cat "$TMP/junk.db")" = "plain text" ] || fail "a refused merge changed a non-database file"
