@@ -359,7 +359,7 @@ static void run_close(run_state_t *st)
     alg_prepared_free(st->prepared);
     free(st->r.sweep_axes);
     free(st->r.command_line);
-    sim_trace_close(st->trace, NULL);
+    sim_trace_discard(st->trace); /* still open: the run was refused before it began */
     if (st->r.db) rdb_close(st->r.db);
     if (st->loaded) scn_free(&st->s);
     for (size_t i = 0; i < st->r.ntags; i++) free((char *)st->r.tags[i].key);

@@ -419,6 +419,14 @@ static void free_trace(sim_trace_t *t)
     free(t);
 }
 
+void sim_trace_discard(sim_trace_t *t)
+{
+    if (!t) return;
+    fclose(t->f);
+    sgd_outfile_abort(&t->out, true);
+    free_trace(t);
+}
+
 int sim_trace_close(sim_trace_t *t, sgd_err_t *err)
 {
     if (!t) return 0;

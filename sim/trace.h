@@ -118,4 +118,8 @@ uint64_t sim_trace_dropped(const sim_trace_t *t); /* events in the window beyond
  * naming the path when any write failed (disk full ...). */
 int sim_trace_close(sim_trace_t *t, sgd_err_t *err);
 
+/* Closes and frees t (NULL allowed) without putting anything at its path: for a run refused
+ * before it began, whose trace would describe nothing that happened. */
+void sim_trace_discard(sim_trace_t *t);
+
 #endif

@@ -37,8 +37,8 @@ ln -s "$TMP/victim" "$D/runs.csv.tmp"; ln -s "$TMP/victim" "$D/metrics.csv"
 "$SGDSIM" export "$DB" --csv "$D" >/dev/null || fail "export beside planted links"
 [ -f "$D/metrics.csv" ] && [ ! -L "$D/metrics.csv" ] || fail "export: metrics.csv is not a new file"
 ln -s "$TMP/victim" "$TMP/t.json.tmp"; ln -s "$TMP/victim" "$TMP/u.json"
-"$SGDSIM" run "$S" --db "$DB" --quiet --trace "$TMP/t.json" || fail "trace beside a planted link"
-"$SGDSIM" run "$S" --db "$DB" --quiet --trace "$TMP/u.json" || fail "trace over a link"
+"$SGDSIM" run "$S" --db "$TMP/r.db" --quiet --trace "$TMP/t.json" || fail "trace beside a planted link"
+"$SGDSIM" run "$S" --db "$TMP/r.db" --quiet --trace "$TMP/u.json" || fail "trace over a link"
 [ -s "$TMP/t.json" ] && [ ! -L "$TMP/u.json" ] && [ -s "$TMP/u.json" ] || fail "the traces are not new files"
 if command -v gnuplot >/dev/null; then
   ln -s "$TMP/victim" "$TMP/fig.svg.tmp"; ln -s "$TMP/victim" "$TMP/g.svg"
@@ -54,8 +54,8 @@ left=$(find "$TMP" -name '*.tmp.*')
 
 # 3. A device is written in place (it cannot be renamed over), and a directory is refused.
 if [ -w /dev/null ]; then
-  "$SGDSIM" run "$S" --db "$DB" --quiet --trace /dev/null || fail "trace to /dev/null"
+  "$SGDSIM" run "$S" --db "$TMP/r.db" --quiet --trace /dev/null || fail "trace to /dev/null"
   [ -c /dev/null ] || fail "/dev/null is no longer a device"
 fi
-expect_exit 2 "cannot write the trace" -- "$SGDSIM" run "$S" --db "$DB" --quiet --trace "$TMP/csv"
+expect_exit 2 "cannot write the trace" -- "$SGDSIM" run "$S" --db "$TMP/r.db" --quiet --trace "$TMP/csv"
 finish

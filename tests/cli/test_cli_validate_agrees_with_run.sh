@@ -23,8 +23,8 @@ tried=0 refused=0 noted=0
 agree() {
   local label="$1"; shift
   local db="$TMP/new.db" rrc vrc msg
-  rm -f "$db"
-  "$SGDSIM" run "$@" --db "$db" --quiet >/dev/null 2>"$TMP/run.err"; rrc=$?
+  rm -f "$db" "$TMP/new.trace.json"
+  "$SGDSIM" run "$@" --db "$db" --trace "$TMP/new.trace.json" --quiet >/dev/null 2>"$TMP/run.err"; rrc=$?
   "$SGDSIM" validate "$@" --print >/dev/null 2>"$TMP/val.err"; vrc=$?
   tried=$((tried + 1))
   if [ "$rrc" != 2 ]; then
@@ -33,6 +33,7 @@ agree() {
   fi
   refused=$((refused + 1))
   [ ! -e "$db" ] || fail "$label: the refused run left $(stat -c %s "$db") bytes in a new database"
+  [ ! -e "$TMP/new.trace.json" ] || fail "$label: the refused run left a trace"
   "$SGDSIM" run "$@" --db "$OLD" --quiet >/dev/null 2>&1
   cmp -s "$OLD" "$TMP/existing.copy" || fail "$label: the refused run changed an existing database"
   [ -s "$TMP/run.err" ] || fail "$label: run refused without a message"
