@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/outpath.h"
 #include "cli/text.h"
+#include "common/number.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"
@@ -241,21 +242,18 @@ typedef struct run_args {
     uint64_t progress_fd;    /* --progress-fd N, 0 = none */
 } run_args_t;
 
-/* Parses "T0:T1" in seconds of virtual time into a trace window. */
+/* Parses "T0:T1" in seconds of virtual time (plain decimals; either side may be empty)
+ * into a trace window. */
 static int parse_window(const char *v, sim_trace_opts_t *o)
 {
     const char *colon = strchr(v, ':');
-    if (!colon) return -1;
-    char *end;
+    if (!colon || (size_t)(colon - v) >= 64) return -1;
+    char first[64];
+    memcpy(first, v, (size_t)(colon - v));
+    first[colon - v] = '\0';
     double t0 = 0, t1 = INFINITY;
-    if (colon != v) {
-        t0 = strtod(v, &end);
-        if (end != colon) return -1;
-    }
-    if (colon[1]) {
-        t1 = strtod(colon + 1, &end);
-        if (*end) return -1;
-    }
+    if (first[0] && !sgd_parse_decimal(first, &t0)) return -1;
+    if (colon[1] && !sgd_parse_decimal(colon + 1, &t1)) return -1;
     if (!(t0 >= 0) || !(t1 >= t0) || t0 > SIM_VTIME_MAX_S) return -1;
     o->t0_ns = sim_seconds_to_ns(t0);
     o->t1_ns = t1 > SIM_VTIME_MAX_S ? INT64_MAX : sim_seconds_to_ns(t1);

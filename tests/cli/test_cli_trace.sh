@@ -33,6 +33,10 @@ bad=$(grep '"ph": "X"' "$TMP/w.json" | sed 's/.*"ts": \([0-9.]*\), "dur": \([0-9
 [ "$(grep -c '"ph": "X"' "$TMP/m.json")" = 100 ] || fail "max events: $(grep -c '"ph": "X"' "$TMP/m.json") spans"
 grep -q '"events_dropped_over_max_events": 0' "$TMP/m.json" && fail "no spans counted as dropped"
 expect_exit 2 "--trace-window 2:1" -- "$SGDSIM" run "$S" --db "$TMP/a.db" --trace "$TMP/x.json" --trace-window 2:1
+for bad in "0x1:2" " 1:2" "1: 2" "nan:1" "1:inf" "1e:2"; do
+  expect_exit 2 "--trace-window $bad" -- "$SGDSIM" run "$S" --db "$TMP/a.db" --trace "$TMP/x.json" --trace-window "$bad"
+done
+"$SGDSIM" run "$S" --db "$TMP/a.db" --quiet --trace "$TMP/open.json" --trace-window ":0.2" || fail "a window open at its start"
 expect_exit 2 "--trace-max-events -3" -- "$SGDSIM" run "$S" --db "$TMP/a.db" --trace "$TMP/x.json" --trace-max-events -3
 expect_exit 2 "cannot write the trace" -- "$SGDSIM" run "$S" --db "$TMP/a.db" --trace "$TMP/no/such/dir.json"
 finish
