@@ -114,7 +114,8 @@ const blas_auto_rule_t blas_auto_rules[] = {
      "AMD Zen 4 (family 0x19; figures of 2026-12)"},
     {"AuthenticAMD", 0x1a, 0x1a, NEEDS_SKX, "SkylakeX",
      "AMD Zen 5 (family 0x1a; measured 2026-12-02)"},
-    {NULL, 0, 0, NEEDS_SKX, "SkylakeX", "CPUs with AVX-512 F, BW, VL, DQ, CD (Intel Xeon figures of 2026-12-01)"},
+    {NULL, 0, 0, NEEDS_SKX, "SkylakeX",
+     "CPUs with AVX-512 F, BW, VL, DQ, CD (Intel Xeon figures of 2026-12-01)"},
     {NULL, 0, 0, NEEDS_AVX2, "Haswell", "CPUs with AVX2 and FMA"},
     {NULL, 0, 0, 0, NULL, NULL},
 };
@@ -144,9 +145,8 @@ const char *blas_kernel_auto(const blas_machine_t *m)
 
 /* Kernels that compute the same bits, found equal by digest on a CPU that runs both: the
  * golden scenarios, an MLP 784-200-100-10 at batch 128 under FASGD, and LeNet-5 on
- * Fashion-MNIST, on an AMD Zen 5 on 2026-12-02.  OpenBLAS 0.3.21's Zen kernel set reuses
- * Haswell's single-precision kernels; Cooperlake's gives other bits than SkylakeX's (checked
- * the same way), so it is not listed. */
+ * Fashion-MNIST, on an AMD Zen 5 on 2026-12-02.  Cooperlake gives other bits than SkylakeX
+ * on the last two (checked the same way), so it is not listed. */
 static const char *const same_bits[][2] = {
     {"Zen", "Haswell"},
 };
