@@ -1,62 +1,75 @@
-/* `sgdsim compare BASELINE.db CANDIDATE.db [--rtol X] [--metrics a,b,...] [--match-on KEYS]
- * [--ignore KEYS]`: the regression test for algorithm changes and the A/B of a
- * hyper-parameter.  Runs are matched by run key, or on configuration keys
- * (cli/compare_match.h); for each matched pair the status, the final virtual time and every
- * metric's whole series (update index, virtual time, value) are compared and classified
- * (cli/compare_verdict.h) as
- *     same                        every row equal bit for bit,
- *     differs within tolerance    same rows, every value and virtual time within rtol,
- *     differs (different kernel)  the same, on runs of different BLAS kernels,
- *     better / worse              beyond rtol, the final value moved the metric's way,
- *     differs                     beyond rtol, a metric without a sense or only its path,
- *     missing                     the run or metric is in BASELINE but not in CANDIDATE,
- *     ambiguous                   several runs match, none is compared.
- * Exit code 1 when anything is worse, missing or ambiguous, so a CI job fails; 0 otherwise.
- * When a configuration was run several times, the latest finished run counts. */
+/* `sgdsim compare BASELINE.db CANDIDATE.db [--last K] [--alpha A] [--min-effect E] [--rtol X]
+ * [--metrics a,b,...] [--match-on KEYS] [--ignore KEYS]`: the regression test for algorithm
+ * changes and the A/B of a hyper-parameter.
+ *
+ * Configurations (a run's configuration less its seed) are paired across the two databases
+ * (analysis/pairs.h), and for each pair every metric is judged over the seeds
+ * (analysis/verdict.h): each run's value is the mean of the last K rows of its series (for
+ * vtime_s its final virtual time), and the seeds' values of the two sides are compared —
+ * same (bit-equal), within noise (--rtol, Welch's test at --alpha, --min-effect), better,
+ * worse, differs, inconclusive (one seed), missing (naming the keys that differ), ambiguous.
+ * A run that diverged or failed where the baseline's completed is worse, and so is its
+ * shorter virtual time.  Runs without a clock (analysis/clock.h) get no virtual time.
+ * This file only reads the databases (results/rdb_rows.h, rdb_read.h), parses and renders.
+ *
+ * Exit codes (a contract for CI): 0 nothing worse, missing or ambiguous; 1 something is;
+ * 2 bad input. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/clock.h"
+#include "analysis/pairs.h"
+#include "analysis/verdict.h"
 #include "cli/cli.h"
-#include "cli/compare_match.h"
-#include "cli/compare_verdict.h"
 #include "cli/options.h"
 #include "cli/table.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
+#include "results/rdb_rows.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: sgdsim compare BASELINE.db CANDIDATE.db [--rtol X] [--metrics a,b,...]\n"
+        "usage: sgdsim compare BASELINE.db CANDIDATE.db [--last K] [--alpha A]\n"
+        "                      [--min-effect E] [--rtol X] [--metrics a,b,...]\n"
         "                      [--match-on KEYS] [--ignore KEYS] [--csv | --json]\n\n"
-        "Matches the finished runs of the two databases and compares, per run, the status,\n"
-        "the final virtual time (vtime_s) and every metric's series: same / differs within\n"
-        "tolerance (|a-b| <= X * max(|a|,|b|) for every value and virtual time) / differs\n"
-        "(different kernel) / better / worse (by the final value: lower is better for losses,\n"
-        "errors and vtime_s, higher for images_per_s) / differs (other metrics) / missing /\n"
-        "ambiguous (several runs match).\n"
-        "  --rtol X           relative tolerance (default 0: only bit-equal is the same)\n"
+        "Pairs the configurations of the two databases (a run's configuration less its\n"
+        "seed) and judges, per configuration, the status, the virtual time (vtime_s) and\n"
+        "every metric over the seeds: each run's value is the mean of the last K rows of\n"
+        "its series, and the two sides' values are same (every series bit-equal) / within\n"
+        "noise (inside --rtol, or not significant by Welch's test at --alpha, or an effect\n"
+        "below --min-effect) / better / worse (lower is better for losses, errors and\n"
+        "vtime_s, higher for images_per_s) / differs (other metrics) / inconclusive (one\n"
+        "seed) / missing (naming the keys that differ) / ambiguous. A run that diverged or\n"
+        "failed where the baseline's completed is worse. Runs of the uniform driver have no\n"
+        "clock: no virtual time is compared.\n"
+        "  --last K           each run's value: the mean of its last K rows (default 3)\n"
+        "  --alpha A          Welch's test level, 0 < A < 1 (default 0.05)\n"
+        "  --min-effect E     smallest relative change of the mean that is better or\n"
+        "                     worse (default 0.01)\n"
+        "  --rtol X           means within X relative are within noise (default 0)\n"
         "  --metrics a,b,...  compare only these metrics (vtime_s and status always)\n"
-        "  --match-on KEYS    runs match when these configuration keys (a.b,c.d) and the\n"
-        "                     seed agree (default: the whole configuration, the run key)\n"
-        "  --ignore KEYS      runs match on the whole configuration but these keys;\n"
-        "                     (with --match-on: only seed, to leave it out of the match)\n"
-        "  --csv | --json     machine-readable output of the per-run table\n\n"
+        "  --match-on KEYS    configurations match when these keys (a.b,c.d) agree\n"
+        "                     (default: the whole configuration less the seed)\n"
+        "  --ignore KEYS      configurations match on all but these keys\n"
+        "  --csv | --json     machine-readable rows; statistics are numbers\n\n"
         "exit codes: 0 nothing worse, missing or ambiguous; 1 something worse, missing or\n"
-        "ambiguous; 2 bad input (not a results database, unknown metric or key, bad --rtol)\n");
+        "ambiguous; 2 bad input (not a results database, unknown metric or key, bad value)\n");
 }
 
 /* ---- the command line ---------------------------------------------------------------- */
 
 typedef struct compare_args {
     const char *base_path, *cand_path;
-    double rtol;           /* --rtol X */
-    const char *metrics;   /* --metrics a,b,...; NULL: every metric */
-    cli_list_t match_on;   /* --match-on values as given */
-    cli_list_t ignore;     /* --ignore values as given */
-    int format;            /* cli_format_t: --csv, --json */
+    ana_rule_t rule;     /* --rtol, --alpha, --min-effect */
+    uint64_t last;       /* --last K */
+    const char *metrics; /* --metrics a,b,...; NULL: every metric */
+    cli_list_t match_on; /* --match-on values as given */
+    cli_list_t ignore;   /* --ignore values as given */
+    int format;          /* cli_format_t: --csv, --json */
 } compare_args_t;
 
 /* --metrics a,b,...: names separated by single commas. */
@@ -71,9 +84,29 @@ static bool opt_metrics(void *target, const char *opt, const char *v, char *msg,
     return true;
 }
 
+/* --alpha A: a test level strictly between 0 and 1. */
+static bool opt_alpha(void *target, const char *opt, const char *v, char *msg, size_t size)
+{
+    compare_args_t *a = target;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(x > 0 && x < 1)) {
+        snprintf(msg, size, "%s %s: expected a number between 0 and 1", opt, v);
+        return false;
+    }
+    a->rule.alpha = x;
+    return true;
+}
+
 static const cli_opt_t compare_opts[] = {
-    {.name = "--rtol", .kind = CLI_ARG_DOUBLE, .off = offsetof(compare_args_t, rtol),
+    {.name = "--rtol", .kind = CLI_ARG_DOUBLE, .off = offsetof(compare_args_t, rule.rtol),
      .min = 0.0, .expect = "expected a number >= 0"},
+    {.name = "--min-effect", .kind = CLI_ARG_DOUBLE,
+     .off = offsetof(compare_args_t, rule.min_effect), .min = 0.0,
+     .expect = "expected a number >= 0"},
+    {.name = "--alpha", .kind = CLI_ARG_CUSTOM, .parse = opt_alpha},
+    {.name = "--last", .kind = CLI_ARG_U64, .off = offsetof(compare_args_t, last), .lo = 1,
+     .hi = 1000000, .expect = "expected a whole number of rows >= 1"},
     {.name = "--metrics", .kind = CLI_ARG_CUSTOM, .parse = opt_metrics},
     {.name = "--match-on", .kind = CLI_ARG_LIST, .off = offsetof(compare_args_t, match_on),
      .metavar = "KEYS"},
@@ -87,7 +120,8 @@ static const cli_opt_t compare_opts[] = {
 static int parse_compare_args(int argc, char **argv, compare_args_t *a, bool *help)
 {
     static const char *const missing[] = {"BASELINE.db CANDIDATE.db", "CANDIDATE.db"};
-    *a = (compare_args_t){.rtol = 0.0, .format = CLI_FMT_TEXT};
+    *a = (compare_args_t){.rule = {.rtol = 0.0, .alpha = 0.05, .min_effect = 0.01},
+                          .last = 3, .format = CLI_FMT_TEXT};
     cli_opt_set_t sets[] = {{compare_opts, a, 0}, {cli_format_opts, &a->format, 0}};
     cli_cmd_spec_t spec = {.cmd = "compare", .npos = 2, .missing = missing, .sets = sets,
                            .nsets = 2};
@@ -96,6 +130,33 @@ static int parse_compare_args(int argc, char **argv, compare_args_t *a, bool *he
     if (rc == 0 && *help) usage(stdout);
     if (rc == 0 && !*help) a->base_path = pos[0], a->cand_path = pos[1];
     return rc;
+}
+
+/* The --match-on and --ignore values as key lists; 0 or the exit code. */
+static int parse_match(const compare_args_t *a, ana_match_t *m)
+{
+    sgd_err_t err = {{0}};
+    for (int i = 0; i < a->match_on.n; i++)
+        if (ana_keys_parse(a->match_on.v[i], "--match-on", &m->match_on, &err))
+            return cli_bad_input("compare: %s", err.msg);
+    for (int i = 0; i < a->ignore.n; i++)
+        if (ana_keys_parse(a->ignore.v[i], "--ignore", &m->ignore, &err))
+            return cli_bad_input("compare: %s", err.msg);
+    return SGD_EXIT_OK;
+}
+
+static bool in_list(const char *list, const char *name)
+{
+    if (!list) return true;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return true;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return false;
 }
 
 /* Every name of --metrics (but vtime_s) must be a metric of one of the databases. */
@@ -113,197 +174,490 @@ static int check_metrics(rdb_t *hb, rdb_t *hc, const compare_args_t *a)
     return rc;
 }
 
-static bool in_list(const char *list, const char *name)
+/* ---- one side's runs ------------------------------------------------------------------ */
+
+/* A run that ended (complete, diverged or failed), as compare reads it (owned strings). */
+typedef struct crun {
+    int64_t id, seed, workers, vtime_ns, updates;
+    char *scenario, *algorithm, *status, *blas_core, *config_json;
+    bool clock; /* analysis/clock.h */
+} crun_t;
+
+typedef struct side {
+    const char *path;
+    rdb_t *db;
+    crun_t *run;
+    int n;
+} side_t;
+
+static char *dup_or_empty(const char *s)
 {
-    if (!list) return true;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return true;
-        if (!comma) break;
-        p = comma + 1;
-    }
-    return false;
+    return sgd_xstrdup(s ? s : "");
 }
 
-/* ---- comparing ------------------------------------------------------------------------ */
+static crun_t crun_of(const rdb_run_row_t *r)
+{
+    return (crun_t){.id = r->id, .seed = r->seed, .workers = r->workers,
+                    .vtime_ns = r->vtime_ns, .updates = r->updates,
+                    .scenario = dup_or_empty(r->scenario), .algorithm = dup_or_empty(r->algorithm),
+                    .status = dup_or_empty(r->status), .blas_core = dup_or_empty(r->blas_core),
+                    .config_json = dup_or_empty(r->config_json),
+                    .clock = ana_config_has_clock(r->config_json)};
+}
 
-/* The comparison under way: the two sides, the report's rows and the counts of its
- * summary line. */
+/* Every run of s->db that has ended (a running one has no verdict yet); 0 or exit 2. */
+static int side_load(side_t *s)
+{
+    rdb_rows_it_t *it = NULL;
+    sgd_err_t err = {{0}};
+    int rc = rdb_runs_open(s->db, &(rdb_runs_query_t){0}, &it, &err) ? -1 : 1;
+    rdb_run_row_t row;
+    while (rc > 0 && (rc = rdb_runs_next(it, &row, &err)) > 0) {
+        if (!row.status || strcmp(row.status, "running") == 0) continue;
+        s->run = sgd_xrealloc(s->run, (size_t)(s->n + 1) * sizeof *s->run);
+        s->run[s->n++] = crun_of(&row);
+    }
+    rdb_rows_close(it);
+    return rc < 0 ? cli_bad_input("compare: %s", err.msg) : SGD_EXIT_OK;
+}
+
+static void side_free(side_t *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        crun_t *r = &s->run[i];
+        free(r->scenario), free(r->algorithm), free(r->status), free(r->blas_core);
+        free(r->config_json);
+    }
+    free(s->run);
+}
+
+static ana_pair_run_t *pair_runs_of(const side_t *s)
+{
+    ana_pair_run_t *p = sgd_xcalloc((size_t)s->n + 1, sizeof *p);
+    for (int i = 0; i < s->n; i++)
+        p[i] = (ana_pair_run_t){s->run[i].id, s->run[i].seed, s->run[i].config_json};
+    return p;
+}
+
+/* ---- the report ----------------------------------------------------------------------- */
+
+/* The comparison under way: the arguments, both sides, their pairing, the two tables (text
+ * with prose, machine-readable with numbers) and the verdict counts. */
 typedef struct compare {
     const compare_args_t *a;
-    const cmp_match_t *match;
-    cmp_side_t base, cand;
-    sqlite3_stmt *names; /* baseline: the metric names of a run */
-    cli_table_t t;
-    int count[CMP_NVERDICTS], nmissing_runs, nambiguous_runs, nnew;
-    bool core_differs;
+    const ana_match_t *match;
+    side_t base, cand;
+    ana_pairing_t pairs;
+    cli_table_t text, data;
+    ana_rule_t rule; /* the pair being compared: the arguments' and its kernels */
+    int count[ANA_NVERDICTS];
+    bool kernels_differ;
 } compare_t;
 
-/* Which baseline run a row is about: key (shortened), scenario, "ALG P=.. seed=..". */
-typedef struct run_label {
-    char key[13], label[160];
-    const char *scenario;
-} run_label_t;
+/* One configuration's runs on one side, in seed order (pointers into the side). */
+typedef struct cgroup {
+    const crun_t **run;
+    int n;
+} cgroup_t;
 
-static run_label_t label_of(const cmp_run_t *r)
+/* Which configuration a row is about. */
+typedef struct clabel {
+    const char *scenario;
+    char config[160], seeds[200];
+} clabel_t;
+
+static void seeds_text(const cgroup_t *g, char *buf, size_t size)
 {
-    run_label_t l = {.scenario = r->scenario};
-    snprintf(l.key, sizeof l.key, "%s", r->run_key);
-    snprintf(l.label, sizeof l.label, "%s P=%lld seed=%lld", r->algorithm,
-             (long long)r->workers, (long long)r->seed);
+    buf[0] = '\0';
+    for (int i = 0; i < g->n; i++) {
+        size_t len = strlen(buf);
+        if (len < size) snprintf(buf + len, size - len, "%s%lld", i ? "," : "",
+                                 (long long)g->run[i]->seed);
+    }
+}
+
+/* "csgd P=4", seeds "1,2,3" (and " / 1,2" when the candidate's differ). */
+static clabel_t label_of(const cgroup_t *b, const cgroup_t *c)
+{
+    const crun_t *r = b->run[0];
+    clabel_t l = {.scenario = r->scenario};
+    snprintf(l.config, sizeof l.config, "%s P=%lld", r->algorithm, (long long)r->workers);
+    char sb[96], sc[96];
+    seeds_text(b, sb, sizeof sb);
+    if (c) seeds_text(c, sc, sizeof sc);
+    snprintf(l.seeds, sizeof l.seeds, "%s%s%s", sb, c && strcmp(sb, sc) ? " / " : "",
+             c && strcmp(sb, sc) ? sc : "");
     return l;
 }
 
-/* One line of the report: which run, what was compared, the verdict and its detail. */
-static void add_verdict(compare_t *c, const run_label_t *l, const char *what, cmp_verdict_t v,
-                        const char *detail)
+/* The numbers of a row: the judgement, and for a missing configuration the keys. */
+typedef struct row_data {
+    const ana_judgement_t *j; /* NULL: no statistics */
+    const char *differs;
+} row_data_t;
+
+static void data_row(compare_t *c, const clabel_t *l, const char *what, ana_verdict_t v,
+                     const row_data_t *d)
 {
-    int r = cli_table_row(&c->t);
-    cli_table_text(&c->t, r, 0, l->key);
-    cli_table_text(&c->t, r, 1, l->scenario);
-    cli_table_text(&c->t, r, 2, l->label);
-    cli_table_text(&c->t, r, 3, what);
-    cli_table_text(&c->t, r, 4, cmp_verdict_name[v]);
-    cli_table_text(&c->t, r, 5, detail);
+    cli_table_t *t = &c->data;
+    int r = cli_table_row(t);
+    cli_table_text(t, r, 0, l->scenario);
+    cli_table_text(t, r, 1, l->config);
+    cli_table_text(t, r, 2, l->seeds);
+    cli_table_text(t, r, 3, what);
+    cli_table_text(t, r, 4, ana_verdict_name[v]);
+    if (d->j) {
+        cli_table_int(t, r, 5, d->j->base.n);
+        cli_table_real(t, r, 6, d->j->base.mean);
+        cli_table_real(t, r, 7, d->j->base.n > 1 ? d->j->base.sd : NAN);
+        cli_table_int(t, r, 8, d->j->cand.n);
+        cli_table_real(t, r, 9, d->j->cand.mean);
+        cli_table_real(t, r, 10, d->j->cand.n > 1 ? d->j->cand.sd : NAN);
+        cli_table_real(t, r, 11, d->j->rel_diff);
+        cli_table_real(t, r, 12, d->j->p);
+    }
+    cli_table_text(t, r, 13, d->differs);
+}
+
+/* One verdict: a line of each table. */
+static void add_row(compare_t *c, const clabel_t *l, const char *what, ana_verdict_t v,
+                    const char *detail, const row_data_t *d)
+{
+    int r = cli_table_row(&c->text);
+    cli_table_text(&c->text, r, 0, l->scenario);
+    cli_table_text(&c->text, r, 1, l->config);
+    cli_table_text(&c->text, r, 2, l->seeds);
+    cli_table_text(&c->text, r, 3, what);
+    cli_table_text(&c->text, r, 4, ana_verdict_name[v]);
+    cli_table_text(&c->text, r, 5, detail);
+    data_row(c, l, what, v, d);
     c->count[v]++;
 }
 
-/* The runs' status and final virtual time. */
-static void compare_status_vtime(compare_t *c, const run_label_t *l, const cmp_run_t *b,
-                                 const cmp_run_t *k, const cmp_rule_t *rule)
+/* "0.3565 ± 0.012 (n=3)" or "0.3565 (n=1)". */
+static void summary_text(const ana_summary_t *s, char *buf, size_t size)
 {
-    char detail[200];
-    cmp_verdict_t v = cmp_status(b->status, k->status);
-    snprintf(detail, sizeof detail, "%s -> %s", b->status, k->status);
-    add_verdict(c, l, "status", v, v == CMP_SAME ? b->status : detail);
-    v = cmp_scalar((double)b->vtime_ns * 1e-9, (double)k->vtime_ns * 1e-9,
-                   cmp_metric_sense("vtime_s"), rule, detail, sizeof detail);
-    add_verdict(c, l, "vtime_s", v, detail);
+    if (s->n > 1) snprintf(buf, size, "%.6g \u00b1 %.2g (n=%d)", s->mean, s->sd, s->n);
+    else if (s->n == 1) snprintf(buf, size, "%.6g (n=1)", s->mean);
+    else snprintf(buf, size, "no finite value");
 }
 
-/* Every (selected) metric series of baseline run b against candidate run k. */
-static void compare_metrics(compare_t *c, const run_label_t *l, const cmp_run_t *b,
-                            const cmp_run_t *k, const cmp_rule_t *rule)
+/* The detail of a judged metric. */
+static void judgement_text(const ana_judgement_t *j, char *buf, size_t size)
 {
-    char detail[300];
-    sqlite3_bind_int64(c->names, 1, b->id);
-    while (sqlite3_step(c->names) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(c->names, 0);
-        if (!in_list(c->a->metrics, name)) continue;
-        rdb_series_t sb, sk;
+    char b[80], k[80];
+    summary_text(&j->base, b, sizeof b);
+    if (j->verdict == ANA_SAME) {
+        snprintf(buf, size, "%s, every run bit-equal", b);
+        return;
+    }
+    summary_text(&j->cand, k, sizeof k);
+    size_t len = (size_t)snprintf(buf, size, "%s -> %s", b, k);
+    if (len < size && isfinite(j->rel_diff))
+        len += (size_t)snprintf(buf + len, size - len, ", %+.3g%%", 100 * j->rel_diff);
+    if (len < size && !isnan(j->p))
+        len += (size_t)snprintf(buf + len, size - len, ", Welch p=%.3g", j->p);
+    if (len < size && j->verdict == ANA_INCONCLUSIVE)
+        snprintf(buf + len, size - len, "; one seed on a side: no spread to judge by");
+}
+
+/* ---- one pair of configurations ------------------------------------------------------- */
+
+static cgroup_t group_of(const side_t *s, const ana_group_t *g)
+{
+    cgroup_t r = {.run = sgd_xcalloc((size_t)g->n + 1, sizeof *r.run), .n = g->n};
+    for (int i = 0; i < g->n; i++) r.run[i] = &s->run[g->idx[i]];
+    return r;
+}
+
+/* Whether both sides ran the same seeds. */
+static bool same_seeds(const cgroup_t *b, const cgroup_t *c)
+{
+    if (b->n != c->n) return false;
+    for (int i = 0; i < b->n; i++)
+        if (b->run[i]->seed != c->run[i]->seed) return false;
+    return true;
+}
+
+static bool complete(const crun_t *r)
+{
+    return strcmp(r->status, "complete") == 0;
+}
+
+static int count_incomplete(const cgroup_t *g)
+{
+    int n = 0;
+    for (int i = 0; i < g->n; i++) n += !complete(g->run[i]);
+    return n;
+}
+
+/* "complete" or "seed 2 diverged at update 64, ..." for one side. */
+static void statuses_text(const cgroup_t *g, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0, k = 0; i < g->n; i++) {
+        const crun_t *r = g->run[i];
+        size_t len = strlen(buf);
+        if (!complete(r) && len < size)
+            snprintf(buf + len, size - len, "%sseed %lld %s at update %lld", k++ ? ", " : "",
+                     (long long)r->seed, r->status, (long long)r->updates);
+    }
+    if (!buf[0]) snprintf(buf, size, "complete");
+}
+
+/* The status row; returns its verdict (worse when a candidate run did not complete where
+ * the baseline's did). */
+static ana_verdict_t compare_status(compare_t *c, const clabel_t *l, const cgroup_t *b,
+                                    const cgroup_t *k)
+{
+    bool same = same_seeds(b, k);
+    for (int i = 0; same && i < b->n; i++)
+        same = strcmp(b->run[i]->status, k->run[i]->status) == 0;
+    ana_verdict_t v = ana_status_verdict(count_incomplete(b), b->n, count_incomplete(k), k->n,
+                                         same);
+    char sb[200], sk[200], detail[420];
+    statuses_text(b, sb, sizeof sb);
+    statuses_text(k, sk, sizeof sk);
+    if (strcmp(sb, sk) == 0) snprintf(detail, sizeof detail, "%s", sb);
+    else snprintf(detail, sizeof detail, "%s -> %s", sb, sk);
+    add_row(c, l, "status", v, detail, &(row_data_t){0});
+    return v;
+}
+
+/* A status that moved overrides a metric with a sense: a run that stopped early is worse,
+ * whatever its last values (or its shorter virtual time) say. */
+static ana_verdict_t status_override(ana_verdict_t v, ana_verdict_t status, ana_sense_t sense)
+{
+    if (v == ANA_SAME || (status != ANA_WORSE && status != ANA_BETTER)) return v;
+    return sense == ANA_NEUTRAL ? ANA_DIFFERS : status;
+}
+
+/* One metric's judgement from each side's per-seed values. */
+typedef struct values {
+    double *v;
+    int n, nonfinite;
+} values_t;
+
+static void judge_row(compare_t *c, const clabel_t *l, const char *name, const values_t *vb,
+                      const values_t *vk, bool bit_equal, ana_verdict_t status)
+{
+    ana_metric_in_t in = {.base = vb->v, .cand = vk->v, .nbase = vb->n, .ncand = vk->n,
+                          .nonfinite_base = vb->nonfinite, .nonfinite_cand = vk->nonfinite,
+                          .bit_equal = bit_equal};
+    ana_sense_t sense = ana_metric_sense(name);
+    ana_judgement_t j = ana_judge(&in, sense, &c->rule);
+    ana_verdict_t v = status_override(j.verdict, status, sense);
+    char detail[400];
+    judgement_text(&j, detail, sizeof detail);
+    if (v != j.verdict) {
+        size_t len = strlen(detail);
+        snprintf(detail + len, sizeof detail - len, "; a run did not complete");
+    }
+    j.verdict = v;
+    add_row(c, l, name, v, detail, &(row_data_t){.j = &j});
+}
+
+/* vtime_s: each run's final virtual time, or no row of numbers without a clock. */
+static void compare_vtime(compare_t *c, const clabel_t *l, const cgroup_t *b,
+                          const cgroup_t *k, ana_verdict_t status)
+{
+    if (!b->run[0]->clock || !k->run[0]->clock) {
+        add_row(c, l, "vtime_s", ANA_NO_CLOCK, ANA_NO_CLOCK_TEXT, &(row_data_t){0});
+        return;
+    }
+    values_t vb = {sgd_xcalloc((size_t)b->n + 1, sizeof(double)), b->n, 0};
+    values_t vk = {sgd_xcalloc((size_t)k->n + 1, sizeof(double)), k->n, 0};
+    bool equal = same_seeds(b, k);
+    for (int i = 0; i < b->n; i++) vb.v[i] = (double)b->run[i]->vtime_ns * 1e-9;
+    for (int i = 0; i < k->n; i++) vk.v[i] = (double)k->run[i]->vtime_ns * 1e-9;
+    for (int i = 0; equal && i < b->n; i++) equal = b->run[i]->vtime_ns == k->run[i]->vtime_ns;
+    judge_row(c, l, "vtime_s", &vb, &vk, equal, status);
+    free(vb.v);
+    free(vk.v);
+}
+
+/* Each run's series of `name` (empty when unreadable: it then differs or is missing). */
+static rdb_series_t *read_series(const side_t *s, const cgroup_t *g, const char *name)
+{
+    rdb_series_t *sr = sgd_xcalloc((size_t)g->n + 1, sizeof *sr);
+    for (int i = 0; i < g->n; i++) {
         sgd_err_t err = {{0}};
-        /* An unreadable series compares as an empty one: it differs or is missing. */
-        rdb_read_series(c->base.db, b->id, name, &sb, &err);
-        rdb_read_series(c->cand.db, k->id, name, &sk, &err);
-        cmp_verdict_t v = CMP_MISSING;
-        if (sk.n == 0) snprintf(detail, sizeof detail, "no %s rows in the candidate", name);
-        else if (sb.n == 0) v = CMP_DIFFERS, snprintf(detail, sizeof detail, "unreadable");
-        else v = cmp_series(&sb, &sk, cmp_metric_sense(name), rule, detail, sizeof detail);
-        add_verdict(c, l, name, v, detail);
-        rdb_series_free(&sb);
-        rdb_series_free(&sk);
+        if (rdb_read_series(s->db, g->run[i]->id, name, &sr[i], &err))
+            sr[i] = (rdb_series_t){0};
     }
-    sqlite3_reset(c->names);
+    return sr;
 }
 
-/* Several runs share b's signature: say which, compare none. */
-static void report_ambiguous(compare_t *c, const run_label_t *l, int nbase, int ncand,
-                             int first)
+static void free_series(rdb_series_t *s, int n)
 {
-    char detail[300];
-    size_t len = (size_t)snprintf(detail, sizeof detail, "%d baseline and %d candidate runs "
-                                  "match (candidate ids", nbase, ncand);
-    for (int i = 0; i < ncand && i < 8 && len < sizeof detail; i++)
-        len += (size_t)snprintf(detail + len, sizeof detail - len, "%s %lld", i ? "," : "",
-                                (long long)c->cand.by_sig[first + i]->id);
-    if (len < sizeof detail)
-        snprintf(detail + len, sizeof detail - len, "%s); match on more keys or ignore fewer",
-                 ncand > 8 ? " ..." : "");
-    add_verdict(c, l, "(run)", CMP_AMBIGUOUS, detail);
-    c->nambiguous_runs++;
+    for (int i = 0; i < n; i++) rdb_series_free(&s[i]);
+    free(s);
 }
 
-/* Baseline run b against the candidate run with its signature. */
-static void compare_run(compare_t *c, const cmp_run_t *b)
+/* The window value of every series that has rows. */
+static values_t window_values(const rdb_series_t *s, int n, int last, int *nrows)
 {
-    run_label_t l = label_of(b);
-    int first, unused, ncand = cmp_side_find(&c->cand, b->sig, &first);
-    int nbase = cmp_side_find(&c->base, b->sig, &unused);
-    if (ncand == 0) {
-        add_verdict(c, &l, "(run)", CMP_MISSING, "no finished run matches in the candidate");
-        c->nmissing_runs++;
+    values_t v = {sgd_xcalloc((size_t)n + 1, sizeof(double)), 0, 0};
+    *nrows = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i].n == 0) continue;
+        (*nrows)++;
+        if (ana_window(&s[i], last, &v.v[v.n])) v.n++;
+        else v.nonfinite++;
+    }
+    return v;
+}
+
+static void compare_metric(compare_t *c, const clabel_t *l, const cgroup_t *b,
+                           const cgroup_t *k, const char *name, ana_verdict_t status)
+{
+    if (!b->run[0]->clock && strcmp(name, "images_per_s") == 0) {
+        add_row(c, l, name, ANA_NO_CLOCK, ANA_NO_CLOCK_TEXT, &(row_data_t){0});
         return;
     }
-    if (nbase > 1 || ncand > 1) {
-        report_ambiguous(c, &l, nbase, ncand, first);
-        return;
+    rdb_series_t *sb = read_series(&c->base, b, name), *sk = read_series(&c->cand, k, name);
+    int rows_b, rows_k;
+    values_t vb = window_values(sb, b->n, (int)c->a->last, &rows_b);
+    values_t vk = window_values(sk, k->n, (int)c->a->last, &rows_k);
+    bool equal = same_seeds(b, k);
+    for (int i = 0; equal && i < b->n; i++) equal = ana_series_identical(&sb[i], &sk[i]);
+    if (rows_k == 0) {
+        char detail[200];
+        snprintf(detail, sizeof detail, "no %s rows in the candidate", name);
+        add_row(c, l, name, ANA_MISSING, detail, &(row_data_t){0});
+    } else {
+        judge_row(c, l, name, &vb, &vk, equal, status);
     }
-    const cmp_run_t *k = c->cand.by_sig[first];
-    cmp_rule_t rule = {.rtol = c->a->rtol, .kernels_differ = strcmp(b->blas_core, k->blas_core)};
-    if (rule.kernels_differ) c->core_differs = true;
-    compare_status_vtime(c, &l, b, k, &rule);
-    compare_metrics(c, &l, b, k, &rule);
+    free(vb.v), free(vk.v);
+    free_series(sb, b->n);
+    free_series(sk, k->n);
 }
 
-/* Signatures only the candidate has are news, not failures: how many. */
-static int count_new(const compare_t *c)
+/* Status, vtime_s and every (selected) metric of the baseline's first run. */
+static void compare_pair(compare_t *c, const ana_pair_t *p)
 {
-    int nnew = 0, unused;
-    for (int i = 0; i < c->cand.n; i++) {
-        const char *sig = c->cand.by_sig[i]->sig;
-        if (i > 0 && strcmp(sig, c->cand.by_sig[i - 1]->sig) == 0) continue;
-        if (cmp_side_find(&c->base, sig, &unused) == 0) nnew++;
-    }
-    return nnew;
+    cgroup_t b = group_of(&c->base, &c->pairs.base.group[p->base]);
+    cgroup_t k = group_of(&c->cand, &c->pairs.cand.group[p->cand]);
+    clabel_t l = label_of(&b, &k);
+    c->rule = c->a->rule;
+    c->rule.kernels_differ = strcmp(b.run[0]->blas_core, k.run[0]->blas_core) != 0;
+    c->kernels_differ |= c->rule.kernels_differ;
+    ana_verdict_t status = compare_status(c, &l, &b, &k);
+    compare_vtime(c, &l, &b, &k, status);
+    char **names;
+    int n;
+    sgd_err_t err = {{0}};
+    if (rdb_run_metric_names(c->base.db, b.run[0]->id, &names, &n, &err)) n = 0;
+    for (int i = 0; i < n; i++)
+        if (in_list(c->a->metrics, names[i])) compare_metric(c, &l, &b, &k, names[i], status);
+    rdb_names_free(names, n);
+    free(b.run);
+    free(k.run);
 }
 
-/* The per-run table and the summary line; returns the exit code they stand for. */
+/* A baseline configuration without a single partner: missing or ambiguous. */
+static void report_unpaired(compare_t *c, const ana_pair_t *p)
+{
+    cgroup_t b = group_of(&c->base, &c->pairs.base.group[p->base]);
+    clabel_t l = label_of(&b, NULL);
+    char detail[1200];
+    if (p->kind == ANA_UNPAIRED) {
+        if (p->differs)
+            snprintf(detail, sizeof detail, "no candidate configuration matches; the nearest "
+                     "differs in %s", p->differs);
+        else snprintf(detail, sizeof detail, "the candidate has no runs");
+        add_row(c, &l, "(configuration)", ANA_MISSING, detail,
+                &(row_data_t){.differs = p->differs});
+    } else {
+        snprintf(detail, sizeof detail, "%d baseline and %d candidate configurations match; "
+                 "match on more keys or ignore fewer", p->nbase, p->ncand);
+        add_row(c, &l, "(configuration)", ANA_AMBIGUOUS, detail, &(row_data_t){0});
+    }
+    free(b.run);
+}
+
+/* ---- the whole comparison ------------------------------------------------------------- */
+
+static void init_tables(compare_t *c)
+{
+    static const char *const text[] = {"scenario", "configuration", "seeds", "metric",
+                                       "verdict", "detail"};
+    static const char *const data[] = {"scenario", "configuration", "seeds", "metric",
+                                       "verdict", "base_n", "base_mean", "base_sd", "cand_n",
+                                       "cand_mean", "cand_sd", "rel_diff", "p", "differs"};
+    cli_table_init(&c->text, 6, text);
+    cli_table_init(&c->data, 14, data);
+}
+
+/* The summary line: how configurations were paired, the window and thresholds, the
+ * counts of every verdict. */
+static void print_summary(const compare_t *c, FILE *f)
+{
+    const int *n = c->count;
+    char how[512];
+    ana_match_describe(c->match, how, sizeof how);
+    int missing = 0, ambiguous = 0;
+    for (int i = 0; i < c->pairs.npairs; i++) {
+        missing += c->pairs.pair[i].kind == ANA_UNPAIRED;
+        ambiguous += c->pairs.pair[i].kind == ANA_AMBIGUOUS_PAIR;
+    }
+    fprintf(f, "compare: %d baseline configuration%s paired %s (%d missing in the candidate, "
+               "%d ambiguous); each run's value: the mean of its last %llu rows; rtol %g, "
+               "alpha %g, min effect %g: %d same, %d within noise, %d differ (different "
+               "kernel), %d better, %d worse, %d differ, %d inconclusive, %d no clock, "
+               "%d missing, %d ambiguous; %d configuration%s only in the candidate\n",
+            c->pairs.npairs, c->pairs.npairs == 1 ? "" : "s", how, missing, ambiguous,
+            (unsigned long long)c->a->last, c->a->rule.rtol, c->a->rule.alpha,
+            c->a->rule.min_effect, n[ANA_SAME], n[ANA_NOISE], n[ANA_KERNEL], n[ANA_BETTER],
+            n[ANA_WORSE], n[ANA_DIFFERS], n[ANA_INCONCLUSIVE], n[ANA_NO_CLOCK],
+            n[ANA_MISSING], n[ANA_AMBIGUOUS], c->pairs.nnew, c->pairs.nnew == 1 ? "" : "s");
+}
+
+/* The tables and the summary line; returns the exit code they stand for. */
 static int render(const compare_t *c)
 {
     cli_format_t fmt = (cli_format_t)c->a->format;
-    const int *n = c->count;
-    char how[512];
-    cmp_match_describe(c->match, how, sizeof how);
-    cli_table_print(&c->t, fmt, stdout);
-    fprintf(fmt == CLI_FMT_TEXT ? stdout : stderr,
-            "%scompare: %d baseline run%s matched %s (%d missing in the candidate, %d "
-            "ambiguous), rtol %g: %d same, %d differ within tolerance, %d differ (different "
-            "kernel), %d better, %d worse, %d differ, %d missing, %d ambiguous; %d "
-            "configuration%s only in the candidate\n", fmt == CLI_FMT_TEXT ? "\n" : "",
-            c->base.n, c->base.n == 1 ? "" : "s", how, c->nmissing_runs, c->nambiguous_runs,
-            c->a->rtol, n[CMP_SAME], n[CMP_WITHIN], n[CMP_KERNEL], n[CMP_BETTER],
-            n[CMP_WORSE], n[CMP_DIFFERS], n[CMP_MISSING], n[CMP_AMBIGUOUS], c->nnew,
-            c->nnew == 1 ? "" : "s");
-    if (c->core_differs)
-        fprintf(stderr, "compare: note: matched runs used different BLAS kernels "
+    if (fmt == CLI_FMT_TEXT) {
+        cli_table_print(&c->text, fmt, stdout);
+        printf("\n");
+    } else {
+        cli_table_print(&c->data, fmt, stdout);
+    }
+    print_summary(c, fmt == CLI_FMT_TEXT ? stdout : stderr);
+    if (c->kernels_differ)
+        fprintf(stderr, "compare: note: paired runs used different BLAS kernels "
                         "(runs.blas_core); last-bit differences are expected, and within "
                         "--rtol they read \"differs (different kernel)\"\n");
-    return n[CMP_WORSE] || n[CMP_MISSING] || n[CMP_AMBIGUOUS] ? SGD_EXIT_FAILURE : SGD_EXIT_OK;
+    bool fails = false;
+    for (int v = 0; v < ANA_NVERDICTS; v++) fails |= c->count[v] && ana_verdict_fails(v);
+    return fails ? SGD_EXIT_FAILURE : SGD_EXIT_OK;
 }
 
-/* Compares every finished baseline run with the candidate and prints the report. */
+/* Pairs the configurations and compares every baseline configuration. */
 static int compare_sides(compare_t *c)
 {
-    static const char *const head[] = {"key", "scenario", "run", "metric", "verdict", "detail"};
     sgd_err_t err = {{0}};
-    if (rdb_read_prepare(c->base.db, RDB_Q_RUN_METRIC_NAMES, &c->names, &err))
-        return cli_bad_input("compare: %s", err.msg);
-    cmp_side_sign(&c->base, c->match);
-    cmp_side_sign(&c->cand, c->match);
-    cli_table_init(&c->t, 6, head);
-    for (int i = 0; i < c->base.n; i++) compare_run(c, &c->base.run[i]);
-    c->nnew = count_new(c);
-    int rc = render(c);
-    cli_table_free(&c->t);
-    sqlite3_finalize(c->names);
+    ana_pair_run_t *pb = pair_runs_of(&c->base), *pc = pair_runs_of(&c->cand);
+    int rc = ana_pair_runs(pb, c->base.n, pc, c->cand.n, c->match, &c->pairs, &err);
+    free(pb);
+    free(pc);
+    if (rc) return cli_bad_input("compare: %s", err.msg);
+    init_tables(c);
+    for (int i = 0; i < c->pairs.npairs; i++) {
+        const ana_pair_t *p = &c->pairs.pair[i];
+        if (p->kind == ANA_PAIRED) compare_pair(c, p);
+        else report_unpaired(c, p);
+    }
+    rc = render(c);
+    cli_table_free(&c->text);
+    cli_table_free(&c->data);
+    ana_pairing_free(&c->pairs);
     return rc;
 }
 
 /* Opens and reads both databases, checks the metrics and keys named, then compares:
  * nothing is printed before every argument is known good. */
-static int compare_dbs(const compare_args_t *a, const cmp_match_t *m)
+static int compare_dbs(const compare_args_t *a, const ana_match_t *m)
 {
     compare_t c = {.a = a, .match = m, .base.path = a->base_path, .cand.path = a->cand_path};
     sgd_err_t err = {{0}};
@@ -312,12 +666,11 @@ static int compare_dbs(const compare_args_t *a, const cmp_match_t *m)
         rdb_open_readonly(a->cand_path, &c.cand.db, &err))
         rc = cli_bad_input("compare: %s", err.msg);
     if (rc == SGD_EXIT_OK) rc = check_metrics(c.base.db, c.cand.db, a);
-    if (rc == SGD_EXIT_OK) rc = cmp_side_load(&c.base);
-    if (rc == SGD_EXIT_OK) rc = cmp_side_load(&c.cand);
-    if (rc == SGD_EXIT_OK) rc = cmp_match_check(m, &c.base, &c.cand);
+    if (rc == SGD_EXIT_OK) rc = side_load(&c.base);
+    if (rc == SGD_EXIT_OK) rc = side_load(&c.cand);
     if (rc == SGD_EXIT_OK) rc = compare_sides(&c);
-    cmp_side_free(&c.base);
-    cmp_side_free(&c.cand);
+    side_free(&c.base);
+    side_free(&c.cand);
     rdb_close(c.base.db);
     rdb_close(c.cand.db);
     return rc;
@@ -328,12 +681,11 @@ int cli_compare_main(int argc, char **argv)
     compare_args_t a;
     bool help;
     int rc = parse_compare_args(argc, argv, &a, &help);
-    cmp_match_t m = {.match_on = {0}, .ignore = {0}};
-    if (rc == SGD_EXIT_OK && !help) rc = cmp_keys_parse(&a.match_on, "--match-on", &m.match_on);
-    if (rc == SGD_EXIT_OK && !help) rc = cmp_keys_parse(&a.ignore, "--ignore", &m.ignore);
+    ana_match_t m = {{0}, {0}};
+    if (rc == SGD_EXIT_OK && !help) rc = parse_match(&a, &m);
     if (rc == SGD_EXIT_OK && !help) rc = compare_dbs(&a, &m);
-    cmp_keys_free(&m.match_on);
-    cmp_keys_free(&m.ignore);
+    ana_keys_free(&m.match_on);
+    ana_keys_free(&m.ignore);
     cli_list_free(&a.match_on);
     cli_list_free(&a.ignore);
     return rc;

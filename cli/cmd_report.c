@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/clock.h"
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/report_json.h"
@@ -136,7 +137,8 @@ static void run_cell(cli_table_t *t, int r, int c, const rdb_run_row_t *run, run
     case COL_STATUS: text_cell(t, r, c, run->status); break;
     case COL_UPDATES: int_cell(t, r, c, run->has_updates, run->updates); break;
     case COL_VTIME_S:
-        if (run->has_vtime_ns) cli_table_real(t, r, c, (double)run->vtime_ns / 1e9);
+        if (!ana_config_has_clock(run->config_json)) text_cell(t, r, c, "no clock");
+        else if (run->has_vtime_ns) cli_table_real(t, r, c, (double)run->vtime_ns / 1e9);
         else text_cell(t, r, c, NULL);
         break;
     }
@@ -182,16 +184,19 @@ static int add_run_row(cli_table_t *t, rdb_run_facts_t *f, const rdb_run_row_t *
     return tail_cells(t, r, l->nfixed + l->nmetric, l->ntail, f, run->id, err);
 }
 
-/* Every run into t, in id order. */
-static int fill_runs_table(rdb_t *db, cli_table_t *t, const run_cols_t *l, sgd_err_t *err)
+/* Every run into t, in id order; *nclockless: how many have no clock (analysis/clock.h). */
+static int fill_runs_table(rdb_t *db, cli_table_t *t, const run_cols_t *l, int *nclockless,
+                           sgd_err_t *err)
 {
     rdb_rows_it_t *it = NULL;
     rdb_run_facts_t *f = NULL;
     int rc = rdb_runs_open(db, &(rdb_runs_query_t){0}, &it, err) ||
              rdb_run_facts_open(db, &f, err) ? -1 : 1;
     rdb_run_row_t run;
-    while (rc > 0 && (rc = rdb_runs_next(it, &run, err)) > 0)
+    while (rc > 0 && (rc = rdb_runs_next(it, &run, err)) > 0) {
+        *nclockless += !ana_config_has_clock(run.config_json);
         if (add_run_row(t, f, &run, l, err)) rc = -1;
+    }
     rdb_run_facts_close(f);
     rdb_rows_close(it);
     return rc;
@@ -210,12 +215,15 @@ static int report_runs(rdb_t *db, const char *path, bool wide)
     choose_run_cols(name, nnames, wide, &l);
     cli_table_t t;
     init_runs_table(&t, &l);
-    int rc = fill_runs_table(db, &t, &l, &err);
+    int nclockless = 0, rc = fill_runs_table(db, &t, &l, &nclockless, &err);
     if (rc == 0) {
         printf("Runs (%d) in ", t.nrows);
         report_print_escaped(path);
         printf(wide ? "\n\n" : " (--wide: every column)\n\n");
         cli_table_print(&t, CLI_FMT_TEXT, stdout);
+        if (nclockless)
+            printf("vtime_s \"no clock\": %d run%s with %s: vtime_ns counts iterations\n",
+                   nclockless, nclockless == 1 ? "" : "s", ANA_NO_CLOCK_TEXT);
     }
     cli_table_free(&t);
     free(l.metric);

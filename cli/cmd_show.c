@@ -1,13 +1,19 @@
 /* `sgdsim show DB RUN`: everything the database holds about one run, as text sections (run,
  * configuration, final metrics, staleness, traffic, tags, artifacts).  The database is opened
  * read-only, in any schema this build knows (an older one simply has no tags or artifacts);
- * every statement comes from results/rdb_meta.h. */
+ * every statement comes from results/rdb_meta.h, read whole through results/rdb_rows.h.  A run
+ * without a clock (analysis/clock.h) shows "no clock (uniform driver)" for its virtual time
+ * and images/s. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "analysis/clock.h"
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/table.h"
 #include "results/rdb_meta.h"
+#include "results/rdb_rows.h"
 
 static void usage(FILE *f)
 {
@@ -21,52 +27,84 @@ static void usage(FILE *f)
                "exit codes: 0 ok, 2 bad input (not a results database, unknown run)\n");
 }
 
-/* The run's record, one line per column. */
-static int print_record(rdb_t *db, int64_t run_id, sgd_err_t *err)
+/* What show prints instead of a number that would need a clock the run has not
+ * (analysis/clock.h): its virtual time, its images/s. */
+static bool clockless_field(bool clock, const char *name)
 {
-    sqlite3_stmt *st;
-    if (rdb_meta_section(db, RDB_META_RUN, run_id, &st, err)) return -1;
+    return !clock && (strcmp(name, "vtime_ns") == 0 || strcmp(name, "images_per_s") == 0);
+}
+
+/* Cell c of a section into t's cell (row, col), with its type. */
+static void put_cell(cli_table_t *t, int row, int col, const rdb_cell_t *c)
+{
+    switch (c->kind) {
+    case RDB_CELL_NULL: cli_table_text(t, row, col, NULL); break;
+    case RDB_CELL_INT: cli_table_int(t, row, col, c->i); break;
+    case RDB_CELL_REAL: cli_table_real(t, row, col, c->r); break;
+    case RDB_CELL_TEXT: cli_table_text(t, row, col, c->text); break;
+    }
+}
+
+/* The run's record, one line per column. */
+static int print_record(rdb_t *db, int64_t run_id, bool clock, sgd_err_t *err)
+{
+    rdb_table_t rec;
+    if (rdb_meta_table(db, RDB_META_RUN, run_id, &rec, err)) return -1;
+    if (rec.nrows != 1) {
+        rdb_table_free(&rec);
+        return sgd_errf(err, "%s: cannot read run %lld", rdb_path(db), (long long)run_id);
+    }
     static const char *const head[] = {"field", "value"};
     cli_table_t t;
     cli_table_init(&t, 2, head);
-    int rc = sqlite3_step(st);
-    for (int i = 0; rc == SQLITE_ROW && i < sqlite3_column_count(st); i++) {
+    for (int i = 0; i < rec.ncols; i++) {
         int row = cli_table_row(&t);
-        cli_table_text(&t, row, 0, sqlite3_column_name(st, i));
-        cli_table_sql(&t, row, 1, st, i);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW) {
-        cli_table_free(&t);
-        return sgd_errf(err, "%s: cannot read run %lld", rdb_path(db), (long long)run_id);
+        cli_table_text(&t, row, 0, rec.head[i]);
+        if (clockless_field(clock, rec.head[i])) cli_table_text(&t, row, 1, ANA_NO_CLOCK_TEXT);
+        else put_cell(&t, row, 1, &rec.cell[i]);
     }
     printf("run %lld\n", (long long)run_id);
     cli_table_print(&t, CLI_FMT_TEXT, stdout);
     cli_table_free(&t);
+    rdb_table_free(&rec);
     return 0;
+}
+
+/* A section's rows as a table; a row whose first cell names a clockless field (the final
+ * images_per_s of a run without a clock) says so instead of its values. */
+static void section_table(const rdb_table_t *s, bool clock, cli_table_t *t)
+{
+    cli_table_init(t, s->ncols, (const char *const *)s->head);
+    for (int r = 0; r < s->nrows; r++) {
+        const rdb_cell_t *row = &s->cell[(size_t)r * (size_t)s->ncols];
+        bool no_clock = row[0].kind == RDB_CELL_TEXT && clockless_field(clock, row[0].text);
+        int tr = cli_table_row(t);
+        for (int c = 0; c < s->ncols; c++)
+            if (no_clock && c == s->ncols - 1) cli_table_text(t, tr, c, ANA_NO_CLOCK_TEXT);
+            else put_cell(t, tr, c, &row[c]);
+    }
 }
 
 /* One section under its title; "(none)" when it has no rows. */
 static int print_section(rdb_t *db, rdb_meta_section_t section, const char *title,
-                         int64_t run_id, sgd_err_t *err)
+                         int64_t run_id, bool clock, sgd_err_t *err)
 {
-    sqlite3_stmt *st;
-    if (rdb_meta_section(db, section, run_id, &st, err)) return -1;
-    printf("\n%s\n", title);
-    if (!st) {
-        printf("(none: this database's schema has no such table)\n");
-        return 0;
+    rdb_table_t s;
+    if (rdb_meta_table(db, section, run_id, &s, err)) {
+        sgd_err_prefix(err, title);
+        return -1;
     }
-    cli_table_t t;
-    int rc = cli_table_from_stmt(&t, st);
-    if (rc == SQLITE_DONE && t.nrows == 0) printf("(none)\n");
-    else if (rc == SQLITE_DONE) cli_table_print(&t, CLI_FMT_TEXT, stdout);
-    cli_table_free(&t);
-    if (rc != SQLITE_DONE)
-        sgd_errf(err, "%s: cannot read %s: %s", rdb_path(db), title,
-                 sqlite3_errmsg(rdb_handle(db)));
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    printf("\n%s\n", title);
+    if (s.absent) printf("(none: this database's schema has no such table)\n");
+    else if (s.nrows == 0) printf("(none)\n");
+    else {
+        cli_table_t t;
+        section_table(&s, clock, &t);
+        cli_table_print(&t, CLI_FMT_TEXT, stdout);
+        cli_table_free(&t);
+    }
+    rdb_table_free(&s);
+    return 0;
 }
 
 static int show_run(rdb_t *db, int64_t run_id, sgd_err_t *err)
@@ -82,9 +120,14 @@ static int show_run(rdb_t *db, int64_t run_id, sgd_err_t *err)
         {RDB_META_TAGS, "tags"},
         {RDB_META_ARTIFACTS, "artifacts"},
     };
-    if (print_record(db, run_id, err)) return -1;
+    char *config;
+    if (rdb_run_config(db, run_id, &config, err)) return -1;
+    bool clock = ana_config_has_clock(config);
+    free(config);
+    if (print_record(db, run_id, clock, err)) return -1;
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
-        if (print_section(db, sections[i].section, sections[i].title, run_id, err)) return -1;
+        if (print_section(db, sections[i].section, sections[i].title, run_id, clock, err))
+            return -1;
     return 0;
 }
 

@@ -21,6 +21,7 @@
 
 #include <cJSON.h>
 
+#include "analysis/clock.h"
 #include "analysis/groups.h"
 #include "analysis/seed_stats.h"
 #include "analysis/sweep_axes.h"
@@ -34,6 +35,7 @@ typedef struct jrun {
     char *identity;
     bool diverged;
     double vtime_s; /* NaN when unknown */
+    bool clock;     /* analysis/clock.h: without one, no vtime_s or images_per_s */
     char **name;    /* final metrics: name[i] = value[i] (NaN when not finite) */
     double *value;
     int nfinal;
@@ -68,6 +70,13 @@ static void load_run(const rdb_run_row_t *row, jrun_t *r)
     r->identity = ana_config_identity(row->config_json);
     r->diverged = row->status && strcmp(row->status, "diverged") == 0;
     r->vtime_s = row->has_vtime_ns ? (double)row->vtime_ns / 1e9 : NAN;
+    r->clock = ana_config_has_clock(row->config_json);
+}
+
+/* Whether metric `name` means something for runs with or without a clock. */
+static bool shown(const char *name, bool clock)
+{
+    return clock || (strcmp(name, "vtime_s") != 0 && strcmp(name, "images_per_s") != 0);
 }
 
 static int by_id(const void *x, const void *y)
@@ -147,7 +156,8 @@ static bool listed(const cJSON *obj, const char *name)
     return cJSON_GetObjectItemCaseSensitive(obj, name) != NULL;
 }
 
-/* "final": every metric of the group's runs (in each run's name order), then vtime_s. */
+/* "final": every metric of the group's runs (in each run's name order), then vtime_s;
+ * neither vtime_s nor images_per_s for runs without a clock. */
 static cJSON *finals_json(jrun_t *const *runs, int n)
 {
     cJSON *o = cJSON_CreateObject();
@@ -156,7 +166,7 @@ static cJSON *finals_json(jrun_t *const *runs, int n)
         for (int i = 0; i < (pass ? 1 : n); i++)
             for (int k = 0; k < (pass ? 1 : runs[i]->nfinal); k++) {
                 const char *name = pass ? "vtime_s" : runs[i]->name[k];
-                if (listed(o, name)) continue;
+                if (listed(o, name) || !shown(name, runs[0]->clock)) continue;
                 int nv = 0;
                 for (int j = 0; j < n; j++) {
                     double x = final_of(runs[j], name);
@@ -188,6 +198,7 @@ static cJSON *config_json(jrun_t *const *runs, int n, const char **axes, int nax
         diverged += runs[i]->diverged;
     }
     cJSON_AddNumberToObject(o, "n_diverged", diverged);
+    cJSON_AddBoolToObject(o, "clock", runs[0]->clock);
     cJSON_AddItemToObject(o, "final", finals_json(runs, n));
     return o;
 }

@@ -2,7 +2,8 @@
  * with several finished runs, its axes (the keys the sweep varied, as stored with its runs,
  * or for runs without them the keys that vary between the runs' resolved configurations,
  * less those that follow another), and pivot tables of final val_error, virtual time and
- * scaling efficiency.  The seed is never an axis: runs that differ only by it are one cell,
+ * scaling efficiency — the last two only for runs with a clock (analysis/clock.h).  The seed
+ * is never an axis: runs that differ only by it are one cell,
  * shown as mean +- std and the number of runs. */
 #include "cli/report_sweep.h"
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/clock.h"
 #include "analysis/groups.h"
 #include "analysis/seed_stats.h"
 #include "analysis/sweep_axes.h"
@@ -38,6 +40,7 @@ typedef struct srun {
     double vtime_s;
     double per_worker_rate; /* samples per virtual second per worker; NaN if unknown */
     int64_t workers;
+    bool clock; /* analysis/clock.h: without one, no virtual time or efficiency */
 } srun_t;
 
 static const char *cfg_get(const srun_t *r, const char *key)
@@ -217,6 +220,7 @@ typedef struct layout {
     const char **extra;    /* further axes, one set of tables per combination (owned) */
     int nextra;
     bool workers_axis;     /* cluster.workers is an axis: scaling efficiency is shown */
+    bool clock;            /* some run has a clock: virtual time is shown */
 } layout_t;
 
 /* Column axis: the algorithm if it varies, else the last axis; row axis: the first other
@@ -253,6 +257,7 @@ static void print_combination(srun_t *runs, int n, const layout_t *l, const char
         {Q_EFFICIENCY, "scaling efficiency (throughput per worker / at fewest workers)"}};
     for (int qi = 0; qi < 3; qi++) {
         if (qs[qi].q == Q_EFFICIENCY && !l->workers_axis) continue;
+        if (qs[qi].q != Q_VAL_ERROR && !l->clock) continue;
         printf("\n%s (mean \u00b1 std over seeds, n runs)", qs[qi].title);
         for (int e = 0; e < l->nextra; e++) {
             printf("%s ", e ? "," : " with");
@@ -301,6 +306,8 @@ static void report_group(srun_t *runs, int n)
     else print_axes(runs, n, axes, naxes);
     layout_t l;
     choose_layout(axes, naxes, &l);
+    for (int i = 0; i < n; i++) l.clock |= runs[i].clock;
+    if (!l.clock) printf("virtual time and scaling efficiency: " ANA_NO_CLOCK_TEXT "\n");
     print_combinations(runs, n, &l);
     free(l.extra);
     free(axes);
@@ -323,7 +330,9 @@ static int load_run(rdb_run_facts_t *f, const rdb_run_row_t *row, srun_t *r, sgd
 {
     memset(r, 0, sizeof *r);
     ana_run_init(&r->a, row->scenario, row->config_json, row->sweep_axes);
-    r->vtime_s = row->has_vtime_ns ? (double)row->vtime_ns / 1e9 : 0.0;
+    r->clock = ana_flat_has_clock(&r->a.cfg);
+    /* Without a clock vtime_ns counts iterations: no time, no rate. */
+    r->vtime_s = !r->clock ? NAN : row->has_vtime_ns ? (double)row->vtime_ns / 1e9 : 0.0;
     double updates = row->has_updates ? (double)row->updates : 0.0;
     r->workers = row->has_workers ? row->workers : 0;
     rdb_metric_row_t fin;
@@ -333,7 +342,7 @@ static int load_run(rdb_run_facts_t *f, const rdb_run_row_t *row, srun_t *r, sgd
     r->val_error = found ? fin.value : NAN;
     double b = config_number(&r->a, "batch.per_worker"), grads = st.gradients;
     if (isnan(grads)) grads = updates * (double)r->workers;
-    r->per_worker_rate = r->vtime_s > 0 && r->workers > 0
+    r->per_worker_rate = r->clock && r->vtime_s > 0 && r->workers > 0
                              ? grads * b / r->vtime_s / (double)r->workers : NAN;
     return 0;
 }

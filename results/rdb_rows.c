@@ -290,3 +290,105 @@ void rdb_names_free(char **names, int n)
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
 }
+
+int rdb_run_metric_names(rdb_t *db, int64_t run, char ***names, int *n, sgd_err_t *err)
+{
+    *names = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->db, "SELECT DISTINCT name FROM metrics WHERE run_id = ?1"
+                           " ORDER BY name", -1, &st, NULL) != SQLITE_OK)
+        return rdb_sqlerr(db, "cannot read metric names", err);
+    sqlite3_bind_int64(st, 1, run);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *s = (const char *)sqlite3_column_text(st, 0);
+        *names = sgd_xrealloc(*names, (size_t)(*n + 1) * sizeof **names);
+        (*names)[(*n)++] = sgd_xstrdup(s ? s : "");
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : rdb_sqlerr(db, "cannot read metric names", err);
+}
+
+int rdb_run_config(rdb_t *db, int64_t run, char **json, sgd_err_t *err)
+{
+    *json = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->db, "SELECT config_json FROM runs WHERE id = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return rdb_sqlerr(db, "cannot read a run's configuration", err);
+    sqlite3_bind_int64(st, 1, run);
+    int rc = sqlite3_step(st);
+    const char *s = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (s) *json = sgd_xstrdup(s);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) return 0;
+    if (rc == SQLITE_DONE) return sgd_errf(err, "%s: no run %lld", rdb_path(db), (long long)run);
+    return rdb_sqlerr(db, "cannot read a run's configuration", err);
+}
+
+/* ---- a section of show ---------------------------------------------------------------- */
+
+/* Column i of st's current row as a cell with its SQLite type. */
+static rdb_cell_t cell_of(sqlite3_stmt *st, int i)
+{
+    rdb_cell_t c = {.kind = RDB_CELL_NULL};
+    char buf[64];
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_NULL: break;
+    case SQLITE_INTEGER: c.kind = RDB_CELL_INT, c.i = sqlite3_column_int64(st, i); break;
+    case SQLITE_FLOAT: c.kind = RDB_CELL_REAL, c.r = sqlite3_column_double(st, i); break;
+    case SQLITE_BLOB:
+        snprintf(buf, sizeof buf, "<blob, %d byte%s>", sqlite3_column_bytes(st, i),
+                 sqlite3_column_bytes(st, i) == 1 ? "" : "s");
+        c.kind = RDB_CELL_TEXT, c.text = sgd_xstrdup(buf);
+        break;
+    default: {
+        const char *s = (const char *)sqlite3_column_text(st, i);
+        c.kind = RDB_CELL_TEXT, c.text = sgd_xstrdup(s ? s : "");
+    }
+    }
+    return c;
+}
+
+/* Every row of st into t, whose head it sets. */
+static int table_fill(rdb_t *db, sqlite3_stmt *st, rdb_table_t *t, sgd_err_t *err)
+{
+    t->ncols = sqlite3_column_count(st);
+    t->head = sgd_xcalloc((size_t)t->ncols + 1, sizeof *t->head);
+    for (int c = 0; c < t->ncols; c++) t->head[c] = sgd_xstrdup(sqlite3_column_name(st, c));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        t->cell = sgd_xrealloc(t->cell, (size_t)(t->nrows + 1) * (size_t)t->ncols *
+                                            sizeof *t->cell + 1);
+        for (int c = 0; c < t->ncols; c++)
+            t->cell[(size_t)t->nrows * (size_t)t->ncols + (size_t)c] = cell_of(st, c);
+        t->nrows++;
+    }
+    return rc == SQLITE_DONE ? 0 : rdb_sqlerr(db, "cannot read", err);
+}
+
+int rdb_meta_table(rdb_t *db, rdb_meta_section_t section, int64_t run, rdb_table_t *t,
+                   sgd_err_t *err)
+{
+    *t = (rdb_table_t){0};
+    sqlite3_stmt *st = NULL;
+    if (rdb_meta_section(db, section, run, &st, err)) return -1;
+    if (!st) {
+        t->absent = true;
+        return 0;
+    }
+    int rc = table_fill(db, st, t, err);
+    sqlite3_finalize(st);
+    if (rc) rdb_table_free(t);
+    return rc;
+}
+
+void rdb_table_free(rdb_table_t *t)
+{
+    for (int c = 0; c < t->ncols; c++) free(t->head[c]);
+    for (int i = 0; i < t->nrows * t->ncols; i++) free(t->cell[i].text);
+    free(t->head);
+    free(t->cell);
+    *t = (rdb_table_t){0};
+}

@@ -20,6 +20,7 @@
 
 #include "common/error.h"
 #include "results/rdb.h"
+#include "results/rdb_meta.h"
 
 /* A run's summary: the runs columns a report or an analysis reads. */
 typedef struct rdb_run_row {
@@ -97,5 +98,39 @@ int rdb_run_traffic(rdb_run_facts_t *f, int64_t run, rdb_traffic_row_t *row, sgd
  * them with rdb_names_free). */
 int rdb_metric_names(rdb_t *db, char ***names, int *n, sgd_err_t *err);
 void rdb_names_free(char **names, int n);
+
+/* Every metric name of run `run`, sorted, into *names (*n of them; rdb_names_free). */
+int rdb_run_metric_names(rdb_t *db, int64_t run, char ***names, int *n, sgd_err_t *err);
+
+/* Run `run`'s resolved configuration (runs.config_json) into *json (the caller frees it;
+ * NULL when the column is NULL); -1 when there is no such run. */
+int rdb_run_config(rdb_t *db, int64_t run, char **json, sgd_err_t *err);
+
+/* ---- a section of `show`, read whole ------------------------------------------------------
+ *
+ * The rows of one rdb_meta_section (results/rdb_meta.h) with their column names, each cell
+ * with the type SQLite gave it, so the caller prints them without stepping a statement.  A
+ * blob reads as the text "<blob, N bytes>". */
+
+typedef enum { RDB_CELL_NULL, RDB_CELL_INT, RDB_CELL_REAL, RDB_CELL_TEXT } rdb_cell_kind_t;
+
+typedef struct rdb_cell {
+    rdb_cell_kind_t kind;
+    int64_t i;  /* RDB_CELL_INT */
+    double r;   /* RDB_CELL_REAL */
+    char *text; /* RDB_CELL_TEXT (owned) */
+} rdb_cell_t;
+
+/* nrows x ncols cells, row-major; owned by the table (rdb_table_free). */
+typedef struct rdb_table {
+    int ncols, nrows;
+    char **head;
+    rdb_cell_t *cell;
+    bool absent; /* the database's schema has no such table: no rows */
+} rdb_table_t;
+
+int rdb_meta_table(rdb_t *db, rdb_meta_section_t section, int64_t run, rdb_table_t *t,
+                   sgd_err_t *err);
+void rdb_table_free(rdb_table_t *t);
 
 #endif

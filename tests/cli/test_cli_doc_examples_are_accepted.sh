@@ -18,7 +18,7 @@
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TMP"
 # Examples the docs show on purpose as mistakes, with the message sgdsim gives.
-REFUSED=" optimizer.lrr the.new_key "
+REFUSED=" optimizer.lrr algorithm.decai the.new_key "
 
 # ---- the text the examples come from -------------------------------------------------------
 {

@@ -1,7 +1,7 @@
 # The reading commands on a small sweep's database: query is read-only (writes refused,
 # database unchanged) and prints table / CSV / JSON; export writes every table; report shows
-# the sweep's pivot; compare exits 0 on identical databases and 1 on an injected regression
-# or a missing run; merge refuses other schema versions; plot draws or says why not.
+# the sweep's pivot; compare exits 0 on identical databases and on a change inside the seed
+# spread, 1 on an injected regression of every seed or a missing configuration; merge refuses other schema versions; plot draws or says why not.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -51,23 +51,29 @@ sqlite3 "$TMP/st.db" "INSERT INTO staleness VALUES (1, 0, 3), (1, 2, 1)"
 "$SGDSIM" report "$TMP/st.db" --wide | awk '$1 == 1' | grep -q "  0.5        2  " || fail "report: mean/max staleness of run 1 not 0.5 / 2: $("$SGDSIM" report "$TMP/st.db" --wide | awk '$1 == 1')"
 "$SGDSIM" report "$TMP/st.db" | awk '$1 == 1' | grep -qE "  0.5 +2$" || fail "report: mean/max staleness of run 1 not 0.5 / 2 by default: $("$SGDSIM" report "$TMP/st.db" | awk '$1 == 1')"
 
-# compare
+# compare: configurations paired without their seeds, judged over the two seeds
 cp "$DB" "$TMP/c.db"
 out=$("$SGDSIM" compare "$DB" "$TMP/c.db") || fail "compare of identical databases exits $?: $out"
-case "$out" in *"0 worse, 0 differ, 0 missing"*) ;; *) fail "compare identical: $out" ;; esac
+case "$out" in *"0 within noise, 0 differ (different kernel), 0 better, 0 worse, 0 differ, 0 inconclusive"*) ;; *) fail "compare identical: $out" ;; esac
+# A 0.1% change of one seed's last val_loss is inside the seed spread: within noise, exit 0.
 sqlite3 "$TMP/c.db" "UPDATE metrics SET value = value * 1.001 WHERE name = 'val_loss' AND update_idx = 60 AND run_id = (SELECT min(id) FROM runs WHERE workers = 2)"
+"$SGDSIM" compare "$DB" "$TMP/c.db" > "$TMP/cmp.txt" || fail "compare of a change inside the seed spread exits $?"
+[ "$(grep -c "  within noise  " "$TMP/cmp.txt")" = 1 ] || fail "compare: not exactly one within-noise row: $(cat "$TMP/cmp.txt")"
+grep "  within noise  " "$TMP/cmp.txt" | grep -q val_loss || fail "compare: the within-noise row is not val_loss"
+"$SGDSIM" compare "$DB" "$TMP/c.db" --rtol 0.01 > "$TMP/cmp.txt" || fail "compare --rtol 0.01 exits $?"
+grep -q "  within noise  " "$TMP/cmp.txt" || fail "compare --rtol: no 'within noise'"
+# Every seed's val_loss 1 higher: far beyond the spread, worse, exit 1.
+sqlite3 "$TMP/c.db" "UPDATE metrics SET value = value + 1 WHERE name = 'val_loss' AND run_id IN (SELECT id FROM runs WHERE workers = 2)"
 "$SGDSIM" compare "$DB" "$TMP/c.db" > "$TMP/cmp.txt"; rc=$?
 [ "$rc" = 1 ] || fail "compare with a regression exits $rc"
 [ "$(grep -c "  worse  " "$TMP/cmp.txt")" = 1 ] || fail "compare: not exactly one worse row: $(grep worse "$TMP/cmp.txt")"
-grep "  worse  " "$TMP/cmp.txt" | grep -q val_loss || fail "compare: the worse row is not val_loss"
-"$SGDSIM" compare "$DB" "$TMP/c.db" --rtol 0.01 > "$TMP/cmp.txt" || fail "compare --rtol 0.01 exits $?"
-grep -q "within tolerance" "$TMP/cmp.txt" || fail "compare --rtol: no 'within tolerance'"
+grep "  worse  " "$TMP/cmp.txt" | grep -q "csgd P=2 .* val_loss" || fail "compare: the worse row is not P=2's val_loss"
 "$SGDSIM" compare "$DB" "$TMP/c.db" --metrics val_error,train_loss >/dev/null || fail "compare --metrics without val_loss exits $?"
-sqlite3 "$TMP/c.db" "PRAGMA foreign_keys = ON; DELETE FROM runs WHERE workers = 4 AND seed = 1"
-"$SGDSIM" compare "$DB" "$TMP/c.db" --rtol 0.01 > "$TMP/cmp.txt"; rc=$?
-[ "$rc" = 1 ] || fail "compare with a missing run exits $rc"
-grep -q "missing" "$TMP/cmp.txt" || fail "compare: missing run not reported"
-"$SGDSIM" compare "$TMP/c.db" "$DB" --rtol 0.01 > "$TMP/cmp.txt" || fail "compare: a run only in the candidate is not a failure"
+sqlite3 "$TMP/c.db" "PRAGMA foreign_keys = ON; DELETE FROM runs WHERE workers = 4"
+"$SGDSIM" compare "$DB" "$TMP/c.db" --metrics val_error > "$TMP/cmp.txt"; rc=$?
+[ "$rc" = 1 ] || fail "compare with a missing configuration exits $rc"
+grep -q "csgd P=4 .*missing  no candidate configuration matches; the nearest differs in cluster.workers=4->" "$TMP/cmp.txt" || fail "compare: missing configuration not reported with its key: $(cat "$TMP/cmp.txt")"
+"$SGDSIM" compare "$TMP/c.db" "$DB" --metrics val_error > "$TMP/cmp.txt" || fail "compare: a configuration only in the candidate is not a failure"
 grep -q "1 configuration only in the candidate" "$TMP/cmp.txt" || fail "compare: new configuration not reported"
 expect_exit 2 'no metric "nope"' -- "$SGDSIM" compare "$DB" "$TMP/c.db" --metrics nope
 expect_exit 2 "--rtol x" -- "$SGDSIM" compare "$DB" "$TMP/c.db" --rtol x
