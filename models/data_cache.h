@@ -1,6 +1,6 @@
 /* The decoded-dataset cache: an IDX file (plain or .gz) is decoded once -- inflated and
  * converted to the floats or integers a dataset holds -- and the result is written to a cache
- * file, which later loads map read-only instead of decompressing again.  Inflating
+ * file, which later loads read into private memory instead of decompressing again.  Inflating
  * Fashion-MNIST was 28% of the quickstart run, on every run and every sweep point
  * (docs/performance.md has the figures with and without the cache).
  *
@@ -34,26 +34,41 @@
  *
  * The first 20 bytes keep their meaning in every version, so a file of another version or
  * machine is named as such.  Floats rather than the IDX bytes are stored so that a load is
- * only a mapping: converting 47 M pixels into fresh memory (page faults included) cost about
- * half as much again as the inflating, and the mapped pages, the page cache's, are shared by
- * every process that loads the same data, such as the points of a sweep.  The price is 4
- * bytes per pixel on disk (210 MB for Fashion-MNIST).
+ * one read: converting 47 M pixels cost about half as much again as the inflating.  The
+ * price is 4 bytes per pixel on disk (210 MB for Fashion-MNIST).
  *
- * Nothing in a cache file is trusted: a load checks the magic, the version, the byte order,
- * the header's hash, that the entry was made from this source's bytes for this type, the
- * dimensions, the file's size, and the payload's hash (about 40 ms for the 188 MB of training
- * floats) before using a single value.  A file that fails any check is reported on the
- * warning stream and rebuilt.  Entries are never changed in place (a process that has one
- * mapped would see the change, or fault on a file cut short).  Writes are atomic: a
- * temporary file in the same directory (O_EXCL, named after the process) is written,
- * fsync'ed and renamed over the entry, then the directory is fsync'ed; a reader sees a whole
- * entry or none, and processes building the same entry at once (sweep points) each rename an
- * identical file -- the last one wins.
+ * Guarantees (docs/architecture.md repeats them):
+ *   - A run never depends on a cache file after its load.  An entry is read (pread, never
+ *     mapped) into the process's own memory and every check is made on that copy, so an
+ *     entry rewritten, cut short or deleted while a run uses the data changes nothing for it
+ *     -- no SIGBUS, no other bytes.  (Entries used to be mapped: a file cut short killed the
+ *     run with SIGBUS, one rewritten in place changed its data.)  The cost: the
+ *     copy, and no sharing of the pages between processes (docs/performance.md).
+ *   - Nothing in a cache file is trusted: a load checks the magic, the version, the byte
+ *     order, the header's hash, that the entry was made from this source's bytes for this
+ *     type, the dimensions, the file's size, and the payload's hash (about 40 ms for the
+ *     188 MB of training floats) before using a single value.  A file that fails any check
+ *     is reported on the warning stream and rebuilt.
+ *   - Only regular files are entries.  The entry is opened with O_NONBLOCK | O_NOFOLLOW: a
+ *     FIFO, socket or device there is not waited on, a symbolic link is not followed, a
+ *     directory is not read; each is reported and replaced by the rebuilt entry (a directory
+ *     cannot be replaced: the load goes on without storing, with a warning).
+ *   - Writes are atomic: a temporary file in the same directory (O_CREAT | O_EXCL |
+ *     O_NOFOLLOW, named after the process) is written, fsync'ed and renamed over the entry,
+ *     then the directory is fsync'ed; a reader sees a whole entry or none, and processes
+ *     building the same entry at once (sweep points) each rename an identical file -- the
+ *     last one wins.  Entries are never changed in place.
+ *   - The directory holds at most a bound of bytes of entries (DCACHE_DEFAULT_MAX_BYTES, or
+ *     $SGDSIM_CACHE_MAX_SIZE): after a store, least recently used entries (by mtime, which
+ *     a hit sets) are deleted until the rest fit, and an entry larger than the bound is not
+ *     stored.  Deleting an entry, or the whole directory, at any time is safe, since no
+ *     process reads an entry after its load.
+ *   - A cache problem is never an error: the worst case is a decode as if there were no
+ *     cache, and the values are the same bits either way.
  *
  * A directory that cannot be created or written is not an error: the load goes on without
  * storing, says so once per dcache_t on the warning stream, and later loads through the same
- * handle stop trying to store (they still use entries that can be read).  Entries are never
- * deleted here; removing the directory at any time is safe.
+ * handle stop trying to store (they still use entries that can be read).
  *
  * Knows nothing about time (models/, docs/architecture.md). */
 #ifndef SGDSIM_MODELS_DATA_CACHE_H
@@ -78,20 +93,12 @@ typedef enum {
     DCACHE_I32 = 2, /* int32_t: the byte's value (labels) */
 } dcache_type_t;
 
-/* A read-only (PROT_READ, MAP_PRIVATE) mapping of a whole cache file. */
-typedef struct dcache_map {
-    void *addr; /* NULL: no mapping */
-    size_t len; /* bytes mapped */
-} dcache_map_t;
-
 /* An IDX file decoded to `type`. */
 typedef struct dcache_array {
     dcache_type_t type;
     int ndims;                  /* 1..IDX_MAX_DIMS */
     int64_t dims[IDX_MAX_DIMS]; /* as in the IDX header; unused entries 0 */
-    void *data;                 /* product(dims) elements of type, row-major; owned */
-    dcache_map_t map; /* the cache file data lies in (then data is read-only), or {NULL, 0}:
-                         data is heap memory */
+    void *data; /* product(dims) elements of type, row-major; heap memory, owned */
 } dcache_array_t;
 
 /* One cache handle, caller-allocated (dcache_init / dcache_free); a run uses one for all its
@@ -132,10 +139,7 @@ int dcache_load_idx(dcache_t *c, const char *path, dcache_type_t type, dcache_ar
  * (the caller frees), or NULL when c is off or path cannot be read (tests, diagnostics). */
 char *dcache_entry_path(const dcache_t *c, const char *path, dcache_type_t type);
 
-/* Unmaps m, if mapped, and zeroes it. */
-void dcache_map_release(dcache_map_t *m);
-
-/* Releases a's data (unmapping or freeing it) and zeroes *a.  Safe on a zeroed array. */
+/* Frees a's data and zeroes *a.  Safe on a zeroed array. */
 void dcache_array_free(dcache_array_t *a);
 
 #endif
