@@ -151,14 +151,19 @@ static int make_dirs(const char *dir, char *why, size_t n)
 /* ---- decoding -------------------------------------------------------------------------- */
 
 /* Converts the IDX bytes to `type`.  The /255 is the one every load has always made, so a
- * cached load and a decoded one give the same bits. */
-static void convert(const idx_array_t *raw, dcache_type_t type, dcache_array_t *out)
+ * cached load and a decoded one give the same bits.  An allocation that fails is an error
+ * naming path (a memory limit), not an abort. */
+static int convert(const idx_array_t *raw, const char *path, dcache_type_t type,
+                   dcache_array_t *out, sgd_err_t *err)
 {
     int64_t n = idx_array_size(raw);
+    out->data = malloc((size_t)n * DCACHE_ELEM_BYTES);
+    if (!out->data)
+        return sgd_errf(err, "%s: cannot allocate %.3g GiB for its %lld values", path,
+                        (double)n * DCACHE_ELEM_BYTES / 1073741824.0, (long long)n);
     out->type = type;
     out->ndims = raw->ndims;
     memcpy(out->dims, raw->dims, sizeof out->dims);
-    out->data = sgd_xmalloc((size_t)n * DCACHE_ELEM_BYTES);
     if (type == DCACHE_F32) {
         float *x = out->data;
         for (int64_t i = 0; i < n; i++) x[i] = (float)raw->data[i] / 255.0f;
@@ -166,6 +171,7 @@ static void convert(const idx_array_t *raw, dcache_type_t type, dcache_array_t *
         int32_t *y = out->data;
         for (int64_t i = 0; i < n; i++) y[i] = raw->data[i];
     }
+    return 0;
 }
 
 /* Reads and converts the IDX file: from fd if fd >= 0, else from path. */
@@ -176,9 +182,9 @@ static int decode(int fd, const char *path, dcache_type_t type, dcache_array_t *
     idx_array_t raw;
     if ((fd >= 0 ? idx_read_u8_fd(fd, path, &raw, err) : idx_read_u8(path, &raw, err)) != 0)
         return -1;
-    convert(&raw, type, out);
+    int rc = convert(&raw, path, type, out, err);
     idx_array_free(&raw);
-    return 0;
+    return rc;
 }
 
 /* ---- the source file ------------------------------------------------------------------- */
