@@ -100,6 +100,7 @@ void dcache_init(dcache_t *c, bool enabled, const char *dir, FILE *warn)
     memset(c, 0, sizeof *c);
     c->warn = warn;
     if (!enabled) return;
+    c->max_bytes = dcache_bound(warn);
     if (dir && dir[0]) {
         c->dir = sgd_xstrdup(dir);
         return;
@@ -416,6 +417,13 @@ static int try_entry(dcache_t *c, const char *entry, const source_t *src, dcache
 
 /* ---- writing an entry ------------------------------------------------------------------ */
 
+static uint64_t payload_bytes(const dcache_array_t *a)
+{
+    int64_t elems = 1;
+    for (int i = 0; i < a->ndims; i++) elems *= a->dims[i];
+    return (uint64_t)elems * DCACHE_ELEM_BYTES;
+}
+
 static void make_header(const source_t *src, const dcache_array_t *a, dcache_header_t *h)
 {
     memset(h, 0, sizeof *h);
@@ -428,9 +436,7 @@ static void make_header(const source_t *src, const dcache_array_t *a, dcache_hea
     memcpy(h->dims, a->dims, sizeof h->dims);
     h->source_bytes = (uint64_t)src->st.st_size;
     h->source_hash = src->hash;
-    int64_t elems = 1;
-    for (int i = 0; i < a->ndims; i++) elems *= a->dims[i];
-    h->payload_bytes = (uint64_t)elems * DCACHE_ELEM_BYTES;
+    h->payload_bytes = payload_bytes(a);
     h->payload_hash = sgd_xxh64(a->data, (size_t)h->payload_bytes, 0);
     h->header_hash = sgd_xxh64(h, offsetof(dcache_header_t, header_hash), 0);
 }
@@ -502,13 +508,32 @@ static int write_entry(const char *dir, const char *entry, const source_t *src,
     return ok ? 0 : -1;
 }
 
+/* After a store: least recently used entries go until the directory fits its bound (best
+ * effort: a directory that cannot be listed only means no eviction this time). */
+static void evict(const dcache_t *c, const char *entry)
+{
+    const char *name = strrchr(entry, '/');
+    dcache_pruned_t res;
+    sgd_err_t ignored = {{0}};
+    (void)dcache_prune(c->dir, c->max_bytes, name ? name + 1 : entry, &res, &ignored);
+}
+
 static void store(dcache_t *c, const char *entry, const source_t *src, const dcache_array_t *a)
 {
     if (c->no_store) return;
     char why[sizeof c->why];
+    uint64_t bytes = DCACHE_HEADER_BYTES + payload_bytes(a);
+    if (bytes > c->max_bytes) {
+        /* Only this entry is not stored: smaller ones may still be. */
+        snprintf(c->why, sizeof c->why, "%llu bytes, more than the cache's bound of %llu (%s)",
+                 (unsigned long long)bytes, (unsigned long long)c->max_bytes, DCACHE_ENV_MAX);
+        warnf(c, "%s: %s; not stored", entry, c->why);
+        return;
+    }
     if (make_dirs(c->dir, why, sizeof why) == 0 &&
         write_entry(c->dir, entry, src, a, why, sizeof why) == 0) {
         c->stores++;
+        evict(c, entry);
         return;
     }
     c->no_store = true;

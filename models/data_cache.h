@@ -77,6 +77,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "common/error.h"
 #include "models/idx.h"
@@ -86,6 +87,11 @@
 /* The environment variable that names the cache directory when the scenario does not;
  * the value "off" disables the cache. */
 #define DCACHE_ENV_DIR "SGDSIM_CACHE_DIR"
+/* The bound on the bytes of entries a cache directory holds, unless $SGDSIM_CACHE_MAX_SIZE
+ * says otherwise (bytes, or a number with K, M, G or T, powers of 1024; 0 stores nothing):
+ * 4 GiB, some twenty data sets the size of Fashion-MNIST (210 MB of entries). */
+#define DCACHE_DEFAULT_MAX_BYTES (UINT64_C(4) << 30)
+#define DCACHE_ENV_MAX "SGDSIM_CACHE_MAX_SIZE"
 
 /* How an IDX file's unsigned bytes are decoded; both are 4 bytes per element. */
 typedef enum {
@@ -105,6 +111,7 @@ typedef struct dcache_array {
  * files, so its warning is printed once per run. */
 typedef struct dcache {
     char *dir;        /* cache directory (owned), NULL: caching off */
+    uint64_t max_bytes; /* the directory's bound (dcache_bound) */
     FILE *warn;       /* where warnings go (stderr in a run), NULL: nowhere */
     bool no_store;    /* storing failed once: later misses are not stored, nor warned about */
     int64_t hits;     /* loads served from a cache file */
@@ -122,6 +129,41 @@ typedef struct dcache {
  *   otherwise                          -> off, with a warning on `warn`
  * Nothing is created yet: the directory (and its parents) are made at the first store. */
 void dcache_init(dcache_t *c, bool enabled, const char *dir, FILE *warn);
+
+/* The bound on a cache directory's entries: $SGDSIM_CACHE_MAX_SIZE, or
+ * DCACHE_DEFAULT_MAX_BYTES when it is unset, empty or not a size (then with a warning on
+ * `warn`, if not NULL). */
+uint64_t dcache_bound(FILE *warn);
+
+/* Parses a size: decimal bytes, or a number followed by K, M, G or T (powers of 1024, any
+ * case, optionally followed by "B" or "iB": "500M", "4GiB").  Returns 0, or -1 if s is not
+ * one (or overflows 64 bits). */
+int dcache_parse_size(const char *s, uint64_t *bytes);
+
+/* One entry of a cache directory. */
+typedef struct dcache_entry {
+    char name[128];       /* file name in the directory */
+    uint64_t bytes;       /* its size */
+    struct timespec used; /* its last use: the mtime, which a store or a hit sets */
+} dcache_entry_t;
+
+/* The entries (regular files named idx-*, not temporary files) of dir, least recently used
+ * first, into *out (malloc'ed, the caller frees; NULL when none) and *n.  A missing directory
+ * has none.  Temporary files older than an hour (left by a process that died while writing)
+ * are deleted on the way.  Returns 0, or -1 with err when dir cannot be read. */
+int dcache_list(const char *dir, dcache_entry_t **out, size_t *n, sgd_err_t *err);
+
+/* What dcache_prune did. */
+typedef struct dcache_pruned {
+    uint64_t removed, removed_bytes; /* entries deleted and their bytes */
+    uint64_t kept, kept_bytes;       /* entries left and their bytes */
+} dcache_pruned_t;
+
+/* Deletes dir's least recently used entries until the rest total at most max_bytes, never
+ * the one named keep (a file name in dir, or NULL).  Safe while runs use the cache.  Returns
+ * 0, or -1 with err when dir cannot be read. */
+int dcache_prune(const char *dir, uint64_t max_bytes, const char *keep, dcache_pruned_t *res,
+                 sgd_err_t *err);
 
 /* Releases c->dir and zeroes *c.  Arrays loaded through c stay valid. */
 void dcache_free(dcache_t *c);
