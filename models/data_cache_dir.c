@@ -90,15 +90,15 @@ int dcache_list(const char *dir, dcache_entry_t **out, size_t *n, sgd_err_t *err
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
         if (is_temp(e->d_name)) remove_stale_temp(dirfd(d), e->d_name, &st);
         /* Only regular files count: anything else at an entry's path is not one. */
-        if (!is_entry(e->d_name) || !S_ISREG(st.st_mode) ||
-            strlen(e->d_name) >= sizeof (*out)->name)
+        size_t len = strlen(e->d_name);
+        if (!is_entry(e->d_name) || !S_ISREG(st.st_mode) || len >= sizeof(*out)->name)
             continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
             *out = sgd_xrealloc(*out, cap * sizeof **out);
         }
         dcache_entry_t *x = &(*out)[(*n)++];
-        snprintf(x->name, sizeof x->name, "%s", e->d_name);
+        memcpy(x->name, e->d_name, len + 1);
         x->bytes = (uint64_t)st.st_size;
         x->used = st.st_mtim;
     }
