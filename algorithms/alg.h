@@ -130,9 +130,22 @@ int alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *nam
  * ("interrupted"); async-signal-safe, for SIGINT/SIGTERM handlers. */
 void alg_request_interrupt(void);
 
-/* Refuses an allocation of `bytes` that would not fit in physical memory, before it is made:
- * returns -1 with err "WHAT: needs about X GiB of memory, more than this machine's Y GiB". */
+/* Refuses an allocation of `bytes` that would not fit in the memory a run may use, before it
+ * is made: physical memory, or the process's address-space or data-segment limit (ulimit -v,
+ * ulimit -d) when lower.  Returns -1 with err "WHAT: needs about X GiB of memory, more than
+ * this machine's Y GiB" (or "... than the address-space limit (ulimit -v) of Y GiB"). */
 int alg_check_memory(const char *what, double bytes, sgd_err_t *err);
+
+/* The memory guard for IDX data (data.source "idx"; 0 for synthetic data, whose estimate the
+ * runner makes itself): reads only the headers of the scenario's IDX files (a few bytes each,
+ * nothing inflated) and refuses, before anything is allocated, a file whose claimed size does
+ * not fit while it is decoded (its bytes plus 4-byte values) -- with err "data.train_images:
+ * PATH: the IDX header claims 2739137 images of 28 x 28 (8.17 GiB as floats, 10.2 GiB while
+ * decoding), more than ..." -- then the decoded data of all files ("data", through
+ * alg_check_memory).  A file that cannot be opened or has a bad header is left to the load,
+ * which reports it.  Called by the runner before loading, and by `run` and `validate` on the
+ * loaded scenario, so that both refuse such data with exit code 2. */
+int alg_check_idx_memory(const scn_data_t *d, sgd_err_t *err);
 
 /* Sees every estimate alg_check_memory compares, with the limit (physical memory, bytes; 0
  * when unknown), whether it refuses it or not: `sgdsim validate` shows what `run` checks.

@@ -130,7 +130,7 @@ static void on_step_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 
 static void *csgd_create(alg_ctx_t *ctx, sgd_err_t *err)
 {
-    if (alg_sync_check_allreduce(ctx->scn, (int)ctx->scn->workers, err)) return NULL;
+    if (alg_sync_check_allreduce(ctx->scn, (int)ctx->scn->workers, "cluster.workers", err)) return NULL;
     csgd_t *c = sgd_xcalloc(1, sizeof *c);
     c->ctx = ctx;
     alg_sync_init(&c->y, ctx);

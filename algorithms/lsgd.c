@@ -365,7 +365,7 @@ static void inter_done(void *arg, int rank, int64_t t)
 static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
 {
     const scn_t *s = ctx->scn;
-    if (alg_sync_check_allreduce(s, (int)s->topo.nodes, err)) return NULL;
+    if (alg_sync_check_allreduce(s, (int)s->topo.nodes, "topology.nodes", err)) return NULL;
     lsgd_t *l = sgd_xcalloc(1, sizeof *l);
     l->ctx = ctx;
     l->o = *(const lsgd_opts_t *)s->alg_opts;

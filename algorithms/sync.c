@@ -192,16 +192,52 @@ int64_t alg_sync_step_ns(alg_sync_t *y, int i)
 /* Most messages one allreduce call's schedule may hold (a ring over ~2,900 ranks). */
 #define SYNC_MAX_SCHED_MESSAGES (1u << 24)
 
-int alg_sync_check_allreduce(const scn_t *s, int nranks, sgd_err_t *err)
+/* The most ranks, up to nranks, whose allreduce under alg fits SYNC_MAX_SCHED_MESSAGES (the
+ * size grows with the ranks). */
+static int most_ranks_fitting(sim_allreduce_alg_t alg, int nranks)
+{
+    int lo = 1, hi = nranks;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (sim_sched_allreduce_size(alg, mid) <= SYNC_MAX_SCHED_MESSAGES)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* The advice for a schedule too large: the other algorithms that fit nranks, or, when none
+ * does, how many ranks the smallest one fits -- so it is true for every configuration. */
+static void allreduce_advice(const scn_t *s, int nranks, const char *ranks_key, char *buf,
+                             size_t n)
+{
+    size_t k = 0;
+    int fits = 0, smallest = -1;
+    for (int a = 0; sim_allreduce_names[a]; a++) {
+        uint64_t m = sim_sched_allreduce_size((sim_allreduce_alg_t)a, nranks);
+        if (smallest < 0 || m < sim_sched_allreduce_size((sim_allreduce_alg_t)smallest, nranks))
+            smallest = a;
+        if (a == s->allreduce_alg || m > SYNC_MAX_SCHED_MESSAGES || k >= n) continue;
+        k += (size_t)snprintf(buf + k, n - k, "%s\"%s\"", fits++ ? " or " : "use ",
+                              sim_allreduce_names[a]);
+    }
+    if (fits == 0)
+        snprintf(buf, n, "no allreduce algorithm fits %d ranks (\"%s\", the smallest, fits at "
+                         "most %d): lower %s", nranks, sim_allreduce_names[smallest],
+                 most_ranks_fitting((sim_allreduce_alg_t)smallest, nranks), ranks_key);
+}
+
+int alg_sync_check_allreduce(const scn_t *s, int nranks, const char *ranks_key, sgd_err_t *err)
 {
     uint64_t m = sim_sched_allreduce_size((sim_allreduce_alg_t)s->allreduce_alg, nranks);
-    if (m > SYNC_MAX_SCHED_MESSAGES)
-        return sgd_errf(err, "network.allreduce: a %s allreduce over %d ranks has %llu messages "
-                             "per call, too many to simulate (limit %u); use \"rsag\" or "
-                             "\"recursive_doubling\"",
-                        sim_allreduce_names[s->allreduce_alg], nranks, (unsigned long long)m,
-                        SYNC_MAX_SCHED_MESSAGES);
-    return 0;
+    if (m <= SYNC_MAX_SCHED_MESSAGES) return 0;
+    char advice[256];
+    allreduce_advice(s, nranks, ranks_key, advice, sizeof advice);
+    return sgd_errf(err, "network.allreduce: a %s allreduce over %d ranks has %llu messages per "
+                         "call, too many to simulate (limit %u); %s",
+                    sim_allreduce_names[s->allreduce_alg], nranks, (unsigned long long)m,
+                    SYNC_MAX_SCHED_MESSAGES, advice);
 }
 
 int64_t alg_sync_analytic_ns(const alg_sync_t *y, const sim_sched_t *s, const int *endpoints)

@@ -72,8 +72,11 @@ int64_t alg_sync_compute_ns(alg_sync_t *y, int i);
 int64_t alg_sync_step_ns(alg_sync_t *y, int i);
 
 /* Refuses (-1, err naming network.allreduce) an allreduce schedule over nranks ranks too
- * large to build (more than 2^24 messages, about 1 GB), before anything is allocated. */
-int alg_sync_check_allreduce(const scn_t *s, int nranks, sgd_err_t *err);
+ * large to build (more than 2^24 messages, about 1 GB), before anything is allocated.  The
+ * message advises only what works: the other algorithms that fit, or, when none does, the
+ * most ranks the smallest fits and the key that sets the ranks (ranks_key, e.g.
+ * "cluster.workers"). */
+int alg_sync_check_allreduce(const scn_t *s, int nranks, const char *ranks_key, sgd_err_t *err);
 
 /* Closed-form time of one exchange (every call of the plan) of schedule s over endpoints. */
 int64_t alg_sync_analytic_ns(const alg_sync_t *y, const sim_sched_t *s, const int *endpoints);

@@ -2,7 +2,7 @@
 # What the decoded-dataset cache (models/data_cache.h) saves: wall time of one scenario run
 # (default the quickstart, Fashion-MNIST) without the cache (data.cache false: inflate and
 # convert every file), with a cold cache (emptied first: decode, then store the entries) and
-# with a warm one (map the entries), taken in turn N times in one invocation, so that the
+# with a warm one (read the entries), taken in turn N times in one invocation, so that the
 # machine's load drifts over all three alike.  Prints each mode's median and the ratios to
 # the uncached median, and fails if any run's digest differs from the others'.
 #   bench/bench_dataset_cache.sh [N]      (default 7; SCENARIO=..., SGDSIM=build/sgdsim)

@@ -31,6 +31,7 @@ int cli_compare_main(int argc, char **argv);
 int cli_plot_main(int argc, char **argv);
 int cli_show_main(int argc, char **argv);
 int cli_diff_main(int argc, char **argv);
+int cli_cache_main(int argc, char **argv);
 
 /* Options shared by the subcommands that take one SCENARIO (a table in common.c, parsed by
  * cli/options.h).  `accepted` says which optional flags a subcommand takes (CLI_OPT_*, the

@@ -193,6 +193,12 @@ int cli_load_scenario(const cli_opts_t *o, scn_t *s)
         scn_free(s);
         return cli_bad_input("%s", err.msg);
     }
+    /* IDX headers that claim more than fits are bad input for both commands (the headers
+     * only: the data itself is the run's to load). */
+    if (alg_check_idx_memory(&s->data, &err)) {
+        scn_free(s);
+        return cli_bad_input("%s: %s", o->scenario, err.msg);
+    }
     return 0;
 }
 

@@ -28,6 +28,7 @@ const cli_command_t *const cli_commands[] = {
                            cli_show_main},
     &(const cli_command_t){"diff", "the configuration keys that differ between two runs",
                            cli_diff_main},
+    &(const cli_command_t){"cache", "list or prune the decoded-dataset cache", cli_cache_main},
     NULL,
 };
 

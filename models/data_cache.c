@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,14 +18,6 @@
 #define DCACHE_MAGIC "SGDDCACH"
 #define DCACHE_BYTE_ORDER UINT32_C(0x01020304)
 #define DCACHE_ELEM_BYTES 4
-
-/* Faulting a whole file in at mmap time is cheaper than page by page, and every page is read
- * (hashed) at once anyway. */
-#ifdef MAP_POPULATE
-#define DCACHE_MAP_FLAGS (MAP_PRIVATE | MAP_POPULATE)
-#else
-#define DCACHE_MAP_FLAGS MAP_PRIVATE
-#endif
 
 /* The file header (the table in data_cache.h); no implicit padding, so its bytes are exactly
  * the fields written in order. */
@@ -109,6 +100,7 @@ void dcache_init(dcache_t *c, bool enabled, const char *dir, FILE *warn)
     memset(c, 0, sizeof *c);
     c->warn = warn;
     if (!enabled) return;
+    c->max_bytes = dcache_bound(warn);
     if (dir && dir[0]) {
         c->dir = sgd_xstrdup(dir);
         return;
@@ -160,14 +152,19 @@ static int make_dirs(const char *dir, char *why, size_t n)
 /* ---- decoding -------------------------------------------------------------------------- */
 
 /* Converts the IDX bytes to `type`.  The /255 is the one every load has always made, so a
- * cached load and a decoded one give the same bits. */
-static void convert(const idx_array_t *raw, dcache_type_t type, dcache_array_t *out)
+ * cached load and a decoded one give the same bits.  An allocation that fails is an error
+ * naming path (a memory limit), not an abort. */
+static int convert(const idx_array_t *raw, const char *path, dcache_type_t type,
+                   dcache_array_t *out, sgd_err_t *err)
 {
     int64_t n = idx_array_size(raw);
+    out->data = malloc((size_t)n * DCACHE_ELEM_BYTES);
+    if (!out->data)
+        return sgd_errf(err, "%s: cannot allocate %.3g GiB for its %lld values", path,
+                        (double)n * DCACHE_ELEM_BYTES / 1073741824.0, (long long)n);
     out->type = type;
     out->ndims = raw->ndims;
     memcpy(out->dims, raw->dims, sizeof out->dims);
-    out->data = sgd_xmalloc((size_t)n * DCACHE_ELEM_BYTES);
     if (type == DCACHE_F32) {
         float *x = out->data;
         for (int64_t i = 0; i < n; i++) x[i] = (float)raw->data[i] / 255.0f;
@@ -175,6 +172,7 @@ static void convert(const idx_array_t *raw, dcache_type_t type, dcache_array_t *
         int32_t *y = out->data;
         for (int64_t i = 0; i < n; i++) y[i] = raw->data[i];
     }
+    return 0;
 }
 
 /* Reads and converts the IDX file: from fd if fd >= 0, else from path. */
@@ -185,20 +183,39 @@ static int decode(int fd, const char *path, dcache_type_t type, dcache_array_t *
     idx_array_t raw;
     if ((fd >= 0 ? idx_read_u8_fd(fd, path, &raw, err) : idx_read_u8(path, &raw, err)) != 0)
         return -1;
-    convert(&raw, type, out);
+    int rc = convert(&raw, path, type, out, err);
     idx_array_free(&raw);
-    return 0;
+    return rc;
 }
 
 /* ---- the source file ------------------------------------------------------------------- */
 
+/* Reads up to len bytes at offset off of fd into buf; returns the number read (short only
+ * at end of file), or -1 with errno.  Reading, not mapping: a file cut short meanwhile gives a
+ * short read here, where a mapping would raise SIGBUS at the first page past the new end. */
+static int64_t read_at(int fd, void *buf, size_t len, off_t off)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = pread(fd, (uint8_t *)buf + got, len - got, off + (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (int64_t)got;
+}
+
+/* XXH64 of the file's len bytes, read into private memory (the compressed source: 30 MB for
+ * Fashion-MNIST), so that a source truncated during the load cannot fault this process. */
 static int hash_fd(int fd, size_t len, uint64_t *hash)
 {
-    void *p = mmap(NULL, len, PROT_READ, DCACHE_MAP_FLAGS, fd, 0);
-    if (p == MAP_FAILED) return -1;
-    *hash = sgd_xxh64(p, len, 0);
-    munmap(p, len);
-    return 0;
+    void *buf = malloc(len);
+    if (!buf) return -1;
+    int rc = read_at(fd, buf, len, 0) == (int64_t)len ? 0 : -1;
+    if (rc == 0) *hash = sgd_xxh64(buf, len, 0);
+    free(buf);
+    return rc;
 }
 
 /* Opens and hashes a regular, non-empty file.  -1 for anything else (missing, unreadable, a
@@ -298,50 +315,86 @@ static int check_header(const dcache_header_t *h, size_t len, const source_t *sr
     return 0;
 }
 
-/* Maps the entry open on fd (len bytes) and checks it; on success *out views the mapping. */
-static int map_entry(int fd, size_t len, const source_t *src, dcache_type_t type,
-                     dcache_array_t *out, char *why, size_t n)
+/* Reads the entry open on fd (len bytes) into private memory and checks it there; on
+ * success *out owns the copy.  The payload's checksum is computed on the copy, so what was
+ * checked is what the run uses: the file may be rewritten, cut short or deleted afterwards
+ * without any effect on this process (data_cache.h, "Guarantees"). */
+static int read_entry(int fd, size_t len, const source_t *src, dcache_type_t type,
+                      dcache_array_t *out, char *why, size_t n)
 {
-    void *p = mmap(NULL, len, PROT_READ, DCACHE_MAP_FLAGS, fd, 0);
-    if (p == MAP_FAILED) return reason(why, n, "cannot map: %s", strerror(errno));
     dcache_header_t h;
-    memcpy(&h, p, sizeof h);
-    const uint8_t *payload = (const uint8_t *)p + DCACHE_HEADER_BYTES;
-    int rc = check_header(&h, len, src, type, why, n);
-    if (rc == 0 && sgd_xxh64(payload, (size_t)h.payload_bytes, 0) != h.payload_hash)
+    int64_t got = read_at(fd, &h, sizeof h, 0);
+    if (got != (int64_t)sizeof h)
+        return reason(why, n, "cannot read the header: %s",
+                      got < 0 ? strerror(errno) : "the file was cut short meanwhile");
+    if (check_header(&h, len, src, type, why, n) != 0) return -1;
+    void *data = malloc((size_t)h.payload_bytes);
+    if (!data) return reason(why, n, "cannot allocate %" PRIu64 " bytes", h.payload_bytes);
+    got = read_at(fd, data, (size_t)h.payload_bytes, DCACHE_HEADER_BYTES);
+    int rc = 0;
+    if (got < 0)
+        rc = reason(why, n, "cannot read: %s", strerror(errno));
+    else if ((uint64_t)got != h.payload_bytes)
+        rc = reason(why, n, "%lld of %" PRIu64 " payload bytes (truncated while read?)",
+                    (long long)got, h.payload_bytes);
+    else if (sgd_xxh64(data, (size_t)h.payload_bytes, 0) != h.payload_hash)
         rc = reason(why, n, "payload checksum mismatch");
     if (rc != 0) {
-        munmap(p, len);
+        free(data);
         return -1;
     }
     out->type = type;
     out->ndims = (int)h.ndims;
     memcpy(out->dims, h.dims, sizeof out->dims);
-    out->data = (void *)payload;
-    out->map = (dcache_map_t){.addr = p, .len = len};
+    out->data = data;
     return 0;
 }
 
-/* 0: *out maps a valid entry.  -1: none; why is "" when there is no entry that can be opened
- * (missing, or the directory is not one: the store that follows reports what it finds),
- * else it says what was wrong with the one there. */
+/* What kind of file st is, for a message. */
+static const char *file_kind(const struct stat *st)
+{
+    if (S_ISDIR(st->st_mode)) return "a directory";
+    if (S_ISFIFO(st->st_mode)) return "a FIFO";
+    if (S_ISSOCK(st->st_mode)) return "a socket";
+    if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) return "a device";
+    return "not a regular file";
+}
+
+/* Marks the entry used now (its mtime), which is what least-recently-used eviction goes by;
+ * best effort: a cache shared read-only still serves hits. */
+static void touch(int fd)
+{
+    const struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_nsec = UTIME_NOW}};
+    (void)futimens(fd, t);
+}
+
+/* 0: *out holds a valid entry's values.  -1: none; why is "" when there is no entry that can
+ * be opened (missing, or the directory is not one: the store that follows reports what it
+ * finds), else it says what was wrong with the one there.  O_NONBLOCK: a FIFO at the entry's
+ * path must not wait for a writer; O_NOFOLLOW: a symbolic link is not an entry (it could
+ * point anywhere, a FIFO or a device included).  Anything but a regular file is rejected
+ * before a byte is read, and the store that follows renames a new entry over it. */
 static int lookup(const char *entry, const source_t *src, dcache_type_t type,
                   dcache_array_t *out, char *why, size_t n)
 {
     why[0] = '\0';
-    int fd = open(entry, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
+    int fd = open(entry, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0)
+        return errno == ELOOP ? reason(why, n, "a symbolic link, not followed") : -1;
     struct stat st;
     int rc;
     if (fstat(fd, &st) != 0)
         rc = reason(why, n, "cannot stat: %s", strerror(errno));
-    else if (!S_ISREG(st.st_mode) || st.st_size < DCACHE_HEADER_BYTES)
+    else if (!S_ISREG(st.st_mode))
+        rc = reason(why, n, "%s, not a regular file", file_kind(&st));
+    else if (st.st_size < DCACHE_HEADER_BYTES)
         rc = reason(why, n, "%lld bytes, shorter than the header (truncated?)",
                     (long long)st.st_size);
     else if ((uint64_t)st.st_size > SIZE_MAX)
-        rc = reason(why, n, "too large to map");
+        rc = reason(why, n, "too large to read");
     else
-        rc = map_entry(fd, (size_t)st.st_size, src, type, out, why, n);
+        rc = read_entry(fd, (size_t)st.st_size, src, type, out, why, n);
+    if (rc == 0) touch(fd);
     close(fd);
     return rc;
 }
@@ -364,6 +417,13 @@ static int try_entry(dcache_t *c, const char *entry, const source_t *src, dcache
 
 /* ---- writing an entry ------------------------------------------------------------------ */
 
+static uint64_t payload_bytes(const dcache_array_t *a)
+{
+    int64_t elems = 1;
+    for (int i = 0; i < a->ndims; i++) elems *= a->dims[i];
+    return (uint64_t)elems * DCACHE_ELEM_BYTES;
+}
+
 static void make_header(const source_t *src, const dcache_array_t *a, dcache_header_t *h)
 {
     memset(h, 0, sizeof *h);
@@ -376,9 +436,7 @@ static void make_header(const source_t *src, const dcache_array_t *a, dcache_hea
     memcpy(h->dims, a->dims, sizeof h->dims);
     h->source_bytes = (uint64_t)src->st.st_size;
     h->source_hash = src->hash;
-    int64_t elems = 1;
-    for (int i = 0; i < a->ndims; i++) elems *= a->dims[i];
-    h->payload_bytes = (uint64_t)elems * DCACHE_ELEM_BYTES;
+    h->payload_bytes = payload_bytes(a);
     h->payload_hash = sgd_xxh64(a->data, (size_t)h->payload_bytes, 0);
     h->header_hash = sgd_xxh64(h, offsetof(dcache_header_t, header_hash), 0);
 }
@@ -404,7 +462,7 @@ static int create_temp(const char *entry, char **tmp)
 {
     for (int k = 0; k < 100; k++) {
         *tmp = xprintf("%s.tmp.%ld.%d", entry, (long)getpid(), k);
-        int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
         free(*tmp);
     }
@@ -450,13 +508,32 @@ static int write_entry(const char *dir, const char *entry, const source_t *src,
     return ok ? 0 : -1;
 }
 
+/* After a store: least recently used entries go until the directory fits its bound (best
+ * effort: a directory that cannot be listed only means no eviction this time). */
+static void evict(const dcache_t *c, const char *entry)
+{
+    const char *name = strrchr(entry, '/');
+    dcache_pruned_t res;
+    sgd_err_t ignored = {{0}};
+    (void)dcache_prune(c->dir, c->max_bytes, name ? name + 1 : entry, &res, &ignored);
+}
+
 static void store(dcache_t *c, const char *entry, const source_t *src, const dcache_array_t *a)
 {
     if (c->no_store) return;
     char why[sizeof c->why];
+    uint64_t bytes = DCACHE_HEADER_BYTES + payload_bytes(a);
+    if (bytes > c->max_bytes) {
+        /* Only this entry is not stored: smaller ones may still be. */
+        snprintf(c->why, sizeof c->why, "%llu bytes, more than the cache's bound of %llu (%s)",
+                 (unsigned long long)bytes, (unsigned long long)c->max_bytes, DCACHE_ENV_MAX);
+        warnf(c, "%s: %s; not stored", entry, c->why);
+        return;
+    }
     if (make_dirs(c->dir, why, sizeof why) == 0 &&
         write_entry(c->dir, entry, src, a, why, sizeof why) == 0) {
         c->stores++;
+        evict(c, entry);
         return;
     }
     c->no_store = true;
@@ -483,17 +560,8 @@ int dcache_load_idx(dcache_t *c, const char *path, dcache_type_t type, dcache_ar
     return rc;
 }
 
-void dcache_map_release(dcache_map_t *m)
-{
-    if (m->addr) munmap(m->addr, m->len);
-    memset(m, 0, sizeof *m);
-}
-
 void dcache_array_free(dcache_array_t *a)
 {
-    if (a->map.addr)
-        dcache_map_release(&a->map);
-    else
-        free(a->data);
+    free(a->data);
     memset(a, 0, sizeof *a);
 }

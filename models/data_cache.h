@@ -1,6 +1,6 @@
 /* The decoded-dataset cache: an IDX file (plain or .gz) is decoded once -- inflated and
  * converted to the floats or integers a dataset holds -- and the result is written to a cache
- * file, which later loads map read-only instead of decompressing again.  Inflating
+ * file, which later loads read into private memory instead of decompressing again.  Inflating
  * Fashion-MNIST was 28% of the quickstart run, on every run and every sweep point
  * (docs/performance.md has the figures with and without the cache).
  *
@@ -34,26 +34,41 @@
  *
  * The first 20 bytes keep their meaning in every version, so a file of another version or
  * machine is named as such.  Floats rather than the IDX bytes are stored so that a load is
- * only a mapping: converting 47 M pixels into fresh memory (page faults included) cost about
- * half as much again as the inflating, and the mapped pages, the page cache's, are shared by
- * every process that loads the same data, such as the points of a sweep.  The price is 4
- * bytes per pixel on disk (210 MB for Fashion-MNIST).
+ * one read: converting 47 M pixels cost about half as much again as the inflating.  The
+ * price is 4 bytes per pixel on disk (210 MB for Fashion-MNIST).
  *
- * Nothing in a cache file is trusted: a load checks the magic, the version, the byte order,
- * the header's hash, that the entry was made from this source's bytes for this type, the
- * dimensions, the file's size, and the payload's hash (about 40 ms for the 188 MB of training
- * floats) before using a single value.  A file that fails any check is reported on the
- * warning stream and rebuilt.  Entries are never changed in place (a process that has one
- * mapped would see the change, or fault on a file cut short).  Writes are atomic: a
- * temporary file in the same directory (O_EXCL, named after the process) is written,
- * fsync'ed and renamed over the entry, then the directory is fsync'ed; a reader sees a whole
- * entry or none, and processes building the same entry at once (sweep points) each rename an
- * identical file -- the last one wins.
+ * Guarantees (docs/architecture.md repeats them):
+ *   - A run never depends on a cache file after its load.  An entry is read (pread, never
+ *     mapped) into the process's own memory and every check is made on that copy, so an
+ *     entry rewritten, cut short or deleted while a run uses the data changes nothing for it
+ *     -- no SIGBUS, no other bytes.  (Entries used to be mapped: a file cut short killed the
+ *     run with SIGBUS, one rewritten in place changed its data.)  The cost: the
+ *     copy, and no sharing of the pages between processes (docs/performance.md).
+ *   - Nothing in a cache file is trusted: a load checks the magic, the version, the byte
+ *     order, the header's hash, that the entry was made from this source's bytes for this
+ *     type, the dimensions, the file's size, and the payload's hash (about 40 ms for the
+ *     188 MB of training floats) before using a single value.  A file that fails any check
+ *     is reported on the warning stream and rebuilt.
+ *   - Only regular files are entries.  The entry is opened with O_NONBLOCK | O_NOFOLLOW: a
+ *     FIFO, socket or device there is not waited on, a symbolic link is not followed, a
+ *     directory is not read; each is reported and replaced by the rebuilt entry (a directory
+ *     cannot be replaced: the load goes on without storing, with a warning).
+ *   - Writes are atomic: a temporary file in the same directory (O_CREAT | O_EXCL |
+ *     O_NOFOLLOW, named after the process) is written, fsync'ed and renamed over the entry,
+ *     then the directory is fsync'ed; a reader sees a whole entry or none, and processes
+ *     building the same entry at once (sweep points) each rename an identical file -- the
+ *     last one wins.  Entries are never changed in place.
+ *   - The directory holds at most a bound of bytes of entries (DCACHE_DEFAULT_MAX_BYTES, or
+ *     $SGDSIM_CACHE_MAX_SIZE): after a store, least recently used entries (by mtime, which
+ *     a hit sets) are deleted until the rest fit, and an entry larger than the bound is not
+ *     stored.  Deleting an entry, or the whole directory, at any time is safe, since no
+ *     process reads an entry after its load.
+ *   - A cache problem is never an error: the worst case is a decode as if there were no
+ *     cache, and the values are the same bits either way.
  *
  * A directory that cannot be created or written is not an error: the load goes on without
  * storing, says so once per dcache_t on the warning stream, and later loads through the same
- * handle stop trying to store (they still use entries that can be read).  Entries are never
- * deleted here; removing the directory at any time is safe.
+ * handle stop trying to store (they still use entries that can be read).
  *
  * Knows nothing about time (models/, docs/architecture.md). */
 #ifndef SGDSIM_MODELS_DATA_CACHE_H
@@ -62,6 +77,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "common/error.h"
 #include "models/idx.h"
@@ -71,6 +87,11 @@
 /* The environment variable that names the cache directory when the scenario does not;
  * the value "off" disables the cache. */
 #define DCACHE_ENV_DIR "SGDSIM_CACHE_DIR"
+/* The bound on the bytes of entries a cache directory holds, unless $SGDSIM_CACHE_MAX_SIZE
+ * says otherwise (bytes, or a number with K, M, G or T, powers of 1024; 0 stores nothing):
+ * 4 GiB, some twenty data sets the size of Fashion-MNIST (210 MB of entries). */
+#define DCACHE_DEFAULT_MAX_BYTES (UINT64_C(4) << 30)
+#define DCACHE_ENV_MAX "SGDSIM_CACHE_MAX_SIZE"
 
 /* How an IDX file's unsigned bytes are decoded; both are 4 bytes per element. */
 typedef enum {
@@ -78,26 +99,19 @@ typedef enum {
     DCACHE_I32 = 2, /* int32_t: the byte's value (labels) */
 } dcache_type_t;
 
-/* A read-only (PROT_READ, MAP_PRIVATE) mapping of a whole cache file. */
-typedef struct dcache_map {
-    void *addr; /* NULL: no mapping */
-    size_t len; /* bytes mapped */
-} dcache_map_t;
-
 /* An IDX file decoded to `type`. */
 typedef struct dcache_array {
     dcache_type_t type;
     int ndims;                  /* 1..IDX_MAX_DIMS */
     int64_t dims[IDX_MAX_DIMS]; /* as in the IDX header; unused entries 0 */
-    void *data;                 /* product(dims) elements of type, row-major; owned */
-    dcache_map_t map; /* the cache file data lies in (then data is read-only), or {NULL, 0}:
-                         data is heap memory */
+    void *data; /* product(dims) elements of type, row-major; heap memory, owned */
 } dcache_array_t;
 
 /* One cache handle, caller-allocated (dcache_init / dcache_free); a run uses one for all its
  * files, so its warning is printed once per run. */
 typedef struct dcache {
     char *dir;        /* cache directory (owned), NULL: caching off */
+    uint64_t max_bytes; /* the directory's bound (dcache_bound) */
     FILE *warn;       /* where warnings go (stderr in a run), NULL: nowhere */
     bool no_store;    /* storing failed once: later misses are not stored, nor warned about */
     int64_t hits;     /* loads served from a cache file */
@@ -116,6 +130,41 @@ typedef struct dcache {
  * Nothing is created yet: the directory (and its parents) are made at the first store. */
 void dcache_init(dcache_t *c, bool enabled, const char *dir, FILE *warn);
 
+/* The bound on a cache directory's entries: $SGDSIM_CACHE_MAX_SIZE, or
+ * DCACHE_DEFAULT_MAX_BYTES when it is unset, empty or not a size (then with a warning on
+ * `warn`, if not NULL). */
+uint64_t dcache_bound(FILE *warn);
+
+/* Parses a size: decimal bytes, or a number followed by K, M, G or T (powers of 1024, any
+ * case, optionally followed by "B" or "iB": "500M", "4GiB").  Returns 0, or -1 if s is not
+ * one (or overflows 64 bits). */
+int dcache_parse_size(const char *s, uint64_t *bytes);
+
+/* One entry of a cache directory. */
+typedef struct dcache_entry {
+    char name[128];       /* file name in the directory */
+    uint64_t bytes;       /* its size */
+    struct timespec used; /* its last use: the mtime, which a store or a hit sets */
+} dcache_entry_t;
+
+/* The entries (regular files named idx-*, not temporary files) of dir, least recently used
+ * first, into *out (malloc'ed, the caller frees; NULL when none) and *n.  A missing directory
+ * has none.  Temporary files older than an hour (left by a process that died while writing)
+ * are deleted on the way.  Returns 0, or -1 with err when dir cannot be read. */
+int dcache_list(const char *dir, dcache_entry_t **out, size_t *n, sgd_err_t *err);
+
+/* What dcache_prune did. */
+typedef struct dcache_pruned {
+    uint64_t removed, removed_bytes; /* entries deleted and their bytes */
+    uint64_t kept, kept_bytes;       /* entries left and their bytes */
+} dcache_pruned_t;
+
+/* Deletes dir's least recently used entries until the rest total at most max_bytes, never
+ * the one named keep (a file name in dir, or NULL).  Safe while runs use the cache.  Returns
+ * 0, or -1 with err when dir cannot be read. */
+int dcache_prune(const char *dir, uint64_t max_bytes, const char *keep, dcache_pruned_t *res,
+                 sgd_err_t *err);
+
 /* Releases c->dir and zeroes *c.  Arrays loaded through c stay valid. */
 void dcache_free(dcache_t *c);
 
@@ -132,10 +181,7 @@ int dcache_load_idx(dcache_t *c, const char *path, dcache_type_t type, dcache_ar
  * (the caller frees), or NULL when c is off or path cannot be read (tests, diagnostics). */
 char *dcache_entry_path(const dcache_t *c, const char *path, dcache_type_t type);
 
-/* Unmaps m, if mapped, and zeroes it. */
-void dcache_map_release(dcache_map_t *m);
-
-/* Releases a's data (unmapping or freeing it) and zeroes *a.  Safe on a zeroed array. */
+/* Frees a's data and zeroes *a.  Safe on a zeroed array. */
 void dcache_array_free(dcache_array_t *a);
 
 #endif

@@ -70,8 +70,7 @@ int dataset_load_idx_cached(const char *images_path, const char *labels_path, dc
     }
     if (bad == DATASET_FILE_NONE) {
         *out = (sgd_dataset_t){.n = img.dims[0], .dim = (int)dim, .classes = classes,
-                               .x = img.data, .y = lab.data, .owns = true,
-                               .xmap = img.map, .ymap = lab.map};
+                               .x = img.data, .y = lab.data, .owns = true};
         memset(&img, 0, sizeof img);
         memset(&lab, 0, sizeof lab);
         rc = 0;
@@ -116,7 +115,7 @@ void dataset_synthetic(int64_t n, int dim, int classes, double separation, gsl_r
 void dataset_view(const sgd_dataset_t *src, int64_t first, int64_t count, sgd_dataset_t *view)
 {
     SGD_ASSERT(first >= 0 && count >= 0 && first + count <= src->n);
-    /* A compound literal, so view may alias src; xmap and ymap stay zero (owns false). */
+    /* A compound literal, so view may alias src. */
     *view = (sgd_dataset_t){.n = count, .dim = src->dim, .classes = src->classes,
                             .x = src->x + (size_t)first * (size_t)src->dim,
                             .y = src->y + first};
@@ -125,14 +124,8 @@ void dataset_view(const sgd_dataset_t *src, int64_t first, int64_t count, sgd_da
 void dataset_free(sgd_dataset_t *d)
 {
     if (d->owns) {
-        if (d->xmap.addr)
-            dcache_map_release(&d->xmap);
-        else
-            free(d->x);
-        if (d->ymap.addr)
-            dcache_map_release(&d->ymap);
-        else
-            free(d->y);
+        free(d->x);
+        free(d->y);
     }
     memset(d, 0, sizeof *d);
 }

@@ -1,14 +1,14 @@
 /* In-memory classification datasets: features as one float matrix, labels as int32.
  *
- * Two sources: IDX files (MNIST, Fashion-MNIST; see idx.h), decoded once and then mapped from
- * the decoded-dataset cache (data_cache.h), and a seeded synthetic generator of Gaussian
+ * Two sources: IDX files (MNIST, Fashion-MNIST; see idx.h), decoded once and then read from
+ * the decoded-dataset cache (data_cache.h) into private memory, and a seeded synthetic generator of Gaussian
  * clusters, which needs no files and is what the tests and quick scenarios use.  A dataset
  * can also be a view of a contiguous range of rows of another one (train/validation splits,
  * per-worker shards) without copying.
  *
- * A loaded dataset is read-only: x and y may lie in read-only mappings of cache files, where
- * a write faults.  Nothing writes to a dataset after loading (every model and backend function
- * takes const pointers). */
+ * A loaded dataset is read-only: nothing writes to it after loading (every model and backend
+ * function takes const pointers).  It never depends on a file after loading: x and y are
+ * this process's own memory, whatever happens to the files or the cache meanwhile. */
 #ifndef SGDSIM_MODELS_DATASET_H
 #define SGDSIM_MODELS_DATASET_H
 
@@ -31,10 +31,7 @@ typedef struct sgd_dataset {
     int classes; /* number of classes, >= 2 */
     float *x;    /* n x dim, row-major; read-only */
     int32_t *y;  /* n labels in [0, classes); read-only */
-    bool owns;   /* true: x and y are owned and released by dataset_free; false: a view */
-    /* When owns: the cache file mapping x (y) lies in, unmapped by dataset_free, or {NULL, 0}
-     * when x (y) is heap memory, freed by it.  Always {NULL, 0} in a view. */
-    dcache_map_t xmap, ymap;
+    bool owns;   /* true: x and y are heap memory owned and freed by dataset_free; false: a view */
 } sgd_dataset_t;
 
 /* Which of the two files of dataset_load_idx an error is about. */
@@ -55,8 +52,8 @@ int dataset_load_idx(const char *images_path, const char *labels_path, sgd_datas
                      dataset_file_t *failed, sgd_err_t *err);
 
 /* The same through the decoded-dataset cache c (NULL: no cache, as dataset_load_idx): each
- * file's decoded values come from its cache entry when a valid one exists (then x and y map
- * it, xmap and ymap say so) or are decoded and stored.  The same bits either way; the same
+ * file's decoded values are read from its cache entry when a valid one exists (c->hits
+ * counts them) or are decoded and stored.  The same bits either way; the same
  * errors, for the same files.  A cache problem is never an error (data_cache.h). */
 int dataset_load_idx_cached(const char *images_path, const char *labels_path, dcache_t *c,
                             sgd_dataset_t *out, dataset_file_t *failed, sgd_err_t *err);
@@ -74,7 +71,7 @@ void dataset_synthetic(int64_t n, int dim, int classes, double separation, gsl_r
  * inside src (asserted). */
 void dataset_view(const sgd_dataset_t *src, int64_t first, int64_t count, sgd_dataset_t *view);
 
-/* Releases the arrays if d owns them (freeing or unmapping each), then zeroes *d.  Safe on a
+/* Frees the arrays if d owns them, then zeroes *d.  Safe on a
  * zeroed dataset. */
 void dataset_free(sgd_dataset_t *d);
 

@@ -117,14 +117,21 @@ static int read_payload(gzFile f, const char *path, int64_t total, uint8_t **dat
                         sgd_err_t *err)
 {
     int64_t cap = total < (INT64_C(1) << 20) ? total : (INT64_C(1) << 20), got = 0;
-    *data = sgd_xmalloc((size_t)cap);
+    *data = malloc((size_t)cap);
     for (;;) {
+        /* Refused, not aborted: a memory limit (ulimit -v) is the caller's to report. */
+        if (!*data)
+            return sgd_errf(err, "%s: cannot allocate %lld bytes for the data the header "
+                                 "describes (%lld bytes)", path, (long long)cap,
+                            (long long)total);
         int64_t n = read_all(f, *data + got, cap - got);
         if (n < 0) return gz_failure(f, path, err), -1;
         got += n;
         if (got < cap || cap == total) break;
         cap = cap * 2 < total ? cap * 2 : total;
-        *data = sgd_xrealloc(*data, (size_t)cap);
+        uint8_t *more = realloc(*data, (size_t)cap);
+        if (!more) free(*data);
+        *data = more;
     }
     if (got < total) {
         if (gz_failure(f, path, err) == 0)
@@ -163,6 +170,17 @@ static int read_gz(gzFile f, const char *path, idx_array_t *out, sgd_err_t *err)
         data = NULL;
     }
     free(data);
+    gzclose(f);
+    if (rc != 0) memset(out, 0, sizeof *out);
+    return rc;
+}
+
+int idx_read_shape(const char *path, idx_array_t *out, sgd_err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    gzFile f = gzopen(path, "rb");
+    if (!f) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+    int rc = read_header(f, path, out, err) < 0 ? -1 : 0;
     gzclose(f);
     if (rc != 0) memset(out, 0, sizeof *out);
     return rc;

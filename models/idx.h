@@ -30,14 +30,21 @@ typedef struct idx_array {
 int64_t idx_array_size(const idx_array_t *a);
 
 /* Reads an unsigned-byte IDX file (plain or .gz) into *out.  Returns 0, or -1 with a message
- * in err naming the path; on failure *out is left empty (data NULL), so idx_array_free is
- * always safe to call. */
+ * in err naming the path -- a bad header, data cut short or longer than the header says, or
+ * memory that cannot be allocated (never an abort); on failure *out is left empty (data
+ * NULL), so idx_array_free is always safe to call. */
 int idx_read_u8(const char *path, idx_array_t *out, sgd_err_t *err);
 
 /* The same from an open file descriptor, read from its start; fd stays open and owned by the
  * caller (a duplicate is read).  For callers that must decode exactly the file they have
  * already opened, and hashed (data_cache.c), even if the path is replaced meanwhile. */
 int idx_read_u8_fd(int fd, const char *path, idx_array_t *out, sgd_err_t *err);
+
+/* Reads only the header of the IDX file at path (plain or .gz: a few bytes inflated) into
+ * out's ndims and dims; out->data stays NULL.  For estimating what loading the file costs
+ * before inflating it (algorithms/runner.c: the memory guard).  Returns 0, or -1 with the
+ * same messages as idx_read_u8 for a header that is bad or cut short. */
+int idx_read_shape(const char *path, idx_array_t *out, sgd_err_t *err);
 
 /* Releases out->data and empties the struct.  Safe on an already-freed or zeroed array. */
 void idx_array_free(idx_array_t *a);
