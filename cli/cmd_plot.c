@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/clock.h"
+#include "analysis/series.h"
 #include "cli/cli.h"
 #include "cli/gnuplot_script.h"
 #include "cli/options.h"
@@ -26,6 +28,8 @@
 #include "cli/plot_select.h"
 #include "cli/plot_series.h"
 #include "cli/text.h"
+#include "common/number.h"
+#include "common/outpath.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_read.h"
@@ -34,27 +38,45 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--where COND]...\n"
-        "                  [--band std|minmax] [--label NAME=TEXT]... [--legend-title TEXT]\n"
-        "                  [--title TEXT] [--size W,H] [--logx] [--logy]\n"
+        "                  [--band std|minmax] [--pool] [--color-by KEY] [--dash-by KEY]\n"
+        "                  [--label NAME=TEXT]... [--legend-title TEXT]\n"
+        "                  [--legend outside|below|inside] [--title TEXT] [--xlabel TEXT]\n"
+        "                  [--ylabel TEXT] [--xrange LO:HI] [--yrange LO:HI] [--size W,H]\n"
+        "                  [--logx] [--logy] [--data FILE.csv]\n"
         "                  [--follow [--every SECONDS]] [--record] -o FIG.png|FIG.svg|FIG.pdf\n\n"
         "Draws METRIC (e.g. val_error, train_loss) of the finished runs in DB against the\n"
         "update index (default) or virtual time in seconds, one line per series of runs.\n"
         "  --by KEY,...  series by runs columns (algorithm, workers or lambda, seed, ...) or\n"
         "                configuration keys (cluster.workers, optimizer.lr, ...); runs of a\n"
         "                series are averaged per update.  Default: one line per run.  The\n"
-        "                legend sorts numbers numerically (250, 500, 1000)\n"
+        "                legend sorts numbers numerically (250, 500, 1000).  Runs that differ\n"
+        "                in more than their seed are never averaged: such a series is split\n"
+        "                by the keys that tell them apart, which the legend names and stderr\n"
+        "                reports\n"
         "  --where COND  only runs where every term of COND holds: KEY OP VALUE separated by\n"
         "                commas, OP one of = != < <= > >= (seed<=3,cluster.workers=1000);\n"
         "                repeatable (all must hold).  Never SQL: values are compared as\n"
         "                numbers or text\n"
         "  --band std|minmax  a filled band around each mean: ± the sample standard deviation\n"
         "                over seeds, or their min to max; a series' runs may differ only by\n"
-        "                seed, and some series must have several\n"
+        "                seed (else exit 2 naming the keys), and some series must have several\n"
+        "  --pool        averages each series' runs, which may differ only by seed (else\n"
+        "                exit 2 naming the keys); all runs form one series with no --by\n"
+        "  --color-by KEY, --dash-by KEY  series with one value of KEY share a colour (a\n"
+        "                dash pattern); KEY is added to the keys of --by, where missing\n"
         "  --label KEY=TEXT  shows KEY as TEXT in the legend (empty TEXT: values alone);\n"
         "  --label KEY:VALUE=TEXT  shows TEXT for the series with KEY=VALUE; repeatable\n"
         "  --legend-title TEXT, --title TEXT  (default title: the runs' scenario name)\n"
+        "  --legend outside|below|inside  where the legend goes (default outside, right\n"
+        "                of the axes, so it hides no curve)\n"
+        "  --xlabel TEXT, --ylabel TEXT  axis labels (default: the axis and the metric,\n"
+        "                with their units)\n"
+        "  --xrange LO:HI, --yrange LO:HI  axis ranges; either side may be empty (0:)\n"
         "  --size W,H    pixels for PNG and SVG (default 960,640), inches for PDF (6,4)\n"
-        "  --logx, --logy  logarithmic axes with minor ticks (points <= 0 are left out)\n"
+        "  --logx, --logy  logarithmic axes with minor ticks (points <= 0 are left out),\n"
+        "                spanning the data (not whole decades) unless a range is given\n"
+        "  --data FILE.csv  also writes the points drawn: series, label, x, y (and lo, hi\n"
+        "                with --band), one row per point, exactly as drawn\n"
         "  --follow      draws running runs too and redraws FIG every --every SECONDS\n"
         "                (default 5) as rows arrive, until no selected run is running or\n"
         "                Ctrl-C; FIG is replaced whole each time\n"
@@ -64,14 +86,19 @@ static void usage(FILE *f)
         "Text is drawn as it is (no gnuplot markup); control characters show as spaces.\n"
         "Needs gnuplot (Debian: apt-get install gnuplot-nox).\n\n"
         "exit codes: 0 drawn (also when --follow is stopped), 2 bad input (unknown metric\n"
-        "or key, bad condition, no runs selected, --band without repeated seeds, not a\n"
-        "results database, unknown figure type, gnuplot missing or failing)\n");
+        "or key, bad condition, no runs selected, --band without repeated seeds, --band or\n"
+        "--pool over runs of different configurations, --x vtime over runs without a clock\n"
+        "(the uniform driver), not a results database, unknown figure type, gnuplot missing\n"
+        "or failing)\n");
 }
 
 typedef struct plot_args {
     const char *db, *x, *y, *by, *out, *title, *legend_title, *size, *band;
+    const char *color_by, *dash_by, *legend, *xlabel, *ylabel, *xrange_s, *yrange_s, *data;
     cli_list_t where, label;
-    bool logx, logy, follow, record, help;
+    bool logx, logy, follow, record, help, pool;
+    gp_key_place_t key_place;
+    gp_range_t xrange, yrange;
     double every;
     gp_format_t format;
     int width, height;
@@ -92,6 +119,20 @@ static const cli_opt_t plot_opts[] = {
      .off = offsetof(plot_args_t, legend_title)},
     {.name = "--title", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, title)},
     {.name = "--size", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, size)},
+    {.name = "--pool", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, pool)},
+    {.name = "--color-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, color_by),
+     .metavar = "KEY"},
+    {.name = "--dash-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, dash_by),
+     .metavar = "KEY"},
+    {.name = "--legend", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, legend)},
+    {.name = "--xlabel", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, xlabel)},
+    {.name = "--ylabel", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, ylabel)},
+    {.name = "--xrange", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, xrange_s),
+     .metavar = "LO:HI"},
+    {.name = "--yrange", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, yrange_s),
+     .metavar = "LO:HI"},
+    {.name = "--data", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, data),
+     .metavar = "FILE.csv"},
     {.name = "--logx", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, logx)},
     {.name = "--logy", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, logy)},
     {.name = "--follow", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, follow)},
@@ -129,7 +170,35 @@ static int parse_size(plot_args_t *a)
     return SGD_EXIT_OK;
 }
 
-/* The values that need no database: --x, -o's type, --size, --band, --every. */
+/* --xrange/--yrange LO:HI, either side empty for the data's; on a log axis LO > 0. */
+static int parse_range(const char *opt, const char *text, bool log, gp_range_t *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!text) return SGD_EXIT_OK;
+    const char *colon = strchr(text, ':');
+    char *lo = colon ? sgd_xstrdup(text) : NULL;
+    bool ok = colon && !strchr(colon + 1, ':');
+    if (ok) {
+        lo[colon - text] = '\0';
+        const char *hi = colon + 1;
+        r->has_lo = *lo != '\0', r->has_hi = *hi != '\0';
+        ok = (!r->has_lo || sgd_parse_decimal(lo, &r->lo)) &&
+             (!r->has_hi || sgd_parse_decimal(hi, &r->hi)) && (r->has_lo || r->has_hi) &&
+             (!r->has_lo || isfinite(r->lo)) && (!r->has_hi || isfinite(r->hi)) &&
+             (!r->has_lo || !r->has_hi || r->lo < r->hi) && (!log || !r->has_lo || r->lo > 0);
+    }
+    free(lo);
+    if (ok) return SGD_EXIT_OK;
+    char *shown = cli_text_escape(text);
+    int rc = cli_bad_input("plot: %s %s: expected LO:HI, plain numbers with LO < HI, either "
+                           "side may be empty (0:)%s", opt, shown,
+                           log ? ", and LO > 0 on a log axis" : "");
+    free(shown);
+    return rc;
+}
+
+/* The values that need no database: --x, -o's type, --size, --band, --every, --legend,
+ * the ranges, --data's name. */
 static int check_args(plot_args_t *a)
 {
     if (strcmp(a->x, "update") != 0 && strcmp(a->x, "vtime") != 0)
@@ -144,7 +213,18 @@ static int check_args(plot_args_t *a)
         return cli_bad_input("plot: --every: only with --follow (it sets how often to redraw)");
     if (!a->follow) a->every = 0;
     else if (a->every == 0) a->every = 5;
-    return parse_size(a);
+    if (!a->legend || strcmp(a->legend, "outside") == 0) a->key_place = GP_KEY_OUTSIDE;
+    else if (strcmp(a->legend, "below") == 0) a->key_place = GP_KEY_BELOW;
+    else if (strcmp(a->legend, "inside") == 0) a->key_place = GP_KEY_INSIDE;
+    else return cli_bad_input("plot: --legend %s: expected outside, below or inside", a->legend);
+    const char *ext = a->data ? strrchr(a->data, '.') : NULL;
+    if (a->data && (!ext || strcmp(ext, ".csv") != 0))
+        return cli_bad_input("plot: --data %s: the file's name must end in .csv", a->data);
+    if (a->data && strcmp(a->data, a->out) == 0)
+        return cli_bad_input("plot: --data %s: is the figure -o; name another file", a->data);
+    int rc = parse_range("--xrange", a->xrange_s, a->logx, &a->xrange);
+    if (!rc) rc = parse_range("--yrange", a->yrange_s, a->logy, &a->yrange);
+    return rc ? rc : parse_size(a);
 }
 
 /* "DB --y METRIC -o FIG ..."; 0, or the exit code after the message. */
@@ -211,12 +291,38 @@ static int group_keys(rdb_t *db, const char *by, char **copy, const char ***keys
     return SGD_EXIT_OK;
 }
 
+/* --color-by/--dash-by KEY: a known key, which joins the group keys when --by lacks it;
+ * *at its index there. */
+static int style_key(rdb_t *db, const char *opt, const char *key, const char ***keys,
+                     int *nkeys, int *at)
+{
+    *at = -1;
+    if (!key) return SGD_EXIT_OK;
+    for (int k = 0; k < *nkeys; k++)
+        if (strcmp((*keys)[k], key) == 0) *at = k;
+    if (*at >= 0) return SGD_EXIT_OK;
+    if (!rdb_curve_key_known(db, key)) {
+        char *shown = cli_text_escape(key);
+        int rc = cli_bad_input("plot: %s %s: neither a column of runs (algorithm, workers, "
+                               "seed, ...) nor a configuration key of any run "
+                               "(cluster.workers, algorithm.name, ...)", opt, shown);
+        free(shown);
+        return rc;
+    }
+    *keys = sgd_xrealloc(*keys, (size_t)(*nkeys + 2) * sizeof **keys);
+    (*keys)[*nkeys] = key;
+    *at = (*nkeys)++;
+    return SGD_EXIT_OK;
+}
+
 /* Everything a drawing needs besides the data, checked once. */
 typedef struct plot_ctx {
     const plot_args_t *a;
     plot_query_t q;
     plot_labels_t labels;
     char gnuplot[4096];
+    int color_key, dash_key; /* indices into q.keys, or -1 */
+    char *split_told; /* the split last reported on stderr (owned) */
     bool drawn;      /* something was drawn */
     double drawn_sig; /* and what it was (data_signature) */
     int64_t *drawn_runs; /* the runs of the last drawing, for --record (owned) */
@@ -276,21 +382,60 @@ static double data_signature(const plot_data_t *d)
 }
 
 /* The script for the series read (malloc'ed). */
-static char *build_script(const plot_args_t *a, const plot_data_t *d)
+/* The rank of series s's value of key k among the series' values, in legend order: series
+ * that share the value share the rank (--color-by, --dash-by). */
+static int value_rank(const plot_data_t *d, int k, int s)
 {
+    int rank = 0;
+    for (int i = 0; i < s; i++) {
+        bool first = true;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(d->series[j].values[k], d->series[i].values[k]) != 0;
+        if (!first) continue;
+        if (strcmp(d->series[i].values[k], d->series[s].values[k]) == 0) return rank;
+        rank++;
+    }
+    return rank;
+}
+
+/* The y axis's default label: the metric's name, what it is, and its unit. */
+static const char *metric_label(const char *metric)
+{
+    static const char *const names[][2] = {
+        {"val_error", "val_error: validation error (fraction misclassified)"},
+        {"val_loss", "val_loss: validation loss (cross-entropy, nats)"},
+        {"train_loss", "train_loss: training loss (cross-entropy, nats)"},
+        {"lr", "lr: learning rate"},
+        {"images_per_s", "images_per_s: samples per second of virtual time"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i][0], metric) == 0) return names[i][1];
+    return metric;
+}
+
+static char *build_script(const plot_ctx_t *c, const plot_data_t *d)
+{
+    const plot_args_t *a = c->a;
     gp_series_t *series = sgd_xcalloc((size_t)d->nseries + 1, sizeof *series);
     for (int i = 0; i < d->nseries; i++) {
         const plot_series_t *s = &d->series[i];
-        series[i] = (gp_series_t){s->label, s->x, s->y, s->lo, s->hi, s->n};
+        series[i] = (gp_series_t){.label = s->label, .x = s->x, .y = s->y, .lo = s->lo,
+                                  .hi = s->hi, .n = s->n,
+                                  .color = c->color_key < 0 ? i : value_rank(d, c->color_key, i),
+                                  .dash = c->dash_key < 0 ? 0 : value_rank(d, c->dash_key, i)};
     }
     gp_plot_t p = {
         .format = a->format,
         .title = a->title ? a->title : d->scenario,
-        .xlabel = strcmp(a->x, "vtime") == 0 ? "virtual time (s)" : "update",
-        .ylabel = a->y,
+        .xlabel = a->xlabel ? a->xlabel
+                  : strcmp(a->x, "vtime") == 0 ? "virtual time (s)" : "update",
+        .ylabel = a->ylabel ? a->ylabel : metric_label(a->y),
         .key_title = a->legend_title,
         .logx = a->logx,
         .logy = a->logy,
+        .key_place = a->key_place,
+        .xrange = a->xrange,
+        .yrange = a->yrange,
         .width = a->width,
         .height = a->height,
         .series = series,
@@ -318,6 +463,139 @@ static int check_found(const plot_ctx_t *c, const plot_data_t *d)
     return rc;
 }
 
+/* --x vtime: every run must have a clock (analysis/clock.h). */
+static int check_clock(const plot_data_t *d)
+{
+    for (int r = 0; r < d->nruns; r++)
+        if (!ana_config_has_clock(d->run_config[r]))
+            return cli_bad_input("plot: --x vtime: run %lld has no clock (uniform driver): its "
+                                 "virtual time counts iterations, not seconds; draw it with "
+                                 "--x update, or leave it out with --where "
+                                 "algorithm.driver=timed", (long long)d->run_id[r]);
+    return SGD_EXIT_OK;
+}
+
+/* "key=value ..." of the first series whose runs differ in more than their seed, escaped
+ * for the terminal (malloc'ed). */
+static char *mixed_series_name(const plot_ctx_t *c, const plot_data_t *d)
+{
+    int s = 0;
+    while (s < d->nseries - 1 && !d->series[s].mixed) s++;
+    size_t len = 1;
+    for (int k = 0; k < c->q.nkeys && d->nseries; k++)
+        len += strlen(c->q.keys[k]) + strlen(d->series[s].values[k]) + 2;
+    char *name = sgd_xcalloc(len, 1);
+    for (int k = 0; k < c->q.nkeys && d->nseries; k++) {
+        if (k) strcat(name, " ");
+        strcat(name, c->q.keys[k]);
+        strcat(name, "=");
+        strcat(name, d->series[s].values[k]);
+    }
+    char *shown = cli_text_escape(name);
+    free(name);
+    return shown;
+}
+
+/* A CSV field: quoted (quotes doubled) when it holds a comma, quote or line break. */
+static char *csv_field(const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) return sgd_xstrdup(s);
+    char *out = sgd_xmalloc(2 * strlen(s) + 3), *o = out;
+    *o++ = '"';
+    for (; *s; s++) {
+        if (*s == '"') *o++ = '"';
+        *o++ = *s;
+    }
+    *o++ = '"';
+    *o = '\0';
+    return out;
+}
+
+/* Series whose runs differ in more than their seed (analysis/series.h): with --band or
+ * --pool exit 2 naming the keys; otherwise the runs are read again split by those keys too,
+ * which the legend names, and stderr says so (once per split, also when following). */
+static int split_series(rdb_t *db, plot_ctx_t *c, plot_data_t *d, const char *const **keys,
+                        int *nkeys, sgd_err_t *err)
+{
+    char **split = NULL;
+    int nsplit = ana_series_split_keys((const char *const *)d->run_config, d->run_series,
+                                       d->nruns, &split);
+    if (!nsplit) return SGD_EXIT_OK;
+    char *names = ana_keys_join(split, nsplit, ", "), *by = ana_keys_join(split, nsplit, ",");
+    const char *opt = c->a->band ? "--band" : "--pool";
+    int rc = SGD_EXIT_OK;
+    if (c->a->band || c->a->pool) {
+        const char *shown = c->a->band ? c->a->band : "";
+        char *series = mixed_series_name(c, d);
+        rc = c->q.nkeys == 0
+             ? cli_bad_input("plot: %s%s%s: the selected runs differ by more than their seed, "
+                             "in %s; name what tells their series apart with --by %s, or "
+                             "narrow them with --where", opt, *shown ? " " : "", shown,
+                             names, by)
+             : cli_bad_input("plot: %s%s%s: the runs of series \"%s\" differ by more than "
+                             "their seed, in %s; add %s to --by, or narrow them with --where",
+                             opt, *shown ? " " : "", shown, series, names, by);
+        free(series);
+    } else {
+        if (!c->split_told || strcmp(c->split_told, names) != 0)
+            fprintf(stderr, "plot: series split by %s: their runs differ in more than the "
+                    "seed, and runs of different configurations are never averaged (name "
+                    "the keys in --by to order the legend, or narrow the runs with --where)\n",
+                    names);
+        free(c->split_told);
+        c->split_told = sgd_xstrdup(names);
+        const char **all = sgd_xcalloc((size_t)(c->q.nkeys + nsplit) + 1, sizeof *all);
+        for (int k = 0; k < c->q.nkeys; k++) all[k] = c->q.keys[k];
+        for (int k = 0; k < nsplit; k++) all[c->q.nkeys + k] = split[k];
+        plot_query_t q = c->q;
+        q.keys = all;
+        q.nkeys = c->q.nkeys + nsplit;
+        plot_data_free(d);
+        if (plot_series_read_runs(db, &q, d, err)) rc = cli_bad_input("plot: %s", err->msg);
+        for (int k = 0; k < nsplit; k++) all[c->q.nkeys + k] = sgd_xstrdup(split[k]);
+        *keys = all;
+        *nkeys = q.nkeys;
+    }
+    free(names);
+    free(by);
+    ana_series_keys_free(split, nsplit);
+    return rc;
+}
+
+/* --data: the points drawn, one CSV row each, through a temporary file renamed into place
+ * (common/outpath.h). */
+static int write_data(const plot_args_t *a, const plot_data_t *d)
+{
+    sgd_outfile_t o;
+    sgd_err_t err = {{0}};
+    if (sgd_outfile_open(&o, a->data, &err)) return cli_bad_input("plot: --data %s", err.msg);
+    FILE *f = fdopen(o.fd, "w");
+    if (!f) {
+        sgd_outfile_abort(&o, false);
+        return cli_bad_input("plot: --data %s: cannot write: %s", a->data, strerror(errno));
+    }
+    bool band = a->band_kind != PLOT_BAND_NONE;
+    fprintf(f, "series,label,x,y%s\n", band ? ",lo,hi" : "");
+    for (int s = 0; s < d->nseries; s++) {
+        const plot_series_t *ser = &d->series[s];
+        char *label = csv_field(ser->label);
+        for (int k = 0; k < ser->n; k++) {
+            fprintf(f, "%d,%s,%.17g,%.17g", s + 1, label, ser->x[k], ser->y[k]);
+            if (band) fprintf(f, ",%.17g,%.17g", ser->lo[k], ser->hi[k]);
+            fputc('\n', f);
+        }
+        free(label);
+    }
+    bool ok = fflush(f) == 0 && !ferror(f);
+    if (fclose(f) != 0) ok = false;
+    if (!ok) {
+        sgd_outfile_abort(&o, true);
+        return cli_bad_input("plot: --data %s: cannot write: %s", a->data, strerror(errno));
+    }
+    if (sgd_outfile_commit(&o, true, &err)) return cli_bad_input("plot: --data %s", err.msg);
+    return SGD_EXIT_OK;
+}
+
 /* Reads the series and draws them, unless nothing changed since the last drawing or there
  * is nothing yet (a followed run before its first row); *nrunning = the selected runs
  * still running. */
@@ -326,18 +604,28 @@ static int render(rdb_t *db, plot_ctx_t *c, int *nrunning)
     plot_data_t d;
     sgd_err_t err = {{0}};
     int rc = SGD_EXIT_OK;
-    if (plot_series_read_runs(db, &c->q, &d, &err) ||
-        plot_series_label(&d, c->q.keys, &c->labels, &err) ||
-        plot_series_read_points(db, &c->q, &d, &err))
+    const char *const *keys = c->q.keys;
+    const char **split_keys = NULL;
+    int nkeys = c->q.nkeys;
+    if (plot_series_read_runs(db, &c->q, &d, &err)) rc = cli_bad_input("plot: %s", err.msg);
+    if (!rc && c->q.vtime) rc = check_clock(&d);
+    if (!rc) rc = split_series(db, c, &d, (const char *const **)&split_keys, &nkeys, &err);
+    if (split_keys) keys = split_keys;
+    if (!rc && (plot_series_label(&d, keys, &c->labels, &err) ||
+                plot_series_read_points(db, &c->q, &d, &err)))
         rc = cli_bad_input("plot: %s", err.msg);
+    if (split_keys)
+        for (int k = c->q.nkeys; k < nkeys; k++) free((char *)split_keys[k]);
+    free(split_keys);
     if (!rc) rc = check_found(c, &d);
     if (!rc && c->q.band != PLOT_BAND_NONE) rc = check_band(c, &d);
     *nrunning = d.nrunning;
     double sig = data_signature(&d);
     if (!rc && d.npoints && (!c->drawn || sig != c->drawn_sig)) {
-        char *script = build_script(c->a, &d);
+        char *script = build_script(c, &d);
         rc = plot_draw(c->gnuplot, script, c->a->out);
         free(script);
+        if (!rc && c->a->data) rc = write_data(c->a, &d);
         c->drawn = !rc;
         c->drawn_sig = sig;
         if (!rc) keep_drawn_runs(c, &d);
@@ -384,12 +672,14 @@ static int follow(rdb_t *db, plot_ctx_t *c)
  * *nruns receive the runs of the last figure drawn (the caller frees *runs). */
 static int plot_db(rdb_t *db, const plot_args_t *a, int64_t **runs, int *nruns)
 {
-    plot_ctx_t c = {.a = a};
+    plot_ctx_t c = {.a = a, .color_key = -1, .dash_key = -1};
     plot_where_t where = {0};
     char *by_copy = NULL;
     const char **keys = NULL;
     int nkeys = 0, rc = a->follow ? SGD_EXIT_OK : check_metric(db, a);
     if (!rc) rc = group_keys(db, a->by, &by_copy, &keys, &nkeys);
+    if (!rc) rc = style_key(db, "--color-by", a->color_by, &keys, &nkeys, &c.color_key);
+    if (!rc) rc = style_key(db, "--dash-by", a->dash_by, &keys, &nkeys, &c.dash_key);
     if (!rc) rc = plot_where_parse(db, &a->where, &where);
     if (!rc) rc = plot_labels_parse(&a->label, keys, nkeys, &c.labels);
     if (!rc && !plot_find_in_path("gnuplot", c.gnuplot, sizeof c.gnuplot))
@@ -398,6 +688,7 @@ static int plot_db(rdb_t *db, const plot_args_t *a, int64_t **runs, int *nruns)
                            "query or export");
     c.q = (plot_query_t){.metric = a->y, .keys = keys, .nkeys = nkeys,
                          .sel = {where.conds, where.n, a->follow}, .band = a->band_kind,
+                         .pool = a->pool,
                          .vtime = strcmp(a->x, "vtime") == 0, .logx = a->logx, .logy = a->logy};
     int nrunning;
     if (!rc) rc = a->follow ? follow(db, &c) : render(db, &c, &nrunning);
@@ -405,6 +696,7 @@ static int plot_db(rdb_t *db, const plot_args_t *a, int64_t **runs, int *nruns)
     *nruns = c.ndrawn_runs;
     plot_labels_free(&c.labels);
     plot_where_free(&where);
+    free(c.split_told);
     free(keys);
     free(by_copy);
     return rc;
@@ -426,11 +718,15 @@ static int record_figure(const plot_args_t *a, const int64_t *runs, int nruns)
     return rc;
 }
 
-/* -o must be neither DB nor one of its companions (common/outpath.h). */
+/* -o and --data must be neither DB nor one of its companions (common/outpath.h), nor each
+ * other. */
 static int check_out(const plot_args_t *a)
 {
-    sgd_outpath_input_t in = {a->db, "the results database DB", true};
-    return cli_outpath_refuse("plot", "-o", a->out, false, &in, 1);
+    sgd_outpath_input_t in[] = {{a->db, "the results database DB", true},
+                                {a->out, "the figure given with -o", false}};
+    int rc = cli_outpath_refuse("plot", "-o", a->out, false, in, 1);
+    if (!rc && a->data) rc = cli_outpath_refuse("plot", "--data", a->data, false, in, 2);
+    return rc;
 }
 
 int cli_plot_main(int argc, char **argv)

@@ -106,12 +106,57 @@ static void put_terminal(buf_t *b, const gp_plot_t *p)
                   w % 100, h / 100, h % 100);
 }
 
-/* A compact legend inside the plot, over the curves, and a light grid; log axes with minor
- * ticks at 2..9 of each decade and their own fainter grid lines. */
+/* The extent of the finite data on one axis (x: 0, y: 1), lo > hi when there is none. */
+static void data_extent(const gp_plot_t *p, int axis, double *lo, double *hi)
+{
+    *lo = INFINITY, *hi = -INFINITY;
+    for (int i = 0; i < p->nseries; i++) {
+        const gp_series_t *s = &p->series[i];
+        for (int k = 0; k < s->n; k++) {
+            double v = axis ? s->y[k] : s->x[k];
+            if (!isfinite(s->x[k]) || !isfinite(s->y[k])) continue;
+            if (axis && s->lo && isfinite(s->lo[k])) *lo = fmin(*lo, s->lo[k]);
+            if (axis && s->hi && isfinite(s->hi[k])) *hi = fmax(*hi, s->hi[k]);
+            *lo = fmin(*lo, v), *hi = fmax(*hi, v);
+        }
+    }
+}
+
+/* "set xrange [lo:hi]" from the range given, and on a log axis the data's extent for an
+ * unset side (gnuplot would widen it to whole decades: 1 to 10^4 for data ending at 3000). */
+static void put_range(buf_t *b, char axis, const gp_range_t *r, bool log, const gp_plot_t *p)
+{
+    gp_range_t use = *r;
+    double lo, hi;
+    data_extent(p, axis == 'y', &lo, &hi);
+    if (log && lo <= hi && lo > 0) {
+        if (!use.has_lo) use.has_lo = true, use.lo = lo;
+        if (!use.has_hi) use.has_hi = true, use.hi = hi;
+        if (use.lo == use.hi) use.lo /= 2, use.hi *= 2; /* one value: a range around it */
+    }
+    if (!use.has_lo && !use.has_hi) return;
+    putf(b, "set %crange [", axis);
+    if (use.has_lo && isfinite(use.lo)) putf(b, "%.17g", use.lo);
+    else put_str(b, "*");
+    put_str(b, ":");
+    if (use.has_hi && isfinite(use.hi)) putf(b, "%.17g", use.hi);
+    else put_str(b, "*");
+    put_str(b, "]\n");
+}
+
+/* The legend (outside the axes by default, so it never hides a curve) and a light grid;
+ * log axes with minor ticks at 2..9 of each decade and their own fainter grid lines. */
 static void put_axes(buf_t *b, const gp_plot_t *p)
 {
-    put_str(b, "set key inside top right Left reverse noenhanced opaque box samplen 2 "
-               "spacing 1.1\n");
+    if (p->key_place == GP_KEY_INSIDE)
+        put_str(b, "set key inside top right Left reverse noenhanced opaque box samplen 3 "
+                   "spacing 1.1\n");
+    else if (p->key_place == GP_KEY_BELOW)
+        put_str(b, "set key below center horizontal Left reverse noenhanced samplen 3 "
+                   "spacing 1.1 maxrows 4\n");
+    else
+        put_str(b, "set key outside right top vertical Left reverse noenhanced samplen 3 "
+                   "spacing 1.1\n");
     if (p->key_title) {
         put_str(b, "set key title ");
         put_quoted(b, p->key_title);
@@ -119,6 +164,8 @@ static void put_axes(buf_t *b, const gp_plot_t *p)
     }
     if (p->logx) put_str(b, "set logscale x\nset mxtics 10\n");
     if (p->logy) put_str(b, "set logscale y\nset mytics 10\n");
+    put_range(b, 'x', &p->xrange, p->logx, p);
+    put_range(b, 'y', &p->yrange, p->logy, p);
     putf(b, "set grid xtics ytics%s%s lc rgb 0xc8c8c8 lw 1, lc rgb 0xe8e8e8 lw 0.5\n",
          p->logx ? " mxtics" : "", p->logy ? " mytics" : "");
 }
@@ -159,8 +206,20 @@ static void put_data(buf_t *b, int i, const gp_series_t *s)
     put_str(b, "EOD\n");
 }
 
+/* Colours told apart in print and by most colour-blind readers (Okabe and Ito), then grey. */
+static const unsigned palette[] = {0x0072b2, 0xd55e00, 0x009e73, 0xcc79a7,
+                                   0xe69f00, 0x56b4e9, 0x000000, 0x999999};
+#define NPALETTE (int)(sizeof palette / sizeof palette[0])
+#define NDASHES 5 /* gnuplot's dash types 1 (solid) to 5 */
+
+static unsigned series_rgb(const gp_series_t *s)
+{
+    SGD_ASSERT(s->color >= 0 && s->dash >= 0);
+    return palette[s->color % NPALETTE];
+}
+
 /* Bands first, so that every line is drawn over every band; a series' band and line share
- * its line type's colour.  Short series show their points. */
+ * its colour.  Short series show their points. */
 static void put_plot(buf_t *b, const gp_plot_t *p)
 {
     if (p->nseries == 0) return; /* nothing to draw: gnuplot writes no figure */
@@ -170,14 +229,15 @@ static void put_plot(buf_t *b, const gp_plot_t *p)
         if (!p->series[i].lo || !p->series[i].hi) continue;
         if (!first) put_str(b, ", \\\n     ");
         first = false;
-        putf(b, "$b%d using 1:2:3 with filledcurves lt %d fs transparent solid 0.2 noborder "
-             "notitle", i, i + 1);
+        putf(b, "$b%d using 1:2:3 with filledcurves lc rgb 0x%06x fs transparent solid 0.2 "
+             "noborder notitle", i, series_rgb(&p->series[i]));
     }
     for (int i = 0; i < p->nseries; i++) {
         if (!first) put_str(b, ", \\\n     ");
         first = false;
-        putf(b, "$g%d using 1:2 with %s lt %d lw 1.5 title ", i,
-             p->series[i].n > 40 ? "lines" : "linespoints pt 7 ps 0.5", i + 1);
+        putf(b, "$g%d using 1:2 with %s lc rgb 0x%06x dt %d lw 1.5 title ", i,
+             p->series[i].n > 40 ? "lines" : "linespoints pt 7 ps 0.5",
+             series_rgb(&p->series[i]), p->series[i].dash % NDASHES + 1);
         put_quoted(b, p->series[i].label);
         put_str(b, " noenhanced");
     }

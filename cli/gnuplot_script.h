@@ -34,13 +34,28 @@ typedef struct gp_series {
     const double *x, *y; /* n points; non-finite ones are left out */
     const double *lo, *hi; /* a band from lo to hi at each x, drawn under the line; or NULL */
     int n;
+    int color; /* index into the figure's palette (cycled), from 0; a band takes its line's */
+    int dash;  /* 0 solid, then dashed, dotted, ... (cycled) */
 } gp_series_t;
+
+/* Where the legend goes: right of the axes (default), below them, or inside (over the
+ * curves, top right). */
+typedef enum { GP_KEY_OUTSIDE, GP_KEY_BELOW, GP_KEY_INSIDE } gp_key_place_t;
+
+/* An axis range; a side not set is left to the data. */
+typedef struct gp_range {
+    bool has_lo, has_hi;
+    double lo, hi;
+} gp_range_t;
 
 typedef struct gp_plot {
     gp_format_t format;
     const char *title, *xlabel, *ylabel;
     const char *key_title; /* the legend's title, or NULL for none */
-    bool logx, logy;       /* log axes, with minor ticks at 2..9 of each decade */
+    bool logx, logy;       /* log axes, with minor ticks at 2..9 of each decade; a log
+                            * axis's unset sides are the data's extent, not whole decades */
+    gp_key_place_t key_place;
+    gp_range_t xrange, yrange;
     int width, height;     /* pixels (PNG, SVG) or hundredths of an inch (PDF); 0: default */
     const gp_series_t *series; /* nseries lines, drawn in this order */
     int nseries;

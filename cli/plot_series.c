@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/seed_stats.h"
 #include "cli/text.h"
 #include "common/number.h"
 
@@ -71,6 +72,7 @@ static void add_run(plot_data_t *d, sqlite3_stmt *st, int nvals, int64_t *seeds,
     ser->nruns++;
     d->run_id[d->nruns] = sqlite3_column_int64(st, 0);
     d->run_series[d->nruns] = s;
+    d->run_config[d->nruns] = config ? sgd_xstrdup(config) : NULL;
     seeds[d->nruns++] = seed;
     const char *status = (const char *)sqlite3_column_text(st, 3);
     if (status && strcmp(status, "running") == 0) d->nrunning++;
@@ -150,7 +152,7 @@ int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_
 {
     memset(d, 0, sizeof *d);
     d->nkeys = q->nkeys;
-    int nvals = q->nkeys ? q->nkeys : q->band != PLOT_BAND_NONE ? 0 : 1;
+    int nvals = q->nkeys ? q->nkeys : q->band != PLOT_BAND_NONE || q->pool ? 0 : 1;
     sqlite3_stmt *st = NULL;
     if (rdb_read_prepare_selected_runs(db, q->keys, q->nkeys, &q->sel, &st, err)) return -1;
     int cap = 0, rc;
@@ -161,6 +163,7 @@ int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_
             cap = cap ? 2 * cap : 64;
             d->run_id = sgd_xrealloc(d->run_id, (size_t)cap * sizeof *d->run_id);
             d->run_series = sgd_xrealloc(d->run_series, (size_t)cap * sizeof *d->run_series);
+            d->run_config = sgd_xrealloc(d->run_config, (size_t)cap * sizeof *d->run_config);
             seeds = sgd_xrealloc(seeds, (size_t)cap * sizeof *seeds);
         }
         add_run(d, st, nvals, seeds, &several);
@@ -236,19 +239,20 @@ static int aggregate(const points_t *p, const plot_query_t *q, plot_series_t *s)
 {
     int cap = 0, kept = 0;
     bool band = q->band != PLOT_BAND_NONE;
+    double *vals = sgd_xcalloc((size_t)p->n + 1, sizeof *vals);
+    double *times = sgd_xcalloc((size_t)p->n + 1, sizeof *times);
     for (int i = 0, j; i < p->n; i = j) {
-        double sum = 0, tsum = 0, mn = p->v[i].value, mx = mn;
+        double mn = p->v[i].value, mx = mn;
         for (j = i; j < p->n && p->v[j].update == p->v[i].update; j++) {
-            sum += p->v[j].value;
-            tsum += p->v[j].vtime;
+            vals[j - i] = p->v[j].value;
+            times[j - i] = p->v[j].vtime;
             mn = fmin(mn, p->v[j].value);
             mx = fmax(mx, p->v[j].value);
         }
         int n = j - i;
-        double mean = sum / n, ss = 0;
-        for (int k = i; k < j; k++) ss += (p->v[k].value - mean) * (p->v[k].value - mean);
-        double sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
-        double x = q->vtime ? tsum / n : (double)p->v[i].update;
+        ana_summary_t sum = ana_summarize(vals, n); /* one definition of mean and sd */
+        double mean = sum.mean, sd = sum.sd;
+        double x = q->vtime ? ana_mean(times, n) : (double)p->v[i].update;
         double lo = q->band == PLOT_BAND_STD ? mean - sd : mn;
         double hi = q->band == PLOT_BAND_STD ? mean + sd : mx;
         if ((q->logx && !(x > 0)) || (q->logy && !(mean > 0)) || !isfinite(x) ||
@@ -258,6 +262,8 @@ static int aggregate(const points_t *p, const plot_query_t *q, plot_series_t *s)
         series_add(s, &cap, band, x, mean, lo, hi);
         kept++;
     }
+    free(vals);
+    free(times);
     return kept;
 }
 
@@ -380,6 +386,8 @@ void plot_data_free(plot_data_t *d)
     free(d->series);
     free(d->run_id);
     free(d->run_series);
+    for (int r = 0; r < d->nruns; r++) free(d->run_config[r]);
+    free(d->run_config);
     free(d->scenario);
     memset(d, 0, sizeof *d);
 }

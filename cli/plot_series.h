@@ -40,6 +40,7 @@ typedef struct plot_data {
     int nseries;
     int64_t *run_id; /* the selected runs in id order, and the series of each */
     int *run_series;
+    char **run_config; /* and the configuration of each (without seed and thread count) */
     int nruns, nrunning; /* nrunning: of them still running */
     char *scenario;  /* the runs' scenario name, or their common prefix (whole words) */
     bool scenarios_differ;
@@ -52,6 +53,7 @@ typedef struct plot_query {
     int nkeys;
     rdb_selection_t sel;
     plot_band_t band;
+    bool pool; /* --pool: without keys all runs form one series, as with a band */
     bool vtime, logx, logy;
 } plot_query_t;
 
@@ -59,7 +61,8 @@ typedef struct plot_query {
 int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_err_t *err);
 
 /* Reads the metric's points into the series of *d: per update the mean value (and mean
- * virtual time), with --band the band (mean ± sample standard deviation, or min and max);
+ * virtual time), with --band the band (mean ± sample standard deviation, or min and max;
+ * analysis/seed_stats.h's ana_summarize);
  * on log axes points <= 0 are left out, and a band's lower edge <= 0 is drawn at the mean. */
 int plot_series_read_points(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_err_t *err);
 

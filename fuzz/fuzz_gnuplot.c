@@ -241,7 +241,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int n = make_points(str[NFIXED + i], len[NFIXED + i], x[i], y[i]);
         for (int k = 0; k < n; k++) lo[i][k] = y[i][k] - x[i][k], hi[i][k] = y[i][k] * 2;
         series[i] = (gp_series_t){str[NFIXED + i], x[i], y[i], band ? lo[i] : NULL,
-                                  band ? hi[i] : NULL, n};
+                                  band ? hi[i] : NULL, n, i, i / 2};
     }
     /* Sizes from the flags' top bits: 0 is the default, others 64 to 448 (whole pixels, or
      * hundredths of an inch for PDF). */
