@@ -1,7 +1,7 @@
 # Every example the documentation shows for a key is one sgdsim accepts.  The examples are
 # read mechanically from README.md, docs/*.md, docs/sgdsim.1 (roff markup removed) and every
 # command's --help, so a wrong example added later fails here:
-#   --set KEY=VALUE[,VALUE...]  sweep --list on a small CSGD, LSGD or B-FASGD scenario
+#   --set KEY=VALUE[,VALUE...]  sweep --list on a small CSGD, LSGD, B-FASGD or IDX scenario
 #                               (accepted when one of them takes it);
 #   --where COND                plot on a real small database: drawn, or refused only
 #                               because no run matches (the key and the terms were fine);
@@ -53,6 +53,12 @@ sed -e 's/"name": "csgd"/"name": "lsgd"/' -e 's/"workers": 3,/"workers": 4,/' \
     -e 's/"network": {[^}]*},/"topology": { "kind": "cluster", "gpus_per_node": 2 },/' csgd.json > lsgd.json
 sed -e 's/"name": "csgd"/"name": "b-fasgd", "c_fetch": 0.5/' -e 's/, "momentum": 0.9//' \
     csgd.json > ps.json
+# and one on IDX files (tiny ones made here), for the keys only IDX data has (data.cache ...)
+{ printf '\x00\x00\x08\x03\x00\x00\x00\x28\x00\x00\x00\x02\x00\x00\x00\x02'; head -c 160 /dev/zero; } > img.idx
+{ printf '\x00\x00\x08\x01\x00\x00\x00\x28'; head -c 40 /dev/zero; } > lab.idx
+"$SGDSIM" sweep csgd.json --set 'data={"source":"idx","validation":"train_tail","validation_size":10,"train_images":"img.idx","train_labels":"lab.idx"}' --list >/dev/null 2>&1 &&
+  sed 's|"data": {[^}]*}|"data": { "source": "idx", "validation": "train_tail", "validation_size": 10, "train_images": "img.idx", "train_labels": "lab.idx" }|' csgd.json > idx.json ||
+  fail "the IDX scenario"
 DB=db.sqlite
 for s in csgd lsgd ps; do
   "$SGDSIM" sweep "$s.json" --db "$DB" --set seed=1,2 --quiet >/dev/null 2>&1 || fail "sweep $s.json"
@@ -70,7 +76,7 @@ while IFS= read -r a; do
   want=ok; refused_example "$a" && { want=refused; a=${a%:}; }
   [ "$want" = refused ] || [[ "${a%%=*}" =~ ^[a-z_][a-z0-9_.]*(\[[0-9]+\])*$ ]] || continue
   got=refused; why=""
-  for s in csgd lsgd ps; do
+  for s in csgd lsgd ps idx; do
     out=$("$SGDSIM" sweep "$s.json" --set "$a" --list 2>&1 >/dev/null) && { got=ok; break; }
     case "$out" in *OPENBLAS_CORETYPE* | *"kernel"*) got=ok; break ;; esac # machine-dependent
     why="$why; $s.json: $out"
