@@ -77,6 +77,12 @@ typedef struct alg_ctx {
      * the events processed up to and including the one that made it, reported instead of
      * the engine's count.  0 = the engine's count. */
     uint64_t events_at_stop;
+    /* Set by such an algorithm before each alg_update_done: the events processed up to and
+     * including the one that made this update, which the sink's progress is given instead
+     * of the engine's count (that one has already run ahead to later updates, so validate's
+     * pilot, which extrapolates events per update from it, saw 5x too few).  0 = the
+     * engine's count. */
+    uint64_t events_at_update;
     alg_status_t status;
     char detail[SGD_ERR_MAX];   /* why the run stopped early (diverged / failed: a sink
                                  * error's message, a signal, ...) */

@@ -155,6 +155,7 @@ static bool apply_update(ps_t *p, const ps_update_t *u)
     ps_server_applied_filled(&p->srv, next);
 
     p->last_vtime = u->vtime;
+    ctx->events_at_update = u->events; /* the schedule has run ahead of this update */
     bool more = alg_update_done_checked(ctx, u->vtime, loss, u->lr, finite);
     const int64_t every = p->s->eval_every;
     if (ctx->status != ALG_FAILED && every > 0 && ctx->updates % every == 0 &&

@@ -128,7 +128,8 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
         return false;
     if (r->sink && r->sink->progress)
         r->sink->progress(r->sink->ctx, ctx->updates, vtime_ns, train_loss,
-                          sim_engine_counters(ctx->engine).events_processed);
+                          ctx->events_at_update ? ctx->events_at_update
+                                                : sim_engine_counters(ctx->engine).events_processed);
     if (interrupt_requested) {
         ctx->status = ALG_FAILED;
         snprintf(ctx->detail, sizeof ctx->detail, "interrupted by a signal after update %lld",

@@ -2,6 +2,7 @@
  * DIR/<name>.csv (the name encoded so that it stays a file inside DIR) in long format (one row per database row, a header line, RFC 4180 quoting,
  * reals printed exactly with 17 significant digits), for spreadsheets and data frames. */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,8 @@ static void usage(FILE *f)
                "created if missing; files are replaced whole).  In a name, every byte but\n"
                "A-Z a-z 0-9 _ - is written as %%XX, so a file never leaves DIR.  A file that\n"
                "would be DB or one of SQLite's files beside it is refused before anything is\n"
-               "written.\n"
+               "written.  Rows are streamed (memory does not grow with a table's size);\n"
+               "SIGINT or SIGTERM stop it between rows, removing the file being written.\n"
                "\nexit codes: 0 ok, 2 bad input\n");
 }
 
@@ -52,38 +54,100 @@ typedef struct export_item {
     char *name, *path;
 } export_item_t;
 
+/* Set by SIGINT or SIGTERM while export writes: it stops between two rows, removes the
+ * file it was writing and keeps the ones it finished (an endless view is written until
+ * then, or until the disk is full). */
+static volatile sig_atomic_t export_stop;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    export_stop = 1;
+}
+
+/* Why streaming a table's rows ended. */
+typedef enum { EXPORT_DONE, EXPORT_SQL_ERROR, EXPORT_WRITE_ERROR, EXPORT_STOPPED } export_end_t;
+
+/* Streams every row of st into f as CSV, holding one row at a time, so memory stays the same
+ * whatever the number of rows (a 191 MB database's metrics, an endless view); *nrows counts
+ * the rows written. */
+static export_end_t export_rows(sqlite3_stmt *st, FILE *f, int64_t *nrows)
+{
+    cli_table_t t;
+    cli_table_init_stmt(&t, st);
+    cli_table_csv_head(&t, f);
+    *nrows = 0;
+    export_end_t end = EXPORT_DONE;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        cli_table_clear(&t);
+        int r = cli_table_row(&t);
+        for (int c = 0; c < t.ncols; c++) cli_table_sql(&t, r, c, st, c);
+        cli_table_csv_rows(&t, f);
+        ++*nrows;
+        if (ferror(f)) {
+            end = EXPORT_WRITE_ERROR;
+            break;
+        }
+        if (export_stop) {
+            end = EXPORT_STOPPED;
+            break;
+        }
+    }
+    if (end == EXPORT_DONE && s != SQLITE_DONE) end = EXPORT_SQL_ERROR;
+    cli_table_free(&t);
+    return end;
+}
+
+/* Closes f and puts the file in place when its rows were all written; otherwise removes the
+ * temporary file.  The exit code, after a message naming the file. */
+static int export_finish(sgd_outfile_t *out, FILE *f, export_end_t end, sqlite3_stmt *st,
+                         const char *db_path, const export_item_t *it)
+{
+    sgd_err_t err = {{0}};
+    bool bad = ferror(f) != 0;
+    int e = errno;
+    if (fclose(f) != 0) bad = true, e = errno;
+    if (end == EXPORT_DONE && !bad) {
+        if (sgd_outfile_commit(out, true, &err)) return cli_bad_input("export: %s", err.msg);
+        return SGD_EXIT_OK;
+    }
+    sgd_outfile_abort(out, true);
+    if (end == EXPORT_SQL_ERROR)
+        return cli_bad_input("export: %s: %s: %s", db_path, it->name,
+                             sqlite3_errmsg(sqlite3_db_handle(st)));
+    if (end == EXPORT_STOPPED) {
+        fprintf(stderr, "sgdsim: export: stopped by a signal; %s was not written (the files "
+                "listed before it were)\n", it->path);
+        return SGD_EXIT_FAILURE;
+    }
+    return cli_bad_input("export: %s: cannot write: %s", it->path, strerror(e));
+}
+
 /* Writes one table or view into its file, by way of a temporary file beside it
- * (common/outpath.h): a reader never sees half a file, and nothing planted is followed. */
+ * (common/outpath.h): a reader never sees half a file, and nothing planted is followed.  A
+ * table that cannot be read, or a write that fails, leaves no file. */
 static int export_one(rdb_t *db, const char *db_path, const export_item_t *it)
 {
     sqlite3_stmt *st = NULL;
     sgd_err_t err = {{0}};
     if (rdb_read_prepare_all(db, it->name, &st, &err))
         return cli_bad_input("export: %s", err.msg);
-    cli_table_t t;
-    int s = cli_table_from_stmt(&t, st);
-    int rc = SGD_EXIT_OK;
+    int rc;
     sgd_outfile_t out;
     FILE *f = NULL;
-    if (s != SQLITE_DONE)
-        rc = cli_bad_input("export: %s: %s: %s", db_path, it->name,
-                           sqlite3_errmsg(sqlite3_db_handle(st)));
-    else if (sgd_outfile_open(&out, it->path, &err))
+    if (sgd_outfile_open(&out, it->path, &err)) {
         rc = cli_bad_input("export: %s", err.msg);
-    else if (!(f = fdopen(out.fd, "w")))
-        sgd_outfile_abort(&out, false), rc = cli_bad_input("export: %s: cannot write", it->path);
-    if (f) {
-        cli_table_print(&t, CLI_FMT_CSV, f);
-        bool bad = ferror(f) != 0;
-        if (fclose(f) != 0 || bad) {
-            sgd_outfile_abort(&out, true);
-            rc = cli_bad_input("export: %s: cannot write: %s", it->path, strerror(errno));
-        } else if (sgd_outfile_commit(&out, true, &err)) {
-            rc = cli_bad_input("export: %s", err.msg);
-        }
+    } else if (!(f = fdopen(out.fd, "w"))) {
+        sgd_outfile_abort(&out, false);
+        rc = cli_bad_input("export: %s: cannot write", it->path);
+    } else {
+        int64_t n = 0;
+        export_end_t end = export_rows(st, f, &n);
+        rc = export_finish(&out, f, end, st, db_path, it);
+        if (rc == SGD_EXIT_OK)
+            printf("%s: %lld row%s\n", it->path, (long long)n, n == 1 ? "" : "s");
     }
-    if (rc == SGD_EXIT_OK) printf("%s: %d row%s\n", it->path, t.nrows, t.nrows == 1 ? "" : "s");
-    cli_table_free(&t);
     sqlite3_finalize(st);
     return rc;
 }
@@ -172,7 +236,13 @@ static int export_all(rdb_t *db, const export_args_t *a)
     int n, rc = list_items(db, a, &items, &n);
     if (rc == SGD_EXIT_OK) rc = check_items(a, items, n);
     if (rc == SGD_EXIT_OK) rc = prepare_dir(a->dir);
+    struct sigaction sa = {.sa_handler = on_stop_signal}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     for (int i = 0; i < n && rc == SGD_EXIT_OK; i++) rc = export_one(db, a->db_path, &items[i]);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     for (int i = 0; i < n; i++) free(items[i].name), free(items[i].path);
     free(items);
     return rc;

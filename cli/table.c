@@ -27,6 +27,12 @@ void cli_table_free(cli_table_t *t)
     memset(t, 0, sizeof *t);
 }
 
+void cli_table_clear(cli_table_t *t)
+{
+    for (int i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i].text);
+    t->nrows = 0;
+}
+
 int cli_table_row(cli_table_t *t)
 {
     if (t->nrows == t->caprows) {
@@ -154,13 +160,17 @@ static void print_json_string(const char *s, FILE *f)
     fputc('"', f);
 }
 
-static void print_csv(const cli_table_t *t, FILE *f)
+void cli_table_csv_head(const cli_table_t *t, FILE *f)
 {
     for (int c = 0; c < t->ncols; c++) {
         if (c) fputc(',', f);
         print_csv_field(t->head[c], f);
     }
     fputc('\n', f);
+}
+
+void cli_table_csv_rows(const cli_table_t *t, FILE *f)
+{
     for (int r = 0; r < t->nrows; r++) {
         for (int c = 0; c < t->ncols; c++) {
             if (c) fputc(',', f);
@@ -168,6 +178,12 @@ static void print_csv(const cli_table_t *t, FILE *f)
         }
         fputc('\n', f);
     }
+}
+
+static void print_csv(const cli_table_t *t, FILE *f)
+{
+    cli_table_csv_head(t, f);
+    cli_table_csv_rows(t, f);
 }
 
 static void print_json(const cli_table_t *t, FILE *f)
@@ -237,13 +253,19 @@ void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f)
     else print_text(t, f);
 }
 
-int cli_table_from_stmt(cli_table_t *t, sqlite3_stmt *st)
+void cli_table_init_stmt(cli_table_t *t, sqlite3_stmt *st)
 {
     int ncols = sqlite3_column_count(st);
     const char **head = sgd_xcalloc((size_t)ncols + 1, sizeof *head);
     for (int c = 0; c < ncols; c++) head[c] = sqlite3_column_name(st, c);
     cli_table_init(t, ncols, head);
     free(head);
+}
+
+int cli_table_from_stmt(cli_table_t *t, sqlite3_stmt *st)
+{
+    cli_table_init_stmt(t, st);
+    int ncols = t->ncols;
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         int r = cli_table_row(t);

@@ -37,6 +37,10 @@ typedef struct cli_table {
 void cli_table_init(cli_table_t *t, int ncols, const char *const *head);
 void cli_table_free(cli_table_t *t);
 
+/* Drops every row (the columns and the memory for rows stay): a caller streaming rows keeps
+ * one row at a time. */
+void cli_table_clear(cli_table_t *t);
+
 /* Appends an empty row and returns its index; cells are then set with the setters. */
 int cli_table_row(cli_table_t *t);
 void cli_table_text(cli_table_t *t, int row, int col, const char *s); /* NULL -> null cell */
@@ -50,6 +54,14 @@ void cli_table_sql(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i);
 /* Initialises t with st's column names and fills it with every row st yields.  Returns the
  * last sqlite3_step() code: SQLITE_DONE on success.  The caller frees t and finalizes st. */
 int cli_table_from_stmt(cli_table_t *t, sqlite3_stmt *st);
+
+/* Initialises t with st's column names and no rows. */
+void cli_table_init_stmt(cli_table_t *t, sqlite3_stmt *st);
+
+/* CSV in two parts, for callers that stream rows (export): the header line, then the rows
+ * t holds; cli_table_print(.., CLI_FMT_CSV, ..) is the two in a row. */
+void cli_table_csv_head(const cli_table_t *t, FILE *f);
+void cli_table_csv_rows(const cli_table_t *t, FILE *f);
 
 void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f);
 

@@ -205,7 +205,16 @@ static int rdb_busy_timeout_ms(int *ms, sgd_err_t *err)
 /* Formats "PATH: what: sqlite message (errno text)" for a failed SQLite call. */
 int rdb_sqlerr(const rdb_t *db, const char *what, sgd_err_t *err)
 {
-    int rc = sqlite3_errcode(db->db);
+    int rc = sqlite3_extended_errcode(db->db);
+    if (rc == SQLITE_READONLY_ROLLBACK)
+        /* Only a connection allowed to write may play a hot journal back, which changes the
+         * file; sgdsim looks at files read-only first and never does (sgdsim's own files are
+         * in WAL mode and have no rollback journal). */
+        return sgd_errf(err, "%s: not usable as it stands: %s-journal holds an interrupted "
+                        "transaction (a hot journal) that only a writer can roll back, and "
+                        "sgdsim changes no file it has not recognised; open it with the "
+                        "program that wrote it, or the sqlite3 shell, first", db->path,
+                        db->path);
     if ((rc & 0xff) == SQLITE_NOTADB)
         return sgd_errf(err, "%s: not an sgdsim results database (file is not SQLite)",
                         db->path);
@@ -538,6 +547,45 @@ static int rdb_setup_writer(rdb_t *db, int memory, sgd_err_t *err)
     return rdb_exec(db, "PRAGMA synchronous = NORMAL", "cannot configure", err);
 }
 
+/* Sets up a connection the way every handle's is: busy timeout, extended result codes, and
+ * the schema treated as data (rdb_connect). */
+static void rdb_configure_look(sqlite3 *h, int busy_ms)
+{
+    sqlite3_db_config(h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_busy_timeout(h, busy_ms);
+    sqlite3_extended_result_codes(h, 1);
+}
+
+/* A writer's look at an existing file before it opens it for writing: on a connection that
+ * cannot write, the way readers open it, the file's identity is read and a foreign file is
+ * refused.  A read-write connection would already change a file by merely reading it: it
+ * plays back a hot rollback journal that another program left (the file and its -journal
+ * change before anything could be refused).  Only done where a reader would read normally;
+ * elsewhere (no right to create PATH-shm, a file that is not writable) the writer's own open
+ * is refused before it reads anything. */
+static int rdb_writer_look(rdb_t *db, sgd_err_t *err)
+{
+    rdb_reader_facts_t f;
+    rdb_reader_facts(db->path, &f);
+    if (rdb_read_mode(&f) != RDB_READ_NORMAL || !f.dir_writable || !f.file_writable) return 0;
+    rdb_tidy_t tidy = !f.wal_exists && !f.shm_exists ? RDB_TIDY_CREATED : RDB_TIDY_FOUND;
+    rdb_t look = {.path = db->path, .readonly = 0}; /* a writer's rules for the identity */
+    char *uri = rdb_uri(db->path, "mode=ro");
+    int rc = sqlite3_open_v2(uri, &look.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc != SQLITE_OK) {
+        rc = look.db ? rdb_sqlerr(&look, "cannot open results database", err)
+                     : sgd_errf(err, "%s: cannot open results database: out of memory in "
+                                "SQLite", db->path);
+    } else {
+        rdb_configure_look(look.db, db->busy_ms);
+        rc = rdb_refuse_foreign(&look, err);
+    }
+    sqlite3_close_v2(look.db);
+    rdb_reader_tidy(db->path, tidy, false); /* only what this look created */
+    return rc;
+}
+
 /* The writer's four persistent insert statements. */
 static int rdb_prepare_inserts(rdb_t *db, sgd_err_t *err)
 {
@@ -603,7 +651,9 @@ static int rdb_open_common(const char *path, int readonly, bool allow_older, rdb
     db->readonly = readonly;
     db->allow_older = allow_older;
     rdb_set_clock(db, rdb_monotonic_ms);
-    if (rdb_busy_timeout_ms(&db->busy_ms, err) || rdb_connect(db, memory, err)) goto fail;
+    if (rdb_busy_timeout_ms(&db->busy_ms, err)) goto fail;
+    if (!readonly && !memory && rdb_writer_look(db, err)) goto fail;
+    if (rdb_connect(db, memory, err)) goto fail;
     if (rdb_register_functions(db->db) != SQLITE_OK) {
         rdb_sqlerr(db, "cannot register functions", err);
         goto fail;
@@ -616,6 +666,7 @@ static int rdb_open_common(const char *path, int readonly, bool allow_older, rdb
     if (!readonly && rdb_setup_writer(db, memory, err)) goto fail;
     if (rdb_prepare_schema(db, err)) goto fail;
     if (!readonly && rdb_prepare_inserts(db, err)) goto fail;
+    db->ready = true;
     *out = db;
     return 0;
 fail:
@@ -656,6 +707,20 @@ int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *
     return -1;
 }
 
+/* A writer's last act: every committed transaction is copied from the log into the file and
+ * the log emptied (TRUNCATE), so the file alone holds every row once the writer has exited,
+ * even while a reader keeps the database open (SQLite's own checkpoint at close happens only
+ * in the last connection, and a reader's read-only connection cannot make one).  It waits,
+ * up to the busy timeout, for readers still reading older transactions; if they read longer,
+ * the log stays and the next sgdsim command on the file folds it in.  Only for a file that
+ * was accepted: a refused one is never written. */
+static void rdb_checkpoint_at_close(rdb_t *db)
+{
+    if (db->readonly || !db->ready || !db->db) return;
+    rdb_rollback(db);
+    sqlite3_exec(db->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+}
+
 void rdb_close(rdb_t *db)
 {
     if (!db) return;
@@ -663,9 +728,10 @@ void rdb_close(rdb_t *db)
     sqlite3_finalize(db->ins_traffic);
     sqlite3_finalize(db->ins_staleness);
     sqlite3_finalize(db->ins_version_age);
+    rdb_checkpoint_at_close(db);
     /* close_v2 so a statement a reader forgot to finalize cannot make close fail and leak. */
     sqlite3_close_v2(db->db);
-    if (db->tidy) rdb_reader_tidy(db->path);
+    if (db->readonly) rdb_reader_tidy(db->path, db->tidy, db->ready);
     free(db->rows);
     free(db->text);
     free(db->active);

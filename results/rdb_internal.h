@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "results/rdb.h"
 #include "results/rdb_lease.h"
+#include "results/rdb_reader.h"
 
 /* SQLite's own clock, so started_at and finished_at have one format (millisecond UTC). */
 #define RDB_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -41,7 +42,8 @@ struct rdb {
     sqlite3 *db;
     char *path;
     int readonly;
-    bool tidy; /* a reader that may have created PATH-wal/-shm: rdb_reader_tidy at close */
+    rdb_tidy_t tidy; /* a reader's side files: rdb_reader_tidy at close */
+    bool ready;      /* opened and its schema accepted (a refused file is left alone) */
     sqlite3_stmt *ins_metric, *ins_traffic, *ins_staleness, *ins_version_age;
     rdb_row_t *rows; /* pending rows */
     size_t nrows, caprows;

@@ -92,9 +92,9 @@ static int source_runs(sqlite3 *db, int64_t version, const char **schema, const 
     return 0;
 }
 
-/* ATTACHes in_path as "src", read-only as rdb_reader_plan says; *tidy: side files to remove
- * after the DETACH. */
-static int attach_source(sqlite3 *db, const char *in_path, bool *tidy, sgd_err_t *err)
+/* ATTACHes in_path as "src", read-only as rdb_reader_plan says; *tidy: what to do about its
+ * side files after the DETACH. */
+static int attach_source(sqlite3 *db, const char *in_path, rdb_tidy_t *tidy, sgd_err_t *err)
 {
     char *uri = NULL;
     if (rdb_reader_plan(in_path, &uri, tidy, err)) return -1;
@@ -108,7 +108,7 @@ static int attach_source(sqlite3 *db, const char *in_path, bool *tidy, sgd_err_t
     free(uri);
     if (rc == SQLITE_DONE) return 0;
     merge_sqlerr(db, in_path, "cannot attach", err);
-    if (*tidy) rdb_reader_tidy(in_path);
+    rdb_reader_tidy(in_path, *tidy, false);
     return -1;
 }
 
@@ -248,12 +248,13 @@ int rdb_merge(rdb_t *out, const char *in_path, rdb_merge_stats_t *st, sgd_err_t 
         return sgd_errf(err, "%s: is the output database itself; nothing to merge", in_path);
 
     sqlite3 *db = rdb_handle(out);
-    bool tidy = false;
+    rdb_tidy_t tidy = RDB_TIDY_NONE;
     if (attach_source(db, in_path, &tidy, err)) return -1;
     int ret = copy_runs(db, version, st, in_path, err);
     sqlite3_exec(db, "DROP TABLE IF EXISTS temp.src_runs", NULL, NULL, NULL);
     sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
-    if (tidy) rdb_reader_tidy(in_path);
+    /* The input was accepted by rdb_open_source above. */
+    rdb_reader_tidy(in_path, tidy, true);
     if (ret) memset(st, 0, sizeof *st);
     return ret;
 }

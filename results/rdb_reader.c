@@ -110,12 +110,12 @@ static void rdb_note_immutable(const char *path, const rdb_reader_facts_t *f)
             f->dir_writable ? "the file is not writable" : "its directory is not writable");
 }
 
-int rdb_reader_plan(const char *path, char **uri, bool *tidy, sgd_err_t *err)
+int rdb_reader_plan(const char *path, char **uri, rdb_tidy_t *tidy, sgd_err_t *err)
 {
     rdb_reader_facts_t f;
     rdb_reader_facts(path, &f);
     *uri = NULL;
-    *tidy = false;
+    *tidy = RDB_TIDY_NONE;
     switch (rdb_read_mode(&f)) {
     case RDB_READ_REFUSE:
         return sgd_errf(err, "%s: cannot be read here: its log %s-wal holds transactions not "
@@ -129,24 +129,44 @@ int rdb_reader_plan(const char *path, char **uri, bool *tidy, sgd_err_t *err)
     case RDB_READ_NORMAL:
         break;
     }
-    *tidy = !f.wal_exists && !f.shm_exists;
+    /* Removing the side files needs the directory; folding the log in needs the file. */
+    if (f.dir_writable && f.file_writable)
+        *tidy = !f.wal_exists && !f.shm_exists ? RDB_TIDY_CREATED : RDB_TIDY_FOUND;
     *uri = rdb_uri(path, "mode=ro");
     return 0;
 }
 
-void rdb_reader_tidy(const char *path)
+/* Whether tidying may open `path` for writing: some side file to remove, and no rollback
+ * journal, which a read-write connection would play back. */
+static bool rdb_tidy_wanted(const char *path)
 {
-    char *wal = rdb_side_path(path, "-wal"), *shm = rdb_side_path(path, "-shm");
+    char *wal = rdb_side_path(path, "-wal"), *shm = rdb_side_path(path, "-shm"),
+         *journal = rdb_side_path(path, "-journal");
     bool left = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
+    bool hot = access(journal, F_OK) == 0;
     free(wal);
     free(shm);
-    if (!left) return;
+    free(journal);
+    return left && !hot;
+}
+
+/* How long the tidying connection waits for a writer's checkpoint or recovery. */
+#define RDB_TIDY_BUSY_MS 5000
+
+void rdb_reader_tidy(const char *path, rdb_tidy_t tidy, bool accepted)
+{
+    if (tidy == RDB_TIDY_NONE || (tidy == RDB_TIDY_FOUND && !accepted)) return;
+    if (!rdb_tidy_wanted(path)) return;
     /* Reading once makes the connection open the log; closing the last connection that
-     * may write checkpoints the (empty) log and deletes both files. */
+     * may write checkpoints the log (committed transactions a killed writer left there
+     * reach the file) and deletes both files. */
     char *uri = rdb_uri(path, NULL);
     sqlite3 *h = NULL;
-    if (sqlite3_open_v2(uri, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL) == SQLITE_OK)
+    if (sqlite3_open_v2(uri, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL) == SQLITE_OK) {
+        sqlite3_db_config(h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+        sqlite3_busy_timeout(h, RDB_TIDY_BUSY_MS);
         sqlite3_exec(h, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    }
     sqlite3_close(h);
     free(uri);
 }

@@ -4,9 +4,12 @@
  *
  * A database in WAL mode is read through two files beside it, PATH-wal and PATH-shm, which
  * SQLite creates when they are missing.  On read-only media it cannot create them, and a
- * read-only connection never removes them.  So a reader looks first:
- *   - it opens normally (read-only) where it may create them, and afterwards removes what it
- *     created (see rdb_reader_tidy);
+ * read-only connection never removes them (nor folds the log into the file: only a
+ * connection that may write does, when it closes last).  So a reader looks first:
+ *   - it opens normally (read-only) where it may create them, and afterwards, where the
+ *     directory and the file are writable, leaves the file as a finished writer does: the log
+ *     folded in and both side files gone, unless another process still uses them (see
+ *     rdb_reader_tidy);
  *   - where it may not (directory not writable, or the file itself read-only) and no log
  *     exists, it opens the file as immutable (SQLite's "immutable=1"): no side file is
  *     created or needed, and nothing can be written;
@@ -51,18 +54,28 @@ void rdb_reader_facts(const char *path, rdb_reader_facts_t *f);
  * A new string the caller frees. */
 char *rdb_uri(const char *path, const char *query);
 
-/* Plans a read-only open of `path`: *uri (new string, caller frees) for sqlite3_open_v2
- * with SQLITE_OPEN_READONLY | SQLITE_OPEN_URI or for ATTACH; *tidy is true when the reader
- * may create PATH-wal/-shm that were not there, so rdb_reader_tidy should run after its
- * connection is closed.  Immutable mode is announced once per path on stderr.  Returns -1,
- * naming the path, for RDB_READ_REFUSE. */
-int rdb_reader_plan(const char *path, char **uri, bool *tidy, sgd_err_t *err);
+/* What a reader may do about PATH-wal and PATH-shm once its connection is closed. */
+typedef enum {
+    RDB_TIDY_NONE,    /* nothing: read as immutable, or the directory or file is not writable */
+    RDB_TIDY_CREATED, /* neither existed before: whatever is left, the reader created */
+    RDB_TIDY_FOUND,   /* they existed: another connection's, or left by a killed process */
+} rdb_tidy_t;
 
-/* Removes PATH-wal and PATH-shm left by a finished reader, the way SQLite does it: a short
- * read-write connection reads once and closes, and SQLite deletes both files if it is the
- * last connection (another process still using the database keeps them).  Best effort:
- * does nothing when neither file exists, and reports nothing. */
-void rdb_reader_tidy(const char *path);
+/* Plans a read-only open of `path`: *uri (new string, caller frees) for sqlite3_open_v2
+ * with SQLITE_OPEN_READONLY | SQLITE_OPEN_URI or for ATTACH; *tidy says what rdb_reader_tidy
+ * may do after the connection is closed.  Immutable mode is announced once per path on
+ * stderr.  Returns -1, naming the path, for RDB_READ_REFUSE. */
+int rdb_reader_plan(const char *path, char **uri, rdb_tidy_t *tidy, sgd_err_t *err);
+
+/* Called after a reader's connection to `path` is closed: folds the log into the file and
+ * removes PATH-wal and PATH-shm the way SQLite does it: a short read-write connection reads
+ * once and closes, and SQLite checkpoints and deletes both files if it is the last connection
+ * (another process still using the database keeps them, and its last close does it).  Files
+ * the reader found (RDB_TIDY_FOUND) are touched only when `accepted` (the file was read as an
+ * sgdsim results database: another program's log is never folded); nothing is done beside a
+ * PATH-journal (a read-write connection would roll a hot journal back).  Best effort: does
+ * nothing when neither file exists, and reports nothing. */
+void rdb_reader_tidy(const char *path, rdb_tidy_t tidy, bool accepted);
 
 /* ---- schema 2: run keys of the canonical configuration -------------------------------- */
 
