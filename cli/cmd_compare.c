@@ -629,7 +629,8 @@ static int render(const compare_t *c)
                         "(runs.blas_core); last-bit differences are expected, and within "
                         "--rtol they read \"differs (different kernel)\"\n");
     bool fails = false;
-    for (int v = 0; v < ANA_NVERDICTS; v++) fails |= c->count[v] && ana_verdict_fails(v);
+    for (int v = 0; v < ANA_NVERDICTS; v++)
+        fails |= c->count[v] && ana_verdict_fails((ana_verdict_t)v);
     return fails ? SGD_EXIT_FAILURE : SGD_EXIT_OK;
 }
 
