@@ -247,8 +247,11 @@ int rdb_read_series(rdb_t *db, int64_t run, const char *name, rdb_series_t *s, s
     sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
     int cap = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) series_append(s, &cap, st);
+    if (rc != SQLITE_DONE) rdb_sqlerr(db, "cannot read a series", err);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : rdb_sqlerr(db, "cannot read a series", err);
+    if (rc == SQLITE_DONE) return 0;
+    rdb_series_free(s); /* a failed read leaves nothing to free */
+    return -1;
 }
 
 void rdb_series_free(rdb_series_t *s)
