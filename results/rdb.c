@@ -24,35 +24,40 @@
 #include "results/rdb_meta.h"
 #include "results/rdb_reader.h"
 
+/* The runs columns of schema 1 between the id and the digest, in order: schema 1 creates
+ * the table with them and schema 4 rebuilds it with them, so the two cannot drift apart. */
+#define RDB_RUNS_V1_COLUMNS \
+    "  run_key        TEXT," \
+    "  scenario       TEXT," \
+    "  scenario_path  TEXT," \
+    "  algorithm      TEXT," \
+    "  workers        INTEGER," \
+    "  seed           INTEGER," \
+    "  backend        TEXT," \
+    "  config_json    TEXT," \
+    "  config_hash    TEXT," \
+    "  sgdsim_version TEXT," \
+    "  git_rev        TEXT," \
+    "  build_options  TEXT," \
+    "  blas_core      TEXT," \
+    "  host           TEXT," \
+    "  status         TEXT NOT NULL" \
+    "                 CHECK (status IN ('running','complete','failed','diverged'))," \
+    "  status_detail  TEXT," \
+    "  started_at     TEXT," \
+    "  finished_at    TEXT," \
+    "  wall_s         REAL," \
+    "  vtime_ns       INTEGER," \
+    "  updates        INTEGER," \
+    "  events         INTEGER," \
+    "  events_per_s   REAL,"
+
 /* Version 1.  WITHOUT ROWID tables are clustered on their primary key, which is how every
  * reader looks rows up (a run's metric by name in update order; a run's traffic by kind). */
 static const char rdb_schema_v1[] =
     "CREATE TABLE runs ("
     "  id             INTEGER PRIMARY KEY,"
-    "  run_key        TEXT,"
-    "  scenario       TEXT,"
-    "  scenario_path  TEXT,"
-    "  algorithm      TEXT,"
-    "  workers        INTEGER,"
-    "  seed           INTEGER,"
-    "  backend        TEXT,"
-    "  config_json    TEXT,"
-    "  config_hash    TEXT,"
-    "  sgdsim_version TEXT,"
-    "  git_rev        TEXT,"
-    "  build_options  TEXT,"
-    "  blas_core      TEXT,"
-    "  host           TEXT,"
-    "  status         TEXT NOT NULL"
-    "                 CHECK (status IN ('running','complete','failed','diverged')),"
-    "  status_detail  TEXT,"
-    "  started_at     TEXT,"
-    "  finished_at    TEXT,"
-    "  wall_s         REAL,"
-    "  vtime_ns       INTEGER,"
-    "  updates        INTEGER,"
-    "  events         INTEGER,"
-    "  events_per_s   REAL,"
+    RDB_RUNS_V1_COLUMNS
     "  digest         TEXT"
     ");"
     "CREATE INDEX runs_by_key ON runs(run_key);"
@@ -133,30 +138,7 @@ static const char rdb_schema_v4[] =
     "PRAGMA legacy_alter_table = ON;"
     "CREATE TABLE runs_v4 ("
     "  id             INTEGER PRIMARY KEY AUTOINCREMENT,"
-    "  run_key        TEXT,"
-    "  scenario       TEXT,"
-    "  scenario_path  TEXT,"
-    "  algorithm      TEXT,"
-    "  workers        INTEGER,"
-    "  seed           INTEGER,"
-    "  backend        TEXT,"
-    "  config_json    TEXT,"
-    "  config_hash    TEXT,"
-    "  sgdsim_version TEXT,"
-    "  git_rev        TEXT,"
-    "  build_options  TEXT,"
-    "  blas_core      TEXT,"
-    "  host           TEXT,"
-    "  status         TEXT NOT NULL"
-    "                 CHECK (status IN ('running','complete','failed','diverged')),"
-    "  status_detail  TEXT,"
-    "  started_at     TEXT,"
-    "  finished_at    TEXT,"
-    "  wall_s         REAL,"
-    "  vtime_ns       INTEGER,"
-    "  updates        INTEGER,"
-    "  events         INTEGER,"
-    "  events_per_s   REAL,"
+    RDB_RUNS_V1_COLUMNS
     "  digest         TEXT,"
     "  prev_run_key   TEXT,"
     "  prev_config_hash TEXT,"
