@@ -76,19 +76,11 @@ static void run_sgemm(void *arg)
     }
 }
 
-/* --cpu-time: the calling thread's CPU seconds instead of the wall clock's.  On a machine
- * shared with other builds, wall-clock times include the time the thread waited for a core;
- * CPU time leaves that out (one BLAS thread runs in the calling thread), though not the
- * cost of caches shared with the other work. */
+/* --cpu-time: time by the thread's CPU seconds (bench_thread_cpu_now, one BLAS thread runs
+ * in the calling thread). */
 static bool cpu_time;
 
-static double now(void)
-{
-    if (!cpu_time) return bench_now();
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return cpu_time ? bench_thread_cpu_now() : bench_now(); }
 
 /* Best time per call of the gradient and of its GEMMs (bench_timing.h). */
 static void time_pair(work_t *w, double *t_grad, double *t_sgemm)

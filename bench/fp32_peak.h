@@ -10,6 +10,11 @@
 /* A monotonic clock, s. */
 double bench_now(void);
 
+/* The calling thread's CPU seconds: on a machine shared with other work, wall-clock times
+ * include the time a thread waited for a core, CPU time leaves that out (though not the cost
+ * of caches shared with the other work).  The benchmarks' --cpu-time. */
+double bench_thread_cpu_now(void);
+
 /* The reference peak, GFLOP/s; *isa (may be NULL) names its tier.  With print, every tier's
  * peak and the reference are printed as they are measured. */
 double bench_fp32_peak(bool print, const char **isa);
