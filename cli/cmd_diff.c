@@ -1,12 +1,16 @@
 /* `sgdsim diff DB RUN_A RUN_B [--csv|--json]`: the configuration keys whose values differ
  * between two runs of one database, with both values.  Read-only, any schema this build
- * knows; the statement comes from results/rdb_meta.h. */
+ * knows; the rows come from results/rdb_rows.h (rdb_config_diff). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/table.h"
+#include "common/error.h"
 #include "results/rdb_meta.h"
+#include "results/rdb_rows.h"
 
 static void usage(FILE *f)
 {
@@ -14,8 +18,9 @@ static void usage(FILE *f)
                "Prints every configuration key (the params view's dotted path, e.g.\n"
                "cluster.workers or model.hidden[0]) whose value differs between two runs of\n"
                "the results database DB, or that only one of them has (NULL on the other\n"
-               "side), with both values: numbers exact, strings in JSON quotes, so \"4\" and 4\n"
-               "differ.  RUN is a run id, or a prefix (at least 4 hex digits) of a run key: the\n"
+               "side), with both values under columns named after the runs (\"run 12\"):\n"
+               "numbers exact, strings in double quotes in the text table, so \"4\" and 4\n"
+               "differ; --csv and --json keep each value's type.  RUN is a run id, or a prefix (at least 4 hex digits) of a run key: the\n"
                "latest run of that configuration.  DB is only read.\n\n"
                "exit codes: 0 ok (whether or not anything differs), 2 bad input (not a results\n"
                "database, unknown run)\n");
@@ -47,22 +52,45 @@ static int find_runs(rdb_t *db, const char *const *which, int64_t *ids, sgd_err_
     return 0;
 }
 
+/* One side's value.  The text table shows strings in double quotes, so "4" and 4 differ at
+ * a glance; CSV and JSON keep every value with its type. */
+static void value_cell(cli_table_t *t, int row, int col, const rdb_cell_t *c, cli_format_t fmt)
+{
+    if (c->kind == RDB_CELL_JSON) {
+        cli_table_literal(t, row, col, c->text);
+    } else if (c->kind == RDB_CELL_TEXT && fmt == CLI_FMT_TEXT) {
+        size_t n = strlen(c->text) + 3;
+        char *quoted = sgd_xmalloc(n);
+        snprintf(quoted, n, "\"%s\"", c->text);
+        cli_table_text(t, row, col, quoted);
+        free(quoted);
+    } else {
+        cli_table_text(t, row, col, c->kind == RDB_CELL_TEXT ? c->text : NULL);
+    }
+}
+
 static int print_diff(rdb_t *db, const int64_t *ids, cli_format_t fmt, sgd_err_t *err)
 {
-    sqlite3_stmt *st;
-    if (rdb_meta_diff(db, ids[0], ids[1], &st, err)) return -1;
-    cli_table_t t;
-    int rc = cli_table_from_stmt(&t, st);
-    if (rc != SQLITE_DONE)
-        sgd_errf(err, "%s: cannot compare runs: %s", rdb_path(db), sqlite3_errmsg(rdb_handle(db)));
-    else if (t.nrows == 0 && fmt == CLI_FMT_TEXT)
+    rdb_table_t d;
+    if (rdb_config_diff(db, ids[0], ids[1], &d, err)) return -1;
+    if (d.nrows == 0 && fmt == CLI_FMT_TEXT) {
         printf("runs %lld and %lld have the same configuration\n", (long long)ids[0],
                (long long)ids[1]);
-    else
-        cli_table_print(&t, fmt, stdout);
+        rdb_table_free(&d);
+        return 0;
+    }
+    cli_table_t t;
+    cli_table_init(&t, d.ncols, (const char *const *)d.head);
+    for (int r = 0; r < d.nrows; r++) {
+        const rdb_cell_t *row = &d.cell[(size_t)r * (size_t)d.ncols];
+        int tr = cli_table_row(&t);
+        cli_table_text(&t, tr, 0, row[0].text);
+        for (int c = 1; c < d.ncols; c++) value_cell(&t, tr, c, &row[c], fmt);
+    }
+    cli_table_print(&t, fmt, stdout);
     cli_table_free(&t);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    rdb_table_free(&d);
+    return 0;
 }
 
 int cli_diff_main(int argc, char **argv)

@@ -1,7 +1,8 @@
 /* `sgdsim report DB [--wide]`: what a results database holds, for reading in a terminal.
  *
- *   Runs    one line per run: status, updates, virtual time, the final val_error and
- *           staleness (mean and max tau), within 100 columns; --wide adds the run key, the
+ *   Runs    one line per run: seed, status, updates, virtual time, the final val_error and
+ *           staleness (mean and max tau), within 100 columns (long text cut with an
+ *           ellipsis: cli_table_print_fitted); --wide adds the run key, the
  *           final value of every other metric (not staleness_mean / staleness_max, which
  *           repeat mean_tau / max_tau) and traffic (bytes and messages sent and skipped).
  *   Sweeps  for each scenario with several finished runs, the sweep's axes and pivot tables
@@ -32,12 +33,14 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim report DB [--wide | --json]\n\n"
-               "Prints every run of the results database DB (status, updates, virtual time,\n"
-               "final val_error, staleness) and, per scenario swept over several\n"
-               "configurations, pivot tables of final val_error, virtual time and scaling\n"
-               "efficiency by the swept keys (e.g. cluster.workers x algorithm.name): each\n"
-               "cell the mean +- std over the runs that differ only by seed, and their number.\n"
-               "  --wide  the per-run table with every final metric, the run key and traffic\n"
+               "Prints every run of the results database DB (seed, status, updates, virtual\n"
+               "time, final val_error, staleness; within 100 columns, long names cut) and,\n"
+               "per scenario swept over several configurations, pivot tables of final\n"
+               "val_error, virtual time and scaling efficiency by the swept keys (e.g.\n"
+               "cluster.workers x algorithm.name): each cell the mean +- std over the runs\n"
+               "that differ only by seed, and their number.\n"
+               "  --wide  the per-run table with every final metric, the run key and traffic,\n"
+               "          nothing cut\n"
                "  --json  instead of the tables, per scenario its axes and per configuration\n"
                "          (the latest finished run of each seed) the mean, sample sd and 95%%\n"
                "          interval (Student's t) of every final metric, as JSON numbers\n\n"
@@ -46,10 +49,13 @@ static void usage(FILE *f)
 
 /* ---- per-run table -------------------------------------------------------------------- */
 
+/* The per-run table's lines fit this many columns; --wide cuts nothing. */
+enum { REPORT_WIDTH = 100 };
+
 /* The run's columns of the per-run table, in the order of init_runs_table's names. */
 typedef enum {
-    COL_ID, COL_KEY, COL_SCENARIO, COL_ALGORITHM, COL_WORKERS, COL_STATUS, COL_UPDATES,
-    COL_VTIME_S
+    COL_ID, COL_KEY, COL_SCENARIO, COL_ALGORITHM, COL_WORKERS, COL_SEED, COL_STATUS,
+    COL_UPDATES, COL_VTIME_S
 } run_col_t;
 
 /* What the per-run table shows: the run's columns fixed[0..nfixed), the final value of
@@ -75,9 +81,9 @@ static bool duplicate_metric(const char *name)
  * l->metric points into it (the caller frees names). */
 static void choose_run_cols(char **names, int nnames, bool wide, run_cols_t *l)
 {
-    static const int all[] = {0, 1, 2, 3, 4, 5, 6, 7};   /* id, key, ..., vtime_s */
-    static const int narrow[] = {0, 2, 3, 4, 5, 6, 7};   /* without key */
-    *l = (run_cols_t){.fixed = wide ? all : narrow, .nfixed = wide ? 8 : 7,
+    static const int all[] = {0, 1, 2, 3, 4, 5, 6, 7, 8}; /* id, key, ..., vtime_s */
+    static const int narrow[] = {0, 2, 3, 4, 5, 6, 7, 8};  /* without key */
+    *l = (run_cols_t){.fixed = wide ? all : narrow, .nfixed = wide ? 9 : 8,
                       .metric = sgd_xcalloc((size_t)nnames + 1, sizeof *l->metric),
                       .ntail = wide ? 5 : 2, .wide = wide};
     for (int i = 0; i < nnames; i++)
@@ -88,7 +94,7 @@ static void choose_run_cols(char **names, int nnames, bool wide, run_cols_t *l)
 static void init_runs_table(cli_table_t *t, const run_cols_t *l)
 {
     static const char *const fixed[] = {"id", "key", "scenario", "algorithm", "workers",
-                                        "status", "updates", "vtime_s"};
+                                        "seed", "status", "updates", "vtime_s"};
     static const char *const tail[] = {"mean_tau", "max_tau", "sent_MB", "sent_msgs",
                                        "skipped_MB"};
     int ncols = l->nfixed + l->nmetric + l->ntail;
@@ -134,6 +140,7 @@ static void run_cell(cli_table_t *t, int r, int c, const rdb_run_row_t *run, run
     case COL_SCENARIO: text_cell(t, r, c, run->scenario); break;
     case COL_ALGORITHM: text_cell(t, r, c, run->algorithm); break;
     case COL_WORKERS: int_cell(t, r, c, run->has_workers, run->workers); break;
+    case COL_SEED: cli_table_int(t, r, c, run->seed); break;
     case COL_STATUS: text_cell(t, r, c, run->status); break;
     case COL_UPDATES: int_cell(t, r, c, run->has_updates, run->updates); break;
     case COL_VTIME_S:
@@ -219,8 +226,9 @@ static int report_runs(rdb_t *db, const char *path, bool wide)
     if (rc == 0) {
         printf("Runs (%d) in ", t.nrows);
         report_print_escaped(path);
-        printf(wide ? "\n\n" : " (--wide: every column)\n\n");
-        cli_table_print(&t, CLI_FMT_TEXT, stdout);
+        printf(wide ? "\n\n" : " (--wide: every column, nothing cut)\n\n");
+        if (wide) cli_table_print(&t, CLI_FMT_TEXT, stdout);
+        else cli_table_print_fitted(&t, REPORT_WIDTH, stdout);
         if (nclockless)
             printf("vtime_s \"no clock\": %d run%s with %s: vtime_ns counts iterations\n",
                    nclockless, nclockless == 1 ? "" : "s", ANA_NO_CLOCK_TEXT);

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/table.h"
+#include "cli/text.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_rows.h"
 
@@ -42,7 +43,21 @@ static void put_cell(cli_table_t *t, int row, int col, const rdb_cell_t *c)
     case RDB_CELL_INT: cli_table_int(t, row, col, c->i); break;
     case RDB_CELL_REAL: cli_table_real(t, row, col, c->r); break;
     case RDB_CELL_TEXT: cli_table_text(t, row, col, c->text); break;
+    case RDB_CELL_JSON: cli_table_literal(t, row, col, c->text); break;
     }
+}
+
+/* runs.command_line, the recipe to run the run again (its words are shell-quoted as they
+ * were written), shown escaped for the terminal; runs before schema 3 have none. */
+static void print_command_line(const rdb_cell_t *c)
+{
+    if (!c || c->kind != RDB_CELL_TEXT) {
+        printf("command line: not recorded (a run written before schema 3)\n");
+        return;
+    }
+    char *shown = cli_text_escape(c->text);
+    printf("command line:\n  %s\n", shown);
+    free(shown);
 }
 
 /* The run's record, one line per column. */
@@ -57,7 +72,12 @@ static int print_record(rdb_t *db, int64_t run_id, bool clock, sgd_err_t *err)
     static const char *const head[] = {"field", "value"};
     cli_table_t t;
     cli_table_init(&t, 2, head);
+    const rdb_cell_t *command_line = NULL;
     for (int i = 0; i < rec.ncols; i++) {
+        if (strcmp(rec.head[i], "command_line") == 0) {
+            command_line = &rec.cell[i]; /* printed below the table: it is long */
+            continue;
+        }
         int row = cli_table_row(&t);
         cli_table_text(&t, row, 0, rec.head[i]);
         if (clockless_field(clock, rec.head[i])) cli_table_text(&t, row, 1, ANA_NO_CLOCK_TEXT);
@@ -65,6 +85,7 @@ static int print_record(rdb_t *db, int64_t run_id, bool clock, sgd_err_t *err)
     }
     printf("run %lld\n", (long long)run_id);
     cli_table_print(&t, CLI_FMT_TEXT, stdout);
+    print_command_line(command_line);
     cli_table_free(&t);
     rdb_table_free(&rec);
     return 0;

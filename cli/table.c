@@ -70,6 +70,13 @@ void cli_table_int(cli_table_t *t, int row, int col, int64_t v)
     c->text = sgd_xstrdup(buf);
 }
 
+void cli_table_literal(cli_table_t *t, int row, int col, const char *json)
+{
+    cli_cell_t *c = cell(t, row, col);
+    c->kind = CLI_CELL_LITERAL;
+    c->text = sgd_xstrdup(json);
+}
+
 void cli_table_real(cli_table_t *t, int row, int col, double v)
 {
     cli_cell_t *c = cell(t, row, col);
@@ -205,9 +212,69 @@ static void print_json(const cli_table_t *t, FILE *f)
     fputs(t->nrows ? "\n]\n" : "]\n", f);
 }
 
+/* Numbers are right-aligned in a text table. */
+static bool is_number(const cli_cell_t *c)
+{
+    return c->kind == CLI_CELL_INT || c->kind == CLI_CELL_REAL ||
+           (c->kind == CLI_CELL_LITERAL && strpbrk(c->text, "0123456789"));
+}
+
+/* A narrowed column is never cut below this many characters (or its header's width). */
+enum { MIN_CUT_WIDTH = 8 };
+
+/* Whether column c holds text that may be cut: some cell is neither a number nor NULL.
+ * Numbers are never cut: a shortened number would read as another number. */
+static bool cuttable(const cli_table_t *t, int c)
+{
+    for (int r = 0; r < t->nrows; r++) {
+        const cli_cell_t *x = &t->cells[r * t->ncols + c];
+        if (x->kind != CLI_CELL_NULL && !is_number(x)) return true;
+    }
+    return false;
+}
+
+/* Narrows the widest cuttable column, one character at a time, until the table's lines fit
+ * max_width characters or nothing more can be cut (then the lines stay longer). */
+static void fit_widths(const cli_table_t *t, char **head, int *w, int max_width)
+{
+    int total = 2 * (t->ncols - 1);
+    for (int c = 0; c < t->ncols; c++) total += w[c];
+    bool *cut = sgd_xcalloc((size_t)t->ncols + 1, sizeof *cut);
+    for (int c = 0; c < t->ncols; c++) cut[c] = cuttable(t, c);
+    while (total > max_width) {
+        int widest = -1;
+        for (int c = 0; c < t->ncols; c++) {
+            int floor = width(head[c]) > MIN_CUT_WIDTH ? width(head[c]) : MIN_CUT_WIDTH;
+            if (cut[c] && w[c] > floor && (widest < 0 || w[c] > w[widest])) widest = c;
+        }
+        if (widest < 0) break;
+        w[widest]--;
+        total--;
+    }
+    free(cut);
+}
+
+/* s cut to w characters, its last one an ellipsis, when it is wider (s is malloc'ed and
+ * may be replaced). */
+static char *cut_to(char *s, int w)
+{
+    if (width(s) <= w) return s;
+    size_t n = 0; /* bytes of the first w - 1 characters */
+    for (int chars = 0; s[n] && chars < w - 1; chars++) {
+        size_t len = sgd_utf8_len(s + n);
+        n += len ? len : 1;
+    }
+    char *out = sgd_xmalloc(n + sizeof "\u2026");
+    memcpy(out, s, n);
+    memcpy(out + n, "\u2026", sizeof "\u2026");
+    free(s);
+    return out;
+}
+
 /* The aligned table: every header and cell in its escaped text form, numbers right-aligned,
- * everything else left-aligned, two spaces between columns. */
-static void print_text(const cli_table_t *t, FILE *f)
+ * everything else left-aligned, two spaces between columns; with max_width > 0, text
+ * columns are cut (fit_widths) so that lines fit it. */
+static void print_text(const cli_table_t *t, int max_width, FILE *f)
 {
     int n = t->nrows * t->ncols;
     char **head = sgd_xcalloc((size_t)t->ncols, sizeof *head);
@@ -221,6 +288,8 @@ static void print_text(const cli_table_t *t, FILE *f)
         form[i] = text_form(&t->cells[i]);
         if (width(form[i]) > w[i % t->ncols]) w[i % t->ncols] = width(form[i]);
     }
+    if (max_width > 0) fit_widths(t, head, w, max_width);
+    for (int i = 0; i < n; i++) form[i] = cut_to(form[i], w[i % t->ncols]);
     for (int c = 0; c < t->ncols; c++)
         fprintf(f, "%s%s%*s", c ? "  " : "", head[c],
                 c + 1 < t->ncols ? w[c] - width(head[c]) : 0, "");
@@ -233,9 +302,8 @@ static void print_text(const cli_table_t *t, FILE *f)
     for (int i = 0; i < n; i++) {
         int c = i % t->ncols, pad = w[c] - width(form[i]);
         bool last = c + 1 == t->ncols;
-        cli_cell_kind_t kind = t->cells[i].kind;
         if (c) fputs("  ", f);
-        if (kind == CLI_CELL_INT || kind == CLI_CELL_REAL) fprintf(f, "%*s%s", pad, "", form[i]);
+        if (is_number(&t->cells[i])) fprintf(f, "%*s%s", pad, "", form[i]);
         else fprintf(f, "%s%*s", form[i], last ? 0 : pad, "");
         if (last) fputc('\n', f);
     }
@@ -246,11 +314,16 @@ static void print_text(const cli_table_t *t, FILE *f)
     free(w);
 }
 
+void cli_table_print_fitted(const cli_table_t *t, int max_width, FILE *f)
+{
+    print_text(t, max_width, f);
+}
+
 void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f)
 {
     if (fmt == CLI_FMT_CSV) print_csv(t, f);
     else if (fmt == CLI_FMT_JSON) print_json(t, f);
-    else print_text(t, f);
+    else print_text(t, 0, f);
 }
 
 void cli_table_init_stmt(cli_table_t *t, sqlite3_stmt *st)

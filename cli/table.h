@@ -20,7 +20,11 @@
 #include <sqlite3.h>
 
 typedef enum { CLI_FMT_TEXT, CLI_FMT_CSV, CLI_FMT_JSON } cli_format_t;
-typedef enum { CLI_CELL_NULL, CLI_CELL_INT, CLI_CELL_REAL, CLI_CELL_TEXT } cli_cell_kind_t;
+/* CLI_CELL_LITERAL: a JSON literal other than a string (an exact number, true, false),
+ * printed as it is in every format. */
+typedef enum {
+    CLI_CELL_NULL, CLI_CELL_INT, CLI_CELL_REAL, CLI_CELL_TEXT, CLI_CELL_LITERAL
+} cli_cell_kind_t;
 
 typedef struct cli_cell {
     cli_cell_kind_t kind;
@@ -48,6 +52,9 @@ void cli_table_int(cli_table_t *t, int row, int col, int64_t v);
 /* Reals print with %.6g in text tables and exactly (%.17g) in CSV and JSON; non-finite
  * values become null cells. */
 void cli_table_real(cli_table_t *t, int row, int col, double v);
+/* A JSON literal other than a string: an exact number, true or false (right-aligned in a
+ * text table when it is a number). */
+void cli_table_literal(cli_table_t *t, int row, int col, const char *json);
 /* Copies column i of the current row of st with its SQLite type. */
 void cli_table_sql(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i);
 
@@ -64,5 +71,10 @@ void cli_table_csv_head(const cli_table_t *t, FILE *f);
 void cli_table_csv_rows(const cli_table_t *t, FILE *f);
 
 void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f);
+
+/* The aligned text table with lines of at most max_width characters where it can: the
+ * widest text columns are cut, each cut cell ending in an ellipsis ("\u2026"); numbers,
+ * headers and columns of 8 characters or fewer are never cut. */
+void cli_table_print_fitted(const cli_table_t *t, int max_width, FILE *f);
 
 #endif

@@ -197,12 +197,18 @@ int rdb_meta_find_run(rdb_t *db, const char *which, int64_t *run_id, int64_t *re
     "(SELECT CASE WHEN json_valid(config_json) THEN config_json ELSE '{}' END FROM runs"   \
     " WHERE id = " RUN ")"
 
+/* The run's columns, command_line last: the recipe to run it again.  Files before schema 3
+ * have no such column, so theirs is read as NULL (META_RUN_V2_SQL). */
+#define META_RUN_SQL(COMMAND_LINE)                                                          \
+    "SELECT id, run_key, scenario, scenario_path, algorithm, workers, seed, backend,"      \
+    " status, status_detail, started_at, finished_at, wall_s, vtime_ns, updates, events,"  \
+    " events_per_s, digest, blas_core, host, sgdsim_version, git_rev, build_options, "     \
+    COMMAND_LINE " AS command_line FROM runs WHERE id = ?1"
+
+static const char META_RUN_V2_SQL[] = META_RUN_SQL("NULL");
+
 static const char *const meta_section_sql[] = {
-    [RDB_META_RUN] =
-        ("SELECT id, run_key, scenario, scenario_path, algorithm, workers, seed, backend,"
-        " status, status_detail, started_at, finished_at, wall_s, vtime_ns, updates, events,"
-        " events_per_s, digest, blas_core, host, sgdsim_version, git_rev, build_options"
-        " FROM runs WHERE id = ?1"),
+    [RDB_META_RUN] = META_RUN_SQL("command_line"),
     [RDB_META_CONFIG] =
         ("SELECT " RDB_META_KEY("j") " AS key, " META_LEAF_TEXT("j") " AS value"
         " FROM json_tree(" META_CONFIG_OF("?1") ") j"
@@ -235,7 +241,9 @@ int rdb_meta_section(rdb_t *db, rdb_meta_section_t section, int64_t run_id, sqli
     bool has = true;
     if (table && meta_has_table(db, table, &has, err)) return -1;
     if (!has) return 0;
-    if (meta_prepare(db, meta_section_sql[section], st, err)) return -1;
+    const char *sql = section == RDB_META_RUN && db->version < 3 ? META_RUN_V2_SQL
+                                                                 : meta_section_sql[section];
+    if (meta_prepare(db, sql, st, err)) return -1;
     sqlite3_bind_int64(*st, 1, run_id);
     return 0;
 }
@@ -252,9 +260,7 @@ int rdb_meta_diff(rdb_t *db, int64_t a, int64_t b, sqlite3_stmt **st, sgd_err_t 
         "   AS s FROM json_tree(" META_CONFIG_OF("?2") ") j"
         "   WHERE type NOT IN ('object', 'array')),"
         " keys AS (SELECT k FROM a UNION SELECT k FROM b)"
-        " SELECT keys.k AS key,"
-        "   CASE WHEN a.t = 'text' THEN json_quote(a.v) ELSE a.s END AS a,"
-        "   CASE WHEN b.t = 'text' THEN json_quote(b.v) ELSE b.s END AS b"
+        " SELECT keys.k AS key, a.t AS a_type, a.s AS a, b.t AS b_type, b.s AS b"
         " FROM keys LEFT JOIN a ON a.k = keys.k LEFT JOIN b ON b.k = keys.k"
         " WHERE a.t IS NOT b.t OR a.v IS NOT b.v ORDER BY keys.k";
     if (meta_prepare(db, sql, st, err)) return -1;

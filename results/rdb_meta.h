@@ -124,10 +124,11 @@ typedef enum rdb_meta_section {
 int rdb_meta_section(rdb_t *db, rdb_meta_section_t section, int64_t run_id, sqlite3_stmt **st,
                      sgd_err_t *err);
 
-/* A statement yielding (key, a, b) for every configuration leaf whose value or type differs
- * between runs a and b, or that only one of them has (the other column NULL), by key.
- * Values are text: numbers exact (sgd_json_format_number), strings as they are, true,
- * false, null.  The caller finalizes it. */
+/* A statement yielding (key, a_type, a, b_type, b) for every configuration leaf whose value
+ * or type differs between runs a and b, or that only one of them has (that side's type and
+ * value NULL), by key.  Types are json_tree's (integer, real, text, true, false, null);
+ * values are text: numbers exact (sgd_json_format_number), strings as they are, true,
+ * false, null.  The caller finalizes it; rdb_config_diff (rdb_rows.h) reads it typed. */
 int rdb_meta_diff(rdb_t *db, int64_t a, int64_t b, sqlite3_stmt **st, sgd_err_t *err);
 
 /* The SQL function sgdsim_number(x) of every connection: a REAL as the shortest text that

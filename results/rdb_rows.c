@@ -398,3 +398,47 @@ void rdb_table_free(rdb_table_t *t)
     free(t->cell);
     *t = (rdb_table_t){0};
 }
+
+/* ---- the configuration diff ----------------------------------------------------------- */
+
+/* A side of a diff row: its json_tree type in column type_col, its exact text after it. */
+static rdb_cell_t diff_cell(sqlite3_stmt *st, int type_col)
+{
+    const char *type = (const char *)sqlite3_column_text(st, type_col);
+    const char *text = (const char *)sqlite3_column_text(st, type_col + 1);
+    if (!type || !text || strcmp(type, "null") == 0) return (rdb_cell_t){.kind = RDB_CELL_NULL};
+    rdb_cell_kind_t kind = strcmp(type, "text") == 0 ? RDB_CELL_TEXT : RDB_CELL_JSON;
+    return (rdb_cell_t){.kind = kind, .text = sgd_xstrdup(text)};
+}
+
+static char *run_head(int64_t run)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "run %lld", (long long)run);
+    return sgd_xstrdup(buf);
+}
+
+int rdb_config_diff(rdb_t *db, int64_t a, int64_t b, rdb_table_t *t, sgd_err_t *err)
+{
+    *t = (rdb_table_t){.ncols = 3};
+    sqlite3_stmt *st = NULL;
+    if (rdb_meta_diff(db, a, b, &st, err)) return -1;
+    t->head = sgd_xcalloc(3, sizeof *t->head);
+    t->head[0] = sgd_xstrdup("key");
+    t->head[1] = run_head(a);
+    t->head[2] = run_head(b);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        t->cell = sgd_xrealloc(t->cell, (size_t)(t->nrows + 1) * 3 * sizeof *t->cell);
+        rdb_cell_t *row = &t->cell[(size_t)t->nrows * 3];
+        const char *key = (const char *)sqlite3_column_text(st, 0);
+        row[0] = (rdb_cell_t){.kind = RDB_CELL_TEXT, .text = sgd_xstrdup(key ? key : "")};
+        row[1] = diff_cell(st, 1);
+        row[2] = diff_cell(st, 3);
+        t->nrows++;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE) return 0;
+    rdb_table_free(t);
+    return rdb_sqlerr(db, "cannot compare the runs' configurations", err);
+}

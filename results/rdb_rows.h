@@ -112,13 +112,17 @@ int rdb_run_config(rdb_t *db, int64_t run, char **json, sgd_err_t *err);
  * with the type SQLite gave it, so the caller prints them without stepping a statement.  A
  * blob reads as the text "<blob, N bytes>". */
 
-typedef enum { RDB_CELL_NULL, RDB_CELL_INT, RDB_CELL_REAL, RDB_CELL_TEXT } rdb_cell_kind_t;
+/* RDB_CELL_JSON: a JSON literal other than a string, in text: a number written exactly
+ * (the shortest text that reads back as the same double), true or false. */
+typedef enum {
+    RDB_CELL_NULL, RDB_CELL_INT, RDB_CELL_REAL, RDB_CELL_TEXT, RDB_CELL_JSON
+} rdb_cell_kind_t;
 
 typedef struct rdb_cell {
     rdb_cell_kind_t kind;
     int64_t i;  /* RDB_CELL_INT */
     double r;   /* RDB_CELL_REAL */
-    char *text; /* RDB_CELL_TEXT (owned) */
+    char *text; /* RDB_CELL_TEXT and RDB_CELL_JSON (owned) */
 } rdb_cell_t;
 
 /* nrows x ncols cells, row-major; owned by the table (rdb_table_free). */
@@ -132,5 +136,10 @@ typedef struct rdb_table {
 int rdb_meta_table(rdb_t *db, rdb_meta_section_t section, int64_t run, rdb_table_t *t,
                    sgd_err_t *err);
 void rdb_table_free(rdb_table_t *t);
+
+/* The configuration leaves that differ between runs a and b (rdb_meta_diff), typed: columns
+ * "key", "run <a>" and "run <b>".  A string is RDB_CELL_TEXT, a number, true or false
+ * RDB_CELL_JSON, and a key that run lacks (or a JSON null) RDB_CELL_NULL. */
+int rdb_config_diff(rdb_t *db, int64_t a, int64_t b, rdb_table_t *t, sgd_err_t *err);
 
 #endif

@@ -1,7 +1,8 @@
 # The join views and the two commands that read one run: params (one row per leaf of the
 # configuration, dotted keys), final_metrics_long and final_metrics (every metric's last
 # value; every metric name an algorithm writes is a column), `show` (every section) and
-# `diff` (the keys that differ, both values, exact numbers); run ids and run-key prefixes;
+# `diff` (the keys that differ, both values under columns named after the runs, exact numbers,
+# typed in JSON); `show` ends with the command line; run ids and run-key prefixes;
 # unknown runs exit 2 naming them; both read a schema 2 database without changing it.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
@@ -61,6 +62,10 @@ done
 out=$("$SGDSIM" show "$DB" 3) || fail "show 3"
 case "$out" in *"gradients"*"mean_tau"*) ;; *) fail "show 3: no staleness summary" ;; esac
 case "$out" in *"push"*"fetch"*) ;; *) fail "show 3: no push/fetch traffic" ;; esac
+# show ends its record with the command line that ran the run.
+cl=$(q "$DB" "SELECT command_line FROM runs WHERE id = 3")
+[ -n "$cl" ] || fail "run 3 has no command line"
+printf '%s\n' "$out" | grep -qxF "  $cl" || fail "show 3: no command line"
 key=$(q "$DB" "SELECT run_key FROM runs WHERE id = 2")
 [ "$("$SGDSIM" show "$DB" "${key:0:8}" | sed -n 1p)" = "run 2" ] || fail "show by run-key prefix"
 [ "$("$SGDSIM" show "$DB" "$(echo "${key:0:8}" | tr a-f A-F)" | sed -n 1p)" = "run 2" ] || fail "show by upper-case prefix"
@@ -72,14 +77,25 @@ expect_exit 2 "no such results database" -- "$SGDSIM" show "$TMP/none.db" 1
 
 # diff: exactly the differing keys, exact numbers, a key only one run has; JSON output.
 out=$("$SGDSIM" diff "$DB" 1 2 --csv) || fail "diff 1 2"
-want='key,a,b
+want='key,run 1,run 2
 model.hidden[0],32,16
 model.hidden[1],,8
 optimizer.lr,0.05,0.30000000000000004'
 [ "$out" = "$want" ] || fail "diff 1 2:
 $out"
-"$SGDSIM" diff "$DB" 1 2 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d) == 3 and d[1]["a"] is None, d' 2>/dev/null ||
+# --json: typed values under the runs' ids (a number is a number, a string a string).
+"$SGDSIM" diff "$DB" 1 2 --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d) == 3 and d[1]["run 1"] is None and d[1]["run 2"] == 8, d
+assert d[0]["run 1"] == 32 and type(d[0]["run 1"]) is int, d
+assert d[2]["run 2"] == 0.30000000000000004, d' 2>/dev/null ||
   { command -v python3 >/dev/null && fail "diff --json"; }
+"$SGDSIM" diff "$DB" 1 3 --json | python3 -c '
+import json, sys
+d = {r["key"]: r for r in json.load(sys.stdin)}
+assert d["algorithm.name"]["run 1"] == "csgd" and d["algorithm.name"]["run 3"] == "b-fasgd", d' \
+  2>/dev/null || { command -v python3 >/dev/null && fail "diff --json: strings"; }
 [ "$("$SGDSIM" diff "$DB" 1 1)" = "runs 1 and 1 have the same configuration" ] || fail "diff of a run with itself"
 "$SGDSIM" diff "$DB" 1 3 | grep -q '^algorithm.name  *"csgd"  *"b-fasgd"' || fail "diff 1 3: algorithm.name"
 expect_exit 2 "no run 7" -- "$SGDSIM" diff "$DB" 1 7
@@ -91,6 +107,7 @@ undo_schema_3 "$TMP/v2.db" || fail "cannot make a schema 2 database"
 sum=$(sha256sum < "$TMP/v2.db")
 out=$("$SGDSIM" show "$TMP/v2.db" 1) || fail "show on schema 2"
 case "$out" in *"final metrics"*"tags"*"(none: this database's schema has no such table)"*) ;; *) fail "show on schema 2: $out" ;; esac
+case "$out" in *"command line: not recorded"*) ;; *) fail "show on schema 2: command line" ;; esac
 [ "$("$SGDSIM" diff "$TMP/v2.db" 1 2 --csv)" = "$want" ] || fail "diff on schema 2"
 [ "$(sha256sum < "$TMP/v2.db")" = "$sum" ] || fail "show/diff changed a schema 2 database"
 ls "$TMP"/v2.db-* >/dev/null 2>&1 && fail "show/diff left side files"
