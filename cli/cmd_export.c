@@ -15,7 +15,7 @@
 #include "cli/table.h"
 #include "cli/text.h"
 #include "results/rdb.h"
-#include "results/rdb_read.h"
+#include "results/rdb_dump.h"
 
 static void usage(FILE *f)
 {
@@ -68,21 +68,36 @@ static void on_stop_signal(int sig)
 /* Why streaming a table's rows ended. */
 typedef enum { EXPORT_DONE, EXPORT_SQL_ERROR, EXPORT_WRITE_ERROR, EXPORT_STOPPED } export_end_t;
 
-/* Streams every row of st into f as CSV, holding one row at a time, so memory stays the same
+/* The cell as a table cell, with its type. */
+static void put_cell(cli_table_t *t, int r, int c, const rdb_cell_t *x)
+{
+    switch (x->kind) {
+    case RDB_CELL_NULL: cli_table_text(t, r, c, NULL); break;
+    case RDB_CELL_INT: cli_table_int(t, r, c, x->i); break;
+    case RDB_CELL_REAL: cli_table_real(t, r, c, x->r); break;
+    case RDB_CELL_TEXT: cli_table_text(t, r, c, x->text); break;
+    case RDB_CELL_JSON: cli_table_literal(t, r, c, x->text); break;
+    }
+}
+
+/* Streams every row of d into f as CSV, holding one row at a time, so memory stays the same
  * whatever the number of rows (a 191 MB database's metrics, an endless view); *nrows counts
  * the rows written. */
-static export_end_t export_rows(sqlite3_stmt *st, FILE *f, int64_t *nrows)
+static export_end_t export_rows(rdb_dump_t *d, FILE *f, int64_t *nrows, sgd_err_t *err)
 {
+    int ncols;
+    const char *const *head = rdb_dump_head(d, &ncols);
     cli_table_t t;
-    cli_table_init_stmt(&t, st);
+    cli_table_init(&t, ncols, head);
     cli_table_csv_head(&t, f);
     *nrows = 0;
     export_end_t end = EXPORT_DONE;
+    const rdb_cell_t *row;
     int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((s = rdb_dump_next(d, &row, err)) > 0) {
         cli_table_clear(&t);
         int r = cli_table_row(&t);
-        for (int c = 0; c < t.ncols; c++) cli_table_sql(&t, r, c, st, c);
+        for (int c = 0; c < ncols; c++) put_cell(&t, r, c, &row[c]);
         cli_table_csv_rows(&t, f);
         ++*nrows;
         if (ferror(f)) {
@@ -94,15 +109,15 @@ static export_end_t export_rows(sqlite3_stmt *st, FILE *f, int64_t *nrows)
             break;
         }
     }
-    if (end == EXPORT_DONE && s != SQLITE_DONE) end = EXPORT_SQL_ERROR;
+    if (end == EXPORT_DONE && s < 0) end = EXPORT_SQL_ERROR;
     cli_table_free(&t);
     return end;
 }
 
 /* Closes f and puts the file in place when its rows were all written; otherwise removes the
- * temporary file.  The exit code, after a message naming the file. */
-static int export_finish(sgd_outfile_t *out, FILE *f, export_end_t end, sqlite3_stmt *st,
-                         const char *db_path, const export_item_t *it)
+ * temporary file.  The exit code, after a message naming the file (err: the read error). */
+static int export_finish(sgd_outfile_t *out, FILE *f, export_end_t end, const sgd_err_t *read_err,
+                         const export_item_t *it)
 {
     sgd_err_t err = {{0}};
     bool bad = ferror(f) != 0;
@@ -113,9 +128,7 @@ static int export_finish(sgd_outfile_t *out, FILE *f, export_end_t end, sqlite3_
         return SGD_EXIT_OK;
     }
     sgd_outfile_abort(out, true);
-    if (end == EXPORT_SQL_ERROR)
-        return cli_bad_input("export: %s: %s: %s", db_path, it->name,
-                             sqlite3_errmsg(sqlite3_db_handle(st)));
+    if (end == EXPORT_SQL_ERROR) return cli_bad_input("export: %s", read_err->msg);
     if (end == EXPORT_STOPPED) {
         fprintf(stderr, "sgdsim: export: stopped by a signal; %s was not written (the files "
                 "listed before it were)\n", it->path);
@@ -127,12 +140,11 @@ static int export_finish(sgd_outfile_t *out, FILE *f, export_end_t end, sqlite3_
 /* Writes one table or view into its file, by way of a temporary file beside it
  * (common/outpath.h): a reader never sees half a file, and nothing planted is followed.  A
  * table that cannot be read, or a write that fails, leaves no file. */
-static int export_one(rdb_t *db, const char *db_path, const export_item_t *it)
+static int export_one(rdb_t *db, const export_item_t *it)
 {
-    sqlite3_stmt *st = NULL;
+    rdb_dump_t *d = NULL;
     sgd_err_t err = {{0}};
-    if (rdb_read_prepare_all(db, it->name, &st, &err))
-        return cli_bad_input("export: %s", err.msg);
+    if (rdb_dump_open(db, it->name, &d, &err)) return cli_bad_input("export: %s", err.msg);
     int rc;
     sgd_outfile_t out;
     FILE *f = NULL;
@@ -143,12 +155,12 @@ static int export_one(rdb_t *db, const char *db_path, const export_item_t *it)
         rc = cli_bad_input("export: %s: cannot write", it->path);
     } else {
         int64_t n = 0;
-        export_end_t end = export_rows(st, f, &n);
-        rc = export_finish(&out, f, end, st, db_path, it);
+        export_end_t end = export_rows(d, f, &n, &err);
+        rc = export_finish(&out, f, end, &err, it);
         if (rc == SGD_EXIT_OK)
             printf("%s: %lld row%s\n", it->path, (long long)n, n == 1 ? "" : "s");
     }
-    sqlite3_finalize(st);
+    rdb_dump_close(d);
     return rc;
 }
 
@@ -192,30 +204,29 @@ static int prepare_dir(const char *dir)
 /* Every table and view but SQLite's own, by name, with its file; 0 or the exit code. */
 static int list_items(rdb_t *db, const export_args_t *a, export_item_t **items, int *n)
 {
-    sqlite3_stmt *list = NULL;
     sgd_err_t err = {{0}};
+    char **names = NULL;
+    int nnames = 0;
     *items = NULL;
     *n = 0;
-    if (rdb_read_prepare(db, RDB_Q_TABLES, &list, &err))
-        return cli_bad_input("export: %s", err.msg);
-    int rc = SGD_EXIT_OK, cap = 0;
-    while (rc == SGD_EXIT_OK && sqlite3_step(list) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(list, 0);
+    if (rdb_table_names(db, &names, &nnames, &err)) return cli_bad_input("export: %s", err.msg);
+    int rc = SGD_EXIT_OK;
+    *items = sgd_xcalloc((size_t)nnames + 1, sizeof **items);
+    for (int i = 0; i < nnames && rc == SGD_EXIT_OK; i++) {
         char file[208];
-        if (!name || !file_name(name, file, sizeof file)) {
-            char *shown = cli_text_escape(name ? name : "");
+        if (!file_name(names[i], file, sizeof file)) {
+            char *shown = cli_text_escape(names[i]);
             rc = cli_bad_input("export: %s: a table's name (\"%s\") is too long for a file "
                                "name; nothing was written", a->db_path, shown);
             free(shown);
             break;
         }
-        if (*n == cap) *items = sgd_xrealloc(*items, (size_t)(cap = 2 * cap + 8) * sizeof **items);
         size_t size = strlen(a->dir) + strlen(file) + 6;
         char *path = sgd_xmalloc(size);
         snprintf(path, size, "%s/%s.csv", a->dir, file);
-        (*items)[(*n)++] = (export_item_t){sgd_xstrdup(name), path};
+        (*items)[(*n)++] = (export_item_t){sgd_xstrdup(names[i]), path};
     }
-    sqlite3_finalize(list);
+    rdb_names_free(names, nnames);
     return rc;
 }
 
@@ -240,7 +251,7 @@ static int export_all(rdb_t *db, const export_args_t *a)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    for (int i = 0; i < n && rc == SGD_EXIT_OK; i++) rc = export_one(db, a->db_path, &items[i]);
+    for (int i = 0; i < n && rc == SGD_EXIT_OK; i++) rc = export_one(db, &items[i]);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     for (int i = 0; i < n; i++) free(items[i].name), free(items[i].path);

@@ -32,7 +32,9 @@
 #include "common/outpath.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"
+#include "results/rdb_curves.h"
 #include "results/rdb_read.h"
+#include "results/rdb_rows.h"
 
 static void usage(FILE *f)
 {
@@ -244,18 +246,19 @@ static int parse_args(int argc, char **argv, plot_args_t *a)
 /* The metric's names in the database, escaped for the terminal, for the error message. */
 static void metric_names(rdb_t *db, char *names, size_t size)
 {
-    sqlite3_stmt *st = NULL;
     sgd_err_t err = {{0}};
+    char **name = NULL;
+    int n = 0;
     size_t len = 0;
     names[0] = '\0';
-    if (rdb_read_prepare(db, RDB_Q_METRIC_NAMES, &st, &err) == 0)
-        while (sqlite3_step(st) == SQLITE_ROW && len + 64 < size) {
-            char *e = cli_text_escape((const char *)sqlite3_column_text(st, 0));
+    if (rdb_metric_names(db, &name, &n, &err) == 0)
+        for (int i = 0; i < n && len + 64 < size; i++) {
+            char *e = cli_text_escape(name[i]);
             len += (size_t)snprintf(names + len, size - len, "%s%s", len ? ", " : "", e);
             free(e);
         }
+    rdb_names_free(name, n);
     if (len >= size) len = size - 1;
-    sqlite3_finalize(st);
     if (!len) snprintf(names, size, "no metrics at all");
 }
 

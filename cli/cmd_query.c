@@ -3,7 +3,10 @@
  * that would write are refused before they run (sqlite3_stmt_readonly), and the connection
  * itself is read-only, so a query can never change a database. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <sqlite3.h>
 
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -34,6 +37,50 @@ static int parse_query_args(int argc, char **argv, const char **pos, int *fmt, b
     int rc = cli_args_parse_fixed(&spec, argc, argv, pos, help);
     if (rc == 0 && *help) usage(stdout);
     return rc;
+}
+
+/* ---- a statement's rows as a table (the one place in cli/ that reads SQLite itself) ---- */
+
+/* Column i of st's current row into the cell, with its SQLite type. */
+static void table_cell_of(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_NULL: cli_table_text(t, row, col, NULL); break;
+    case SQLITE_INTEGER: cli_table_int(t, row, col, sqlite3_column_int64(st, i)); break;
+    case SQLITE_FLOAT: cli_table_real(t, row, col, sqlite3_column_double(st, i)); break;
+    case SQLITE_BLOB: {
+        char buf[64];
+        int bytes = sqlite3_column_bytes(st, i);
+        snprintf(buf, sizeof buf, "<blob, %d byte%s>", bytes, bytes == 1 ? "" : "s");
+        cli_table_text(t, row, col, buf);
+        break;
+    }
+    default: cli_table_text(t, row, col, (const char *)sqlite3_column_text(st, i)); break;
+    }
+}
+
+/* t with st's column names and no rows. */
+static void table_init_stmt(cli_table_t *t, sqlite3_stmt *st)
+{
+    int ncols = sqlite3_column_count(st);
+    const char **head = sgd_xcalloc((size_t)ncols + 1, sizeof *head);
+    for (int c = 0; c < ncols; c++) head[c] = sqlite3_column_name(st, c);
+    cli_table_init(t, ncols, head);
+    free(head);
+}
+
+/* t with st's column names and every row st yields; the last sqlite3_step() code
+ * (SQLITE_DONE on success).  The caller frees t and finalizes st. */
+static int table_from_stmt(cli_table_t *t, sqlite3_stmt *st)
+{
+    table_init_stmt(t, st);
+    int ncols = t->ncols;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        int r = cli_table_row(t);
+        for (int c = 0; c < ncols; c++) table_cell_of(t, r, c, st, c);
+    }
+    return s;
 }
 
 static int refuse_write(const char *db_path, sqlite3_stmt *st)
@@ -77,7 +124,7 @@ static int run_statements(sqlite3 *h, const char *db_path, const char *sql, cli_
             break;
         }
         cli_table_t t;
-        int s = cli_table_from_stmt(&t, st);
+        int s = table_from_stmt(&t, st);
         if (s != SQLITE_DONE) {
             rc = cli_bad_input("query: %s: SQL error: %s", db_path, sqlite3_errmsg(h));
         } else if (sqlite3_column_count(st) > 0) {

@@ -20,7 +20,7 @@
 
 #include "cli/options.h"
 #include "results/rdb.h"
-#include "results/rdb_read.h"
+#include "results/rdb_curves.h"
 
 typedef struct plot_where {
     rdb_cond_t *conds; /* their strings point into text */

@@ -12,33 +12,30 @@
 #include "cli/text.h"
 #include "common/number.h"
 
-static char *text_or_null(sqlite3_stmt *st, int col)
+static char *text_or_null(const char *v)
 {
-    const char *v = (const char *)sqlite3_column_text(st, col);
     return sgd_xstrdup(v ? v : "NULL");
 }
 
-/* The series with these values (the current row's from column first), or -1. */
-static int find_series(const plot_data_t *d, sqlite3_stmt *st, int first, int nvals)
+/* The series with these values (vals[0..nvals), NULL for none), or -1. */
+static int find_series(const plot_data_t *d, const char *const *vals, int nvals)
 {
     for (int s = 0; s < d->nseries; s++) {
         bool same = true;
-        for (int k = 0; k < nvals && same; k++) {
-            const char *v = (const char *)sqlite3_column_text(st, first + k);
-            same = strcmp(d->series[s].values[k], v ? v : "NULL") == 0;
-        }
+        for (int k = 0; k < nvals && same; k++)
+            same = strcmp(d->series[s].values[k], vals[k] ? vals[k] : "NULL") == 0;
         if (same) return s;
     }
     return -1;
 }
 
-static int new_series(plot_data_t *d, sqlite3_stmt *st, int first, int nvals)
+static int new_series(plot_data_t *d, const char *const *vals, int nvals, const char *config)
 {
     d->series = sgd_xrealloc(d->series, (size_t)(d->nseries + 1) * sizeof *d->series);
     plot_series_t *s = &d->series[d->nseries];
     *s = (plot_series_t){.values = sgd_xcalloc((size_t)nvals + 1, sizeof *s->values),
-                         .config = text_or_null(st, 4)};
-    for (int k = 0; k < nvals; k++) s->values[k] = text_or_null(st, first + k);
+                         .config = text_or_null(config)};
+    for (int k = 0; k < nvals; k++) s->values[k] = text_or_null(vals[k]);
     return d->nseries++;
 }
 
@@ -56,27 +53,31 @@ static void note_scenario(plot_data_t *d, const char *name, bool *several)
     d->scenario[i] = '\0';
 }
 
-/* Adds the current row of the selected runs (rdb_read_prepare_selected_runs) to d. */
-static void add_run(plot_data_t *d, sqlite3_stmt *st, int nvals, int64_t *seeds,
+/* Adds a selected run to d. */
+static void add_run(plot_data_t *d, const rdb_curve_run_t *run, int nvals, int64_t *seeds,
                     bool *several)
 {
-    int first = nvals == 1 && d->nkeys == 0 ? 0 : 5; /* without keys a run is its series */
-    int s = find_series(d, st, first, nvals);
-    if (s < 0) s = new_series(d, st, first, nvals);
+    char id[24];
+    const char *own[1] = {id};
+    const char *const *vals = run->values;
+    if (nvals == 1 && d->nkeys == 0) { /* without keys a run is its series */
+        snprintf(id, sizeof id, "%lld", (long long)run->id);
+        vals = own;
+    }
+    int s = find_series(d, vals, nvals);
+    if (s < 0) s = new_series(d, vals, nvals, run->config);
     plot_series_t *ser = &d->series[s];
-    const char *config = (const char *)sqlite3_column_text(st, 4);
-    if (!config || strcmp(config, ser->config) != 0) ser->mixed = true;
-    int64_t seed = sqlite3_column_int64(st, 1);
+    if (!run->config || strcmp(run->config, ser->config) != 0) ser->mixed = true;
     for (int r = 0; r < d->nruns; r++)
-        if (d->run_series[r] == s && seeds[r] == seed) ser->dup = true, ser->dup_seed = seed;
+        if (d->run_series[r] == s && seeds[r] == run->seed)
+            ser->dup = true, ser->dup_seed = run->seed;
     ser->nruns++;
-    d->run_id[d->nruns] = sqlite3_column_int64(st, 0);
+    d->run_id[d->nruns] = run->id;
     d->run_series[d->nruns] = s;
-    d->run_config[d->nruns] = config ? sgd_xstrdup(config) : NULL;
-    seeds[d->nruns++] = seed;
-    const char *status = (const char *)sqlite3_column_text(st, 3);
-    if (status && strcmp(status, "running") == 0) d->nrunning++;
-    note_scenario(d, (const char *)sqlite3_column_text(st, 2), several);
+    d->run_config[d->nruns] = run->config ? sgd_xstrdup(run->config) : NULL;
+    seeds[d->nruns++] = run->seed;
+    if (run->status && strcmp(run->status, "running") == 0) d->nrunning++;
+    note_scenario(d, run->scenario, several);
 }
 
 /* Natural order: digit runs compare as numbers, everything else bytewise. */
@@ -153,12 +154,13 @@ int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_
     memset(d, 0, sizeof *d);
     d->nkeys = q->nkeys;
     int nvals = q->nkeys ? q->nkeys : q->band != PLOT_BAND_NONE || q->pool ? 0 : 1;
-    sqlite3_stmt *st = NULL;
-    if (rdb_read_prepare_selected_runs(db, q->keys, q->nkeys, &q->sel, &st, err)) return -1;
+    rdb_curve_it_t *it = NULL;
+    if (rdb_curve_runs_open(db, q->keys, q->nkeys, &q->sel, &it, err)) return -1;
     int cap = 0, rc;
     int64_t *seeds = NULL;
     bool several = false;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    rdb_curve_run_t run;
+    while ((rc = rdb_curve_runs_next(it, &run, err)) > 0) {
         if (d->nruns == cap) {
             cap = cap ? 2 * cap : 64;
             d->run_id = sgd_xrealloc(d->run_id, (size_t)cap * sizeof *d->run_id);
@@ -166,13 +168,11 @@ int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_
             d->run_config = sgd_xrealloc(d->run_config, (size_t)cap * sizeof *d->run_config);
             seeds = sgd_xrealloc(seeds, (size_t)cap * sizeof *seeds);
         }
-        add_run(d, st, nvals, seeds, &several);
+        add_run(d, &run, nvals, seeds, &several);
     }
-    if (rc != SQLITE_DONE)
-        sgd_errf(err, "cannot read runs: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
-    sqlite3_finalize(st);
+    rdb_curve_close(it);
     free(seeds);
-    if (rc != SQLITE_DONE) return -1;
+    if (rc < 0) return -1;
     d->scenarios_differ = several;
     if (several) {
         size_t n = strlen(d->scenario);
@@ -269,33 +269,31 @@ static int aggregate(const points_t *p, const plot_query_t *q, plot_series_t *s)
 
 int plot_series_read_points(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_err_t *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (rdb_read_prepare_selected_points(db, q->metric, &q->sel, &st, err)) return -1;
+    rdb_curve_it_t *it = NULL;
+    if (rdb_curve_points_open(db, q->metric, &q->sel, &it, err)) return -1;
     points_t *per = sgd_xcalloc((size_t)d->nseries + 1, sizeof *per);
+    rdb_curve_point_t pt;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int s = series_of(d, sqlite3_column_int64(st, 0));
+    while ((rc = rdb_curve_points_next(it, &pt, err)) > 0) {
+        int s = series_of(d, pt.run);
         if (s < 0) continue;
         points_t *p = &per[s];
         if (p->n == p->cap) {
             p->cap = p->cap ? 2 * p->cap : 256;
             p->v = sgd_xrealloc(p->v, (size_t)p->cap * sizeof *p->v);
         }
-        p->v[p->n++] = (point_t){sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 0),
-                                 sqlite3_column_double(st, 2), sqlite3_column_double(st, 3)};
+        p->v[p->n++] = (point_t){pt.update, pt.run, pt.vtime_s, pt.value};
     }
-    if (rc != SQLITE_DONE)
-        sgd_errf(err, "cannot read metric rows: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
-    sqlite3_finalize(st);
+    rdb_curve_close(it);
     d->npoints = 0;
     for (int s = 0; s < d->nseries; s++) {
         /* A series without rows has no array: qsort's pointer must be valid even for 0. */
         if (per[s].n > 0) qsort(per[s].v, (size_t)per[s].n, sizeof *per[s].v, point_cmp);
-        if (rc == SQLITE_DONE) d->npoints += aggregate(&per[s], q, &d->series[s]);
+        if (rc == 0) d->npoints += aggregate(&per[s], q, &d->series[s]);
         free(per[s].v);
     }
     free(per);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return rc == 0 ? 0 : -1;
 }
 
 typedef struct text {

@@ -18,7 +18,7 @@
 #include "cli/plot_select.h"
 #include "common/error.h"
 #include "results/rdb.h"
-#include "results/rdb_read.h"
+#include "results/rdb_curves.h"
 
 typedef enum { PLOT_BAND_NONE, PLOT_BAND_STD, PLOT_BAND_MINMAX } plot_band_t;
 

@@ -88,23 +88,6 @@ void cli_table_real(cli_table_t *t, int row, int col, double v)
     c->text = sgd_xstrdup(buf);
 }
 
-void cli_table_sql(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i)
-{
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL: cell(t, row, col); break;
-    case SQLITE_INTEGER: cli_table_int(t, row, col, sqlite3_column_int64(st, i)); break;
-    case SQLITE_FLOAT: cli_table_real(t, row, col, sqlite3_column_double(st, i)); break;
-    case SQLITE_BLOB: {
-        char buf[64];
-        int bytes = sqlite3_column_bytes(st, i);
-        snprintf(buf, sizeof buf, "<blob, %d byte%s>", bytes, bytes == 1 ? "" : "s");
-        cli_table_text(t, row, col, buf);
-        break;
-    }
-    default: cli_table_text(t, row, col, (const char *)sqlite3_column_text(st, i)); break;
-    }
-}
-
 /* Text form of a cell in an aligned table (malloc'ed): reals shortened to 6 significant
  * digits, text with its control characters escaped, so that a name holding an ESC sequence
  * shows as \x1b[... instead of driving the terminal. */
@@ -324,25 +307,4 @@ void cli_table_print(const cli_table_t *t, cli_format_t fmt, FILE *f)
     if (fmt == CLI_FMT_CSV) print_csv(t, f);
     else if (fmt == CLI_FMT_JSON) print_json(t, f);
     else print_text(t, 0, f);
-}
-
-void cli_table_init_stmt(cli_table_t *t, sqlite3_stmt *st)
-{
-    int ncols = sqlite3_column_count(st);
-    const char **head = sgd_xcalloc((size_t)ncols + 1, sizeof *head);
-    for (int c = 0; c < ncols; c++) head[c] = sqlite3_column_name(st, c);
-    cli_table_init(t, ncols, head);
-    free(head);
-}
-
-int cli_table_from_stmt(cli_table_t *t, sqlite3_stmt *st)
-{
-    cli_table_init_stmt(t, st);
-    int ncols = t->ncols;
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        int r = cli_table_row(t);
-        for (int c = 0; c < ncols; c++) cli_table_sql(t, r, c, st, c);
-    }
-    return s;
 }

@@ -17,8 +17,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <sqlite3.h>
-
 typedef enum { CLI_FMT_TEXT, CLI_FMT_CSV, CLI_FMT_JSON } cli_format_t;
 /* CLI_CELL_LITERAL: a JSON literal other than a string (an exact number, true, false),
  * printed as it is in every format. */
@@ -55,16 +53,6 @@ void cli_table_real(cli_table_t *t, int row, int col, double v);
 /* A JSON literal other than a string: an exact number, true or false (right-aligned in a
  * text table when it is a number). */
 void cli_table_literal(cli_table_t *t, int row, int col, const char *json);
-/* Copies column i of the current row of st with its SQLite type. */
-void cli_table_sql(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i);
-
-/* Initialises t with st's column names and fills it with every row st yields.  Returns the
- * last sqlite3_step() code: SQLITE_DONE on success.  The caller frees t and finalizes st. */
-int cli_table_from_stmt(cli_table_t *t, sqlite3_stmt *st);
-
-/* Initialises t with st's column names and no rows. */
-void cli_table_init_stmt(cli_table_t *t, sqlite3_stmt *st);
-
 /* CSV in two parts, for callers that stream rows (export): the header line, then the rows
  * t holds; cli_table_print(.., CLI_FMT_CSV, ..) is the two in a row. */
 void cli_table_csv_head(const cli_table_t *t, FILE *f);

@@ -36,8 +36,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <sqlite3.h>
-
 #include "common/error.h"
 
 #define RDB_SCHEMA_VERSION 4          /* PRAGMA user_version written by this build */
@@ -74,8 +72,10 @@ int rdb_open_readonly(const char *path, rdb_t **out, sgd_err_t *err);
  * if the process had been killed. */
 void rdb_close(rdb_t *db);
 
-/* The underlying connection, still owned by the handle, for readers and tests. */
-sqlite3 *rdb_handle(rdb_t *db);
+/* The underlying SQLite connection, still owned by the handle, for `sgdsim query` and tests
+ * (which include <sqlite3.h> themselves; nothing else outside results/ touches SQLite). */
+struct sqlite3;
+struct sqlite3 *rdb_handle(rdb_t *db);
 
 /* The path the handle was opened with (owned by the handle). */
 const char *rdb_path(const rdb_t *db);

@@ -8,16 +8,14 @@
  *
  * Reading: every function works on a handle of rdb_open_meta_reader, which also accepts the
  * older schemas 1 and 2 (read-only, never migrated).  They read the base tables only, never
- * the views, and a table an older schema lacks (tags, artifacts) reads as empty.  The
- * statements rdb_meta_section hands out are the caller's to step and finalize; their SQL
- * stays here, the caller only reads their columns. */
+ * the views, and a table an older schema lacks (tags, artifacts) reads as empty.  Their
+ * statements (results/rdb_reader.h: rdb_meta_section, rdb_meta_diff) are read into typed
+ * tables by rdb_rows.h (rdb_meta_table, rdb_config_diff); their SQL stays in rdb_meta.c. */
 #ifndef SGDSIM_RESULTS_RDB_META_H
 #define SGDSIM_RESULTS_RDB_META_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include <sqlite3.h>
 
 #include "common/error.h"
 #include "results/rdb.h"
@@ -108,7 +106,7 @@ int rdb_open_meta_reader(const char *path, int64_t *version, rdb_t **out, sgd_er
 int rdb_meta_find_run(rdb_t *db, const char *which, int64_t *run_id, int64_t *repeats,
                       sgd_err_t *err);
 
-/* What rdb_meta_section reads about one run. */
+/* What rdb_meta_table (rdb_rows.h) reads about one run. */
 typedef enum rdb_meta_section {
     RDB_META_RUN,       /* one row: the run's columns (id, run_key, scenario, status, ...) */
     RDB_META_CONFIG,    /* (key, value): every leaf of config_json, numbers exact, in order */
@@ -118,21 +116,5 @@ typedef enum rdb_meta_section {
     RDB_META_TAGS,      /* (key, value) by key; none in a schema without tags */
     RDB_META_ARTIFACTS, /* (kind, path, bytes, sha256); none in a schema without artifacts */
 } rdb_meta_section_t;
-
-/* A statement yielding `section` of run run_id, parameters bound; *st is NULL when the
- * database's schema has no such table (no rows to show).  The caller finalizes it. */
-int rdb_meta_section(rdb_t *db, rdb_meta_section_t section, int64_t run_id, sqlite3_stmt **st,
-                     sgd_err_t *err);
-
-/* A statement yielding (key, a_type, a, b_type, b) for every configuration leaf whose value
- * or type differs between runs a and b, or that only one of them has (that side's type and
- * value NULL), by key.  Types are json_tree's (integer, real, text, true, false, null);
- * values are text: numbers exact (sgd_json_format_number), strings as they are, true,
- * false, null.  The caller finalizes it; rdb_config_diff (rdb_rows.h) reads it typed. */
-int rdb_meta_diff(rdb_t *db, int64_t a, int64_t b, sqlite3_stmt **st, sgd_err_t *err);
-
-/* The SQL function sgdsim_number(x) of every connection: a REAL as the shortest text that
- * reads back as the same double (sgd_json_format_number), anything else unchanged. */
-int rdb_meta_register_functions(sqlite3 *db);
 
 #endif

@@ -27,6 +27,8 @@
 
 #include "common/error.h"
 #include "results/rdb.h"
+#include "results/rdb_meta.h"
+#include "results/rdb_rows.h"
 
 /* What the file system says about a database before a reader opens it. */
 typedef struct rdb_reader_facts {
@@ -129,6 +131,28 @@ int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *
 #define RDB_RUNS_V3_SQL(TABLE)                                                                 \
     "ALTER TABLE " TABLE " ADD COLUMN sweep_axes TEXT;"                                        \
     "ALTER TABLE " TABLE " ADD COLUMN command_line TEXT;"
+
+/* ---- the statements of run metadata (rdb_meta.c), read typed by rdb_rows.c ------------- */
+
+/* A statement yielding `section` of run run_id, parameters bound; *st is NULL when the
+ * database's schema has no such table (no rows to show).  The caller finalizes it. */
+int rdb_meta_section(rdb_t *db, rdb_meta_section_t section, int64_t run_id, sqlite3_stmt **st,
+                     sgd_err_t *err);
+
+/* A statement yielding (key, a_type, a, b_type, b) for every configuration leaf whose value
+ * or type differs between runs a and b, or that only one of them has (that side's type and
+ * value NULL), by key.  Types are json_tree's (integer, real, text, true, false, null);
+ * values are text: numbers exact (sgd_json_format_number), strings as they are, true,
+ * false, null.  The caller finalizes it; rdb_config_diff (rdb_rows.h) reads it typed. */
+int rdb_meta_diff(rdb_t *db, int64_t a, int64_t b, sqlite3_stmt **st, sgd_err_t *err);
+
+/* The SQL function sgdsim_number(x) of every connection: a REAL as the shortest text that
+ * reads back as the same double (sgd_json_format_number), anything else unchanged. */
+int rdb_meta_register_functions(sqlite3 *db);
+
+/* Column i of st's current row as a cell with its SQLite type (rdb_rows.h); a blob reads as
+ * the text "<blob, N bytes>".  The caller frees its text. */
+rdb_cell_t rdb_cell_of(sqlite3_stmt *st, int i);
 
 /* The directory holding path: "." for a bare name, "/" for a file in the root.  The caller
  * frees it. */

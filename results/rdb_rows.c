@@ -335,8 +335,7 @@ int rdb_run_config(rdb_t *db, int64_t run, char **json, sgd_err_t *err)
 
 /* ---- a section of show ---------------------------------------------------------------- */
 
-/* Column i of st's current row as a cell with its SQLite type. */
-static rdb_cell_t cell_of(sqlite3_stmt *st, int i)
+rdb_cell_t rdb_cell_of(sqlite3_stmt *st, int i)
 {
     rdb_cell_t c = {.kind = RDB_CELL_NULL};
     char buf[64];
@@ -368,7 +367,7 @@ static int table_fill(rdb_t *db, sqlite3_stmt *st, rdb_table_t *t, sgd_err_t *er
         t->cell = sgd_xrealloc(t->cell, (size_t)(t->nrows + 1) * (size_t)t->ncols *
                                             sizeof *t->cell + 1);
         for (int c = 0; c < t->ncols; c++)
-            t->cell[(size_t)t->nrows * (size_t)t->ncols + (size_t)c] = cell_of(st, c);
+            t->cell[(size_t)t->nrows * (size_t)t->ncols + (size_t)c] = rdb_cell_of(st, c);
         t->nrows++;
     }
     return rc == SQLITE_DONE ? 0 : rdb_sqlerr(db, "cannot read", err);

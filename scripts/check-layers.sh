@@ -7,8 +7,9 @@
 # (cmake/layers.cmake), so the two guards cannot disagree about what is allowed; this one
 # also sees headers that no file of their own layer includes.
 # It also keeps the schema inside results/: no string in cli/ holds SQL (a keyword such as
-# SELECT or PRAGMA in upper case, outside comment lines), and only cli/cmd_query.c, which runs
-# the user's own SQL, prepares or executes statements.
+# SELECT or PRAGMA in upper case, outside comment lines), and no file of cli/ or analysis/
+# but cli/cmd_query.c, which runs the user's own SQL, includes <sqlite3.h> or names an
+# sqlite3_ function or SQLITE_ constant: they read typed rows from results/.
 #   scripts/check-layers.sh [ROOT]     # ROOT: the source tree (default: this checkout)
 set -euo pipefail
 root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
@@ -35,10 +36,12 @@ if [ -d cli ]; then
   sql_hits=$(find cli -type f \( -name '*.c' -o -name '*.h' \) -print0 | sort -zu |
              xargs -0 grep -nHE '"[^"]*\<(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|PRAGMA|ATTACH|DETACH|BEGIN|COMMIT|ROLLBACK|VACUUM|REPLACE)\>' |
              grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*|//)' || true)
-  prep_hits=$(find cli -type f \( -name '*.c' -o -name '*.h' \) ! -name cmd_query.c -print0 |
-              sort -zu | xargs -0 grep -nHE '\<sqlite3_(prepare[a-z0-9_]*|exec)[[:space:]]*\(' || true)
-  [ -z "$sql_hits" ] || { printf '%s: SQL in cli/; ask results/rdb_read.h\n' "$sql_hits"; sql_bad=1; }
-  [ -z "$prep_hits" ] || { printf '%s: prepares SQL in cli/; ask results/rdb_read.h\n' "$prep_hits"; sql_bad=1; }
+  lite_hits=$(find cli analysis -type f \( -name '*.c' -o -name '*.h' \) ! -name cmd_query.c \
+               -print0 | sort -zu |
+               xargs -0 grep -nHE '\<sqlite3_[a-z0-9_]+|<sqlite3\.h>|\<SQLITE_[A-Z]' |
+               grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*|//)' || true)
+  [ -z "$sql_hits" ] || { printf '%s: SQL in cli/; ask results/ (rdb_rows.h, rdb_read.h)\n' "$sql_hits"; sql_bad=1; }
+  [ -z "$lite_hits" ] || { printf '%s: SQLite used outside results/ and cli/cmd_query.c; read through results/ (rdb_rows.h, rdb_curves.h, rdb_dump.h)\n' "$lite_hits"; sql_bad=1; }
 fi
 
 printf '%s\n' "$includes" | awk -v table="$table" '
