@@ -1,5 +1,5 @@
 /* `sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--where COND] [--band
- * std|minmax] [--follow] -o FIG`: draws a metric's curves from a results database with
+ * std|minmax] [--facet KEY] [--follow] -o FIG`: draws a metric's curves from a results database with
  * gnuplot (the Debian package gnuplot-nox), one line per series of runs, as PNG, SVG or PDF
  * by the output file's extension.  The series and their legend order come from
  * plot_series.c, --where and --label from plot_select.c, and the figure is drawn by
@@ -25,6 +25,7 @@
 #include "cli/options.h"
 #include "cli/outpath.h"
 #include "cli/plot_draw.h"
+#include "cli/plot_figure.h"
 #include "cli/plot_select.h"
 #include "cli/plot_series.h"
 #include "cli/text.h"
@@ -41,7 +42,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--where COND]...\n"
         "                  [--band std|minmax] [--pool] [--color-by KEY] [--dash-by KEY]\n"
-        "                  [--label NAME=TEXT]... [--legend-title TEXT]\n"
+        "                  [--facet KEY] [--label NAME=TEXT]... [--legend-title TEXT]\n"
         "                  [--legend outside|below|inside] [--title TEXT] [--xlabel TEXT]\n"
         "                  [--ylabel TEXT] [--xrange LO:HI] [--yrange LO:HI] [--size W,H]\n"
         "                  [--logx] [--logy] [--data FILE.csv]\n"
@@ -66,11 +67,16 @@ static void usage(FILE *f)
         "                exit 2 naming the keys); all runs form one series with no --by\n"
         "  --color-by KEY, --dash-by KEY  series with one value of KEY share a colour (a\n"
         "                dash pattern); KEY is added to the keys of --by, where missing\n"
+        );
+    fprintf(f,
+        "  --facet KEY   small multiples: one panel per value of KEY (titled KEY=VALUE),\n"
+        "                all with the same axis ranges; KEY is added to the keys of --by\n"
+        "                where missing and left out of the legend entries\n"
         "  --label KEY=TEXT  shows KEY as TEXT in the legend (empty TEXT: values alone);\n"
         "  --label KEY:VALUE=TEXT  shows TEXT for the series with KEY=VALUE; repeatable\n"
         "  --legend-title TEXT, --title TEXT  (default title: the runs' scenario name)\n"
         "  --legend outside|below|inside  where the legend goes (default outside, right\n"
-        "                of the axes, so it hides no curve)\n"
+        "                of the axes, so it hides no curve; below each panel with --facet)\n"
         "  --xlabel TEXT, --ylabel TEXT  axis labels (default: the axis and the metric,\n"
         "                with their units)\n"
         "  --xrange LO:HI, --yrange LO:HI  axis ranges; either side may be empty (0:)\n"
@@ -78,7 +84,8 @@ static void usage(FILE *f)
         "  --logx, --logy  logarithmic axes with minor ticks (points <= 0 are left out),\n"
         "                spanning the data (not whole decades) unless a range is given\n"
         "  --data FILE.csv  also writes the points drawn: series, label, x, y (and lo, hi\n"
-        "                with --band), one row per point, exactly as drawn\n"
+        "                with --band; first panel with --facet), one row per point,\n"
+        "                exactly as drawn\n"
         "  --follow      draws running runs too and redraws FIG every --every SECONDS\n"
         "                (default 5) as rows arrive, until no selected run is running or\n"
         "                Ctrl-C; FIG is replaced whole each time\n"
@@ -96,7 +103,8 @@ static void usage(FILE *f)
 
 typedef struct plot_args {
     const char *db, *x, *y, *by, *out, *title, *legend_title, *size, *band;
-    const char *color_by, *dash_by, *legend, *xlabel, *ylabel, *xrange_s, *yrange_s, *data;
+    const char *color_by, *dash_by, *facet, *legend, *xlabel, *ylabel, *xrange_s, *yrange_s;
+    const char *data;
     cli_list_t where, label;
     bool logx, logy, follow, record, help, pool;
     gp_key_place_t key_place;
@@ -125,6 +133,8 @@ static const cli_opt_t plot_opts[] = {
     {.name = "--color-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, color_by),
      .metavar = "KEY"},
     {.name = "--dash-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, dash_by),
+     .metavar = "KEY"},
+    {.name = "--facet", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, facet),
      .metavar = "KEY"},
     {.name = "--legend", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, legend)},
     {.name = "--xlabel", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, xlabel)},
@@ -215,7 +225,9 @@ static int check_args(plot_args_t *a)
         return cli_bad_input("plot: --every: only with --follow (it sets how often to redraw)");
     if (!a->follow) a->every = 0;
     else if (a->every == 0) a->every = 5;
-    if (!a->legend || strcmp(a->legend, "outside") == 0) a->key_place = GP_KEY_OUTSIDE;
+    /* Panels side by side keep their widths equal with each legend below its panel. */
+    if (!a->legend) a->key_place = a->facet ? GP_KEY_BELOW : GP_KEY_OUTSIDE;
+    else if (strcmp(a->legend, "outside") == 0) a->key_place = GP_KEY_OUTSIDE;
     else if (strcmp(a->legend, "below") == 0) a->key_place = GP_KEY_BELOW;
     else if (strcmp(a->legend, "inside") == 0) a->key_place = GP_KEY_INSIDE;
     else return cli_bad_input("plot: --legend %s: expected outside, below or inside", a->legend);
@@ -324,7 +336,7 @@ typedef struct plot_ctx {
     plot_query_t q;
     plot_labels_t labels;
     char gnuplot[4096];
-    int color_key, dash_key; /* indices into q.keys, or -1 */
+    plot_figure_t fig; /* its color_key, dash_key and facet_key index q.keys */
     char *split_told; /* the split last reported on stderr (owned) */
     bool drawn;      /* something was drawn */
     double drawn_sig; /* and what it was (data_signature) */
@@ -384,71 +396,6 @@ static double data_signature(const plot_data_t *d)
     return sig;
 }
 
-/* The script for the series read (malloc'ed). */
-/* The rank of series s's value of key k among the series' values, in legend order: series
- * that share the value share the rank (--color-by, --dash-by). */
-static int value_rank(const plot_data_t *d, int k, int s)
-{
-    int rank = 0;
-    for (int i = 0; i < s; i++) {
-        bool first = true;
-        for (int j = 0; j < i && first; j++)
-            first = strcmp(d->series[j].values[k], d->series[i].values[k]) != 0;
-        if (!first) continue;
-        if (strcmp(d->series[i].values[k], d->series[s].values[k]) == 0) return rank;
-        rank++;
-    }
-    return rank;
-}
-
-/* The y axis's default label: the metric's name, what it is, and its unit. */
-static const char *metric_label(const char *metric)
-{
-    static const char *const names[][2] = {
-        {"val_error", "val_error: validation error (fraction misclassified)"},
-        {"val_loss", "val_loss: validation loss (cross-entropy, nats)"},
-        {"train_loss", "train_loss: training loss (cross-entropy, nats)"},
-        {"lr", "lr: learning rate"},
-        {"images_per_s", "images_per_s: samples per second of virtual time"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(names[i][0], metric) == 0) return names[i][1];
-    return metric;
-}
-
-static char *build_script(const plot_ctx_t *c, const plot_data_t *d)
-{
-    const plot_args_t *a = c->a;
-    gp_series_t *series = sgd_xcalloc((size_t)d->nseries + 1, sizeof *series);
-    for (int i = 0; i < d->nseries; i++) {
-        const plot_series_t *s = &d->series[i];
-        series[i] = (gp_series_t){.label = s->label, .x = s->x, .y = s->y, .lo = s->lo,
-                                  .hi = s->hi, .n = s->n,
-                                  .color = c->color_key < 0 ? i : value_rank(d, c->color_key, i),
-                                  .dash = c->dash_key < 0 ? 0 : value_rank(d, c->dash_key, i)};
-    }
-    gp_plot_t p = {
-        .format = a->format,
-        .title = a->title ? a->title : d->scenario,
-        .xlabel = a->xlabel ? a->xlabel
-                  : strcmp(a->x, "vtime") == 0 ? "virtual time (s)" : "update",
-        .ylabel = a->ylabel ? a->ylabel : metric_label(a->y),
-        .key_title = a->legend_title,
-        .logx = a->logx,
-        .logy = a->logy,
-        .key_place = a->key_place,
-        .xrange = a->xrange,
-        .yrange = a->yrange,
-        .width = a->width,
-        .height = a->height,
-        .series = series,
-        .nseries = d->nseries,
-    };
-    char *script = gp_script_build(&p);
-    free(series);
-    return script;
-}
-
 /* No runs, or nothing to draw in them: exit 2 (with --follow only once no run is running). */
 static int check_found(const plot_ctx_t *c, const plot_data_t *d)
 {
@@ -497,21 +444,6 @@ static char *mixed_series_name(const plot_ctx_t *c, const plot_data_t *d)
     char *shown = cli_text_escape(name);
     free(name);
     return shown;
-}
-
-/* A CSV field: quoted (quotes doubled) when it holds a comma, quote or line break. */
-static char *csv_field(const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) return sgd_xstrdup(s);
-    char *out = sgd_xmalloc(2 * strlen(s) + 3), *o = out;
-    *o++ = '"';
-    for (; *s; s++) {
-        if (*s == '"') *o++ = '"';
-        *o++ = *s;
-    }
-    *o++ = '"';
-    *o = '\0';
-    return out;
 }
 
 /* Series whose runs differ in more than their seed (analysis/series.h): with --band or
@@ -565,10 +497,11 @@ static int split_series(rdb_t *db, plot_ctx_t *c, plot_data_t *d, const char *co
     return rc;
 }
 
-/* --data: the points drawn, one CSV row each, through a temporary file renamed into place
- * (common/outpath.h). */
-static int write_data(const plot_args_t *a, const plot_data_t *d)
+/* --data: the points drawn, one CSV row each (plot_figure.h), through a temporary file
+ * renamed into place (common/outpath.h). */
+static int write_data(const plot_ctx_t *c, const plot_data_t *d)
 {
+    const plot_args_t *a = c->a;
     sgd_outfile_t o;
     sgd_err_t err = {{0}};
     if (sgd_outfile_open(&o, a->data, &err)) return cli_bad_input("plot: --data %s", err.msg);
@@ -577,18 +510,7 @@ static int write_data(const plot_args_t *a, const plot_data_t *d)
         sgd_outfile_abort(&o, false);
         return cli_bad_input("plot: --data %s: cannot write: %s", a->data, strerror(errno));
     }
-    bool band = a->band_kind != PLOT_BAND_NONE;
-    fprintf(f, "series,label,x,y%s\n", band ? ",lo,hi" : "");
-    for (int s = 0; s < d->nseries; s++) {
-        const plot_series_t *ser = &d->series[s];
-        char *label = csv_field(ser->label);
-        for (int k = 0; k < ser->n; k++) {
-            fprintf(f, "%d,%s,%.17g,%.17g", s + 1, label, ser->x[k], ser->y[k]);
-            if (band) fprintf(f, ",%.17g,%.17g", ser->lo[k], ser->hi[k]);
-            fputc('\n', f);
-        }
-        free(label);
-    }
+    plot_figure_write_csv(&c->fig, d, a->band_kind != PLOT_BAND_NONE, f);
     bool ok = fflush(f) == 0 && !ferror(f);
     if (fclose(f) != 0) ok = false;
     if (!ok) {
@@ -614,7 +536,7 @@ static int render(rdb_t *db, plot_ctx_t *c, int *nrunning)
     if (!rc && c->q.vtime) rc = check_clock(&d);
     if (!rc) rc = split_series(db, c, &d, (const char *const **)&split_keys, &nkeys, &err);
     if (split_keys) keys = split_keys;
-    if (!rc && (plot_series_label(&d, keys, &c->labels, &err) ||
+    if (!rc && (plot_series_label(&d, keys, c->fig.facet_key, &c->labels, &err) ||
                 plot_series_read_points(db, &c->q, &d, &err)))
         rc = cli_bad_input("plot: %s", err.msg);
     if (split_keys)
@@ -625,10 +547,10 @@ static int render(rdb_t *db, plot_ctx_t *c, int *nrunning)
     *nrunning = d.nrunning;
     double sig = data_signature(&d);
     if (!rc && d.npoints && (!c->drawn || sig != c->drawn_sig)) {
-        char *script = build_script(c, &d);
+        char *script = plot_figure_script(&c->fig, &d);
         rc = plot_draw(c->gnuplot, script, c->a->out);
         free(script);
-        if (!rc && c->a->data) rc = write_data(c->a, &d);
+        if (!rc && c->a->data) rc = write_data(c, &d);
         c->drawn = !rc;
         c->drawn_sig = sig;
         if (!rc) keep_drawn_runs(c, &d);
@@ -673,16 +595,29 @@ static int follow(rdb_t *db, plot_ctx_t *c)
 
 /* Checks the command line against db, then draws (once, or following the runs); *runs and
  * *nruns receive the runs of the last figure drawn (the caller frees *runs). */
+/* The figure's settings from the arguments; the style keys are set once known. */
+static plot_figure_t figure_of(const plot_args_t *a)
+{
+    return (plot_figure_t){.format = a->format, .metric = a->y,
+                           .vtime = strcmp(a->x, "vtime") == 0, .title = a->title,
+                           .xlabel = a->xlabel, .ylabel = a->ylabel,
+                           .legend_title = a->legend_title, .logx = a->logx, .logy = a->logy,
+                           .key_place = a->key_place, .xrange = a->xrange, .yrange = a->yrange,
+                           .width = a->width, .height = a->height, .color_key = -1,
+                           .dash_key = -1, .facet_key = -1, .facet_name = a->facet};
+}
+
 static int plot_db(rdb_t *db, const plot_args_t *a, int64_t **runs, int *nruns)
 {
-    plot_ctx_t c = {.a = a, .color_key = -1, .dash_key = -1};
+    plot_ctx_t c = {.a = a, .fig = figure_of(a)};
     plot_where_t where = {0};
     char *by_copy = NULL;
     const char **keys = NULL;
     int nkeys = 0, rc = a->follow ? SGD_EXIT_OK : check_metric(db, a);
     if (!rc) rc = group_keys(db, a->by, &by_copy, &keys, &nkeys);
-    if (!rc) rc = style_key(db, "--color-by", a->color_by, &keys, &nkeys, &c.color_key);
-    if (!rc) rc = style_key(db, "--dash-by", a->dash_by, &keys, &nkeys, &c.dash_key);
+    if (!rc) rc = style_key(db, "--color-by", a->color_by, &keys, &nkeys, &c.fig.color_key);
+    if (!rc) rc = style_key(db, "--dash-by", a->dash_by, &keys, &nkeys, &c.fig.dash_key);
+    if (!rc) rc = style_key(db, "--facet", a->facet, &keys, &nkeys, &c.fig.facet_key);
     if (!rc) rc = plot_where_parse(db, &a->where, &where);
     if (!rc) rc = plot_labels_parse(&a->label, keys, nkeys, &c.labels);
     if (!rc && !plot_find_in_path("gnuplot", c.gnuplot, sizeof c.gnuplot))

@@ -93,13 +93,32 @@ char *gp_quote(const char *s)
     return out;
 }
 
-/* The terminal with the figure's size (gp_plot_t.width, height). */
+/* The grid of panels: columns, then rows (1 x 1 without panels). */
+static void panel_grid(const gp_plot_t *p, int *cols, int *rows)
+{
+    int n = p->npanels > 1 ? p->npanels : 1;
+    *cols = 1;
+    while (*cols * *cols < n) ++*cols;
+    *rows = (n + *cols - 1) / *cols;
+}
+
+/* A side of the figure for n panels along it: each panel 5/8 of a lone plot's side. */
+static int grid_size(int base, int n)
+{
+    return n == 1 ? base : base * 5 * n / 8;
+}
+
+/* The terminal with the figure's size (gp_plot_t.width, height; by default a lone plot's
+ * size, scaled by the grid of panels). */
 static void put_terminal(buf_t *b, const gp_plot_t *p)
 {
     SGD_ASSERT(p->format == GP_PNG || p->format == GP_SVG || p->format == GP_PDF);
     SGD_ASSERT(p->width >= 0 && p->height >= 0);
     bool pdf = p->format == GP_PDF;
-    int w = p->width ? p->width : pdf ? 600 : 960, h = p->height ? p->height : pdf ? 400 : 640;
+    int cols, rows;
+    panel_grid(p, &cols, &rows);
+    int w = p->width ? p->width : grid_size(pdf ? 600 : 960, cols);
+    int h = p->height ? p->height : grid_size(pdf ? 400 : 640, rows);
     if (p->format == GP_PNG) putf(b, "set terminal pngcairo size %d,%d noenhanced\n", w, h);
     if (p->format == GP_SVG) putf(b, "set terminal svg size %d,%d dynamic noenhanced\n", w, h);
     if (pdf) putf(b, "set terminal pdfcairo size %d.%02din,%d.%02din noenhanced\n", w / 100,
@@ -129,7 +148,8 @@ static void put_range(buf_t *b, char axis, const gp_range_t *r, bool log, const 
     gp_range_t use = *r;
     double lo, hi;
     data_extent(p, axis == 'y', &lo, &hi);
-    if (log && lo <= hi && lo > 0) {
+    bool fit = log || p->npanels > 1; /* panels share one range: the data's */
+    if (fit && lo <= hi && (lo > 0 || !log)) {
         if (!use.has_lo) use.has_lo = true, use.lo = lo;
         if (!use.has_hi) use.has_hi = true, use.hi = hi;
         if (use.lo == use.hi) use.lo /= 2, use.hi *= 2; /* one value: a range around it */
@@ -177,7 +197,7 @@ static void put_header(buf_t *b, const gp_plot_t *p)
     put_terminal(b, p);
     static const char *const cmd[] = {"set title ", "set xlabel ", "set ylabel "};
     const char *text[] = {p->title, p->xlabel, p->ylabel};
-    for (int i = 0; i < 3; i++) {
+    for (int i = p->npanels > 1; i < 3; i++) { /* with panels, the title heads the grid */
         put_str(b, cmd[i]);
         put_quoted(b, text[i]);
         put_str(b, " noenhanced\n");
@@ -218,21 +238,30 @@ static unsigned series_rgb(const gp_series_t *s)
     return palette[s->color % NPALETTE];
 }
 
+/* Whether series i is drawn in panel `panel` (-1: the one plot, every series). */
+static bool in_panel(const gp_plot_t *p, int i, int panel)
+{
+    return panel < 0 || p->series[i].panel == panel;
+}
+
 /* Bands first, so that every line is drawn over every band; a series' band and line share
  * its colour.  Short series show their points. */
-static void put_plot(buf_t *b, const gp_plot_t *p)
+static void put_plot(buf_t *b, const gp_plot_t *p, int panel)
 {
-    if (p->nseries == 0) return; /* nothing to draw: gnuplot writes no figure */
+    int n = 0;
+    for (int i = 0; i < p->nseries; i++) n += in_panel(p, i, panel);
+    if (n == 0) return; /* nothing to draw: gnuplot writes no figure */
     put_str(b, "plot ");
     bool first = true;
     for (int i = 0; i < p->nseries; i++) {
-        if (!p->series[i].lo || !p->series[i].hi) continue;
+        if (!in_panel(p, i, panel) || !p->series[i].lo || !p->series[i].hi) continue;
         if (!first) put_str(b, ", \\\n     ");
         first = false;
         putf(b, "$b%d using 1:2:3 with filledcurves lc rgb 0x%06x fs transparent solid 0.2 "
              "noborder notitle", i, series_rgb(&p->series[i]));
     }
     for (int i = 0; i < p->nseries; i++) {
+        if (!in_panel(p, i, panel)) continue;
         if (!first) put_str(b, ", \\\n     ");
         first = false;
         putf(b, "$g%d using 1:2 with %s lc rgb 0x%06x dt %d lw 1.5 title ", i,
@@ -244,11 +273,30 @@ static void put_plot(buf_t *b, const gp_plot_t *p)
     put_str(b, "\n");
 }
 
+/* The grid: a multiplot under the figure's title, a titled plot per panel. */
+static void put_panels(buf_t *b, const gp_plot_t *p)
+{
+    int cols, rows;
+    panel_grid(p, &cols, &rows);
+    putf(b, "set multiplot layout %d,%d rowsfirst title ", rows, cols);
+    put_quoted(b, p->title);
+    put_str(b, " noenhanced\n");
+    for (int k = 0; k < p->npanels; k++) {
+        SGD_ASSERT(p->panel_titles && p->panel_titles[k]);
+        put_str(b, "set title ");
+        put_quoted(b, p->panel_titles[k]);
+        put_str(b, " noenhanced\n");
+        put_plot(b, p, k);
+    }
+    put_str(b, "unset multiplot\n");
+}
+
 char *gp_script_build(const gp_plot_t *p)
 {
     buf_t b = {0};
     put_header(&b, p);
     for (int i = 0; i < p->nseries; i++) put_data(&b, i, &p->series[i]);
-    put_plot(&b, p);
+    if (p->npanels > 1) put_panels(&b, p);
+    else put_plot(&b, p, -1);
     return b.s;
 }

@@ -36,6 +36,7 @@ typedef struct gp_series {
     int n;
     int color; /* index into the figure's palette (cycled), from 0; a band takes its line's */
     int dash;  /* 0 solid, then dashed, dotted, ... (cycled) */
+    int panel; /* with panels: the index of the panel it is drawn in; else 0 */
 } gp_series_t;
 
 /* Where the legend goes: right of the axes (default), below them, or inside (over the
@@ -59,6 +60,12 @@ typedef struct gp_plot {
     int width, height;     /* pixels (PNG, SVG) or hundredths of an inch (PDF); 0: default */
     const gp_series_t *series; /* nseries lines, drawn in this order */
     int nseries;
+    /* Small multiples: npanels > 1 panels in a grid (as near square as can be, filled row
+     * by row) under the title, each with its title and its series; every panel has the
+     * same axis ranges (an unset side is the extent of all panels' data), so panels compare
+     * at a glance.  npanels 0 or 1: one plot. */
+    const char *const *panel_titles;
+    int npanels;
 } gp_plot_t;
 
 /* The figure format for a file name by its extension (.png, .svg, .pdf); false for any
@@ -68,7 +75,8 @@ bool gp_format_for(const char *path, gp_format_t *format);
 /* s as an inert gnuplot string expression, quotes included (rules above). */
 char *gp_quote(const char *s);
 
-/* The whole script for p: terminal, labels, one datablock per series, the plot command. */
+/* The whole script for p: terminal, labels, one datablock per series, the plot command
+ * (one per panel, in a multiplot, with panels). */
 char *gp_script_build(const gp_plot_t *p);
 
 #endif

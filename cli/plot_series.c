@@ -332,18 +332,20 @@ static void add_term(text_t *t, const char *key, const char *value,
     text_add(t, value);
 }
 
-int plot_series_label(plot_data_t *d, const char *const *keys, const plot_labels_t *labels,
-                      sgd_err_t *err)
+int plot_series_label(plot_data_t *d, const char *const *keys, int omit,
+                      const plot_labels_t *labels, sgd_err_t *err)
 {
     bool *used = sgd_xcalloc((size_t)labels->n + 1, sizeof *used);
     for (int s = 0; s < d->nseries; s++) {
         plot_series_t *ser = &d->series[s];
         text_t t = {0};
         text_add(&t, "");
-        for (int k = 0; k < d->nkeys; k++) {
-            if (k) text_add(&t, " ");
+        for (int k = 0, n = 0; k < d->nkeys; k++) {
+            if (k == omit) continue;
+            if (n++) text_add(&t, " ");
             add_term(&t, keys[k], ser->values[k], labels, used);
         }
+        if (d->nkeys == 1 && omit == 0) text_add(&t, "all runs"); /* only the facet key */
         if (d->nkeys == 0 && ser->values[0]) {
             text_add(&t, "run=");
             text_add(&t, ser->values[0]);

@@ -66,11 +66,12 @@ int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_
  * on log axes points <= 0 are left out, and a band's lower edge <= 0 is drawn at the mean. */
 int plot_series_read_points(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_err_t *err);
 
-/* Sets every series' legend entry: "key=value" per key, space-separated, as --label
- * renames them; "run=ID" without keys, the scenario with --band and no keys.  A
- * KEY:VALUE label whose value no series has is an error. */
-int plot_series_label(plot_data_t *d, const char *const *keys, const plot_labels_t *labels,
-                      sgd_err_t *err);
+/* Sets every series' legend entry: "key=value" per key but keys[omit] (a panel's key,
+ * named by its title; -1: none), space-separated, as --label renames them; "run=ID"
+ * without keys, the scenario with --band and no keys.  A KEY:VALUE label whose value no
+ * series has is an error. */
+int plot_series_label(plot_data_t *d, const char *const *keys, int omit,
+                      const plot_labels_t *labels, sgd_err_t *err);
 
 void plot_data_free(plot_data_t *d);
 

@@ -1,7 +1,8 @@
 /* libFuzzer target: the gnuplot script builder of `sgdsim plot` (cli/gnuplot_script.h).
  *
  * Input: one flags byte (figure format, log axes, bands, a size), then NUL-separated
- * strings: the title, the two axis labels, the legend's title and up to 8 legend entries;
+ * strings: the title, the two axis labels, the legend's title and up to 8 legend entries
+ * (an input of odd length draws two panels, titled with the axis labels' strings);
  * each legend entry's bytes also make its points, arbitrary doubles included (NaN,
  * infinities), and with the band flag its band's edges.  The script is checked by a small
  * reader of gnuplot's syntax, written apart from the builder:
@@ -27,6 +28,7 @@
 #define MAX_LINES 8
 #define NFIXED 4 /* title, axis labels, legend title */
 #define MAX_STRINGS (NFIXED + MAX_LINES)
+#define MAX_SCRIPT_STRINGS (MAX_STRINGS + 2) /* two panels' titles repeat two strings */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -62,7 +64,7 @@ static bool printable(const char *s, size_t len)
 typedef struct reader {
     char *skeleton; /* the script with every string's contents taken out */
     size_t len;
-    char *strings[MAX_STRINGS]; /* the strings as gnuplot reads them, in order */
+    char *strings[MAX_SCRIPT_STRINGS]; /* the strings as gnuplot reads them, in order */
     int nstrings;
 } reader_t;
 
@@ -91,7 +93,7 @@ static void read_string(reader_t *r, const char **p)
         s = read_piece(s + sizeof join - 1, value, &n);
     }
     value[n] = '\0';
-    if (!printable(value, n) || r->nstrings == MAX_STRINGS) abort();
+    if (!printable(value, n) || r->nstrings == MAX_SCRIPT_STRINGS) abort();
     r->strings[r->nstrings++] = value;
     *p = s;
 }
@@ -195,7 +197,29 @@ static char *build(const gp_plot_t *p, const char *const *text, const gp_series_
     for (int i = 0; i < p->nseries; i++) s[i] = series[i], s[i].label = labels[i];
     q.title = text[0], q.xlabel = text[1], q.ylabel = text[2], q.key_title = text[3];
     q.series = s;
+    const char *panel_titles[2] = {text[1], text[2]}; /* with panels: the axis labels again */
+    if (q.npanels) q.panel_titles = panel_titles;
     return gp_script_build(&q);
+}
+
+/* Which input string each string of the script is, in the script's order: the fixed ones,
+ * then the legend entries; with panels the title heads the grid after the axis labels and
+ * the legend's title, and each panel's title (an axis label again) precedes its entries. */
+static int expected_order(const gp_plot_t *p, const gp_series_t *series, int nstr, int *order)
+{
+    int n = 0;
+    if (!p->npanels) {
+        for (int i = 0; i < nstr; i++) order[n++] = i;
+        return n;
+    }
+    for (int i = 1; i < NFIXED; i++) order[n++] = i;
+    order[n++] = 0;
+    for (int k = 0; k < p->npanels; k++) {
+        order[n++] = 1 + k;
+        for (int i = 0; i < nstr - NFIXED; i++)
+            if (series[i].panel == k) order[n++] = NFIXED + i;
+    }
+    return n;
 }
 
 static void check(const gp_plot_t *p, const char *const *str, const size_t *len, int nstr,
@@ -209,13 +233,15 @@ static void check(const gp_plot_t *p, const char *const *str, const size_t *len,
     reader_read(&r, script);
     reader_read(&b, blank);
     check_macro_pass(script);
+    int order[MAX_SCRIPT_STRINGS], n = expected_order(p, series, nstr, order);
     if (strcmp(r.skeleton, b.skeleton) != 0 || strpbrk(r.skeleton, "`\"@!") ||
-        r.nstrings != nstr)
+        r.nstrings != n)
         abort();
-    for (int i = 0; i < nstr; i++) {
+    for (int i = 0; i < n; i++) {
+        int k = order[i];
         size_t got = strlen(r.strings[i]);
-        bool clean = printable(str[i], len[i]);
-        if (got > len[i] || (clean && strcmp(r.strings[i], str[i]) != 0)) abort();
+        bool clean = printable(str[k], len[k]);
+        if (got > len[k] || (clean && strcmp(r.strings[i], str[k]) != 0)) abort();
     }
     reader_free(&r);
     reader_free(&b);
@@ -235,20 +261,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         len[nstr] = strlen(s), str[nstr++] = s;
     while (nstr < NFIXED) len[nstr] = 0, str[nstr++] = "";
     static double x[MAX_LINES][12], y[MAX_LINES][12], lo[MAX_LINES][12], hi[MAX_LINES][12];
-    bool band = data[0] & 16;
+    bool band = data[0] & 16, panels = size % 2; /* odd sizes: two panels */
     gp_series_t series[MAX_LINES];
     for (int i = 0; i < nstr - NFIXED; i++) {
         int n = make_points(str[NFIXED + i], len[NFIXED + i], x[i], y[i]);
         for (int k = 0; k < n; k++) lo[i][k] = y[i][k] - x[i][k], hi[i][k] = y[i][k] * 2;
         series[i] = (gp_series_t){str[NFIXED + i], x[i], y[i], band ? lo[i] : NULL,
-                                  band ? hi[i] : NULL, n, i, i / 2};
+                                  band ? hi[i] : NULL, n, i, i / 2, panels ? i % 2 : 0};
     }
     /* Sizes from the flags' top bits: 0 is the default, others 64 to 448 (whole pixels, or
      * hundredths of an inch for PDF). */
     int side = (data[0] >> 5) * 64;
     gp_plot_t p = {.format = (gp_format_t)(data[0] % 3), .logx = data[0] & 4,
                    .logy = data[0] & 8, .width = side, .height = side, .series = series,
-                   .nseries = nstr - NFIXED};
+                   .nseries = nstr - NFIXED, .npanels = panels ? 2 : 0};
     check(&p, str, len, nstr, series);
     free(text);
     return 0;

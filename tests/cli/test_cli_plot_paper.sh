@@ -3,7 +3,8 @@
 # with the timed driver) are split by the keys that differ, named in the legend and on
 # stderr; --band and --pool refuse them naming the keys; --x vtime refuses runs without a
 # clock; --color-by/--dash-by pair series; the legend sits outside the axes; axis labels and
-# ranges; a log axis spans the data; --data writes exactly the points drawn.
+# ranges; a log axis spans the data; --data writes exactly the points drawn; --facet draws
+# small multiples with shared ranges.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 command -v gnuplot >/dev/null || { echo "gnuplot not installed: skipping"; exit 77; }
@@ -115,6 +116,25 @@ got=$(awk -F, '$2 == "cluster.workers=4 algorithm.name=sasgd" && $3 == 60 {print
 awk -v a="$want" -v b="$got" 'BEGIN{d=a-b; exit !(b != "" && d < 1e-12 && d > -1e-12)}' ||
   fail "--data: mean at update 60 is '$got', the database says $want"
 plot_bad '--data d.svg: the file' "$DB" --y val_error --data d.svg
+
+# --- --facet: one panel per value, titled, one set of ranges, the key out of the legend --
+plot_ok facet.svg "$DB" --y val_error --by algorithm.name --facet cluster.workers --data f.csv
+for w in 2 4 8; do
+  grep -q "<text>cluster.workers=$w</text>" facet.svg || fail "--facet: no panel cluster.workers=$w"
+done
+[ "$(grep -c '<text>algorithm.name=sasgd</text>' facet.svg)" = 3 ] ||
+  fail "--facet: the legend entry algorithm.name=sasgd is not in each of the 3 panels"
+grep -q '<text>cluster.workers=2 algorithm' facet.svg && fail "--facet: the facet key is in the legend"
+# Each panel's x axis ends at the same tick, 60, and panels carry their series' points.
+[ "$(grep -c '<text> 60</text>' facet.svg)" = 3 ] || fail "--facet: panels do not share the x range"
+[ "$(head -1 f.csv)" = "panel,series,label,x,y" ] || fail "--facet --data header: $(head -1 f.csv)"
+want=$(sqlite3 "$DB" "SELECT avg(m.value) FROM metrics m JOIN runs r ON r.id = m.run_id
+  WHERE m.name = 'val_error' AND m.update_idx = 60 AND r.workers = 8
+  AND json_extract(r.config_json, '\$.algorithm.name') = 'fasgd'")
+got=$(awk -F, '$1 == "cluster.workers=8" && $3 == "algorithm.name=fasgd" && $4 == 60 {print $5}' f.csv)
+awk -v a="$want" -v b="$got" 'BEGIN{d=a-b; exit !(b != "" && d < 1e-12 && d > -1e-12)}' ||
+  fail "--facet --data: panel cluster.workers=8 fasgd at update 60 is '$got', the database says $want"
+plot_bad '--facet nope.key: neither a column' "$DB" --y val_error --facet nope.key
 cp "$DB" db.csv
 plot_bad 'refusing to overwrite' db.csv --y val_error --data db.csv
 finish
