@@ -24,6 +24,8 @@
 #include "analysis/pairs.h"
 #include "analysis/verdict.h"
 #include "cli/cli.h"
+#include "cli/compare_side.h"
+#include "cli/compare_table.h"
 #include "cli/options.h"
 #include "cli/table.h"
 #include "results/rdb.h"
@@ -174,71 +176,6 @@ static int check_metrics(rdb_t *hb, rdb_t *hc, const compare_args_t *a)
     return rc;
 }
 
-/* ---- one side's runs ------------------------------------------------------------------ */
-
-/* A run that ended (complete, diverged or failed), as compare reads it (owned strings). */
-typedef struct crun {
-    int64_t id, seed, workers, vtime_ns, updates;
-    char *scenario, *algorithm, *status, *blas_core, *config_json;
-    bool clock; /* analysis/clock.h */
-} crun_t;
-
-typedef struct side {
-    const char *path;
-    rdb_t *db;
-    crun_t *run;
-    int n;
-} side_t;
-
-static char *dup_or_empty(const char *s)
-{
-    return sgd_xstrdup(s ? s : "");
-}
-
-static crun_t crun_of(const rdb_run_row_t *r)
-{
-    return (crun_t){.id = r->id, .seed = r->seed, .workers = r->workers,
-                    .vtime_ns = r->vtime_ns, .updates = r->updates,
-                    .scenario = dup_or_empty(r->scenario), .algorithm = dup_or_empty(r->algorithm),
-                    .status = dup_or_empty(r->status), .blas_core = dup_or_empty(r->blas_core),
-                    .config_json = dup_or_empty(r->config_json),
-                    .clock = ana_config_has_clock(r->config_json)};
-}
-
-/* Every run of s->db that has ended (a running one has no verdict yet); 0 or exit 2. */
-static int side_load(side_t *s)
-{
-    rdb_rows_it_t *it = NULL;
-    sgd_err_t err = {{0}};
-    int rc = rdb_runs_open(s->db, &(rdb_runs_query_t){0}, &it, &err) ? -1 : 1;
-    rdb_run_row_t row;
-    while (rc > 0 && (rc = rdb_runs_next(it, &row, &err)) > 0) {
-        if (!row.status || strcmp(row.status, "running") == 0) continue;
-        s->run = sgd_xrealloc(s->run, (size_t)(s->n + 1) * sizeof *s->run);
-        s->run[s->n++] = crun_of(&row);
-    }
-    rdb_rows_close(it);
-    return rc < 0 ? cli_bad_input("compare: %s", err.msg) : SGD_EXIT_OK;
-}
-
-static void side_free(side_t *s)
-{
-    for (int i = 0; i < s->n; i++) {
-        crun_t *r = &s->run[i];
-        free(r->scenario), free(r->algorithm), free(r->status), free(r->blas_core);
-        free(r->config_json);
-    }
-    free(s->run);
-}
-
-static ana_pair_run_t *pair_runs_of(const side_t *s)
-{
-    ana_pair_run_t *p = sgd_xcalloc((size_t)s->n + 1, sizeof *p);
-    for (int i = 0; i < s->n; i++)
-        p[i] = (ana_pair_run_t){s->run[i].id, s->run[i].seed, s->run[i].config_json};
-    return p;
-}
-
 /* ---- the report ----------------------------------------------------------------------- */
 
 /* The comparison under way: the arguments, both sides, their pairing, the two tables (text
@@ -248,118 +185,11 @@ typedef struct compare {
     const ana_match_t *match;
     side_t base, cand;
     ana_pairing_t pairs;
-    cli_table_t text, data;
+    compare_table_t tab;
     ana_rule_t rule; /* the pair being compared: the arguments' and its kernels */
     int count[ANA_NVERDICTS];
     bool kernels_differ;
 } compare_t;
-
-/* One configuration's runs on one side, in seed order (pointers into the side). */
-typedef struct cgroup {
-    const crun_t **run;
-    int n;
-} cgroup_t;
-
-/* Which configuration a row is about. */
-typedef struct clabel {
-    const char *scenario;
-    char config[160], seeds[200];
-} clabel_t;
-
-static void seeds_text(const cgroup_t *g, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    for (int i = 0; i < g->n; i++) {
-        size_t len = strlen(buf);
-        if (len < size) snprintf(buf + len, size - len, "%s%lld", i ? "," : "",
-                                 (long long)g->run[i]->seed);
-    }
-}
-
-/* "csgd P=4", seeds "1,2,3" (and " / 1,2" when the candidate's differ). */
-static clabel_t label_of(const cgroup_t *b, const cgroup_t *c)
-{
-    const crun_t *r = b->run[0];
-    clabel_t l = {.scenario = r->scenario};
-    snprintf(l.config, sizeof l.config, "%s P=%lld", r->algorithm, (long long)r->workers);
-    char sb[96], sc[96];
-    seeds_text(b, sb, sizeof sb);
-    if (c) seeds_text(c, sc, sizeof sc);
-    snprintf(l.seeds, sizeof l.seeds, "%s%s%s", sb, c && strcmp(sb, sc) ? " / " : "",
-             c && strcmp(sb, sc) ? sc : "");
-    return l;
-}
-
-/* The numbers of a row: the judgement, and for a missing configuration the keys. */
-typedef struct row_data {
-    const ana_judgement_t *j; /* NULL: no statistics */
-    const char *differs;
-} row_data_t;
-
-static void data_row(compare_t *c, const clabel_t *l, const char *what, ana_verdict_t v,
-                     const row_data_t *d)
-{
-    cli_table_t *t = &c->data;
-    int r = cli_table_row(t);
-    cli_table_text(t, r, 0, l->scenario);
-    cli_table_text(t, r, 1, l->config);
-    cli_table_text(t, r, 2, l->seeds);
-    cli_table_text(t, r, 3, what);
-    cli_table_text(t, r, 4, ana_verdict_name[v]);
-    if (d->j) {
-        cli_table_int(t, r, 5, d->j->base.n);
-        cli_table_real(t, r, 6, d->j->base.mean);
-        cli_table_real(t, r, 7, d->j->base.n > 1 ? d->j->base.sd : NAN);
-        cli_table_int(t, r, 8, d->j->cand.n);
-        cli_table_real(t, r, 9, d->j->cand.mean);
-        cli_table_real(t, r, 10, d->j->cand.n > 1 ? d->j->cand.sd : NAN);
-        cli_table_real(t, r, 11, d->j->rel_diff);
-        cli_table_real(t, r, 12, d->j->p);
-    }
-    cli_table_text(t, r, 13, d->differs);
-}
-
-/* One verdict: a line of each table. */
-static void add_row(compare_t *c, const clabel_t *l, const char *what, ana_verdict_t v,
-                    const char *detail, const row_data_t *d)
-{
-    int r = cli_table_row(&c->text);
-    cli_table_text(&c->text, r, 0, l->scenario);
-    cli_table_text(&c->text, r, 1, l->config);
-    cli_table_text(&c->text, r, 2, l->seeds);
-    cli_table_text(&c->text, r, 3, what);
-    cli_table_text(&c->text, r, 4, ana_verdict_name[v]);
-    cli_table_text(&c->text, r, 5, detail);
-    data_row(c, l, what, v, d);
-    c->count[v]++;
-}
-
-/* "0.3565 ± 0.012 (n=3)" or "0.3565 (n=1)". */
-static void summary_text(const ana_summary_t *s, char *buf, size_t size)
-{
-    if (s->n > 1) snprintf(buf, size, "%.6g \u00b1 %.2g (n=%d)", s->mean, s->sd, s->n);
-    else if (s->n == 1) snprintf(buf, size, "%.6g (n=1)", s->mean);
-    else snprintf(buf, size, "no finite value");
-}
-
-/* The detail of a judged metric. */
-static void judgement_text(const ana_judgement_t *j, char *buf, size_t size)
-{
-    char b[80], k[80];
-    summary_text(&j->base, b, sizeof b);
-    if (j->verdict == ANA_SAME) {
-        snprintf(buf, size, "%s, every run bit-equal", b);
-        return;
-    }
-    summary_text(&j->cand, k, sizeof k);
-    size_t len = (size_t)snprintf(buf, size, "%s -> %s", b, k);
-    if (len < size && isfinite(j->rel_diff))
-        len += (size_t)snprintf(buf + len, size - len, ", %+.3g%%", 100 * j->rel_diff);
-    if (len < size && !isnan(j->p))
-        len += (size_t)snprintf(buf + len, size - len, ", Welch p=%.3g", j->p);
-    if (len < size && j->verdict == ANA_INCONCLUSIVE)
-        snprintf(buf + len, size - len, "; one seed on a side: no spread to judge by");
-}
 
 /* ---- one pair of configurations ------------------------------------------------------- */
 
@@ -420,7 +250,7 @@ static ana_verdict_t compare_status(compare_t *c, const clabel_t *l, const cgrou
     statuses_text(k, sk, sizeof sk);
     if (strcmp(sb, sk) == 0) snprintf(detail, sizeof detail, "%s", sb);
     else snprintf(detail, sizeof detail, "%s -> %s", sb, sk);
-    add_row(c, l, "status", v, detail, &(row_data_t){0});
+    compare_table_add(&c->tab, l, "status", v, detail, &(row_data_t){0});
     return v;
 }
 
@@ -448,13 +278,13 @@ static void judge_row(compare_t *c, const clabel_t *l, const char *name, const v
     ana_judgement_t j = ana_judge(&in, sense, &c->rule);
     ana_verdict_t v = status_override(j.verdict, status, sense);
     char detail[400];
-    judgement_text(&j, detail, sizeof detail);
+    compare_judgement_text(&j, detail, sizeof detail);
     if (v != j.verdict) {
         size_t len = strlen(detail);
         snprintf(detail + len, sizeof detail - len, "; a run did not complete");
     }
     j.verdict = v;
-    add_row(c, l, name, v, detail, &(row_data_t){.j = &j});
+    compare_table_add(&c->tab, l, name, v, detail, &(row_data_t){.j = &j});
 }
 
 /* vtime_s: each run's final virtual time, or no row of numbers without a clock. */
@@ -462,7 +292,7 @@ static void compare_vtime(compare_t *c, const clabel_t *l, const cgroup_t *b,
                           const cgroup_t *k, ana_verdict_t status)
 {
     if (!b->run[0]->clock || !k->run[0]->clock) {
-        add_row(c, l, "vtime_s", ANA_NO_CLOCK, ANA_NO_CLOCK_TEXT, &(row_data_t){0});
+        compare_table_add(&c->tab, l, "vtime_s", ANA_NO_CLOCK, ANA_NO_CLOCK_TEXT, &(row_data_t){0});
         return;
     }
     values_t vb = {sgd_xcalloc((size_t)b->n + 1, sizeof(double)), b->n, 0};
@@ -512,7 +342,7 @@ static void compare_metric(compare_t *c, const clabel_t *l, const cgroup_t *b,
                            const cgroup_t *k, const char *name, ana_verdict_t status)
 {
     if (!b->run[0]->clock && strcmp(name, "images_per_s") == 0) {
-        add_row(c, l, name, ANA_NO_CLOCK, ANA_NO_CLOCK_TEXT, &(row_data_t){0});
+        compare_table_add(&c->tab, l, name, ANA_NO_CLOCK, ANA_NO_CLOCK_TEXT, &(row_data_t){0});
         return;
     }
     rdb_series_t *sb = read_series(&c->base, b, name), *sk = read_series(&c->cand, k, name);
@@ -524,7 +354,7 @@ static void compare_metric(compare_t *c, const clabel_t *l, const cgroup_t *b,
     if (rows_k == 0) {
         char detail[200];
         snprintf(detail, sizeof detail, "no %s rows in the candidate", name);
-        add_row(c, l, name, ANA_MISSING, detail, &(row_data_t){0});
+        compare_table_add(&c->tab, l, name, ANA_MISSING, detail, &(row_data_t){0});
     } else {
         judge_row(c, l, name, &vb, &vk, equal, status);
     }
@@ -538,7 +368,7 @@ static void compare_pair(compare_t *c, const ana_pair_t *p)
 {
     cgroup_t b = group_of(&c->base, &c->pairs.base.group[p->base]);
     cgroup_t k = group_of(&c->cand, &c->pairs.cand.group[p->cand]);
-    clabel_t l = label_of(&b, &k);
+    clabel_t l = side_label(&b, &k);
     c->rule = c->a->rule;
     c->rule.kernels_differ = strcmp(b.run[0]->blas_core, k.run[0]->blas_core) != 0;
     c->kernels_differ |= c->rule.kernels_differ;
@@ -559,41 +389,30 @@ static void compare_pair(compare_t *c, const ana_pair_t *p)
 static void report_unpaired(compare_t *c, const ana_pair_t *p)
 {
     cgroup_t b = group_of(&c->base, &c->pairs.base.group[p->base]);
-    clabel_t l = label_of(&b, NULL);
+    clabel_t l = side_label(&b, NULL);
     char detail[1200];
     if (p->kind == ANA_UNPAIRED) {
         if (p->differs)
             snprintf(detail, sizeof detail, "no candidate configuration matches; the nearest "
                      "differs in %s", p->differs);
         else snprintf(detail, sizeof detail, "the candidate has no runs");
-        add_row(c, &l, "(configuration)", ANA_MISSING, detail,
+        compare_table_add(&c->tab, &l, "(configuration)", ANA_MISSING, detail,
                 &(row_data_t){.differs = p->differs});
     } else {
         snprintf(detail, sizeof detail, "%d baseline and %d candidate configurations match; "
                  "match on more keys or ignore fewer", p->nbase, p->ncand);
-        add_row(c, &l, "(configuration)", ANA_AMBIGUOUS, detail, &(row_data_t){0});
+        compare_table_add(&c->tab, &l, "(configuration)", ANA_AMBIGUOUS, detail, &(row_data_t){0});
     }
     free(b.run);
 }
 
 /* ---- the whole comparison ------------------------------------------------------------- */
 
-static void init_tables(compare_t *c)
-{
-    static const char *const text[] = {"scenario", "configuration", "seeds", "metric",
-                                       "verdict", "detail"};
-    static const char *const data[] = {"scenario", "configuration", "seeds", "metric",
-                                       "verdict", "base_n", "base_mean", "base_sd", "cand_n",
-                                       "cand_mean", "cand_sd", "rel_diff", "p", "differs"};
-    cli_table_init(&c->text, 6, text);
-    cli_table_init(&c->data, 14, data);
-}
-
 /* The summary line: how configurations were paired, the window and thresholds, the
  * counts of every verdict. */
 static void print_summary(const compare_t *c, FILE *f)
 {
-    const int *n = c->count;
+    const int *n = c->tab.count;
     char how[512];
     ana_match_describe(c->match, how, sizeof how);
     int missing = 0, ambiguous = 0;
@@ -618,10 +437,10 @@ static int render(const compare_t *c)
 {
     cli_format_t fmt = (cli_format_t)c->a->format;
     if (fmt == CLI_FMT_TEXT) {
-        cli_table_print(&c->text, fmt, stdout);
+        cli_table_print(&c->tab.text, fmt, stdout);
         printf("\n");
     } else {
-        cli_table_print(&c->data, fmt, stdout);
+        cli_table_print(&c->tab.data, fmt, stdout);
     }
     print_summary(c, fmt == CLI_FMT_TEXT ? stdout : stderr);
     if (c->kernels_differ)
@@ -630,7 +449,7 @@ static int render(const compare_t *c)
                         "--rtol they read \"differs (different kernel)\"\n");
     bool fails = false;
     for (int v = 0; v < ANA_NVERDICTS; v++)
-        fails |= c->count[v] && ana_verdict_fails((ana_verdict_t)v);
+        fails |= c->tab.count[v] && ana_verdict_fails((ana_verdict_t)v);
     return fails ? SGD_EXIT_FAILURE : SGD_EXIT_OK;
 }
 
@@ -638,20 +457,19 @@ static int render(const compare_t *c)
 static int compare_sides(compare_t *c)
 {
     sgd_err_t err = {{0}};
-    ana_pair_run_t *pb = pair_runs_of(&c->base), *pc = pair_runs_of(&c->cand);
+    ana_pair_run_t *pb = side_pair_runs(&c->base), *pc = side_pair_runs(&c->cand);
     int rc = ana_pair_runs(pb, c->base.n, pc, c->cand.n, c->match, &c->pairs, &err);
     free(pb);
     free(pc);
     if (rc) return cli_bad_input("compare: %s", err.msg);
-    init_tables(c);
+    compare_table_init(&c->tab);
     for (int i = 0; i < c->pairs.npairs; i++) {
         const ana_pair_t *p = &c->pairs.pair[i];
         if (p->kind == ANA_PAIRED) compare_pair(c, p);
         else report_unpaired(c, p);
     }
     rc = render(c);
-    cli_table_free(&c->text);
-    cli_table_free(&c->data);
+    compare_table_free(&c->tab);
     ana_pairing_free(&c->pairs);
     return rc;
 }
