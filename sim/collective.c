@@ -605,7 +605,7 @@ static void restore_rank(sim_coll_t *c, int i, sgd_ckr_t *r)
     uint64_t flags = sgd_ckr_u64(r);
     rk->sends_until = sgd_ckr_i64(r);
     if (r->failed) return;
-    if (call < 0 || call >= c->ncalls || op < 0 || op > nops || posted < 0 || posted > nops ||
+    if (call < 0 || call > c->ncalls || op < 0 || op > nops || posted < 0 || posted > nops ||
         pending < 0 || pending > nops || flags > 3 || rk->sends_until < 0) {
         sgd_ckr_fail(r, "rank %d: state out of range", i);
         return;
