@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/ckbuf.h"
 #include "common/error.h"
 #include "common/sha256.h"
 #include "config/scenario.h"
@@ -45,7 +46,15 @@ typedef struct alg_sink {
     sim_trace_t *trace;
 } alg_sink_t;
 
-typedef enum { ALG_RUNNING, ALG_COMPLETE, ALG_DIVERGED, ALG_FAILED } alg_status_t;
+/* ALG_CHECKPOINTED: the run stopped at an update boundary after writing a checkpoint, as
+ * asked (alg_request_checkpoint_exit, alg_checkpoint_opts_t.exit_at_update); it is not over. */
+typedef enum {
+    ALG_RUNNING,
+    ALG_COMPLETE,
+    ALG_DIVERGED,
+    ALG_FAILED,
+    ALG_CHECKPOINTED
+} alg_status_t;
 
 /* Shared run state, owned by the runner; algorithms read it and call the functions below. */
 typedef struct alg_ctx {
@@ -91,6 +100,30 @@ typedef struct alg_ctx {
                                  * with sim_trace_span(ctx->trace, ...) */
 } alg_ctx_t;
 
+/* Checkpoint callbacks of an algorithm (ROSS-style: the simulator saves the engine, the
+ * runner its books and the parameters; each algorithm saves the rest of its own state).
+ * The contract: restore is called on a state that create() has just built from the same
+ * scenario -- event types registered, streams seeded, collectives built -- in place of
+ * start(); after it, the run continues exactly as the saved run did.  Save is called between
+ * events, right after an update was counted (alg_update_done returned true and the handler
+ * that called it returned), never inside a handler.  What create() rebuilds from the
+ * scenario (schedules, plans, option values) is not saved; everything the run's future
+ * depends on that evolves is: per-entity RNG streams (sim_rng_save), counters, flags,
+ * in-flight bookkeeping, the network's links and collectives (sim_net_save, sim_coll_save),
+ * the optimizer's state, and for the parameter-server family its snapshots (each version
+ * once, with its holders' references as version numbers), the ledger, the clients' and
+ * drivers' state and B-FASGD's gates.  Pointers are never saved: a pending event carries
+ * only ids (sim_engine_save refuses one that holds a pointer). */
+typedef struct alg_ckpt_ops {
+    /* Bytes save would write now (the checkpoint's size, reported before a run). */
+    size_t (*state_size)(const void *state);
+    /* Appends the state to w; -1 with err when it cannot be saved. */
+    int (*save)(const void *state, sgd_ckw_t *w, sgd_err_t *err);
+    /* Reads what save wrote into a freshly created state; -1 with err when r is damaged
+     * or was written by another configuration (a count that differs). */
+    int (*restore)(void *state, sgd_ckr_t *r, sgd_err_t *err);
+} alg_ckpt_ops_t;
+
 typedef struct alg_ops {
     scn_algorithm_t scenario; /* name and option parser, for the scenario loader */
     /* Builds the algorithm's state; bad combinations of options are input errors (-1). */
@@ -108,6 +141,9 @@ typedef struct alg_ops {
      * workspace), which create() then checks against the training data itself.  NULL means
      * cluster.workers x batch.per_worker, checked by the runner (the synchronous case). */
     int64_t (*model_batch)(const scn_t *s);
+    /* Checkpoints (above); NULL: this algorithm cannot be checkpointed yet, and `run
+     * --checkpoint` / `--resume` refuse it naming the algorithm. */
+    const alg_ckpt_ops_t *ckpt;
 } alg_ops_t;
 
 extern const alg_ops_t *const alg_registry[]; /* NULL-terminated */
@@ -214,6 +250,43 @@ int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
 
 /* Frees what alg_prepare built; NULL is a no-op. */
 void alg_prepared_free(alg_prepared_t *run);
+
+/* ---- checkpoints (runner_ckpt.c) -------------------------------------------------- */
+
+/* When a prepared run writes checkpoints, and where they go.  Wall time decides only when
+ * one is written, never what the run computes. */
+typedef struct alg_checkpoint_opts {
+    int64_t every_updates;  /* after every N-th update; 0 = not by updates */
+    double every_wall_s;    /* at the first update boundary after this many wall seconds
+                               since the last one (or the start); 0 = not by time */
+    int64_t exit_at_update; /* write one after this update and stop (ALG_CHECKPOINTED); 0 =
+                               no such stop */
+    /* Stores one checkpoint: payload (n bytes, the whole state) after update `updates`.
+     * The CLI commits the database's rows first, then writes the file.  0, or -1 with err
+     * (the run then fails with that message). */
+    int (*write)(void *ctx, const void *payload, size_t n, int64_t updates, sgd_err_t *err);
+    void *ctx;
+} alg_checkpoint_opts_t;
+
+/* NULL when the prepared run can be checkpointed; else why not, naming the algorithm or the
+ * backend ("algorithm \"fasgd\" does not support checkpoints yet"). */
+const char *alg_checkpoint_unsupported(const alg_prepared_t *run);
+
+/* Makes the prepared run write checkpoints (before alg_execute); o is copied. */
+void alg_set_checkpoints(alg_prepared_t *run, const alg_checkpoint_opts_t *o);
+
+/* Restores a prepared run from a checkpoint's payload (before alg_execute, which then
+ * continues it instead of starting it).  0, or -1 with err naming what is damaged or does
+ * not fit this run; the run must then be freed, not executed. */
+int alg_restore(alg_prepared_t *run, const void *payload, size_t n, sgd_err_t *err);
+
+/* Updates applied by the state a restored run continues from. */
+int64_t alg_restored_updates(const alg_prepared_t *run);
+
+/* Asks the running simulation to write a checkpoint at the next update boundary and stop
+ * (ALG_CHECKPOINTED); async-signal-safe, for SIGTERM/SIGUSR1 handlers.  Without
+ * checkpoints set, it is alg_request_interrupt. */
+void alg_request_checkpoint_exit(void);
 
 /* alg_prepare (with sink->trace, the scenario's backend), alg_execute and alg_prepared_free:
  * runs scenario `scn` to its stop condition.  Returns -1 for input/environment errors found

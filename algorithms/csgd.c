@@ -180,6 +180,47 @@ static int csgd_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
     return sink->traffic(sink->ctx, "allreduce", msgs, bytes, 0, 0, err);
 }
 
+/* ---- checkpoints (alg.h) ------------------------------------------------------------ */
+
+static int csgd_save(const void *state, sgd_ckw_t *w, sgd_err_t *err)
+{
+    const csgd_t *c = state;
+    if (alg_sync_save(&c->y, w, err)) return -1;
+    sgd_ckw_tag(w, "csgd");
+    sgd_ckw_u64(w, c->analytic_exchanges);
+    sgd_ckw_i64(w, c->t_all_in_ns);
+    sgd_ckw_i64(w, c->nready);
+    sgd_ckw_i64(w, c->nstepped);
+    sgd_ckw_bytes(w, c->t_reduce_ns, (size_t)c->p * sizeof *c->t_reduce_ns);
+    sgd_ckw_bytes(w, c->applied, (size_t)c->p * sizeof *c->applied);
+    if (c->coll) sim_coll_save(c->coll, w);
+    return 0;
+}
+
+static int csgd_restore(void *state, sgd_ckr_t *r, sgd_err_t *err)
+{
+    csgd_t *c = state;
+    if (alg_sync_restore(&c->y, r, err)) return -1;
+    sgd_ckr_tag(r, "csgd");
+    c->analytic_exchanges = sgd_ckr_u64(r);
+    c->t_all_in_ns = sgd_ckr_i64(r);
+    c->nready = (int)sgd_ckr_count(r, (uint64_t)c->p - 1, "workers ready");
+    c->nstepped = (int)sgd_ckr_count(r, (uint64_t)c->p - 1, "workers stepped");
+    sgd_ckr_bytes(r, c->t_reduce_ns, (size_t)c->p * sizeof *c->t_reduce_ns, "reduce times");
+    sgd_ckr_bytes(r, c->applied, (size_t)c->p * sizeof *c->applied, "updates applied");
+    if (sgd_ckr_check(r, "csgd", err)) return -1;
+    return c->coll ? sim_coll_restore(c->coll, r, err) : 0;
+}
+
+static size_t csgd_state_size(const void *state)
+{
+    const csgd_t *c = state;
+    return alg_sync_state_size(&c->y) + (size_t)c->p * 16 + 64;
+}
+
+static const alg_ckpt_ops_t csgd_ckpt = {
+    .state_size = csgd_state_size, .save = csgd_save, .restore = csgd_restore};
+
 static void csgd_destroy(void *state)
 {
     csgd_t *c = state;
@@ -197,4 +238,5 @@ const alg_ops_t alg_csgd = {
     .start = csgd_start,
     .report = csgd_report,
     .destroy = csgd_destroy,
+    .ckpt = &csgd_ckpt,
 };

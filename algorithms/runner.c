@@ -15,18 +15,11 @@
 #include <gsl/gsl_rng.h>
 
 #include "algorithms/alg.h"
+#include "algorithms/runner_internal.h"
 #include "common/sha256.h"
 #include "models/preset.h"
 #include "sim/rng.h"
 
-struct alg_runner {
-    const alg_sink_t *sink;
-    sgd_sha256_t digest;     /* over every metric row, then the final parameters */
-    int64_t last_eval_update; /* -1 before the first evaluation */
-    int64_t last_vtime_ns;    /* virtual time of the latest update */
-    int64_t first_vtime_ns;   /* virtual time of update 1 */
-    double last_train_loss;
-};
 
 /* One metric row: hashed (so the digest covers exactly what is stored) and passed on. */
 static int emit(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name, double v)
@@ -130,7 +123,8 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
         r->sink->progress(r->sink->ctx, ctx->updates, vtime_ns, train_loss,
                           ctx->events_at_update ? ctx->events_at_update
                                                 : sim_engine_counters(ctx->engine).events_processed);
-    if (interrupt_requested) {
+    if (interrupt_requested ||
+        (alg_runner_checkpoint_exit_requested() && !ctx->runner->checkpoints)) {
         ctx->status = ALG_FAILED;
         snprintf(ctx->detail, sizeof ctx->detail, "interrupted by a signal after update %lld",
                  (long long)ctx->updates);
@@ -142,6 +136,7 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
         sim_engine_stop(ctx->engine);
         return false;
     }
+    alg_runner_checkpoint_check(ctx);
     return true;
 }
 
@@ -373,17 +368,6 @@ static uint64_t *model_tensors(const model_t *m, int *ntensors)
     return t;
 }
 
-/* What one run allocates; release() gives it all back, whatever stage setup reached. */
-typedef struct run_res {
-    sgd_dataset_t train_all, test_all, train, val;
-    model_t *model;
-    sgd_backend_t backend;
-    sim_engine_t *engine;
-    void *state;                /* the algorithm's */
-    float *params;
-    model_preset_t preset;
-    uint64_t *real_tensors;
-} run_res_t;
 
 /* The costs a run charges when they are not the real model's: model.preset (cost-only) or
  * model.cost_preset (hybrid). */
@@ -509,16 +493,25 @@ static int setup(const scn_t *s, const alg_ops_t *ops, alg_prepare_opts_t *o, al
 
 /* Runs the engine to the stop condition and records what the end of a run records: the final
  * evaluation, images_per_s and the algorithm's report.  The outcome is in ctx->status. */
-static void simulate(const alg_ops_t *ops, const alg_sink_t *sink, alg_ctx_t *ctx,
-                     run_res_t *r)
+static void simulate(alg_prepared_t *run, const alg_sink_t *sink)
 {
+    const alg_ops_t *ops = run->ops;
+    alg_ctx_t *ctx = &run->ctx;
+    run_res_t *r = &run->res;
     const scn_t *s = ctx->scn;
     const struct alg_runner *rn = ctx->runner;
-    if (ctx->numerics && s->eval_every > 0 && evaluate(ctx, 0)) return;
-    ops->start(r->state);
+    if (!rn->restored) { /* a restored run continues from its checkpoint's state instead */
+        if (ctx->numerics && s->eval_every > 0 && evaluate(ctx, 0)) return;
+        ops->start(r->state);
+    }
     sim_run_limits_t lim = {.until_ns = s->stop_vtime_ns ? s->stop_vtime_ns : INT64_MAX,
                             .max_events = 0};
-    sim_engine_run(r->engine, &lim);
+    /* A due checkpoint stops the engine after the event that made the update; it is written
+     * here, between events, and the same engine goes on. */
+    do
+        sim_engine_run(r->engine, &lim);
+    while (rn->ckpt_due && ctx->status == ALG_RUNNING && alg_runner_checkpoint_write(run));
+    if (ctx->status == ALG_CHECKPOINTED) return;
     if (ops->finish) ops->finish(r->state);
     if (ctx->status == ALG_RUNNING && sim_engine_past_horizon(r->engine)) {
         ctx->status = ALG_FAILED;
@@ -577,13 +570,6 @@ static void release(const alg_ops_t *ops, run_res_t *r)
     dataset_free(&r->train_all);
 }
 
-struct alg_prepared {
-    const alg_ops_t *ops;
-    struct alg_runner runner;
-    alg_ctx_t ctx;   /* points into runner and res: the struct stays where it was allocated */
-    run_res_t res;
-    bool executed;
-};
 
 int alg_prepare(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run, sgd_err_t *err)
 {
@@ -618,7 +604,7 @@ int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
     run->executed = true;
     run->runner.sink = sink;
     if (sink && sink->begin && sink->begin(sink->ctx, run->ctx.nparams, err)) return -1;
-    simulate(run->ops, sink, &run->ctx, &run->res);
+    simulate(run, sink);
     fill_outcome(&run->ctx, &run->res, out);
     return 0;
 }

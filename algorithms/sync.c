@@ -134,6 +134,75 @@ void alg_sync_free(alg_sync_t *y)
     memset(y, 0, sizeof *y);
 }
 
+int alg_sync_save(const alg_sync_t *y, sgd_ckw_t *w, sgd_err_t *err)
+{
+    (void)err;
+    const alg_ctx_t *ctx = y->ctx;
+    sgd_ckw_tag(w, "sync");
+    sgd_ckw_u64(w, (uint64_t)y->p);
+    for (int i = 0; i < y->p; i++) {
+        sim_rng_save(y->workers[i].compute_rng, w);
+        sim_rng_save(y->workers[i].io_rng, w);
+    }
+    sim_net_save(y->net, w);
+    sgd_ckw_f64(w, y->loss);
+    sgd_ckw_f64(w, y->lr);
+    if (!ctx->numerics) return 0;
+    sgd_ckw_bytes(w, y->order, (size_t)ctx->train->n * sizeof *y->order);
+    sgd_ckw_i64(w, y->order_pos);
+    sim_rng_save(y->order_rng, w);
+    float *velocity = sgd_xmalloc(ctx->nparams * sizeof *velocity);
+    ctx->backend->iface->sync_export(ctx->backend->ctx, velocity);
+    sgd_ckw_bytes(w, velocity, ctx->nparams * sizeof *velocity);
+    free(velocity);
+    return 0;
+}
+
+/* The sampler's permutation must be one of the training rows, or a later batch would read
+ * outside the data. */
+static void check_order(const alg_sync_t *y, sgd_ckr_t *r)
+{
+    int64_t n = y->ctx->train->n;
+    for (int64_t k = 0; k < n && !r->failed; k++)
+        if ((int64_t)y->order[k] >= n) sgd_ckr_fail(r, "sampler: row %u out of range", y->order[k]);
+    if (!r->failed && (y->order_pos < 0 || y->order_pos > n))
+        sgd_ckr_fail(r, "sampler: position %lld out of range", (long long)y->order_pos);
+}
+
+int alg_sync_restore(alg_sync_t *y, sgd_ckr_t *r, sgd_err_t *err)
+{
+    const alg_ctx_t *ctx = y->ctx;
+    sgd_ckr_tag(r, "sync");
+    uint64_t p = sgd_ckr_u64(r);
+    if (!r->failed && p != (uint64_t)y->p)
+        sgd_ckr_fail(r, "%llu workers saved, this run has %d", (unsigned long long)p, y->p);
+    for (int i = 0; i < y->p && !r->failed; i++) {
+        sim_rng_restore(y->workers[i].compute_rng, r);
+        sim_rng_restore(y->workers[i].io_rng, r);
+    }
+    if (sgd_ckr_check(r, "sync", err) || sim_net_restore(y->net, r, err)) return -1;
+    y->loss = sgd_ckr_f64(r);
+    y->lr = sgd_ckr_f64(r);
+    if (!ctx->numerics) return sgd_ckr_check(r, "sync", err);
+    sgd_ckr_bytes(r, y->order, (size_t)ctx->train->n * sizeof *y->order, "sampler");
+    y->order_pos = sgd_ckr_i64(r);
+    sim_rng_restore(y->order_rng, r);
+    check_order(y, r);
+    float *velocity = sgd_xmalloc(ctx->nparams * sizeof *velocity);
+    sgd_ckr_bytes(r, velocity, ctx->nparams * sizeof *velocity, "velocity");
+    if (!r->failed) ctx->backend->iface->sync_import(ctx->backend->ctx, ctx->params, velocity);
+    free(velocity);
+    return sgd_ckr_check(r, "sync", err);
+}
+
+size_t alg_sync_state_size(const alg_sync_t *y)
+{
+    size_t size = (size_t)y->p * 2 * 40 + (size_t)sim_net_nlinks(y->net) * 24 + 64;
+    if (y->ctx->numerics)
+        size += (size_t)y->ctx->train->n * sizeof *y->order + y->ctx->nparams * sizeof(float);
+    return size;
+}
+
 /* Picks the stacked global batch of the next update (P*b row indices in worker order). */
 static void draw_global_batch(alg_sync_t *y)
 {

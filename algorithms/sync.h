@@ -66,6 +66,14 @@ void alg_sync_free(alg_sync_t *y);
  * the learning rate in y->loss, y->lr.  Cost-only runs: only y->lr (y->loss = 0). */
 void alg_sync_update(alg_sync_t *y, int64_t update_index);
 
+/* Checkpoints (alg.h, alg_ckpt_ops_t): every worker's streams, the network's links, the
+ * sampler (permutation, position, stream), the latest loss and rate, and the backend's
+ * optimizer state.  Restore reads them into a y that alg_sync_init has just built. */
+int alg_sync_save(const alg_sync_t *y, sgd_ckw_t *w, sgd_err_t *err);
+int alg_sync_restore(alg_sync_t *y, sgd_ckr_t *r, sgd_err_t *err);
+/* Bytes alg_sync_save writes (about). */
+size_t alg_sync_state_size(const alg_sync_t *y);
+
 /* Durations, ns, drawn from worker i's streams. */
 int64_t alg_sync_io_ns(alg_sync_t *y, int i);
 int64_t alg_sync_compute_ns(alg_sync_t *y, int i);

@@ -19,6 +19,7 @@
 
 #include "algorithms/alg.h"
 #include "cli/cli.h"
+#include "cli/cmd_run_ckpt.h"
 #include "cli/outpath.h"
 #include "cli/text.h"
 #include "common/number.h"
@@ -44,6 +45,7 @@ typedef struct run_sink {
     struct timespec last_report;
     double final_val_error, final_val_loss, final_train_loss;
     bool have_val;
+    run_ckpt_t *ckpt;   /* the checkpoint options (cmd_run_ckpt.h) */
 } run_sink_t;
 
 static double seconds_between(const struct timespec *a, const struct timespec *b)
@@ -79,7 +81,7 @@ static int sink_begin(void *arg, size_t nparams, sgd_err_t *err)
         .sweep_axes = r->sweep_axes,
         .command_line = r->command_line,
     };
-    return rdb_run_begin(r->db, &info, &r->run_id, err);
+    return run_ckpt_begin(r->ckpt, r->db, &info, &r->run_id, err);
 }
 
 static int sink_metric(void *arg, int64_t update, int64_t vtime_ns, const char *name,
@@ -154,12 +156,21 @@ static void on_signal(int sig)
     signal(sig, SIG_DFL);
 }
 
+/* SIGTERM or SIGUSR1 with --checkpoint: write a checkpoint at the next update boundary and
+ * stop (what a scheduler sends before it preempts a job).  A second signal kills at once. */
+static void on_preempt(int sig)
+{
+    alg_request_checkpoint_exit();
+    signal(sig, SIG_DFL);
+}
+
 static const char *status_name(alg_status_t s)
 {
     switch (s) {
     case ALG_COMPLETE: return "complete";
     case ALG_DIVERGED: return "diverged";
     case ALG_FAILED: return "failed";
+    case ALG_CHECKPOINTED: return "failed"; /* not over: --resume continues it */
     case ALG_RUNNING: break;
     }
     return "failed";
@@ -171,7 +182,10 @@ static void usage(FILE *f)
             "usage: sgdsim run SCENARIO [--db PATH] [--seed N] [--backend cpu|cuda] "
             "[--blas-core NAME] [--threads N]\n"
             "                  [--set key.path=value ...] [--tag KEY=VALUE ...] [--quiet]\n"
-            "                  [--trace FILE [--trace-window T0:T1] [--trace-max-events N]]\n\n"
+            "                  [--trace FILE [--trace-window T0:T1] [--trace-max-events N]]\n"
+            "                  [--checkpoint FILE [--checkpoint-every DURATION]\n"
+            "                   [--checkpoint-every-updates N] [--checkpoint-exit-at N]]\n"
+            "                  [--resume FILE]\n\n"
             "Runs SCENARIO and appends the run to a results database.\n"
             "  --db PATH             results database (default ./" CLI_DEFAULT_DB ")\n"
             "  --seed N              master seed, overrides the scenario's \"seed\"\n"
@@ -197,8 +211,20 @@ static void usage(FILE *f)
             "  --sweep-axes KEY,...  the swept keys of a sweep's point, stored with the run\n"
             "                        (runs.sweep_axes); sweep passes it, each KEY a --set key\n"
             "  --progress-fd N       write \"DONE TOTAL\" lines to open file descriptor N as\n"
-            "                        the run goes (sgdsim sweep's live display uses it)\n\n"
-            "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf)\n");
+            "                        the run goes (sgdsim sweep's live display uses it)\n"
+            "  --checkpoint FILE     write the run's whole state to FILE (atomically) when\n"
+            "                        asked below, and on SIGTERM or SIGUSR1 at the next update\n"
+            "                        (then exit 75); algorithms csgd and lsgd\n"
+            "  --checkpoint-every DURATION  ... every DURATION of wall time (90s, 10m, 2h);\n"
+            "                        it decides only when, never what the run computes\n"
+            "  --checkpoint-every-updates N  ... after every N-th update\n"
+            "  --checkpoint-exit-at N  write one after update N and exit 75\n"
+            "  --resume FILE         continue the run FILE was written by, in the same --db,\n"
+            "                        with the same scenario and options: the same bits as a\n"
+            "                        run never interrupted (checkpoints go on to FILE unless\n"
+            "                        --checkpoint says otherwise)\n\n"
+            "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf),\n"
+            "            75 stopped with a checkpoint (resume it with --resume)\n");
 }
 
 /* How many times the end of a run is written before giving up: the first time with its own
@@ -240,6 +266,7 @@ typedef struct run_args {
     sim_trace_opts_t opts;
     const char *sweep_axes;  /* --sweep-axes KEY,...: set by `sgdsim sweep`; or NULL */
     uint64_t progress_fd;    /* --progress-fd N, 0 = none */
+    run_ckpt_t ckpt;         /* --checkpoint*, --resume */
 } run_args_t;
 
 /* Parses "T0:T1" in seconds of virtual time (plain decimals; either side may be empty)
@@ -282,6 +309,14 @@ static bool opt_max_events(void *target, const char *opt, const char *v, char *m
     return false;
 }
 
+/* --checkpoint-every DURATION */
+static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *msg,
+                           size_t size)
+{
+    run_args_t *t = target;
+    return run_ckpt_parse_duration(&t->ckpt, opt, v, msg, size);
+}
+
 static const cli_opt_t trace_opts[] = {
     {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, path)},
     {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = opt_window},
@@ -290,6 +325,18 @@ static const cli_opt_t trace_opts[] = {
      .metavar = "KEY,..."},
     {.name = "--progress-fd", .kind = CLI_ARG_U64, .off = offsetof(run_args_t, progress_fd),
      .lo = 1, .hi = 1 << 20, .expect = "expected an open file descriptor number >= 1"},
+    {.name = "--checkpoint", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, ckpt.path),
+     .metavar = "FILE"},
+    {.name = "--resume", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, ckpt.resume),
+     .metavar = "FILE"},
+    {.name = "--checkpoint-every", .kind = CLI_ARG_CUSTOM, .parse = opt_ckpt_every,
+     .metavar = "DURATION"},
+    {.name = "--checkpoint-every-updates", .kind = CLI_ARG_U64,
+     .off = offsetof(run_args_t, ckpt.every_updates), .lo = 1, .hi = INT64_MAX,
+     .expect = "expected a number of updates >= 1"},
+    {.name = "--checkpoint-exit-at", .kind = CLI_ARG_U64,
+     .off = offsetof(run_args_t, ckpt.exit_at), .lo = 1, .hi = INT64_MAX,
+     .expect = "expected an update number >= 1"},
     {.name = NULL},
 };
 
@@ -305,6 +352,7 @@ static int parse_run_args(int argc, char **argv, cli_opts_t *o, run_args_t *t)
     if (rc == 0 && o->help) usage(stdout);
     if (rc == 0 && !o->help && t->needs_trace && !t->path)
         rc = cli_bad_input("run: %s: only valid with --trace FILE", t->needs_trace);
+    if (rc == 0 && !o->help) rc = run_ckpt_check_args(&t->ckpt);
     return rc;
 }
 
@@ -350,6 +398,7 @@ typedef struct run_state {
     sim_trace_t *trace;
     const char *trace_path;
     const char *db_path;
+    run_ckpt_t ckpt;
 } run_state_t;
 
 static void run_close(run_state_t *st)
@@ -397,6 +446,8 @@ static int check_outputs(const run_args_t *t, const run_state_t *st, bool db_giv
     int rc = cli_outpath_refuse("run", db_opt, st->db_path, true, in, n);
     in[n++] = (sgd_outpath_input_t){st->db_path, "the results database given with --db", true};
     if (!rc && t->path) rc = cli_outpath_refuse("run", "--trace", t->path, false, in, n);
+    if (!rc && st->ckpt.path)
+        rc = cli_outpath_refuse("run", "--checkpoint", st->ckpt.path, false, in, n);
     if (!rc && st->r.progress_fd)
         rc = cli_outpath_refuse_fd("run", "--progress-fd", st->r.progress_fd, in, n);
     return rc;
@@ -423,6 +474,8 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
                          .command_line = cli_shell_words("sgdsim run", argc, argv),
                          .progress_fd = (int)t->progress_fd};
     split_tags(&o->tags, &st->r);
+    st->ckpt = t->ckpt;
+    st->r.ckpt = &st->ckpt;
     st->trace_path = t->path;
     if (st->r.progress_fd && fcntl(st->r.progress_fd, F_GETFD) < 0)
         return cli_bad_input("run: --progress-fd %d: not an open file descriptor",
@@ -436,6 +489,7 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if (t->path && sim_trace_open(t->path, &t->opts, &st->trace, &err))
         return cli_bad_input("%s", err.msg);
     if ((rc = run_prepare(st)) != 0) return rc;
+    if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared)) != 0) return rc;
     if (rdb_open(st->db_path, &st->r.db, &err)) return cli_bad_input("%s", err.msg);
     return 0;
 }
@@ -503,11 +557,15 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_arg
                        .traffic = sink_traffic, .staleness = sink_staleness,
                        .version_age = sink_version_age, .progress = sink_progress,
                        .trace = st->trace};
+    bool ckpt = run_ckpt_wanted(&st->ckpt);
     signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    signal(SIGTERM, ckpt ? on_preempt : on_signal);
+    signal(SIGUSR1, ckpt ? on_preempt : on_signal);
+    run_ckpt_arm(&st->ckpt, st->prepared);
     alg_outcome_t o;
     if (alg_execute(st->prepared, &sink, &o, &err))
         return cli_bad_input("%s: %s", st->s.path, err.msg);
+    if (o.status == ALG_CHECKPOINTED) run_ckpt_detail(&st->ckpt, &o, o.detail, sizeof o.detail);
     if (st->r.progress) fputc('\n', stderr);
     uint64_t written = st->trace ? sim_trace_written(st->trace) : 0;
     uint64_t dropped = st->trace ? sim_trace_dropped(st->trace) : 0;
@@ -520,6 +578,8 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_arg
                dropped ? "; more events than --trace-max-events were left out" : "");
     if (!opts->quiet) print_summary(st, &o, end.status);
     free(o.final_params);
+    if (o.status == ALG_CHECKPOINTED && end.status && strcmp(end.status, "failed") == 0)
+        return RUN_EXIT_CHECKPOINTED;
     return rc;
 }
 

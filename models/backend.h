@@ -96,6 +96,12 @@ typedef struct sgd_backend_iface {
     void (*async_submit)(void *ctx, int slot, const float *params, const float *x,
                          const int32_t *y, float *grad);
     double (*async_collect)(void *ctx, int slot);
+    /* Optional (NULL: this backend's synchronous training cannot be checkpointed): after
+     * sync_begin, the optimizer's state -- the velocity, nparams floats -- copied out
+     * (sync_export) or back in (sync_import, which also takes params, the caller's restored
+     * parameters, as its own again).  A run resumed from them steps as the saved run would. */
+    void (*sync_export)(void *ctx, float *velocity);
+    void (*sync_import)(void *ctx, const float *params, const float *velocity);
 } sgd_backend_iface_t;
 
 typedef struct sgd_backend {

@@ -386,6 +386,21 @@ static double cpu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr,
     return loss;
 }
 
+static void cpu_sync_export(void *ctx, float *velocity)
+{
+    cpu_backend_t *c = ctx;
+    SGD_ASSERT(c->velocity);
+    memcpy(velocity, c->velocity, model_nparams(c->model) * sizeof *velocity);
+}
+
+static void cpu_sync_import(void *ctx, const float *params, const float *velocity)
+{
+    cpu_backend_t *c = ctx;
+    (void)params; /* the caller's array is the state (cpu_sync_begin) */
+    SGD_ASSERT(c->velocity);
+    memcpy(c->velocity, velocity, model_nparams(c->model) * sizeof *velocity);
+}
+
 static void cpu_destroy(void *ctx)
 {
     cpu_backend_t *c = ctx;
@@ -407,6 +422,8 @@ static const sgd_backend_iface_t cpu_iface = {
     .evaluate = cpu_evaluate,
     .sync_begin = cpu_sync_begin,
     .sync_step = cpu_sync_step,
+    .sync_export = cpu_sync_export,
+    .sync_import = cpu_sync_import,
     .destroy = cpu_destroy,
     .set_threads = cpu_set_threads,
     .async_open = cpu_async_open,

@@ -301,6 +301,8 @@ static const sgd_backend_iface_t cuda_iface = {
     NULL, /* async_open: its batched call is how it overlaps clients' gradients */
     NULL, /* async_submit */
     NULL, /* async_collect */
+    NULL, /* sync_export: checkpoints of a run on the GPU are not supported yet */
+    NULL, /* sync_import */
 };
 
 /* ---- creation, device query -------------------------------------------------------------- */

@@ -38,7 +38,7 @@
 
 #include "common/error.h"
 
-#define RDB_SCHEMA_VERSION 4          /* PRAGMA user_version written by this build */
+#define RDB_SCHEMA_VERSION 5          /* PRAGMA user_version written by this build */
 #define RDB_READ_MIN_VERSION 2        /* oldest schema rdb_open_readonly reads as it is */
 #define RDB_MERGE_MIN_VERSION 1       /* oldest schema rdb_merge takes as an input */
 #define RDB_APPLICATION_ID 0x53474453 /* PRAGMA application_id, "SGDS" in ASCII */

@@ -76,6 +76,10 @@ int rdb_exec(rdb_t *db, const char *sql, const char *what, sgd_err_t *err);
 /* Rolls back the open transaction, if any. */
 void rdb_rollback(rdb_t *db);
 
+/* Makes run_id, whose lease with `token` the caller has just committed, active on this
+ * handle (rdb_run_begin, rdb_run_resume): its rows may be written from now on. */
+void rdb_activate(rdb_t *db, int64_t run_id, const char *token);
+
 /* name as an SQL identifier: in double quotes, each double quote inside doubled, of any
  * length (a new string the caller frees).  Every identifier that reaches SQL text from a
  * database (a column of a file being merged) or a caller goes through it, never "%s". */

@@ -71,6 +71,17 @@ static int rdb_bind_finite(sqlite3_stmt *st, int i, double x)
     return isfinite(x) ? sqlite3_bind_double(st, i, x) : sqlite3_bind_null(st, i);
 }
 
+void rdb_activate(rdb_t *db, int64_t run_id, const char *token)
+{
+    if (db->nactive == db->capactive) {
+        db->capactive = db->capactive ? 2 * db->capactive : 4;
+        db->active = sgd_xrealloc(db->active, db->capactive * sizeof *db->active);
+    }
+    rdb_active_t *a = &db->active[db->nactive++];
+    *a = (rdb_active_t){.run_id = run_id, .lost = 0};
+    memcpy(a->token, token, sizeof a->token);
+}
+
 int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_err_t *err)
 {
     if (db->readonly) return sgd_errf(err, "%s: opened read-only, cannot begin a run", db->path);
@@ -117,14 +128,7 @@ int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_er
         goto fail;
     db->last_write_ms = db->clock_ms(); /* a write: the run's rows wait from here */
     sqlite3_finalize(st);
-
-    if (db->nactive == db->capactive) {
-        db->capactive = db->capactive ? 2 * db->capactive : 4;
-        db->active = sgd_xrealloc(db->active, db->capactive * sizeof *db->active);
-    }
-    rdb_active_t *a = &db->active[db->nactive++];
-    *a = (rdb_active_t){.run_id = id, .lost = 0};
-    memcpy(a->token, token, sizeof a->token);
+    rdb_activate(db, id, token);
     *run_id = id;
     return 0;
 fail:

@@ -556,6 +556,90 @@ void sim_coll_set_rendezvous(sim_coll_t *c, bool on)
 uint64_t sim_coll_messages(const sim_coll_t *c) { return c->messages; }
 uint64_t sim_coll_bytes(const sim_coll_t *c) { return c->bytes; }
 
+/* The per-slot counters, one array of nslots + 1 values. */
+static void save_u64s(sgd_ckw_t *w, const uint64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) sgd_ckw_u64(w, v[i]);
+}
+
+static void restore_u64s(sgd_ckr_t *r, uint64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) v[i] = sgd_ckr_u64(r);
+}
+
+void sim_coll_save(const sim_coll_t *c, sgd_ckw_t *w)
+{
+    size_t nslots = (size_t)c->sched->nslots + 1;
+    sgd_ckw_tag(w, "collective");
+    sgd_ckw_u64(w, (uint64_t)c->sched->nranks);
+    sgd_ckw_u64(w, nslots);
+    for (int i = 0; i < c->sched->nranks; i++) {
+        const coll_rank_t *rk = &c->ranks[i];
+        sgd_ckw_i64(w, rk->call);
+        sgd_ckw_i64(w, rk->op);
+        sgd_ckw_i64(w, rk->posted_upto);
+        sgd_ckw_i64(w, rk->pending_sends);
+        sgd_ckw_u64(w, (uint64_t)rk->active | (uint64_t)rk->waking << 1);
+        sgd_ckw_i64(w, rk->sends_until);
+    }
+    save_u64s(w, c->arrived, nslots);
+    save_u64s(w, c->consumed, nslots);
+    save_u64s(w, c->posted, nslots);
+    save_u64s(w, c->started, nslots);
+    for (size_t k = 0; k < nslots; k++) {
+        sgd_ckw_u64(w, c->npending[k]);
+        save_u64s(w, c->pending[k], COLL_PENDING_MAX);
+    }
+    sgd_ckw_u64(w, c->messages);
+    sgd_ckw_u64(w, c->bytes);
+}
+
+/* One rank's place, checked against its program so that a damaged file cannot index
+ * outside it. */
+static void restore_rank(sim_coll_t *c, int i, sgd_ckr_t *r)
+{
+    coll_rank_t *rk = &c->ranks[i];
+    int64_t nops = c->sched->op_off[i + 1] - c->sched->op_off[i];
+    int64_t call = sgd_ckr_i64(r), op = sgd_ckr_i64(r), posted = sgd_ckr_i64(r);
+    int64_t pending = sgd_ckr_i64(r);
+    uint64_t flags = sgd_ckr_u64(r);
+    rk->sends_until = sgd_ckr_i64(r);
+    if (r->failed) return;
+    if (call < 0 || call > c->ncalls || op < 0 || op > nops || posted < 0 || posted > nops ||
+        pending < 0 || pending > nops || flags > 3 || rk->sends_until < 0) {
+        sgd_ckr_fail(r, "rank %d: state out of range", i);
+        return;
+    }
+    *rk = (coll_rank_t){.call = (int)call, .op = (int)op, .posted_upto = (int)posted,
+                        .pending_sends = (int)pending, .active = flags & 1,
+                        .waking = (flags >> 1) & 1, .sends_until = rk->sends_until};
+}
+
+int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err)
+{
+    size_t nslots = (size_t)c->sched->nslots + 1;
+    sgd_ckr_tag(r, "collective");
+    uint64_t nranks = sgd_ckr_u64(r), ns = sgd_ckr_u64(r);
+    if (!r->failed && (nranks != (uint64_t)c->sched->nranks || ns != nslots))
+        sgd_ckr_fail(r, "%llu ranks and %llu slots saved, this run has %d and %zu",
+                     (unsigned long long)nranks, (unsigned long long)ns, c->sched->nranks,
+                     nslots);
+    for (int i = 0; i < c->sched->nranks && !r->failed; i++) restore_rank(c, i, r);
+    if (r->failed) return sgd_ckr_check(r, "collective", err);
+    restore_u64s(r, c->arrived, nslots);
+    restore_u64s(r, c->consumed, nslots);
+    restore_u64s(r, c->posted, nslots);
+    restore_u64s(r, c->started, nslots);
+    for (size_t k = 0; k < nslots && !r->failed; k++) {
+        uint64_t np = sgd_ckr_count(r, COLL_PENDING_MAX, "pending sends");
+        c->npending[k] = (uint8_t)np;
+        restore_u64s(r, c->pending[k], COLL_PENDING_MAX);
+    }
+    c->messages = sgd_ckr_u64(r);
+    c->bytes = sgd_ckr_u64(r);
+    return sgd_ckr_check(r, "collective", err);
+}
+
 void sim_coll_destroy(sim_coll_t *c)
 {
     if (!c) return;

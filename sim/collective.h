@@ -126,6 +126,12 @@ void sim_coll_set_rendezvous(sim_coll_t *c, bool on);
 uint64_t sim_coll_messages(const sim_coll_t *c);
 uint64_t sim_coll_bytes(const sim_coll_t *c);
 
+/* Checkpoints: every rank's place in its program, the per-slot message counters, the
+ * rendezvous queues and the traffic counters; restored into a collective created as the
+ * saved one was (same schedule, so the same ranks and slots). */
+void sim_coll_save(const sim_coll_t *c, sgd_ckw_t *w);
+int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err);
+
 void sim_coll_destroy(sim_coll_t *c);
 
 #endif

@@ -7,6 +7,7 @@
 #include "sim/engine.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "common/error.h"
@@ -191,4 +192,91 @@ sim_counters_t sim_engine_counters(const sim_engine_t *e)
         .events_per_s = e->wall_s > 0 ? (double)e->processed / e->wall_s : 0.0,
     };
     return c;
+}
+
+/* ---- checkpoints --------------------------------------------------------------------- */
+
+int sim_engine_save(const sim_engine_t *e, sgd_ckw_t *w, sgd_err_t *err)
+{
+    for (size_t i = 0; i < e->size; i++)
+        if (e->heap[i].ptr)
+            return sgd_errf(err, "a pending event of type \"%s\" holds a pointer, which a "
+                                 "checkpoint cannot save", e->types[e->heap[i].type].name);
+    sgd_ckw_tag(w, "engine");
+    sgd_ckw_u64(w, e->ntypes);
+    for (uint32_t i = 0; i < e->ntypes; i++) sgd_ckw_str(w, e->types[i].name);
+    sgd_ckw_i64(w, e->now_ns);
+    sgd_ckw_u64(w, e->next_seq);
+    sgd_ckw_u64(w, e->processed);
+    sgd_ckw_u64(w, e->scheduled);
+    sgd_ckw_u64(w, e->peak);
+    sgd_ckw_u64(w, e->size);
+    for (size_t i = 0; i < e->size; i++) {
+        const sim_event_t *ev = &e->heap[i];
+        sgd_ckw_i64(w, ev->t_ns);
+        sgd_ckw_u64(w, ev->seq);
+        sgd_ckw_u64(w, ev->type);
+        sgd_ckw_u64(w, ev->entity);
+        sgd_ckw_u64(w, ev->arg);
+    }
+    return 0;
+}
+
+/* The saved engine's event types must be this one's, in the same order. */
+static void restore_types(const sim_engine_t *e, sgd_ckr_t *r)
+{
+    uint64_t n = sgd_ckr_count(r, e->ntypes, "event types");
+    if (!r->failed && n != e->ntypes)
+        sgd_ckr_fail(r, "%llu event types saved, this run registers %u", (unsigned long long)n,
+                     e->ntypes);
+    for (uint32_t i = 0; i < n && !r->failed; i++) {
+        char name[128];
+        sgd_ckr_str(r, name, sizeof name, "event type");
+        if (!r->failed && strcmp(name, e->types[i].name) != 0)
+            sgd_ckr_fail(r, "event type %u is \"%s\" in the checkpoint, \"%s\" in this run", i,
+                         name, e->types[i].name);
+    }
+}
+
+/* One saved event, checked against the restored clock and counter before it is queued. */
+static void restore_event(sim_engine_t *e, sgd_ckr_t *r)
+{
+    sim_event_t ev = {.t_ns = sgd_ckr_i64(r), .seq = sgd_ckr_u64(r)};
+    uint64_t type = sgd_ckr_u64(r), entity = sgd_ckr_u64(r);
+    ev.arg = sgd_ckr_u64(r);
+    if (r->failed) return;
+    if (ev.t_ns < e->now_ns || ev.t_ns > SIM_TIME_MAX_NS || ev.seq >= e->next_seq ||
+        type >= e->ntypes || entity > UINT32_MAX) {
+        sgd_ckr_fail(r, "a pending event out of range (time %lld, seq %llu, type %llu)",
+                     (long long)ev.t_ns, (unsigned long long)ev.seq, (unsigned long long)type);
+        return;
+    }
+    ev.type = (uint32_t)type;
+    ev.entity = (uint32_t)entity;
+    if (e->size == e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 1024;
+        e->heap = sgd_xrealloc(e->heap, e->cap * sizeof *e->heap);
+    }
+    e->heap[e->size] = ev;
+    sift_up(e->heap, e->size);
+    e->size++;
+}
+
+int sim_engine_restore(sim_engine_t *e, sgd_ckr_t *r, sgd_err_t *err)
+{
+    SGD_ASSERT(e->size == 0);
+    sgd_ckr_tag(r, "engine");
+    restore_types(e, r);
+    e->now_ns = sgd_ckr_i64(r);
+    e->next_seq = sgd_ckr_u64(r);
+    e->processed = sgd_ckr_u64(r);
+    e->scheduled = sgd_ckr_u64(r);
+    e->peak = sgd_ckr_u64(r);
+    /* Each event takes 40 bytes: a count beyond what is left is a damaged file. */
+    uint64_t n = sgd_ckr_count(r, (r->len - r->pos) / 40, "pending events");
+    if (!r->failed && (e->now_ns < 0 || e->now_ns > SIM_TIME_MAX_NS))
+        sgd_ckr_fail(r, "virtual time %lld out of range", (long long)e->now_ns);
+    for (uint64_t i = 0; i < n && !r->failed; i++) restore_event(e, r);
+    if (r->failed) e->size = 0;
+    return sgd_ckr_check(r, "engine", err);
 }

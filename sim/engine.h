@@ -22,6 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/ckbuf.h"
+#include "common/error.h"
+
 typedef struct sim_engine sim_engine_t;
 
 typedef struct sim_event {
@@ -109,5 +112,15 @@ typedef struct sim_counters {
 } sim_counters_t;
 
 sim_counters_t sim_engine_counters(const sim_engine_t *e);
+
+/* Checkpoints (common/ckbuf.h).  An event is saved by its type id, never by pointer: save
+ * writes the registered types' names, the clock, the sequence counter, the counters and
+ * every pending event (time, seq, type, entity, arg).  It refuses (-1, err naming the type)
+ * an event whose ptr is not NULL, which no file can carry.  Restore takes an engine set up
+ * as the saved one was -- the same types registered in the same order (checked by name) --
+ * with an empty queue, and leaves it as the saved engine was: the next event, every tie and
+ * every later seq are the ones the uninterrupted run has. */
+int sim_engine_save(const sim_engine_t *e, sgd_ckw_t *w, sgd_err_t *err);
+int sim_engine_restore(sim_engine_t *e, sgd_ckr_t *r, sgd_err_t *err);
 
 #endif

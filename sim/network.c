@@ -117,6 +117,35 @@ int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t byt
     return sim_time_add(end, latency);
 }
 
+void sim_net_save(const sim_net_t *n, sgd_ckw_t *w)
+{
+    sgd_ckw_tag(w, "network");
+    sgd_ckw_u64(w, (uint64_t)n->nlinks);
+    for (int i = 0; i < n->nlinks; i++) {
+        sgd_ckw_i64(w, n->links[i].free_at_ns);
+        sgd_ckw_u64(w, n->links[i].messages);
+        sgd_ckw_u64(w, n->links[i].bytes);
+    }
+}
+
+int sim_net_restore(sim_net_t *n, sgd_ckr_t *r, sgd_err_t *err)
+{
+    sgd_ckr_tag(r, "network");
+    uint64_t k = sgd_ckr_u64(r);
+    if (!r->failed && k != (uint64_t)n->nlinks)
+        sgd_ckr_fail(r, "%llu links saved, this run has %d", (unsigned long long)k, n->nlinks);
+    for (int i = 0; i < n->nlinks && !r->failed; i++) {
+        sim_link_t *l = &n->links[i];
+        l->free_at_ns = sgd_ckr_i64(r);
+        l->messages = sgd_ckr_u64(r);
+        l->bytes = sgd_ckr_u64(r);
+        if (!r->failed && (l->free_at_ns < 0 || l->free_at_ns > SIM_TIME_BEYOND_NS))
+            sgd_ckr_fail(r, "link %d: free at %lld ns, out of range", i,
+                         (long long)l->free_at_ns);
+    }
+    return sgd_ckr_check(r, "network", err);
+}
+
 void sim_star_init(sim_star_t *s, sim_net_t *n, int p, double bandwidth_Bps,
                    int64_t latency_ns)
 {

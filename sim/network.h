@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "common/ckbuf.h"
+#include "common/error.h"
 #include "sim/trace.h"
 
 typedef struct sim_link {
@@ -61,6 +63,12 @@ const sim_link_t *sim_net_link(const sim_net_t *n, int id);
  * Returns the arrival time, ns. */
 int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t bytes,
                         int64_t t_ns);
+
+/* Checkpoints: every link's state (free_at_ns and its counters), restored into a network
+ * built as the saved one was (the same number of links; bandwidths and latencies come from
+ * the scenario, which the checkpoint's header pins). */
+void sim_net_save(const sim_net_t *n, sgd_ckw_t *w);
+int sim_net_restore(sim_net_t *n, sgd_ckr_t *r, sgd_err_t *err);
 
 /* Star: p endpoints, endpoint i with an uplink (its transmit side) and a downlink (its
  * receive side) into a non-blocking switch, all links of the same bandwidth and latency.

@@ -95,3 +95,15 @@ gsl_rng *sim_rng_create(uint64_t seed, uint32_t kind, uint64_t entity)
     sim_rng_reseed(r, seed, kind, entity);
     return r;
 }
+
+void sim_rng_save(const gsl_rng *g, sgd_ckw_t *w)
+{
+    SGD_ASSERT(g->type == sim_rng_xoshiro256ss);
+    sgd_ckw_bytes(w, gsl_rng_state(g), gsl_rng_size(g));
+}
+
+void sim_rng_restore(gsl_rng *g, sgd_ckr_t *r)
+{
+    SGD_ASSERT(g->type == sim_rng_xoshiro256ss);
+    sgd_ckr_bytes(r, gsl_rng_state(g), gsl_rng_size(g), "random stream");
+}

@@ -19,6 +19,8 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "common/ckbuf.h"
+
 /* Stream kinds.  The numbers are stored in results (through the seeds they produce): never
  * renumber or reuse one; add new kinds at the end. */
 enum sim_stream_kind {
@@ -57,5 +59,11 @@ gsl_rng *sim_rng_create(uint64_t seed, uint32_t kind, uint64_t entity);
 
 /* Reseeds an existing sim_rng_xoshiro256ss generator as sim_rng_create would. */
 void sim_rng_reseed(gsl_rng *r, uint64_t seed, uint32_t kind, uint64_t entity);
+
+/* Checkpoints: a sim_rng_xoshiro256ss generator's 32 bytes of state, and their restore into
+ * one (a stored size other than 32 bytes fails the reader, common/ckbuf.h).  The restored
+ * generator draws what the saved one would have drawn next. */
+void sim_rng_save(const gsl_rng *g, sgd_ckw_t *w);
+void sim_rng_restore(gsl_rng *g, sgd_ckr_t *r);
 
 #endif

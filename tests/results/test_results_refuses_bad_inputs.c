@@ -82,8 +82,8 @@ int main(void)
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
     CHECK_INT_EQ(sqlite3_exec(h, "PRAGMA user_version = 7", 0, 0, 0), SQLITE_OK);
     sqlite3_close(h);
-    expect_refused(0, path, "was written by a newer sgdsim", "schema 7 > 4");
-    expect_refused(1, path, "was written by a newer sgdsim", "schema 7 > 4");
+    expect_refused(0, path, "was written by a newer sgdsim", "schema 7 > 5");
+    expect_refused(1, path, "was written by a newer sgdsim", "schema 7 > 5");
 
     /* Our database with objects sgdsim did not create (a trigger that would zero every
      * metric sgdsim writes, an index): refused for writing, naming them, and unchanged; once

@@ -1,0 +1,192 @@
+/* Checkpoints of a run (alg.h, "checkpoints"): when one is due, and the payload -- the
+ * engine, the runner's books, the parameters, the backend's counters and the algorithm's
+ * own state -- written and read back in one fixed order of tagged sections (common/ckbuf.h).
+ *
+ * A checkpoint is written only between events, after an update was counted: the update's
+ * metric rows are all emitted by then and nothing is half done, so a resumed run continues
+ * from a state the uninterrupted run passed through, and every later row, every draw and the
+ * digest are the uninterrupted run's. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "algorithms/alg.h"
+#include "algorithms/runner_internal.h"
+#include "common/ckbuf.h"
+
+static volatile sig_atomic_t exit_requested;
+
+void alg_request_checkpoint_exit(void) { exit_requested = 1; }
+
+bool alg_runner_checkpoint_exit_requested(void) { return exit_requested != 0; }
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+const char *alg_checkpoint_unsupported(const alg_prepared_t *run)
+{
+    static char why[160];
+    if (!run->ops->ckpt) {
+        snprintf(why, sizeof why, "algorithm \"%s\" does not support checkpoints yet",
+                 run->ops->scenario.name);
+        return why;
+    }
+    const sgd_backend_t *b = &run->res.backend;
+    if (run->ctx.numerics && (!b->iface->sync_export || !b->iface->sync_import)) {
+        snprintf(why, sizeof why, "backend \"%s\" does not support checkpoints yet",
+                 b->iface->name);
+        return why;
+    }
+    return NULL;
+}
+
+void alg_set_checkpoints(alg_prepared_t *run, const alg_checkpoint_opts_t *o)
+{
+    SGD_ASSERT(!alg_checkpoint_unsupported(run) && o->write);
+    run->runner.checkpoints = true;
+    run->runner.ckpt = *o;
+    run->runner.last_ckpt_wall_s = mono_s();
+}
+
+void alg_runner_checkpoint_check(alg_ctx_t *ctx)
+{
+    struct alg_runner *r = ctx->runner;
+    if (!r->checkpoints) return;
+    const alg_checkpoint_opts_t *o = &r->ckpt;
+    bool exit_now = exit_requested || (o->exit_at_update && ctx->updates >= o->exit_at_update);
+    bool due = exit_now || (o->every_updates && ctx->updates % o->every_updates == 0) ||
+               (o->every_wall_s > 0 && mono_s() - r->last_ckpt_wall_s >= o->every_wall_s);
+    if (!due) return;
+    r->ckpt_due = true;
+    r->ckpt_exit = exit_now;
+    sim_engine_stop(ctx->engine);
+}
+
+/* ---- the payload ------------------------------------------------------------------- */
+
+static void save_digest(const sgd_sha256_t *d, sgd_ckw_t *w)
+{
+    for (int i = 0; i < 8; i++) sgd_ckw_u64(w, d->h[i]);
+    sgd_ckw_u64(w, d->nbytes);
+    sgd_ckw_bytes(w, d->block, sizeof d->block);
+    sgd_ckw_u64(w, d->nblock);
+}
+
+static void restore_digest(sgd_sha256_t *d, sgd_ckr_t *r)
+{
+    for (int i = 0; i < 8; i++) d->h[i] = (uint32_t)sgd_ckr_count(r, UINT32_MAX, "digest");
+    d->nbytes = sgd_ckr_u64(r);
+    sgd_ckr_bytes(r, d->block, sizeof d->block, "digest block");
+    d->nblock = (size_t)sgd_ckr_count(r, sizeof d->block - 1, "digest block bytes");
+}
+
+/* The runner's books: the digest's running state, the evaluation and stop schedule's
+ * position, the counters the outcome reports. */
+static void save_books(const alg_prepared_t *run, sgd_ckw_t *w)
+{
+    const struct alg_runner *rn = &run->runner;
+    const alg_ctx_t *ctx = &run->ctx;
+    sgd_ckw_tag(w, "runner");
+    save_digest(&rn->digest, w);
+    sgd_ckw_i64(w, rn->last_eval_update);
+    sgd_ckw_i64(w, rn->last_vtime_ns);
+    sgd_ckw_i64(w, rn->first_vtime_ns);
+    sgd_ckw_f64(w, rn->last_train_loss);
+    sgd_ckw_i64(w, ctx->updates);
+    sgd_ckw_u64(w, ctx->events_at_stop);
+    sgd_ckw_u64(w, ctx->events_at_update);
+    sgd_ckw_u64(w, run->res.backend.grad_calls);
+    sgd_ckw_u64(w, run->res.backend.grads);
+    sgd_ckw_u64(w, ctx->numerics ? ctx->nparams : 0);
+    if (ctx->numerics) sgd_ckw_bytes(w, ctx->params, ctx->nparams * sizeof *ctx->params);
+}
+
+static void restore_books(alg_prepared_t *run, sgd_ckr_t *r)
+{
+    struct alg_runner *rn = &run->runner;
+    alg_ctx_t *ctx = &run->ctx;
+    sgd_ckr_tag(r, "runner");
+    restore_digest(&rn->digest, r);
+    rn->last_eval_update = sgd_ckr_i64(r);
+    rn->last_vtime_ns = sgd_ckr_i64(r);
+    rn->first_vtime_ns = sgd_ckr_i64(r);
+    rn->last_train_loss = sgd_ckr_f64(r);
+    ctx->updates = sgd_ckr_i64(r);
+    ctx->events_at_stop = sgd_ckr_u64(r);
+    ctx->events_at_update = sgd_ckr_u64(r);
+    run->res.backend.grad_calls = sgd_ckr_u64(r);
+    run->res.backend.grads = sgd_ckr_u64(r);
+    uint64_t np = sgd_ckr_u64(r);
+    if (!r->failed && np != (ctx->numerics ? ctx->nparams : 0))
+        sgd_ckr_fail(r, "%llu parameters saved, this run's model has %zu",
+                     (unsigned long long)np, ctx->numerics ? ctx->nparams : 0);
+    if (ctx->numerics) sgd_ckr_bytes(r, ctx->params, ctx->nparams * sizeof *ctx->params, "parameters");
+    if (!r->failed && (ctx->updates < 0 || ctx->updates >= ctx->scn->stop_updates))
+        sgd_ckr_fail(r, "%lld updates applied, outside [0, stop.updates = %lld)",
+                     (long long)ctx->updates, (long long)ctx->scn->stop_updates);
+}
+
+/* The whole state, in the order alg_restore reads it. */
+static int save_payload(const alg_prepared_t *run, sgd_ckw_t *w, sgd_err_t *err)
+{
+    sgd_ckw_tag(w, "sgdsim-run");
+    if (sim_engine_save(run->res.engine, w, err)) return -1;
+    save_books(run, w);
+    sgd_ckw_tag(w, run->ops->scenario.name);
+    if (run->ops->ckpt->save(run->res.state, w, err)) return -1;
+    sgd_ckw_tag(w, "end");
+    return 0;
+}
+
+bool alg_runner_checkpoint_write(alg_prepared_t *run)
+{
+    struct alg_runner *rn = &run->runner;
+    alg_ctx_t *ctx = &run->ctx;
+    sgd_ckw_t w;
+    sgd_ckw_init(&w);
+    sgd_err_t err = {{0}};
+    rn->ckpt_due = false;
+    int rc = save_payload(run, &w, &err);
+    if (rc == 0) rc = rn->ckpt.write(rn->ckpt.ctx, w.buf, w.len, ctx->updates, &err);
+    sgd_ckw_free(&w);
+    rn->last_ckpt_wall_s = mono_s();
+    if (rc) {
+        ctx->status = ALG_FAILED;
+        snprintf(ctx->detail, sizeof ctx->detail, "checkpoint after update %lld: %.900s",
+                 (long long)ctx->updates, err.msg);
+        return false;
+    }
+    if (!rn->ckpt_exit) return true;
+    exit_requested = 0;
+    ctx->status = ALG_CHECKPOINTED;
+    snprintf(ctx->detail, sizeof ctx->detail, "stopped after update %lld with a checkpoint",
+             (long long)ctx->updates);
+    return false;
+}
+
+int alg_restore(alg_prepared_t *run, const void *payload, size_t n, sgd_err_t *err)
+{
+    const char *no = alg_checkpoint_unsupported(run);
+    if (no) return sgd_errf(err, "%s", no);
+    sgd_ckr_t r;
+    sgd_ckr_init(&r, payload, n);
+    sgd_ckr_tag(&r, "sgdsim-run");
+    if (sgd_ckr_check(&r, "checkpoint", err) || sim_engine_restore(run->res.engine, &r, err))
+        return -1;
+    restore_books(run, &r);
+    sgd_ckr_tag(&r, run->ops->scenario.name);
+    if (sgd_ckr_check(&r, "checkpoint", err) || run->ops->ckpt->restore(run->res.state, &r, err))
+        return -1;
+    sgd_ckr_tag(&r, "end");
+    if (sgd_ckr_check(&r, "checkpoint", err)) return -1;
+    if (!sgd_ckr_done(&r)) return sgd_errf(err, "checkpoint: bytes left after its end");
+    run->runner.restored = true;
+    return 0;
+}
+
+int64_t alg_restored_updates(const alg_prepared_t *run) { return run->ctx.updates; }

@@ -1,0 +1,156 @@
+/* `sgdsim run`'s checkpoint options, declared in cmd_run_ckpt.h. */
+#include "cli/cmd_run_ckpt.h"
+
+#include <math.h>
+
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/number.h"
+#include "common/sha256.h"
+#include "results/rdb_resume.h"
+
+bool run_ckpt_parse_duration(void *target, const char *opt, const char *v, char *msg,
+                             size_t size)
+{
+    run_ckpt_t *c = target;
+    static const struct {
+        char unit;
+        double seconds;
+    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}};
+    size_t n = strlen(v);
+    double scale = 1, value = 0;
+    char num[64];
+    if (n > 0 && n < sizeof num) {
+        memcpy(num, v, n + 1);
+        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+            if (num[n - 1] == units[i].unit) num[n - 1] = '\0', scale = units[i].seconds;
+    }
+    if (n == 0 || n >= sizeof num || !sgd_parse_decimal(num, &value) || !(value > 0) ||
+        !isfinite(value * scale) || value * scale > 1e9) {
+        snprintf(msg, size, "%s %s: expected a wall-clock duration > 0 such as 90s, 10m or 2h",
+                 opt, v);
+        return false;
+    }
+    c->every_s = value * scale;
+    return true;
+}
+
+bool run_ckpt_wanted(const run_ckpt_t *c) { return c->path || c->resume; }
+
+int run_ckpt_check_args(run_ckpt_t *c)
+{
+    if (!c->path && c->resume) c->path = c->resume; /* go on writing where it came from */
+    if (!c->path && (c->every_s > 0 || c->every_updates || c->exit_at))
+        return cli_bad_input("run: --checkpoint-every, --checkpoint-every-updates and "
+                             "--checkpoint-exit-at need --checkpoint FILE (or --resume FILE)");
+    return 0;
+}
+
+/* SHA-256 of the resolved configuration less numerics.threads: the results are the same
+ * bits for any thread count, so a run may be resumed on another. */
+static void scenario_hash(const scn_t *s, char hex[SGD_SHA256_HEX_LEN + 1])
+{
+    cJSON *root = cJSON_Parse(s->resolved_json);
+    SGD_ASSERT(root);
+    cJSON_DeleteItemFromObjectCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "numerics"), "threads");
+    char *text = cJSON_PrintUnformatted(root);
+    SGD_ASSERT(text);
+    sgd_sha256_hex(text, strlen(text), hex);
+    cJSON_free(text);
+    cJSON_Delete(root);
+}
+
+/* This run's header fields (run id and start come at begin). */
+static void fill_meta(const scn_t *s, sgd_ckpt_meta_t *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->sgdsim_version, sizeof m->sgdsim_version, "%s", cli_version());
+    snprintf(m->git_rev, sizeof m->git_rev, "%s", cli_git_rev());
+    snprintf(m->blas_core, sizeof m->blas_core, "%s", s->numerics.blas_core);
+    snprintf(m->algorithm, sizeof m->algorithm, "%s", s->algorithm);
+    snprintf(m->run_key, sizeof m->run_key, "%s", s->config_hash);
+    scenario_hash(s, m->scenario_hash);
+}
+
+/* --resume: the file, its header against this run, and the state into the prepared run. */
+static int resume_from(run_ckpt_t *c, alg_prepared_t *run)
+{
+    uint8_t *file;
+    const uint8_t *payload;
+    size_t n;
+    sgd_err_t err = {{0}};
+    if (sgd_ckpt_read(c->resume, &c->saved, &file, &payload, &n, &err))
+        return cli_bad_input("run: --resume %s", err.msg);
+    char diff[512];
+    int rc = 0;
+    if (sgd_ckpt_meta_diff(&c->saved, &c->meta, diff, sizeof diff))
+        rc = cli_bad_input("run: --resume %s: written by another run, bits would not be kept: "
+                           "%s", c->resume, diff);
+    else if (alg_restore(run, payload, n, &err))
+        rc = cli_bad_input("run: --resume %s: %s", c->resume, err.msg);
+    free(file);
+    return rc;
+}
+
+int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run)
+{
+    if (!run_ckpt_wanted(c)) return 0;
+    const char *why = alg_checkpoint_unsupported(run);
+    if (why)
+        return cli_bad_input("run: %s %s: %s", c->resume ? "--resume" : "--checkpoint",
+                             c->resume ? c->resume : c->path, why);
+    fill_meta(s, &c->meta);
+    return c->resume ? resume_from(c, run) : 0;
+}
+
+int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t *run_id,
+                   sgd_err_t *err)
+{
+    c->db = db;
+    if (c->resume) {
+        rdb_resume_t q = {.run_id = c->saved.run_id, .run_key = c->saved.run_key,
+                          .started_at = c->saved.run_started, .after_update = c->saved.updates};
+        if (rdb_run_resume(db, &q, err)) return sgd_err_prefix(err, "--resume");
+        *run_id = c->saved.run_id;
+    } else if (rdb_run_begin(db, info, run_id, err)) {
+        return -1;
+    }
+    c->meta.run_id = *run_id;
+    if (!run_ckpt_wanted(c)) return 0;
+    return rdb_run_started_at(db, *run_id, c->meta.run_started, sizeof c->meta.run_started,
+                              err);
+}
+
+/* The runner's writer: the database's rows up to this update first, then the file, so that
+ * a checkpoint never runs ahead of the rows it continues. */
+static int write_checkpoint(void *ctx, const void *payload, size_t n, int64_t updates,
+                            sgd_err_t *err)
+{
+    run_ckpt_t *c = ctx;
+    if (rdb_flush(c->db, err)) return -1;
+    c->meta.updates = updates;
+    return sgd_ckpt_write(c->path, &c->meta, payload, n, err);
+}
+
+void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run)
+{
+    if (!run_ckpt_wanted(c)) return;
+    alg_checkpoint_opts_t o = {.every_updates = (int64_t)c->every_updates,
+                               .every_wall_s = c->every_s,
+                               .exit_at_update = (int64_t)c->exit_at,
+                               .write = write_checkpoint,
+                               .ctx = c};
+    alg_set_checkpoints(run, &o);
+}
+
+void run_ckpt_detail(const run_ckpt_t *c, const alg_outcome_t *o, char *buf, size_t size)
+{
+    snprintf(buf, size, "stopped after update %lld with a checkpoint in %s; continue it with "
+                        "sgdsim run SCENARIO --db DB --resume %s",
+             (long long)o->updates, c->path, c->path);
+}

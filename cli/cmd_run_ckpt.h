@@ -1,0 +1,60 @@
+/* `sgdsim run`'s checkpoints: --checkpoint FILE, --checkpoint-every DURATION,
+ * --checkpoint-every-updates N, --checkpoint-exit-at N and --resume FILE (README, "run";
+ * docs/results.md, "Checkpoint files").  Everything `run` does with a checkpoint file is
+ * here; cmd_run.c calls these at its stages: parse, prepare (before the database is opened:
+ * a refused checkpoint leaves it untouched), begin (the run's row: new, or resumed in its
+ * database) and arm (the runner writes from then on). */
+#ifndef SGDSIM_CLI_CMD_RUN_CKPT_H
+#define SGDSIM_CLI_CMD_RUN_CKPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "algorithms/alg.h"
+#include "common/ckpt_file.h"
+#include "results/rdb.h"
+
+/* Exit code of a run that stopped after writing a checkpoint on request (SIGTERM, SIGUSR1,
+ * --checkpoint-exit-at): EX_TEMPFAIL of sysexits.h, "try again later". */
+#define RUN_EXIT_CHECKPOINTED 75
+
+typedef struct run_ckpt {
+    /* options */
+    const char *path;          /* --checkpoint FILE */
+    const char *resume;        /* --resume FILE */
+    double every_s;            /* --checkpoint-every, seconds of wall time; 0 = none */
+    uint64_t every_updates;    /* --checkpoint-every-updates; 0 = none */
+    uint64_t exit_at;          /* --checkpoint-exit-at; 0 = none */
+    /* state */
+    sgd_ckpt_meta_t meta;      /* this run's header (run id and start set at begin) */
+    sgd_ckpt_meta_t saved;     /* the header of the checkpoint resumed from */
+    rdb_t *db;
+} run_ckpt_t;
+
+/* --checkpoint-every DURATION: "90", "90s", "10m", "2h" (a plain decimal and a unit). */
+bool run_ckpt_parse_duration(void *target, const char *opt, const char *v, char *msg,
+                             size_t size);
+
+/* Whether any checkpoint option was given. */
+bool run_ckpt_wanted(const run_ckpt_t *c);
+
+/* After parsing: the options' combinations.  0, or the exit code after the message. */
+int run_ckpt_check_args(run_ckpt_t *c);
+
+/* After the run was prepared, before the database is opened: refuses an algorithm or
+ * backend without checkpoints, and with --resume reads, checks and restores the checkpoint
+ * (exit 2 naming the file and what differs).  0, or the exit code after the message. */
+int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run);
+
+/* The sink's begin: a new runs row, or (--resume) the checkpoint's run resumed in db. */
+int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t *run_id,
+                   sgd_err_t *err);
+
+/* Makes the prepared run write checkpoints as the options say, once it has begun. */
+void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run);
+
+/* Status detail of a run that stopped with a checkpoint (buf). */
+void run_ckpt_detail(const run_ckpt_t *c, const alg_outcome_t *o, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,192 @@
+/* The checkpoint container declared in ckpt_file.h. */
+#include "common/ckpt_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/ckbuf.h"
+#include "common/outpath.h"
+
+#define DIGEST_BYTES 32
+
+/* The raw 32 bytes of a SHA-256 (sha256.h gives hex). */
+static void digest_of(const void *p, size_t n, uint8_t out[DIGEST_BYTES])
+{
+    char hex[SGD_SHA256_HEX_LEN + 1];
+    sgd_sha256_hex(p, n, hex);
+    for (int i = 0; i < DIGEST_BYTES; i++) {
+        unsigned v;
+        sscanf(hex + 2 * i, "%2x", &v);
+        out[i] = (uint8_t)v;
+    }
+}
+
+static void encode(sgd_ckw_t *w, const sgd_ckpt_meta_t *m, const void *payload, size_t n)
+{
+    sgd_ckw_init(w);
+    sgd_ckw_raw(w, SGD_CKPT_MAGIC, 8);
+    sgd_ckw_u64(w, SGD_CKPT_FORMAT);
+    sgd_ckw_str(w, m->sgdsim_version);
+    sgd_ckw_str(w, m->git_rev);
+    sgd_ckw_str(w, m->blas_core);
+    sgd_ckw_str(w, m->algorithm);
+    sgd_ckw_str(w, m->run_key);
+    sgd_ckw_str(w, m->scenario_hash);
+    sgd_ckw_str(w, m->run_started);
+    sgd_ckw_i64(w, m->run_id);
+    sgd_ckw_i64(w, m->updates);
+    sgd_ckw_bytes(w, payload, n);
+    uint8_t d[DIGEST_BYTES];
+    digest_of(w->buf, w->len, d);
+    sgd_ckw_raw(w, d, sizeof d); /* without a length: the digest closes the file */
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* fsync of the directory holding path, so that the rename itself survives a crash. */
+static int sync_dir(const char *path)
+{
+    char *copy = sgd_xstrdup(path);
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(copy);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int sgd_ckpt_write(const char *path, const sgd_ckpt_meta_t *m, const void *payload, size_t n,
+                   sgd_err_t *err)
+{
+    sgd_ckw_t w;
+    encode(&w, m, payload, n);
+    sgd_outfile_t o;
+    int rc = sgd_outfile_open(&o, path, err);
+    if (rc == 0 && (write_all(o.fd, w.buf, w.len) || fsync(o.fd))) {
+        sgd_errf(err, "%s: cannot write: %s", path, strerror(errno));
+        sgd_outfile_abort(&o, false);
+        rc = -1;
+    } else if (rc == 0) {
+        rc = sgd_outfile_commit(&o, false, err);
+    }
+    sgd_ckw_free(&w);
+    if (rc == 0 && sync_dir(path))
+        return sgd_errf(err, "%s: cannot sync its directory: %s", path, strerror(errno));
+    return rc;
+}
+
+static void read_header(sgd_ckr_t *r, sgd_ckpt_meta_t *m)
+{
+    sgd_ckr_str(r, m->sgdsim_version, sizeof m->sgdsim_version, "sgdsim version");
+    sgd_ckr_str(r, m->git_rev, sizeof m->git_rev, "git revision");
+    sgd_ckr_str(r, m->blas_core, sizeof m->blas_core, "BLAS kernel");
+    sgd_ckr_str(r, m->algorithm, sizeof m->algorithm, "algorithm");
+    sgd_ckr_str(r, m->run_key, sizeof m->run_key, "run key");
+    sgd_ckr_str(r, m->scenario_hash, sizeof m->scenario_hash, "scenario hash");
+    sgd_ckr_str(r, m->run_started, sizeof m->run_started, "run start");
+    m->run_id = sgd_ckr_i64(r);
+    m->updates = sgd_ckr_i64(r);
+}
+
+int sgd_ckpt_parse(const void *bytes, size_t len, sgd_ckpt_meta_t *m, const uint8_t **payload,
+                   size_t *n, sgd_err_t *err)
+{
+    memset(m, 0, sizeof *m);
+    if (len < 8 || memcmp(bytes, SGD_CKPT_MAGIC, 8) != 0)
+        return sgd_errf(err, "not an sgdsim checkpoint (no magic number)");
+    sgd_ckr_t r;
+    sgd_ckr_init(&r, (const uint8_t *)bytes + 8, len - 8);
+    uint64_t format = sgd_ckr_u64(&r);
+    if (!r.failed && format != SGD_CKPT_FORMAT)
+        return sgd_errf(err, "checkpoint format %llu, this sgdsim reads format %d",
+                        (unsigned long long)format, SGD_CKPT_FORMAT);
+    read_header(&r, m);
+    *n = (size_t)sgd_ckr_u64(&r);
+    if (r.failed || *n > r.len - r.pos || r.len - r.pos - *n < DIGEST_BYTES)
+        return sgd_errf(err, "truncated (the file ends before its content does)");
+    *payload = r.p + r.pos;
+    if (r.len - r.pos - *n != DIGEST_BYTES)
+        return sgd_errf(err, "%zu unexpected bytes after the end of the checkpoint",
+                        r.len - r.pos - *n - DIGEST_BYTES);
+    uint8_t d[DIGEST_BYTES];
+    digest_of(bytes, len - DIGEST_BYTES, d);
+    if (memcmp(d, (const uint8_t *)bytes + len - DIGEST_BYTES, DIGEST_BYTES) != 0)
+        return sgd_errf(err, "corrupted (its SHA-256 does not match its content)");
+    return 0;
+}
+
+/* The whole regular file at path (a FIFO or a directory is refused, never waited on). */
+static int slurp(const char *path, uint8_t **out, size_t *len, sgd_err_t *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return sgd_errf(err, "%s: not a regular file", path);
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf) {
+        close(fd);
+        return sgd_errf(err, "%s: %zu bytes do not fit in memory", path, size);
+    }
+    while (got < size) {
+        ssize_t k = read(fd, buf + got, size - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    close(fd);
+    *out = buf;
+    *len = got;
+    return 0;
+}
+
+int sgd_ckpt_read(const char *path, sgd_ckpt_meta_t *m, uint8_t **file,
+                  const uint8_t **payload, size_t *n, sgd_err_t *err)
+{
+    size_t len = 0;
+    *file = NULL;
+    if (slurp(path, file, &len, err)) return -1;
+    if (sgd_ckpt_parse(*file, len, m, payload, n, err) == 0) return 0;
+    free(*file);
+    *file = NULL;
+    return sgd_err_prefix(err, path);
+}
+
+int sgd_ckpt_meta_diff(const sgd_ckpt_meta_t *saved, const sgd_ckpt_meta_t *now, char *buf,
+                       size_t size)
+{
+    const struct {
+        const char *what, *a, *b;
+    } f[] = {{"sgdsim version", saved->sgdsim_version, now->sgdsim_version},
+             {"git revision", saved->git_rev, now->git_rev},
+             {"BLAS kernel", saved->blas_core, now->blas_core},
+             {"algorithm", saved->algorithm, now->algorithm},
+             {"run key", saved->run_key, now->run_key},
+             {"scenario hash", saved->scenario_hash, now->scenario_hash}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (strcmp(f[i].a, f[i].b) != 0) {
+            snprintf(buf, size, "%s: the checkpoint's \"%s\", this run's \"%s\"", f[i].what,
+                     f[i].a, f[i].b);
+            return -1;
+        }
+    return 0;
+}
