@@ -5,7 +5,7 @@
  * engine, the datasets, the model, the parameters, metric recording, evaluation, divergence
  * detection, the stop rule and the run digest — and hands it over in an alg_ctx_t.  An
  * algorithm schedules events and, whenever it applies an update, calls alg_update_done().
- * Adding an algorithm = one new file + one line in each table of registry.c. */
+ * Adding an algorithm = one new file + one line of registry.c's list (docs/extending.md). */
 #ifndef SGDSIM_ALGORITHMS_ALG_H
 #define SGDSIM_ALGORITHMS_ALG_H
 

@@ -1,8 +1,9 @@
-/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour and hardsync (docs/papers.md
- * §2-3), each registered under its own algorithm.name, sharing one implementation: the
- * clients, the two drivers and the update step.  Options: ps_opts.h; the deferred-update ledger and where
- * gradients are evaluated: ps_ledger.h; snapshots and staleness statistics: ps_server.h; the
- * update rules: ps_rules.h.
+/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour, hardsync, DC-ASGD, ...
+ * (docs/papers.md §2-3), each a rule (ps_rule.h, one file under rules/) registered under its
+ * own algorithm.name, sharing one implementation: the clients, the two drivers and the
+ * update step.  Options: ps_opts.h; the deferred-update ledger and where gradients are
+ * evaluated: ps_ledger.h; snapshots and staleness statistics: ps_server.h; the arithmetic
+ * the scaled-step rules share: ps_rules.h.
  *
  * Clients.  lambda clients (cluster.workers) each hold a snapshot of the parameters they last
  * fetched (ps_server.h: shared, reference-counted) and compute gradients of minibatches of mu
@@ -61,7 +62,7 @@
  * gradient is over a single sample. */
 #define PS_MIN_MODEL_BATCH 1024
 
-static int64_t ps_model_batch(const scn_t *s)
+int64_t ps_model_batch(const scn_t *s)
 {
     int64_t rows = ps_rows(s->alg_opts, s->batch_per_worker);
     return rows > PS_MIN_MODEL_BATCH ? rows : PS_MIN_MODEL_BATCH;
@@ -71,13 +72,14 @@ static int64_t ps_model_batch(const scn_t *s)
 
 static bool gate(ps_t *p, int k, double cval)
 {
-    if (p->o->kind != PS_BFASGD) return true;
+    if (!p->o->rule->gated) return true;
     /* The probability reads the normaliser's statistics, which the scheduled updates still
      * change: catch up first (with c = 0 it is 1 whatever they are). */
     if (cval > 0) ps_drain(p);
     /* Before the server has taken in a gradient the normaliser's statistics are all 0;
      * initial_v stands in for v until then (its default 0 is that mean). */
-    double v = p->srv.tau.n > 0 ? ps_norm_mean(&p->norm) : p->o->initial_v;
+    double v = p->o->initial_v;
+    if (p->srv.tau.n > 0) ps_rule_norm_mean(p, &v);
     double prob = ps_gate_probability(cval, v, p->o->gate_eps);
     return gsl_rng_uniform(p->cl[k].last.rng) < prob;
 }
@@ -212,7 +214,7 @@ static void server_receive(ps_t *p, int k, int64_t now)
     for (int64_t b = 0; b < n; b++) {
         int j = p->sched.applied[b];
         ps_client_t *c = &p->cl[j];
-        if (p->o->kind == PS_DOWNPOUR && c->steps % p->o->k_fetch != 0)
+        if (p->o->rule->protocol == PS_PROTO_DOWNPOUR && c->steps % p->o->k_fetch != 0)
             compute_next(p, j, now);
         else
             fetch_opportunity(p, j, now);
@@ -264,7 +266,7 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
     ps_client_t *c = &p->cl[k];
     int64_t t = p->sched.t_next++;
     c->steps++;
-    if (p->o->kind == PS_DOWNPOUR) {
+    if (p->o->rule->protocol == PS_PROTO_DOWNPOUR) {
         downpour_gradient_ready(p, k, t, now);
         return;
     }
@@ -368,7 +370,7 @@ static int check_sizes(const alg_ctx_t *ctx, const ps_opts_t *o, sgd_err_t *err)
     if (rows > d->n)
         return sgd_errf(err, "batch.per_worker: %lld rows per gradient evaluation (%s, lambda = "
                              "%lld, mu = %lld) exceed the %lld training rows",
-                        (long long)rows, ps_kind_name(o->kind), (long long)s->workers,
+                        (long long)rows, ps_name(o), (long long)s->workers,
                         (long long)s->batch_per_worker, (long long)d->n);
     /* the snapshots; gradient_batch slots of one gradient each, and their minibatches */
     const double slots = (double)o->gradient_batch, np = (double)ctx->nparams;
@@ -396,9 +398,9 @@ static void init_clients(ps_t *p)
         c->slot = UINT32_MAX;
         if (o->minibatch == PS_MB_RANDOM)
             c->sample_rng = sim_rng_create(s->seed, SIM_STREAM_DATA_ORDER, (uint64_t)k);
-        if (o->kind == PS_BFASGD)
+        if (o->rule->gated)
             c->last.rng = sim_rng_create(s->seed, SIM_STREAM_GATING, (uint64_t)k);
-        if (o->kind == PS_BFASGD && o->c_push > 0)
+        if (o->rule->gated && o->c_push > 0)
             c->last.grad = SGD_ARENA_NEW(&p->arena, p->ctx->nparams, float);
         if (o->driver == PS_DRIVER_TIMED) {
             c->timed.compute_rng = sim_rng_create(s->seed, SIM_STREAM_COMPUTE, (uint64_t)k);
@@ -435,7 +437,16 @@ static void init_driver(ps_t *p)
         sim_engine_register(ctx->engine, "ps.fetch_arrive", on_fetch_arrive, p);
 }
 
-static void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
+/* The rule's state, zeroed, from the run's arena, laid out by its init. */
+static void init_rule(ps_t *p)
+{
+    const ps_rule_t *r = p->o->rule;
+    const size_t bytes = r->state_bytes ? r->state_bytes(p->o, p->ctx->nparams) : 0;
+    p->rule_state = sgd_arena_alloc(&p->arena, bytes, 1);
+    if (r->init) r->init(p->rule_state, p->o, p->ctx->nparams);
+}
+
+void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
 {
     const scn_t *s = ctx->scn;
     const ps_opts_t *o = s->alg_opts;
@@ -452,17 +463,18 @@ static void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     p->counts_emitted_at = -1;
     sgd_arena_init(&p->arena);
     ps_server_init(&p->srv, ctx->params, ctx->nparams);
-    p->has_norm = o->norm.kind != PS_NORM_NONE;
-    if (p->has_norm) ps_norm_init(&p->norm, &o->norm, ctx->nparams);
+    init_rule(p);
     init_clients(p);
     p->sched.buf = SGD_ARENA_NEW(&p->arena, p->c, int32_t);
     p->sched.applied = SGD_ARENA_NEW(&p->arena, p->c, int32_t);
     p->sched.pushes = SGD_ARENA_NEW(&p->arena, p->c, ps_push_t);
     p->step = SGD_ARENA_NEW(&p->arena, ctx->nparams, float);
+    if (o->rule->step && p->c * o->k_push > 1)
+        p->term_step = SGD_ARENA_NEW(&p->arena, ctx->nparams, float);
     const ps_ledger_cfg_t lc = {
         .srv = &p->srv, .train = ctx->train, .backend = ctx->backend,
         .nparams = ctx->nparams, .mu = p->mu, .cyclic = o->minibatch == PS_MB_CYCLIC,
-        .merge = !p->has_norm, .max_reqs = p->c * o->k_push,
+        .merge = o->merge, .max_reqs = p->c * o->k_push,
         .max_rows = ps_rows(o, p->mu), .gradient_batch = o->gradient_batch};
     ps_ledger_init(&p->ledger, &lc, &p->arena);
 #if PS_HAVE_MXCSR
@@ -480,7 +492,7 @@ static void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     return p;
 }
 
-static void ps_start(void *state)
+void ps_start(void *state)
 {
     ps_t *p = state;
     for (int64_t k = 0; k < p->lambda; k++) compute_next(p, (int)k, 0);
@@ -488,7 +500,7 @@ static void ps_start(void *state)
         sim_engine_schedule(p->ctx->engine, 1, p->uniform.ev_iter, 0, 0, NULL);
 }
 
-static void ps_finish(void *state)
+void ps_finish(void *state)
 {
     ps_drain(state); /* a virtual-time limit stopped the engine with updates scheduled */
 }
@@ -512,7 +524,7 @@ static int report_tables(const ps_t *p, const alg_sink_t *sink, sgd_err_t *err)
     return 0;
 }
 
-static int ps_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
+int ps_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
 {
     ps_t *p = state;
     alg_ctx_t *ctx = p->ctx;
@@ -554,7 +566,7 @@ static void free_client(ps_t *p, ps_client_t *c)
     if (c->timed.io_rng) gsl_rng_free(c->timed.io_rng);
 }
 
-static void ps_destroy(void *state)
+void ps_destroy(void *state)
 {
     ps_t *p = state;
     for (int64_t k = 0; k < p->lambda; k++) free_client(p, &p->cl[k]);
@@ -564,7 +576,6 @@ static void ps_destroy(void *state)
     sgd_fpenv_set(&p->saved_csr);
 #endif
     ps_server_free(&p->srv);
-    if (p->has_norm) ps_norm_free(&p->norm);
     if (p->uniform.pick_rng) gsl_rng_free(p->uniform.pick_rng);
     if (p->timed.net) sim_net_destroy(p->timed.net);
     if (p->timed.server_rng) gsl_rng_free(p->timed.server_rng);
@@ -572,29 +583,13 @@ static void ps_destroy(void *state)
     free(p);
 }
 
-/* One option parser per algorithm name (the scenario loader's table wants a function). */
-#define PS_PARSER(fn, kind)                                                               \
-    static int fn(const sgd_jobj_t *a, scn_t *s, sgd_err_t *e)                            \
-    {                                                                                     \
-        return ps_opts_parse(a, s, kind, e);                                              \
-    }
-PS_PARSER(parse_sasgd, PS_SASGD)
-PS_PARSER(parse_fasgd, PS_FASGD)
-PS_PARSER(parse_bfasgd, PS_BFASGD)
-PS_PARSER(parse_downpour, PS_DOWNPOUR)
-PS_PARSER(parse_hardsync, PS_HARDSYNC)
+bool ps_is_rule(const alg_ops_t *ops)
+{
+    return ops->create == ps_create;
+}
 
-#define PS_OPS(var, nm, parser)                                                           \
-    const alg_ops_t var = {.scenario = {.name = nm, .parse_options = parser},             \
-                           .create = ps_create,                                           \
-                           .start = ps_start,                                             \
-                           .finish = ps_finish,                                           \
-                           .report = ps_report,                                           \
-                           .destroy = ps_destroy,                                         \
-                           .model_batch = ps_model_batch}
-
-PS_OPS(alg_sasgd, "sasgd", parse_sasgd);
-PS_OPS(alg_fasgd, "fasgd", parse_fasgd);
-PS_OPS(alg_bfasgd, "b-fasgd", parse_bfasgd);
-PS_OPS(alg_downpour, "downpour", parse_downpour);
-PS_OPS(alg_hardsync, "hardsync", parse_hardsync);
+const ps_rule_t *ps_rule_of(const alg_ops_t *ops)
+{
+    SGD_ASSERT(ps_is_rule(ops));
+    return (const ps_rule_t *)(const void *)ops; /* ops is its first member */
+}

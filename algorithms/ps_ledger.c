@@ -79,8 +79,8 @@ static int64_t group_terms(ps_ledger_t *l, ps_term_t *terms, int64_t *nterms,
     for (int64_t b = 0; b < npush; b++) {
         const ps_push_t *pu = &pushes[b];
         if (pu->reapply) {
-            terms[n++] = (ps_term_t){.client = pu->client, .factor = pu->factor, .count = 1,
-                                     .slot = -1};
+            terms[n++] = (ps_term_t){.client = pu->client, .factor = pu->factor,
+                                     .tau = pu->tau, .count = 1, .slot = -1};
             continue;
         }
         for (int r = 0; r < pu->nreq; r++, nreq++) {
@@ -90,7 +90,7 @@ static int64_t group_terms(ps_ledger_t *l, ps_term_t *terms, int64_t *nterms,
                     if (terms[j].snap == pu->reqs[r].snap && terms[j].factor == pu->factor) break;
             if (j == n)
                 terms[n++] = (ps_term_t){.snap = pu->reqs[r].snap, .client = pu->client,
-                                         .factor = pu->factor, .slot = -1};
+                                         .factor = pu->factor, .tau = pu->tau, .slot = -1};
             terms[j].count++;
             l->req_term[nreq] = j;
         }

@@ -66,6 +66,7 @@ typedef struct ps_term {     /* one gradient (or stacked group of them) of a sch
     ps_snap_t *snap;         /* its parameters, pinned; NULL re-applies the client's last one */
     int32_t client;          /* its (first) client: whose last gradient (B-FASGD) */
     double factor;           /* staleness factor */
+    int64_t tau;             /* staleness of its (first) push */
     int64_t count;           /* requests in it */
     int64_t first_req;       /* its requests: lreq[first_req, first_req + count) */
     const float *grad;       /* evaluated gradient (scratch or a batch slot), NULL until then */

@@ -6,60 +6,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[] = {"sasgd", "fasgd", "b-fasgd", "downpour", "hardsync"};
+/* Keys every rule of the family takes, and the one softsync's protocol adds. */
+static const char *const common_keys[] = {"name",      "driver",         "minibatch",
+                                          "server_time_s", "denormals", "gradient_batch",
+                                          NULL};
+static const char *const softsync_keys[] = {"n", NULL};
 
-/* Which algorithm names accept each key (bit i = kind i), for messages that say where a key
- * belongs instead of a bare "unknown key". */
-#define K(x) (1u << (x))
-#define K_ALL (K(PS_SASGD) | K(PS_FASGD) | K(PS_BFASGD) | K(PS_DOWNPOUR) | K(PS_HARDSYNC))
-#define K_STALE (K(PS_SASGD) | K(PS_FASGD) | K(PS_BFASGD))
-static const struct {
-    const char *key;
-    unsigned kinds;
-} ps_keys[] = {
-    {"name", K_ALL},         {"driver", K_ALL},        {"minibatch", K_ALL},
-    {"server_time_s", K_ALL}, {"n", K_STALE},          {"staleness", K_STALE},
-    {"normaliser", K_STALE}, {"decay", K_STALE},       {"gamma", K_STALE},
-    {"beta", K_STALE},       {"eps", K_STALE},         {"c_fetch", K(PS_BFASGD)},
-    {"c_push", K(PS_BFASGD)}, {"gating_eps", K(PS_BFASGD)}, {"k_fetch", K(PS_DOWNPOUR)},
-    {"k_push", K(PS_DOWNPOUR)}, {"denormals", K_ALL}, {"skipped_fetch_tau", K(PS_BFASGD)},
-    {"gradient_batch", K_ALL}, {"first_push", K(PS_BFASGD)}, {"initial_v", K(PS_BFASGD)},
-};
-#define PS_NKEYS (sizeof ps_keys / sizeof ps_keys[0])
-
-static int check_key_owners(const sgd_jobj_t *a, ps_kind_t kind, sgd_err_t *err)
+static bool listed(const char *const *keys, const char *key)
 {
-    if (!a->in) return 0;
-    for (const cJSON *it = a->in->child; it; it = it->next) {
-        for (size_t k = 0; k < PS_NKEYS; k++) {
-            if (strcmp(it->string, ps_keys[k].key) != 0 || (ps_keys[k].kinds & K(kind)))
-                continue;
-            char owners[96] = "";
-            for (int j = 0; j <= PS_HARDSYNC; j++)
-                if (ps_keys[k].kinds & K(j)) {
-                    if (owners[0]) strncat(owners, ", ", sizeof owners - strlen(owners) - 1);
-                    strncat(owners, kind_names[j], sizeof owners - strlen(owners) - 1);
-                }
-            return sgd_errf(err, "%s.%s: only valid with name %s, not \"%s\"", a->path,
-                            it->string, owners, kind_names[kind]);
-        }
-    }
-    return 0;
+    for (; keys && *keys; keys++)
+        if (strcmp(*keys, key) == 0) return true;
+    return false;
 }
 
-static int reject_key(const sgd_jobj_t *a, const char *key, const char *why, sgd_err_t *err)
+/* Whether rule r takes key. */
+static bool rule_takes(const ps_rule_t *r, const char *key)
+{
+    return listed(common_keys, key) || listed(r->keys, key) ||
+           (r->protocol == PS_PROTO_SOFTSYNC && listed(softsync_keys, key));
+}
+
+/* The registered rules that take key, "a, b, c", into buf. */
+static void key_owners(const char *key, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (const alg_ops_t *const *a = alg_registry; *a; a++) {
+        if (!ps_is_rule(*a) || !rule_takes(ps_rule_of(*a), key)) continue;
+        if (buf[0]) strncat(buf, ", ", size - strlen(buf) - 1);
+        strncat(buf, (*a)->scenario.name, size - strlen(buf) - 1);
+    }
+}
+
+/* Every key known to `rule`; a key of another rule of the family is refused with the names
+ * it belongs to, instead of a bare "unknown key". */
+static int check_keys(const sgd_jobj_t *a, const ps_rule_t *rule, sgd_err_t *err)
+{
+    if (!a->in) return 0;
+    const char *allowed[64];
+    size_t n = 0;
+    for (const char *const *k = common_keys; *k; k++) allowed[n++] = *k;
+    if (rule->protocol == PS_PROTO_SOFTSYNC) allowed[n++] = softsync_keys[0];
+    for (const char *const *k = rule->keys; k && *k; k++) {
+        SGD_ASSERT(n + 1 < sizeof allowed / sizeof allowed[0]);
+        allowed[n++] = *k;
+    }
+    allowed[n] = NULL;
+    for (const cJSON *it = a->in->child; it; it = it->next) {
+        if (rule_takes(rule, it->string)) continue;
+        char owners[256];
+        key_owners(it->string, owners, sizeof owners);
+        if (owners[0])
+            return sgd_errf(err, "%s.%s: only valid with name %s, not \"%s\"", a->path,
+                            it->string, owners, rule->ops.scenario.name);
+    }
+    return sgd_jobj_check_keys(a, allowed, err);
+}
+
+int ps_reject_key(const sgd_jobj_t *a, const char *key, const char *why, sgd_err_t *err)
 {
     if (sgd_jobj_has(a, key)) return sgd_errf(err, "%s.%s: %s", a->path, key, why);
     return 0;
-}
-
-/* Every key known, and each used only with the algorithm names that accept it. */
-static int check_keys(const sgd_jobj_t *a, ps_kind_t kind, sgd_err_t *err)
-{
-    const char *keys[PS_NKEYS + 1];
-    for (size_t k = 0; k < PS_NKEYS; k++) keys[k] = ps_keys[k].key;
-    keys[PS_NKEYS] = NULL;
-    return check_key_owners(a, kind, err) || sgd_jobj_check_keys(a, keys, err) ? -1 : 0;
 }
 
 /* Keys every algorithm of the family takes: driver, minibatch, denormals, gradient_batch
@@ -96,7 +102,7 @@ static int parse_common(const sgd_jobj_t *a, const scn_t *s, ps_opts_t *o, sgd_e
         return -1;
     if (o->driver == PS_DRIVER_TIMED)
         return sim_dist_parse(a, "server_time_s", 0.0, &o->server_time_s, err);
-    return reject_key(a, "server_time_s", "only valid with driver \"timed\"", err);
+    return ps_reject_key(a, "server_time_s", "only valid with driver \"timed\"", err);
 }
 
 /* The normaliser's own keys; those of the other normalisers are refused. */
@@ -105,18 +111,18 @@ static int parse_normaliser(const sgd_jobj_t *a, ps_norm_cfg_t *nm, sgd_err_t *e
     if (nm->kind == PS_NORM_NONE) {
         for (const char *const *k = (const char *const[]){"decay", "gamma", "beta", "eps", NULL};
              *k; k++)
-            if (reject_key(a, *k, "only valid with a normaliser (normaliser is \"none\")", err))
+            if (ps_reject_key(a, *k, "only valid with a normaliser (normaliser is \"none\")", err))
                 return -1;
         return 0;
     }
     if (nm->kind == PS_NORM_FRED)
-        return reject_key(a, "gamma", "only valid with normaliser \"paper\"", err) ||
-                       reject_key(a, "beta", "only valid with normaliser \"paper\"", err) ||
+        return ps_reject_key(a, "gamma", "only valid with normaliser \"paper\"", err) ||
+                       ps_reject_key(a, "beta", "only valid with normaliser \"paper\"", err) ||
                        sgd_jobj_num(a, "decay", 0.9, 0.0, false, 0.999999, &nm->decay, err) ||
                        sgd_jobj_num(a, "eps", 1e-3, 0.0, true, 1e3, &nm->eps, err)
                    ? -1
                    : 0;
-    return reject_key(a, "decay", "only valid with normaliser \"fred\"", err) ||
+    return ps_reject_key(a, "decay", "only valid with normaliser \"fred\"", err) ||
                    sgd_jobj_num(a, "gamma", 0.9, 0.0, false, 0.999999, &nm->gamma, err) ||
                    sgd_jobj_num(a, "beta", 0.9, 0.0, false, 0.999999, &nm->beta, err) ||
                    sgd_jobj_num(a, "eps", 1e-6, 0.0, true, 1e3, &nm->eps, err)
@@ -124,27 +130,32 @@ static int parse_normaliser(const sgd_jobj_t *a, ps_norm_cfg_t *nm, sgd_err_t *e
                : 0;
 }
 
-/* SASGD, FASGD, B-FASGD: n-softsync's n, the staleness rule and the normaliser. */
+/* n-softsync's n: c = lambda / n gradients per update. */
 static int parse_softsync(const sgd_jobj_t *a, int64_t lambda, ps_opts_t *o, sgd_err_t *err)
 {
-    static const char *const stale[] = {"none", "paper", "fred", NULL};
-    static const char *const norms[] = {"none", "fred", "paper", NULL};
-    const bool sasgd = o->kind == PS_SASGD;
-    int st, nk;
-    if (sgd_jobj_int(a, "n", lambda, 1, lambda, &o->n, err) ||
-        sgd_jobj_enum(a, "staleness", stale, sasgd ? 1 : 2, &st, err) ||
-        sgd_jobj_enum(a, "normaliser", norms, sasgd ? 0 : 1, &nk, err))
-        return -1;
+    if (sgd_jobj_int(a, "n", lambda, 1, lambda, &o->n, err)) return -1;
     if (lambda % o->n != 0)
         return sgd_errf(err, "%s.n: must divide cluster.workers (lambda = %lld), got %lld: "
                              "n-softsync applies lambda / n gradients per update",
                         a->path, (long long)lambda, (long long)o->n);
     o->c = lambda / o->n;
+    return 0;
+}
+
+int ps_parse_scaling(const sgd_jobj_t *a, ps_opts_t *o, ps_staleness_t stale_default,
+                     ps_norm_kind_t norm_default, bool need_norm, sgd_err_t *err)
+{
+    static const char *const stale[] = {"none", "paper", "fred", NULL};
+    static const char *const norms[] = {"none", "fred", "paper", NULL};
+    int st, nk;
+    if (sgd_jobj_enum(a, "staleness", stale, (int)stale_default, &st, err) ||
+        sgd_jobj_enum(a, "normaliser", norms, (int)norm_default, &nk, err))
+        return -1;
     o->staleness = (ps_staleness_t)st;
     o->norm.kind = (ps_norm_kind_t)nk;
-    if (!sasgd && o->norm.kind == PS_NORM_NONE)
+    if (need_norm && o->norm.kind == PS_NORM_NONE)
         return sgd_errf(err, "%s.normaliser: %s needs \"fred\" or \"paper\" (without a "
-                             "normaliser it is sasgd)", a->path, kind_names[o->kind]);
+                             "normaliser it is sasgd)", a->path, ps_name(o));
     return parse_normaliser(a, &o->norm, err);
 }
 
@@ -168,7 +179,7 @@ static int parse_first_push(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
     o->first_push_always = fp == 1;
     resolve_as_before(a, "first_push", fp == 0);
     if (o->first_push_always)
-        return reject_key(a, "initial_v", "only read with first_push \"gate\" (with "
+        return ps_reject_key(a, "initial_v", "only read with first_push \"gate\" (with "
                                           "\"always\" no gate opens before the server has "
                                           "taken in a gradient)", err);
     if (sgd_jobj_num(a, "initial_v", 0.0, 0.0, false, 1e6, &o->initial_v, err)) return -1;
@@ -177,7 +188,7 @@ static int parse_first_push(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
 }
 
 /* B-FASGD: the gating constants and how a skipped fetch counts staleness. */
-static int parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
+int ps_parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
 {
     if (sgd_jobj_num(a, "c_fetch", 0.0, 0.0, false, 1e12, &o->c_fetch, err) ||
         sgd_jobj_num(a, "c_push", 0.0, 0.0, false, 1e12, &o->c_push, err) ||
@@ -210,40 +221,46 @@ static int refuse_unmodelled(const scn_t *s, sgd_err_t *err)
     return 0;
 }
 
-int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *err)
+static void free_opts(void *opts)
+{
+    ps_opts_t *o = opts;
+    if (o) free(o->rule_opts);
+    free(o);
+}
+
+int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, const ps_rule_t *rule, sgd_err_t *err)
 {
     const int64_t lambda = s->workers;
-    ps_opts_t o = {.kind = kind, .n = lambda, .c = kind == PS_HARDSYNC ? lambda : 1,
-                   .k_fetch = 1, .k_push = 1};
-    const bool softsync = kind == PS_SASGD || kind == PS_FASGD || kind == PS_BFASGD;
-    if (check_keys(a, kind, err) || parse_common(a, s, &o, err) ||
-        (softsync && parse_softsync(a, lambda, &o, err)) ||
-        (kind == PS_BFASGD && parse_gating(a, &o, err)) ||
-        (kind == PS_DOWNPOUR &&
-         (sgd_jobj_int(a, "k_fetch", 1, 1, 1 << 20, &o.k_fetch, err) ||
-          sgd_jobj_int(a, "k_push", 1, 1, 1 << 20, &o.k_push, err))) ||
-        refuse_unmodelled(s, err))
+    ps_opts_t o = {.rule = rule, .n = lambda,
+                   .c = rule->protocol == PS_PROTO_HARDSYNC ? lambda : 1, .k_fetch = 1,
+                   .k_push = 1};
+    if (check_keys(a, rule, err) || parse_common(a, s, &o, err) ||
+        (rule->protocol == PS_PROTO_SOFTSYNC && parse_softsync(a, lambda, &o, err)) ||
+        (rule->parse && rule->parse(a, s, &o, err)) || refuse_unmodelled(s, err)) {
+        free(o.rule_opts);
         return -1;
+    }
+    o.merge = rule->merge && o.norm.kind == PS_NORM_NONE;
     ps_opts_t *heap = sgd_xmalloc(sizeof *heap);
     *heap = o;
     s->alg_opts = heap;
-    s->alg_opts_free = free;
+    s->alg_opts_free = free_opts;
     return 0;
 }
 
-const char *ps_kind_name(ps_kind_t kind)
+const char *ps_name(const ps_opts_t *o)
 {
-    return kind_names[kind];
+    return o->rule->ops.scenario.name;
 }
 
 int64_t ps_rows(const ps_opts_t *o, int64_t mu)
 {
-    return o->norm.kind == PS_NORM_NONE ? o->c * o->k_push * mu : mu;
+    return o->merge ? o->c * o->k_push * mu : mu;
 }
 
 double ps_snapshot_versions(const scn_t *s, const ps_opts_t *o)
 {
-    if (o->kind == PS_HARDSYNC) return 2.0;
+    if (o->rule->protocol == PS_PROTO_HARDSYNC) return 2.0;
     double versions = (double)s->workers;
     if (s->stop_updates > 0 && (double)s->stop_updates < versions)
         versions = (double)s->stop_updates;

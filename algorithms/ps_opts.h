@@ -1,20 +1,23 @@
 /* Options of the parameter-server family (docs/scenario.md, "parameter-server family"): the
- * `algorithm` section of a SASGD, FASGD, B-FASGD, Downpour or hardsync scenario, parsed and
- * validated at load time into a ps_opts_t that ps.c reads at run time.
+ * `algorithm` section of a scenario whose name is one of the family's rules (ps_rule.h),
+ * parsed and validated at load time into a ps_opts_t that ps.c reads at run time.  The
+ * family parses its common keys (and softsync's "n"); the rule parses its own.
  *
- * Every key is checked against the algorithm names that accept it, so a misplaced key is
- * refused with the names it belongs to ("algorithm.c_push: only valid with name b-fasgd"),
- * and options of other sections this family does not model (momentum, weight decay,
- * batch.sampling) are refused rather than ignored.
+ * Every key is checked against the rules that accept it (each rule's key list, found
+ * through the registry), so a misplaced key is refused with the names it belongs to
+ * ("algorithm.c_push: only valid with name b-fasgd"), and options of other sections this
+ * family does not model (momentum, weight decay, batch.sampling) are refused rather than
+ * ignored.
  *
  * Ownership: ps_opts_parse stores a heap ps_opts_t in scn_t.alg_opts, freed by the loader
- * through scn_t.alg_opts_free. */
+ * through scn_t.alg_opts_free (with the rule's rule_opts). */
 #ifndef SGDSIM_ALGORITHMS_PS_OPTS_H
 #define SGDSIM_ALGORITHMS_PS_OPTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "algorithms/ps_rule.h"
 #include "algorithms/ps_rules.h"
 #include "common/error.h"
 #include "common/json.h"
@@ -28,12 +31,12 @@
 #define PS_HAVE_MXCSR 0
 #endif
 
-typedef enum { PS_SASGD, PS_FASGD, PS_BFASGD, PS_DOWNPOUR, PS_HARDSYNC } ps_kind_t;
 typedef enum { PS_DRIVER_UNIFORM, PS_DRIVER_TIMED } ps_driver_t;
 typedef enum { PS_MB_CYCLIC, PS_MB_RANDOM } ps_minibatch_t;
 
 typedef struct ps_opts {
-    ps_kind_t kind;
+    const ps_rule_t *rule;    /* the algorithm: its name, protocol and arithmetic */
+    void *rule_opts;          /* the rule's own options (heap, or NULL), freed with these */
     ps_driver_t driver;
     ps_minibatch_t minibatch;
     int64_t n;                /* softsync: n; c = lambda / n gradients per update */
@@ -49,17 +52,28 @@ typedef struct ps_opts {
     sim_dist_t server_time_s; /* timed: server service time per arrival, s */
     bool flush_denormals;     /* run with the CPU's flush-to-zero and denormals-are-zero */
     int64_t gradient_batch;   /* the most scheduled gradient requests evaluated at once */
+    bool merge;               /* requests sharing (snapshot, factor) are stacked: the rule
+                                 allows it and no normaliser folds each gradient alone */
 } ps_opts_t;
 
-/* Parses the algorithm section `a` of scenario `s` for algorithm `kind` (s->workers and
- * s->backend are resolved already).  Returns 0, or -1 with err naming the JSON path. */
-int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, ps_kind_t kind, sgd_err_t *err);
+/* ps_opts_parse (ps_rule.h) parses the algorithm section `a` of scenario `s` for a rule
+ * (s->workers and s->backend are resolved already): 0, or -1 with err naming the JSON path.
+ * These are the parts a rule's own parser may call. */
 
-/* The algorithm.name of kind. */
-const char *ps_kind_name(ps_kind_t kind);
+/* The staleness rule and the normaliser of the scaled-step rules (SASGD, FASGD, B-FASGD):
+ * keys staleness, normaliser and the chosen normaliser's own.  need_norm: "none" refused. */
+int ps_parse_scaling(const sgd_jobj_t *a, ps_opts_t *o, ps_staleness_t stale_default,
+                     ps_norm_kind_t norm_default, bool need_norm, sgd_err_t *err);
+/* B-FASGD's gating constants, skipped_fetch_tau, first_push and initial_v. */
+int ps_parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err);
+/* Refuses key `key` when present: "PATH.key: why". */
+int ps_reject_key(const sgd_jobj_t *a, const char *key, const char *why, sgd_err_t *err);
 
-/* Rows of the largest stacked evaluation: without a normaliser all requests of one update
- * may share a snapshot (c pushes of up to k_push gradients each). */
+/* The algorithm.name of o. */
+const char *ps_name(const ps_opts_t *o);
+
+/* Rows of the largest stacked evaluation: when the rule may see merged gradients all
+ * requests of one update may share a snapshot (c pushes of up to k_push gradients each). */
 int64_t ps_rows(const ps_opts_t *o, int64_t mu);
 
 /* Parameter versions whose snapshots a run may hold at once, for the memory estimate:

@@ -20,25 +20,17 @@ double ps_staleness_factor(ps_staleness_t rule, int64_t tau)
     return 1.0;
 }
 
-void ps_norm_init(ps_norm_t *nm, const ps_norm_cfg_t *cfg, size_t n)
+void ps_norm_bind(ps_norm_t *nm, const ps_norm_cfg_t *cfg, size_t n, float *arrays)
 {
     SGD_ASSERT(cfg->kind != PS_NORM_NONE);
     memset(nm, 0, sizeof *nm);
     nm->cfg = *cfg;
     nm->n = n;
-    nm->m = sgd_xcalloc(n, sizeof *nm->m);
+    nm->m = arrays;
     if (cfg->kind == PS_NORM_PAPER) {
-        nm->g1 = sgd_xcalloc(n, sizeof *nm->g1);
-        nm->g2 = sgd_xcalloc(n, sizeof *nm->g2);
+        nm->g1 = arrays + n;
+        nm->g2 = arrays + 2 * n;
     }
-}
-
-void ps_norm_free(ps_norm_t *nm)
-{
-    free(nm->m);
-    free(nm->g1);
-    free(nm->g2);
-    memset(nm, 0, sizeof *nm);
 }
 
 void ps_norm_observe(ps_norm_t *nm, const float *restrict g)

@@ -15,7 +15,8 @@
  * mean over all parameters of the moving average (m for fred, v for paper), and a client
  * transmits with probability 1 / (1 + c / (v + eps_gate)).
  *
- * Ownership: ps_norm_init/ps_norm_free on a caller-allocated ps_norm_t. */
+ * Ownership: ps_norm_bind on a caller-allocated ps_norm_t and zeroed arrays the caller owns
+ * (a rule's state, rules/scaled.c). */
 #ifndef SGDSIM_ALGORITHMS_PS_RULES_H
 #define SGDSIM_ALGORITHMS_PS_RULES_H
 
@@ -46,9 +47,9 @@ typedef struct ps_norm {
 
 double ps_staleness_factor(ps_staleness_t rule, int64_t tau);
 
-/* kind must not be PS_NORM_NONE. */
-void ps_norm_init(ps_norm_t *nm, const ps_norm_cfg_t *cfg, size_t n);
-void ps_norm_free(ps_norm_t *nm);
+/* Lays the statistics out in `arrays`: n zeroed floats for fred, 3n for paper.  kind must
+ * not be PS_NORM_NONE. */
+void ps_norm_bind(ps_norm_t *nm, const ps_norm_cfg_t *cfg, size_t n, float *arrays);
 /* Folds one incoming gradient into the statistics (element order 0..n-1). */
 void ps_norm_observe(ps_norm_t *nm, const float *g);
 /* Mean of the moving average over all parameters (B-FASGD's v), computed on demand after an

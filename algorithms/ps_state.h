@@ -15,6 +15,7 @@
 #include "algorithms/alg.h"
 #include "algorithms/ps_ledger.h"
 #include "algorithms/ps_opts.h"
+#include "algorithms/ps_rule.h"
 #include "algorithms/ps_rules.h"
 #include "algorithms/ps_server.h"
 #include "common/arena.h"
@@ -62,8 +63,7 @@ typedef struct ps {
     size_t msg_bytes;             /* a parameter or gradient message */
     ps_server_t srv;
     ps_client_t *cl;
-    bool has_norm;
-    ps_norm_t norm;
+    void *rule_state;             /* the rule's state (ps_rule.h), from the arena */
     sgd_arena_t arena;            /* every fixed-size array of the run */
 
     struct {                      /* what the server holds between updates */
@@ -104,10 +104,14 @@ typedef struct ps {
     } stop;
 
     float *step;                  /* nparams: the summed step of a many-term update */
+    float *term_step;             /* nparams: one term's step (per-gradient rules), or NULL */
     int64_t last_vtime;
     int64_t counts_emitted_at;    /* update index of the last traffic-count metric rows */
     sgd_fpenv_t saved_csr;        /* MXCSR before the run, restored by destroy */
 } ps_t;
+/* The rule's normaliser mean into *mean, when the configured rule has one (ps_step.c). */
+bool ps_rule_norm_mean(const ps_t *p, double *mean);
+
 /* Schedules the c pushes the server holds as one update at virtual time `now` (ps_step.c):
  * their staleness, terms and minibatches are fixed now, the arithmetic when the ledger is
  * drained -- at once, or when it holds gradient_batch requests or the run ends.  Returns

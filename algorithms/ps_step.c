@@ -19,14 +19,17 @@
 #include "algorithms/ps_state.h"
 #include "models/optim.h"
 
-/* Element-wise loops on arrays that never overlap (restrict lets the compiler vectorise them
- * without overlap checks; element-wise, so vectorising changes no result). */
-static void axpy_into(float *restrict y, float w, const float *restrict x, size_t n, bool first)
+bool ps_rule_norm_mean(const ps_t *p, double *mean)
 {
-    if (first)
-        for (size_t i = 0; i < n; i++) y[i] = w * x[i];
-    else
-        for (size_t i = 0; i < n; i++) y[i] += w * x[i];
+    const ps_rule_t *r = p->o->rule;
+    return r->norm_mean && r->norm_mean(p->rule_state, mean);
+}
+
+/* sum += x, element-wise on arrays that never overlap (restrict lets the compiler
+ * vectorise it without overlap checks; element-wise, so vectorising changes no result). */
+static void add_into(float *restrict sum, const float *restrict x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) sum[i] += x[i];
 }
 
 /* Schedules the c buffered pushes as one update at virtual time `now`: their staleness and
@@ -73,6 +76,13 @@ bool ps_schedule_update(ps_t *p, int64_t now)
     return ps_drain(p);
 }
 
+/* The rule's normaliser mean, where it has one.  Returns alg_metric's status. */
+static int emit_norm_mean(ps_t *p, int64_t n, int64_t t)
+{
+    double mean;
+    return ps_rule_norm_mean(p, &mean) ? alg_metric(p->ctx, n, t, "norm_mean", mean) : 0;
+}
+
 /* Traffic so far next to each validation point (as the schedule counted it at update u):
  * Experiment 3's actual vs potential copies as curves.  Returns alg_metric's status. */
 static int emit_counts(ps_t *p, const ps_update_t *u)
@@ -84,7 +94,7 @@ static int emit_counts(ps_t *p, const ps_update_t *u)
                    alg_metric(ctx, n, t, "fetch_skipped", (double)u->fetch.skipped_msgs) ||
                    alg_metric(ctx, n, t, "push_sent", (double)u->push.sent_msgs) ||
                    alg_metric(ctx, n, t, "push_skipped", (double)u->push.skipped_msgs) ||
-                   (p->has_norm && alg_metric(ctx, n, t, "norm_mean", ps_norm_mean(&p->norm)))
+                   emit_norm_mean(p, n, t)
                ? -1
                : 0;
 }
@@ -106,36 +116,63 @@ static const float *term_gradient(ps_t *p, ps_term_t *tm)
     return g;
 }
 
-/* theta -= (1/c) sum_k lr s(tau_k) g_k / d (ps_rules.h) for the terms of update u, the new
- * theta also written to `copy` unless it is NULL; *loss is the mean loss of their rows.
- * Returns whether the parameters are finite afterwards. */
+/* Term tm of update u as the rule sees it (ps_rule.h), its gradient evaluated.  count / c
+ * is exactly 1.0 when one term holds every request of the update, so w is then exactly
+ * (float)(lr * factor), as in plain minibatch SGD. */
+static ps_grad_t term_view(ps_t *p, const ps_update_t *u, ps_term_t *tm)
+{
+    return (ps_grad_t){.g = term_gradient(p, tm), .now = p->ctx->params,
+                       .stale = tm->snap ? tm->snap->data : NULL, .tau = tm->tau,
+                       .count = tm->count,
+                       .w = (float)(u->lr * tm->factor * ((double)tm->count / (double)p->c)),
+                       .n = p->ctx->nparams};
+}
+
+/* Per-gradient rules: theta -= the sum of the terms' steps, summed in term order. */
+static bool step_terms(ps_t *p, const ps_update_t *u, ps_term_t *terms, float *copy,
+                       double *loss_sum)
+{
+    const ps_rule_t *r = p->o->rule;
+    for (int64_t j = 0; j < u->nterms; j++) {
+        ps_grad_t g = term_view(p, u, &terms[j]);
+        *loss_sum += terms[j].loss * (double)(terms[j].count * p->mu);
+        r->step(p->rule_state, &g, j == 0 ? p->step : p->term_step);
+        if (j > 0) add_into(p->step, p->term_step, g.n);
+    }
+    return ps_plain_sub(p->ctx->params, p->step, p->ctx->nparams, copy);
+}
+
+/* Combining rules: accumulate each term, then apply the sum; one term in one pass when the
+ * rule can. */
+static bool combine_terms(ps_t *p, const ps_update_t *u, ps_term_t *terms, float *copy,
+                          double *loss_sum)
+{
+    const ps_rule_t *r = p->o->rule;
+    for (int64_t j = 0; j < u->nterms; j++) {
+        ps_grad_t g = term_view(p, u, &terms[j]);
+        *loss_sum += terms[j].loss * (double)(terms[j].count * p->mu);
+        if (u->nterms == 1 && r->apply_one)
+            return r->apply_one(p->rule_state, &g, p->ctx->params, copy);
+        r->accumulate(p->rule_state, &g, p->step, j == 0);
+    }
+    return r->apply(p->rule_state, p->ctx->params, p->step, p->ctx->nparams, copy);
+}
+
+/* The rule's update of the parameters from the terms of update u (ps_rule.h), the new theta
+ * also written to `copy` unless it is NULL; *loss is the mean loss of their rows.  Returns
+ * whether the parameters are finite afterwards. */
 static bool step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *terms, float *copy,
                             double *loss)
 {
-    float *params = p->ctx->params;
-    const size_t np = p->ctx->nparams;
-    const int64_t nterms = u->nterms;
     double loss_sum = 0.0;
     int64_t loss_rows = 0;
-    for (int64_t j = 0; j < nterms; j++) {
-        ps_term_t *tm = &terms[j];
-        const float *g = term_gradient(p, tm);
-        /* count / c is exactly 1.0 when one term holds every request of the update, so the
-         * step is then exactly (float)(lr * factor) * g, as in plain minibatch SGD. */
-        const float w = (float)(u->lr * tm->factor * ((double)tm->count / (double)p->c));
-        loss_sum += tm->loss * (double)(tm->count * p->mu);
-        loss_rows += tm->count * p->mu;
-        if (nterms == 1) { /* one pass over memory; the same operations per element */
-            *loss = tm->loss;
-            return p->has_norm ? ps_norm_observe_apply(&p->norm, params, g, w, copy)
-                               : ps_plain_apply(params, w, g, np, copy);
-        }
-        if (p->has_norm) ps_norm_observe(&p->norm, g);
-        axpy_into(p->step, w, g, np, j == 0);
-    }
-    *loss = loss_sum / (double)loss_rows;
-    return p->has_norm ? ps_norm_apply(&p->norm, params, p->step, copy)
-                       : ps_plain_sub(params, p->step, np, copy);
+    for (int64_t j = 0; j < u->nterms; j++) loss_rows += terms[j].count * p->mu;
+    const bool finite = p->o->rule->step
+                            ? step_terms(p, u, terms, copy, &loss_sum)
+                            : combine_terms(p, u, terms, copy, &loss_sum);
+    /* one term: its own mean loss, exactly (no multiply and divide by its rows) */
+    *loss = u->nterms == 1 ? terms[0].loss : loss_sum / (double)loss_rows;
+    return finite;
 }
 
 /* Applies scheduled update u to the parameters, then reports it to the runner as the update

@@ -1,0 +1,23 @@
+/* The arithmetic shared by the scaled-step rules (SASGD, FASGD, B-FASGD, Downpour,
+ * hardsync): theta_i -= sum_k w_k g_k,i / d_i, with d = 1 without a normaliser and the
+ * FASGD normaliser's d otherwise (ps_rules.h has the formulas).  Their state is a ps_norm_t
+ * followed by its arrays.  PS_SCALED_ARITHMETIC fills a ps_rule_t's arithmetic members. */
+#ifndef SGDSIM_ALGORITHMS_RULES_SCALED_H
+#define SGDSIM_ALGORITHMS_RULES_SCALED_H
+
+#include "algorithms/ps_opts.h"
+#include "algorithms/ps_rule.h"
+
+size_t ps_scaled_state_bytes(const ps_opts_t *o, size_t n);
+void ps_scaled_init(void *state, const ps_opts_t *o, size_t n);
+void ps_scaled_accumulate(void *state, const ps_grad_t *g, float *sum, bool first);
+bool ps_scaled_apply(void *state, float *theta, const float *sum, size_t n, float *copy);
+bool ps_scaled_apply_one(void *state, const ps_grad_t *g, float *theta, float *copy);
+bool ps_scaled_norm_mean(void *state, double *mean);
+
+#define PS_SCALED_ARITHMETIC                                                              \
+    .state_bytes = ps_scaled_state_bytes, .init = ps_scaled_init,                         \
+    .accumulate = ps_scaled_accumulate, .apply = ps_scaled_apply,                         \
+    .apply_one = ps_scaled_apply_one, .norm_mean = ps_scaled_norm_mean
+
+#endif
