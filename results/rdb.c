@@ -152,9 +152,10 @@ static const char rdb_schema_v4[] =
     "PRAGMA legacy_alter_table = OFF;"
     "CREATE INDEX runs_by_key ON runs(run_key);" RDB_LEASE_V4_SQL;
 
-/* Version 5: how many times a run was resumed from a checkpoint (`run --resume`). */
+/* Version 5: how many times a run was resumed from a checkpoint (`run --resume`), and the
+ * final-metrics views ordered by run (RDB_META_V5_SQL). */
 static const char rdb_schema_v5[] =
-    "ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;";
+    "ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;" RDB_META_V5_SQL;
 
 static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {
     rdb_schema_v1, rdb_schema_v2, rdb_schema_v3, rdb_schema_v4, rdb_schema_v5};

@@ -59,9 +59,14 @@
     "  FROM runs r, json_tree(CASE WHEN json_valid(r.config_json) THEN r.config_json"      \
     "                         ELSE '{}' END) j"                                            \
     "  WHERE j.type NOT IN ('object', 'array');"                                           \
+    RDB_META_FINAL_VIEWS_SQL("", "")
+
+/* The two final-metrics views; ORDER_LONG and ORDER are their rows' order (schema 3: none,
+ * which SQLite happened to give by run; schema 5 makes it part of the contract). */
+#define RDB_META_FINAL_VIEWS_SQL(ORDER_LONG, ORDER)                                        \
     "CREATE VIEW final_metrics_long AS"                                                    \
     "  SELECT run_id, name, max(update_idx) AS update_idx, vtime_ns, value, nonfinite"     \
-    "  FROM metrics GROUP BY run_id, name;"                                                \
+    "  FROM metrics GROUP BY run_id, name" ORDER_LONG ";"                                 \
     "CREATE VIEW final_metrics AS"                                                         \
     "  SELECT r.id AS run_id, "                                                            \
     RDB_META_FINAL_COL("train_loss") ", " RDB_META_FINAL_COL("lr") ", "                    \
@@ -73,7 +78,13 @@
     RDB_META_FINAL_COL("fetch_skipped") ", " RDB_META_FINAL_COL("push_sent") ", "          \
     RDB_META_FINAL_COL("push_skipped") ", " RDB_META_FINAL_COL("version_age_mean") ", "    \
     RDB_META_FINAL_COL("version_age_max")                                                  \
-    "  FROM runs r;"
+    "  FROM runs r" ORDER ";"
+
+/* Schema 5: the final-metrics views ordered by run (and metric name), whatever plan SQLite
+ * picks. */
+#define RDB_META_V5_SQL                                                                    \
+    "DROP VIEW final_metrics_long; DROP VIEW final_metrics;"                               \
+    RDB_META_FINAL_VIEWS_SQL(" ORDER BY run_id, name", " ORDER BY r.id")
 
 /* ---- writing ------------------------------------------------------------------------ */
 

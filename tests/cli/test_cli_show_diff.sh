@@ -40,6 +40,14 @@ JSON
 [ "$(q "$DB" "SELECT value = 0.30000000000000004 FROM params WHERE run_id = 2 AND key = 'optimizer.lr'")" = 1 ] ||
   fail "params: value not exact"
 
+# Both final-metrics views are ordered by run (and name) by their definition, not by chance.
+for v in final_metrics final_metrics_long; do
+  q "$DB" "SELECT sql FROM sqlite_master WHERE name = '$v'" | grep -q 'ORDER BY' ||
+    fail "$v has no ORDER BY"
+done
+[ "$(q "$DB" "SELECT group_concat(run_id) FROM final_metrics")" = \
+  "$(q "$DB" "SELECT group_concat(id) FROM (SELECT id FROM runs ORDER BY id)")" ] ||
+  fail "final_metrics: rows not in run order"
 # final_metrics_long: one row per (run, metric), the last update's value.
 [ "$(q "$DB" "SELECT count(*) FROM final_metrics_long")" = "$(q "$DB" "SELECT count(*) FROM (SELECT DISTINCT run_id, name FROM metrics)")" ] ||
   fail "final_metrics_long: row count"
