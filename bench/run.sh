@@ -15,7 +15,11 @@
 # run, never an absolute time: the peak is measured next to the gradient, each A/B comparison
 # runs as alternating pairs (REPS pairs, 3 by default), and the table gives the median with the
 # spread (min-max) over the pairs.  Whole processes are timed with bash's `time`.  Thread
-# comparisons check that both thread counts give the same digest.  Everything runs on the
+# comparisons check that both thread counts give the same digest, and run only when the cores
+# are free: right before each, CORES copies of the FMA peak kernel must give CORES x (± 10%)
+# of one; otherwise the row says why it was not measured (a busy core caps any thread ratio near
+# 1x, which would read as sgdsim's).  The header also gives the transparent huge page
+# settings, which the page-fault figures depend on.  Everything runs on the
 # kernel `sgdsim --version` reports (exported as OPENBLAS_CORETYPE, so the benchmark
 # executables and numpy use it too).  Benchmarks assert nothing: the exit status is 0 unless a
 # command failed.  Sizes can be overridden: FASGD_UPDATES, FASGD_WARMUP, FASGD_CLI_UPDATES,
@@ -179,8 +183,19 @@ parallel_peak_row() {
           awk '{ s += $1 } END { print s }')
     r+=("$(ratio "$sum" "$p1")")
   done
+  PARALLEL=$(median "${r[@]}")
   row "FP32 FMA peak, $CORES copies at once vs 1 (what the cores give a perfectly parallel kernel)" \
       "$(fmt %.2fx "${r[@]}")" "${CORES}x on $CORES free cores (reference for the thread rows)" "—"
+}
+
+# Whether the cores were free for a thread row: the parallel peak (median of the pairs just
+# before the row, PARALLEL) is within FREE_SHARE of CORES x.  Another process on a core caps
+# any thread ratio near 1x whatever sgdsim does; more than CORES x means the lone copy was
+# slowed (the machine's load changed in between).  Either way the row is refused.
+FREE_SHARE=0.1
+cores_free() {
+  awk -v p="$PARALLEL" -v c="$CORES" -v f="$FREE_SHARE" \
+    'BEGIN { exit !(p >= (1 - f) * c && p <= (1 + f) * c) }'
 }
 
 # threads_pair NAME SCENARIO: REPS alternating pairs of `sgdsim run -t 1` and `-t CORES`,
@@ -190,6 +205,13 @@ wall_of() { "$SGDSIM" query "$1" "SELECT wall_s FROM runs" --csv | sed -n 2p; }
 
 threads_pair() {
   local name="$1" scn="$2" i r=() rs=() d1 d2 same=1 t1 t2
+  parallel_peak_row
+  if ! cores_free; then
+    row "$name, $CORES threads vs 1" \
+        "not measured: the cores are not free ($CORES copies of the FMA peak kernel gave $(fmt %.2fx "$PARALLEL") of one, not ${CORES}x ± $(awk -v f="$FREE_SHARE" 'BEGIN { print 100 * f }')%), so a thread ratio would measure the other load" \
+        "≥ 1.8x, same digest" "—"
+    return
+  fi
   say "$name: $CORES threads vs 1 ($REPS pairs)"
   note_cmd "$SGDSIM run $scn --db \$TMP/x.db -t 1   (and -t $CORES; whole process timed, and runs.wall_s)"
   for i in $(seq "$REPS"); do
@@ -283,7 +305,6 @@ export OPENBLAS_CORETYPE="$KERNEL"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 write_scenarios
 gradient_and_fasgd
-parallel_peak_row
 threads_pair "FASGD λ = 10,000, μ = 128 ($FASGD_CLI_UPDATES updates)" "$TMP/fasgd.json"
 threads_pair "CSGD 256 workers × 32, MLP 784-256-10 ($CSGD_UPDATES updates)" "$TMP/csgd.json"
 numpy_rows
@@ -295,6 +316,7 @@ echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') by bench/run.sh$([ "$QUICK" = 1 
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $CORES cores$(grep -qw avx512f /proc/cpuinfo && echo ", AVX-512"); kernel $(uname -sr)"
 echo "$("$SGDSIM" --version | grep '^BLAS:')"
 echo "Load average (1, 5, 15 min) at the start: $LOAD0; at the end: $LOAD1"
+echo "Transparent huge pages: enabled $(cat /sys/kernel/mm/transparent_hugepage/enabled 2> /dev/null || echo unknown), defrag $(cat /sys/kernel/mm/transparent_hugepage/defrag 2> /dev/null || echo unknown)"
 echo
 echo "| figure | measured | target | met? |"
 echo "|---|---|---|---|"
