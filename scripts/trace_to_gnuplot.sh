@@ -79,11 +79,13 @@ END {
 function before(a, b,   pa, pb) { split(a, pa, ":"); split(b, pb, ":"); return pa[1] + 0 < pb[1] + 0 || (pa[1] + 0 == pb[1] + 0 && pa[2] + 0 < pb[2] + 0) }
 ' "$trace"
 
-# A colour per span name: waiting grey, moving bytes blue, computing green, the server red.
+# A colour per span name: waiting grey, moving bytes blue (each collective its own shade, so
+# a reduce, an allreduce and a broadcast read apart), computing green, the server red.
 colour() {
     case $1 in
     compute) echo '#2ca02c' ;; io) echo '#98df8a' ;;
-    push | allreduce | reduce | broadcast) echo '#1f77b4' ;;
+    push) echo '#1f77b4' ;; allreduce) echo '#08306b' ;; reduce) echo '#4292c6' ;;
+    broadcast) echo '#9ecae1' ;;
     fetch) echo '#17becf' ;; message) echo '#6a51a3' ;;
     "wait link") echo '#b0b0b0' ;; wait | "wait update") echo '#dcdcdc' ;;
     queued) echo '#ff9896' ;; served | update) echo '#d62728' ;; service) echo '#ff7f0e' ;;
