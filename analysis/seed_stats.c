@@ -25,10 +25,12 @@ double ana_sample_var(const double *x, int n)
 
 ana_summary_t ana_summarize(const double *x, int n)
 {
-    ana_summary_t s = {.n = n < 0 ? 0 : n, .mean = NAN, .sd = NAN, .ci_low = NAN,
-                       .ci_high = NAN};
+    ana_summary_t s = {.n = n < 0 ? 0 : n, .mean = NAN, .sd = NAN, .min = NAN, .max = NAN,
+                       .ci_low = NAN, .ci_high = NAN};
     if (s.n == 0) return s;
     s.mean = ana_mean(x, n);
+    s.min = s.max = x[0];
+    for (int i = 1; i < n; i++) s.min = fmin(s.min, x[i]), s.max = fmax(s.max, x[i]);
     s.sd = sqrt(ana_sample_var(x, n));
     if (n < 2) return s;
     /* Half-width t(0.975, n-1) sd / sqrt(n); 0 when the values agree. */

@@ -5,13 +5,14 @@
  *
  *   mean        the arithmetic mean, summed in the values' order;
  *   sd          the sample standard deviation (n - 1 in the denominator), two passes;
+ *   min, max    the smallest and largest value;
  *   ci95        the 95% confidence interval of the mean by Student's t with n - 1 degrees
  *               of freedom: mean -+ t(0.975, n - 1) sd / sqrt(n);
  *   Welch       Welch's unequal-variance t test of mean(a) - mean(b): t, the
  *               Welch-Satterthwaite degrees of freedom and the two-sided p-value.
  *
  * Edge cases, stated once (the Python helper behaves alike):
- *   n = 0       mean, sd and the interval are NaN;
+ *   n = 0       mean, sd, min, max and the interval are NaN;
  *   n = 1       sd is 0 (one value has no spread to show) and the interval is NaN (one seed
  *               says nothing about the next);
  *   sd = 0      with n >= 2 the interval is [mean, mean];
@@ -27,6 +28,7 @@
 typedef struct ana_summary {
     int n;
     double mean, sd;
+    double min, max;
     double ci_low, ci_high; /* 95% interval of the mean */
 } ana_summary_t;
 
@@ -41,7 +43,7 @@ double ana_mean(const double *x, int n);
 /* The unbiased variance (n - 1 in the denominator); 0 for fewer than two values. */
 double ana_sample_var(const double *x, int n);
 
-/* mean, sd and the 95% interval of x[0..n). */
+/* mean, sd, min, max and the 95% interval of x[0..n). */
 ana_summary_t ana_summarize(const double *x, int n);
 
 /* P(|T| >= |t|) for Student's t with df > 0 (real) degrees of freedom; 0 for t = +-inf. */

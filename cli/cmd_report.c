@@ -11,11 +11,15 @@
  *           axis down; further axes get a table each (cli/report_sweep.c).  The seed is never
  *           an axis: a cell is the mean +- std over the runs that differ only by seed.
  *
+ * --json gives the seed statistics to programs (cli/report_json.c) and --welch A B tests two
+ * settings against each other (cli/report_welch.c); this file parses and dispatches.
+ *
  * Scaling efficiency of a run = its throughput per worker (samples per virtual second per
  * worker) divided by the mean of the runs with the fewest workers in the same column: 1.0
  * means perfect linear scaling. */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,25 +29,43 @@
 #include "cli/options.h"
 #include "cli/report_json.h"
 #include "cli/report_sweep.h"
+#include "cli/report_welch.h"
 #include "cli/table.h"
 #include "cli/text.h"
+#include "common/number.h"
 #include "results/rdb.h"
 #include "results/rdb_rows.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: sgdsim report DB [--wide | --json]\n\n"
+    fprintf(f, "usage: sgdsim report DB [--wide]\n"
+               "       sgdsim report DB --json [--last K] [--updates N] [--at U,...]\n"
+               "       sgdsim report DB --welch A B [--metric NAME] [--last K | --final]\n"
+               "                     [--updates N] [--json]\n\n"
                "Prints every run of the results database DB (seed, status, updates, virtual\n"
                "time, final val_error, staleness; within 100 columns, long names cut) and,\n"
                "per scenario swept over several configurations, pivot tables of final\n"
                "val_error, virtual time and scaling efficiency by the swept keys (e.g.\n"
                "cluster.workers x algorithm.name): each cell the mean +- std over the runs\n"
                "that differ only by seed, and their number.\n"
-               "  --wide  the per-run table with every final metric, the run key and traffic,\n"
-               "          nothing cut\n"
-               "  --json  instead of the tables, per scenario its axes and per configuration\n"
-               "          (the latest finished run of each seed) the mean, sample sd and 95%%\n"
-               "          interval (Student's t) of every final metric, as JSON numbers\n\n"
+               "  --wide       the per-run table with every final metric, the run key and\n"
+               "               traffic, nothing cut\n"
+               "  --json       instead of the tables, per scenario its axes and per\n"
+               "               configuration (the latest finished run of each seed; runs that\n"
+               "               diverged counted, and left out of the statistics) the mean,\n"
+               "               sample sd, min, max and 95%% interval (Student's t) of every\n"
+               "               metric's final value, mean of its last K rows, min and max, of\n"
+               "               staleness (mean, max, p50/p90/p99) and traffic, and each run's\n"
+               "               own values, as JSON numbers\n"
+               "  --last K     rows averaged at each curve's end (default 10)\n"
+               "  --updates N  only runs whose configuration has stop.updates = N\n"
+               "  --at U,...   also each metric's value at these updates (--json)\n"
+               "  --welch A B  Welch's t test of mean(A) - mean(B) over the seeds, A and B\n"
+               "               scenario names: the difference of means, t, df and the\n"
+               "               two-sided p (--json: as JSON); fewer than 2 seeds a side is\n"
+               "               an error\n"
+               "  --metric M   the metric --welch compares (default val_error)\n"
+               "  --final      --welch compares final values, not last-K means\n\n"
                "exit codes: 0 ok, 2 bad input (not a results database)\n");
 }
 
@@ -241,29 +263,104 @@ static int report_runs(rdb_t *db, const char *path, bool wide)
 
 typedef struct report_args {
     const char *db_path;
-    bool wide; /* --wide: the per-run table with every column */
-    bool json; /* --json: the seed statistics as JSON (cli/report_json.c) */
+    bool wide;      /* --wide: the per-run table with every column */
+    bool json;      /* --json: the seed statistics as JSON (cli/report_json.c) */
+    bool welch;     /* --welch A B: Welch's test (cli/report_welch.c) */
+    const char *setting[2];
+    const char *metric; /* --metric NAME (with --welch) */
+    bool final;         /* --final (with --welch) */
+    uint64_t last;      /* --last K; 0: not given */
+    uint64_t updates;   /* --updates N; 0: not given */
+    rep_opts_t opts;    /* --at U,... goes straight here */
+    bool has_at;
 } report_args_t;
+
+/* --at U,U,...: updates in increasing order, at most REP_MAX_AT. */
+static bool opt_at(void *target, const char *opt, const char *v, char *msg, size_t size)
+{
+    report_args_t *a = target;
+    a->opts.nat = 0;
+    for (const char *p = v;; p++) {
+        size_t len = strcspn(p, ",");
+        char word[24];
+        uint64_t u = 0;
+        bool ok = len > 0 && len < sizeof word && a->opts.nat < REP_MAX_AT;
+        if (ok) memcpy(word, p, len), word[len] = '\0';
+        ok = ok && sgd_parse_u64(word, &u) && u <= INT64_MAX &&
+             (a->opts.nat == 0 || (int64_t)u > a->opts.at[a->opts.nat - 1]);
+        if (!ok) {
+            snprintf(msg, size, "%s %s: expected at most %d updates in increasing order, "
+                     "separated by commas", opt, v, REP_MAX_AT);
+            return false;
+        }
+        a->opts.at[a->opts.nat++] = (int64_t)u;
+        p += len;
+        if (!*p) break;
+    }
+    a->has_at = true;
+    return true;
+}
 
 static const cli_opt_t report_opts[] = {
     {.name = "--wide", .kind = CLI_ARG_FLAG, .off = offsetof(report_args_t, wide)},
+    {.name = "--welch", .kind = CLI_ARG_FLAG, .off = offsetof(report_args_t, welch)},
+    {.name = "--metric", .kind = CLI_ARG_STRING, .off = offsetof(report_args_t, metric),
+     .metavar = "NAME"},
+    {.name = "--final", .kind = CLI_ARG_FLAG, .off = offsetof(report_args_t, final)},
+    {.name = "--last", .kind = CLI_ARG_U64, .off = offsetof(report_args_t, last), .lo = 1,
+     .hi = 1000000, .expect = "expected a whole number of rows >= 1"},
+    {.name = "--updates", .kind = CLI_ARG_U64, .off = offsetof(report_args_t, updates),
+     .lo = 1, .hi = INT64_MAX, .expect = "expected a whole number of updates >= 1"},
+    {.name = "--at", .kind = CLI_ARG_CUSTOM, .parse = opt_at},
     {.name = NULL},
 };
 
-/* "DB [--wide] [--json]"; 0, or the exit code (with --help: after the usage text). */
+/* The options that only --json or --welch take, and the combinations that make no sense;
+ * 0 or the exit code. */
+static int check_report_args(const report_args_t *a, int npos)
+{
+    if (!a->welch && npos > 1)
+        return cli_bad_input("report: unexpected argument %s (see sgdsim report --help)",
+                             a->setting[0]);
+    if (a->welch && npos != 3)
+        return cli_bad_input("report: --welch needs two settings: report DB --welch A B");
+    if (a->welch && a->wide) return cli_bad_input("report: --wide is not for --welch");
+    if (!a->welch && (a->metric || a->final))
+        return cli_bad_input("report: %s only with --welch", a->metric ? "--metric" : "--final");
+    if (a->final && a->last) return cli_bad_input("report: --last and --final exclude each other");
+    if (a->welch && a->has_at) return cli_bad_input("report: --at only with --json");
+    if (!a->welch && !a->json && (a->last || a->updates || a->has_at))
+        return cli_bad_input("report: %s only with --json or --welch",
+                             a->last ? "--last" : a->updates ? "--updates" : "--at");
+    return 0;
+}
+
+/* "DB [--wide] [--json ...]" or "DB --welch A B ..."; 0, or the exit code (with --help:
+ * after the usage text). */
 static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help)
 {
     static const char *const missing[] = {"DB"};
     int fmt = CLI_FMT_TEXT;
     *a = (report_args_t){0};
     cli_opt_set_t sets[] = {{report_opts, a, 0}, {cli_format_opts, &fmt, 0}};
-    cli_cmd_spec_t spec = {.cmd = "report", .npos = 1, .missing = missing, .sets = sets,
-                           .nsets = 2};
-    int rc = cli_args_parse_fixed(&spec, argc, argv, &a->db_path, help);
+    cli_cmd_spec_t spec = {.cmd = "report", .npos = 1, .more_pos = true, .missing = missing,
+                           .sets = sets, .nsets = 2};
+    cli_args_t args;
+    int rc = cli_args_parse(&spec, argc, argv, &args);
+    *help = args.help;
     if (rc == 0 && *help) usage(stdout);
-    if (rc == 0 && !*help && fmt == CLI_FMT_CSV)
-        rc = cli_bad_input("report: prints text or --json; use sgdsim query or export for CSV");
-    a->json = fmt == CLI_FMT_JSON;
+    if (rc == 0 && !*help) {
+        a->db_path = args.pos[0];
+        for (int i = 1; i < args.npos && i < 3; i++) a->setting[i - 1] = args.pos[i];
+        a->json = fmt == CLI_FMT_JSON;
+        if (fmt == CLI_FMT_CSV)
+            rc = cli_bad_input("report: prints text or --json; use sgdsim query or export for CSV");
+        else rc = check_report_args(a, args.npos);
+    }
+    cli_args_free(&args);
+    a->opts.last_k = a->last ? (int)a->last : 10;
+    a->opts.has_updates = a->updates > 0;
+    a->opts.updates = (int64_t)a->updates;
     return rc;
 }
 
@@ -276,8 +373,12 @@ int cli_report_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("report: %s", err.msg);
-    if (a.json) {
-        rc = report_json(db, a.db_path);
+    if (a.welch) {
+        report_welch_args_t w = {a.setting[0], a.setting[1], a.metric ? a.metric : "val_error",
+                                 a.final, a.json};
+        rc = report_welch(db, a.db_path, &a.opts, &w);
+    } else if (a.json) {
+        rc = report_json(db, a.db_path, &a.opts);
     } else {
         rc = report_runs(db, a.db_path, a.wide);
         if (rc == SGD_EXIT_OK) rc = report_sweeps(db);

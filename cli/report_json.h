@@ -2,9 +2,11 @@
 #ifndef SGDSIM_CLI_REPORT_JSON_H
 #define SGDSIM_CLI_REPORT_JSON_H
 
+#include "cli/report_data.h"
 #include "results/rdb.h"
 
-/* Prints db's statistics as one JSON object on stdout (see report_json.c); the exit code. */
-int report_json(rdb_t *db, const char *path);
+/* Prints the statistics of db's runs that opts keeps as one JSON object on stdout (see
+ * report_json.c); the exit code. */
+int report_json(rdb_t *db, const char *path, const rep_opts_t *opts);
 
 #endif

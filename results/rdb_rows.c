@@ -70,6 +70,17 @@ static const col_t traffic_cols[] = {
      offsetof(rdb_traffic_row_t, skipped_mb), 0},
 };
 
+#define BIN_COL(NAME) {#NAME, "s." #NAME, COL_INT, offsetof(rdb_staleness_bin_t, NAME), 0}
+static const col_t bin_cols[] = {BIN_COL(run_id), BIN_COL(tau), BIN_COL(count)};
+
+#define KIND_COL(NAME, KIND)                                                                  \
+    {#NAME, "t." #NAME, KIND, offsetof(rdb_traffic_kind_row_t, NAME), 0}
+static const col_t kind_cols[] = {
+    KIND_COL(run_id, COL_INT),       KIND_COL(kind, COL_TEXT),
+    KIND_COL(sent_msgs, COL_INT),    KIND_COL(sent_bytes, COL_INT),
+    KIND_COL(skipped_msgs, COL_INT), KIND_COL(skipped_bytes, COL_INT),
+};
+
 #define NCOLS(T) ((int)(sizeof T / sizeof T[0]))
 
 /* A prepared statement with the column table its rows fill. */
@@ -201,6 +212,53 @@ int rdb_finals_open(rdb_t *db, rdb_rows_it_t **out, sgd_err_t *err)
 int rdb_metrics_next(rdb_rows_it_t *it, rdb_metric_row_t *row, sgd_err_t *err)
 {
     SGD_ASSERT(it->b.cols == metric_cols);
+    return bind_step(it->db, &it->b, row, err);
+}
+
+/* An iterator over the SELECT of cols (every column real) with tail. */
+static int rows_open(rdb_t *db, const col_t *cols, int n, const char *tail,
+                     rdb_rows_it_t **out, sgd_err_t *err)
+{
+    rdb_rows_it_t *it = it_new(db);
+    if (bind_prepare(db, cols, n, n, tail, &it->b, err)) {
+        rdb_rows_close(it);
+        return -1;
+    }
+    *out = it;
+    return 0;
+}
+
+/* The rows of finished runs only, by run id first (the prefix of an ORDER BY). */
+#define OF_FINISHED(ALIAS) " WHERE " ALIAS ".run_id IN (SELECT id FROM runs WHERE " \
+    RDB_FINISHED_RULE ") ORDER BY " ALIAS ".run_id"
+
+int rdb_curves_of_finished_open(rdb_t *db, rdb_rows_it_t **it, sgd_err_t *err)
+{
+    return rows_open(db, metric_cols, NMETRIC_COLS,
+                     "FROM metrics m" OF_FINISHED("m") ", m.name, m.update_idx", it, err);
+}
+
+int rdb_staleness_bins_open(rdb_t *db, rdb_rows_it_t **it, sgd_err_t *err)
+{
+    return rows_open(db, bin_cols, NCOLS(bin_cols), "FROM staleness s" OF_FINISHED("s")
+                     ", s.tau", it, err);
+}
+
+int rdb_staleness_bins_next(rdb_rows_it_t *it, rdb_staleness_bin_t *row, sgd_err_t *err)
+{
+    SGD_ASSERT(it->b.cols == bin_cols);
+    return bind_step(it->db, &it->b, row, err);
+}
+
+int rdb_traffic_kinds_open(rdb_t *db, rdb_rows_it_t **it, sgd_err_t *err)
+{
+    return rows_open(db, kind_cols, NCOLS(kind_cols), "FROM traffic t" OF_FINISHED("t")
+                     ", t.kind", it, err);
+}
+
+int rdb_traffic_kinds_next(rdb_rows_it_t *it, rdb_traffic_kind_row_t *row, sgd_err_t *err)
+{
+    SGD_ASSERT(it->b.cols == kind_cols);
     return bind_step(it->db, &it->b, row, err);
 }
 

@@ -58,6 +58,18 @@ typedef struct rdb_traffic_row {
     bool has_sent_msgs;
 } rdb_traffic_row_t;
 
+/* One bin of a run's staleness histogram. */
+typedef struct rdb_staleness_bin {
+    int64_t run_id, tau, count;
+} rdb_staleness_bin_t;
+
+/* One kind of a run's traffic (fetch, push, allreduce, ...). */
+typedef struct rdb_traffic_kind_row {
+    int64_t run_id;
+    const char *kind;
+    int64_t sent_msgs, sent_bytes, skipped_msgs, skipped_bytes;
+} rdb_traffic_kind_row_t;
+
 typedef struct rdb_rows_it rdb_rows_it_t;
 
 /* Which runs rdb_runs_open yields, and in which order. */
@@ -77,6 +89,18 @@ int rdb_finals_open(rdb_t *db, rdb_rows_it_t **it, sgd_err_t *err);
 
 /* The next metric row into *row: 1, or 0 after the last, or -1 on error. */
 int rdb_metrics_next(rdb_rows_it_t *it, rdb_metric_row_t *row, sgd_err_t *err);
+
+/* Every metric row of every finished run, by run id, metric name, then update (read with
+ * rdb_metrics_next). */
+int rdb_curves_of_finished_open(rdb_t *db, rdb_rows_it_t **it, sgd_err_t *err);
+
+/* Every staleness bin of every finished run, by run id then tau. */
+int rdb_staleness_bins_open(rdb_t *db, rdb_rows_it_t **it, sgd_err_t *err);
+int rdb_staleness_bins_next(rdb_rows_it_t *it, rdb_staleness_bin_t *row, sgd_err_t *err);
+
+/* Every traffic row (one per kind) of every finished run, by run id then kind. */
+int rdb_traffic_kinds_open(rdb_t *db, rdb_rows_it_t **it, sgd_err_t *err);
+int rdb_traffic_kinds_next(rdb_rows_it_t *it, rdb_traffic_kind_row_t *row, sgd_err_t *err);
 
 void rdb_rows_close(rdb_rows_it_t *it); /* NULL is allowed */
 

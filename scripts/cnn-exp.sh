@@ -65,9 +65,9 @@ run "$SYNC_DB" scenarios/cnn/lenet5_csgd.json cnn/lsgd "$SYNC_UPDATES" "$sync_ev
 # The asynchronous settings over the seeds: final and last-3 validation error, mean +- sd
 # (min-max), and FASGD against SASGD at each lambda (Welch's t over the seeds, last 3).
 echo "Over seeds $SEEDS, $UPDATES updates:"
-python3 scripts/seed_stats.py summary "$DB" --like 'cnn/%' --updates "$UPDATES" --last 3
+SGDSIM="$SGDSIM" python3 scripts/seed_stats.py summary "$DB" --like 'cnn/%' --updates "$UPDATES" --last 3
 for lam in $LAMBDAS; do
-  python3 scripts/seed_stats.py welch "$DB" "cnn/fasgd/lambda=$lam" "cnn/sasgd/lambda=$lam" \
+  "$SGDSIM" report "$DB" --welch "cnn/fasgd/lambda=$lam" "cnn/sasgd/lambda=$lam" \
     --updates "$UPDATES" --last 3 || true
 done
 

@@ -34,7 +34,8 @@ JOBS="${JOBS:-1}"
 THREADS_ARG=()
 if [ -n "${THREADS:-}" ]; then THREADS_ARG=(--threads "$THREADS"); fi
 command -v sqlite3 >/dev/null || { echo "needs the sqlite3 CLI (apt-get install sqlite3)" >&2; exit 2; }
-command -v python3 >/dev/null || { echo "needs python3 (scripts/seed_stats.py)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "needs python3 (scripts/seed_stats.py, repro_tables.py)" >&2; exit 2; }
+export SGDSIM # the binary scripts/seed_stats.py and repro_tables.py take their numbers from
 STATS=(python3 scripts/seed_stats.py)
 mkdir -p out
 
@@ -79,13 +80,13 @@ LATEST="WITH picked AS (SELECT max(r.id) AS id FROM runs r
 
 # seed_spread PATTERN: mean +- sd (min-max) over seeds and n of every setting matching the
 # SQL LIKE pattern.  welch A B: Welch's t test of A's last-10 mean against B's over seeds
-# (not made, saying why, with fewer than 2 seeds).
+# (sgdsim report --welch; not made, saying why, with fewer than 2 seeds).
 seed_spread() {
   echo "Spread over seeds (seeds $SEEDS):"
   "${STATS[@]}" summary "$DB" --updates "$UPDATES" --like "$1"
 }
 welch() {
-  "${STATS[@]}" welch "$DB" "$1" "$2" --updates "$UPDATES" 2>&1 || true
+  "$SGDSIM" report "$DB" --welch "$1" "$2" --updates "$UPDATES" 2>&1 || true
 }
 # markdown TABLE [--paper]: the table(s) as docs/reproductions.md prints them
 # (scripts/repro_tables.py: exp1, exp2, ablation or exp3).

@@ -7,22 +7,24 @@
   repro_tables.py ablation DB --updates N         Experiment 2's ablation (last-10 means)
   repro_tables.py exp3 DB --updates N             Experiment 3: truthful and FRED counting
 
-A setting's runs are the latest finished run of each seed with stop.updates = N (as in
-scripts/seed_stats.py, whose statistics these are); errors are mean +- sample standard
-deviation over the seeds (one value alone: that seed's), counts means over the seeds, and a
-comparison the difference of the last-10 means with the two-sided p of Welch's t test ("-"
-with fewer than two seeds a side).  Runs that diverged are left out of every value, and a
+Every number comes from `sgdsim report --json --updates N` and `sgdsim report --welch`
+(scripts/sgdsim_report.py finds the binary: $SGDSIM, else sgdsim in PATH, else
+build/sgdsim); this script only formats.  A setting's runs are the latest finished run of
+each seed with stop.updates = N; errors are mean +- sample standard deviation over the seeds
+(one value alone: that seed's), counts means over the seeds, and a comparison the difference
+of the last-10 means with the two-sided p of Welch's t test ("-" with fewer than two seeds a
+side).  Runs that diverged are left out of every value, and a
 setting without other runs is left out; the last line says how many runs and seeds the
 tables hold, their machine time, and how many diverged.  --paper adds the paper's
-values (MNIST).  Exit codes: 0 printed, 2 bad input (missing database, no runs).
+values (MNIST).  Exit codes: 0 printed, 2 bad input (missing database, no runs, a setting
+that holds several configurations).
 """
 import argparse
 import contextlib
 import io
-import math
 import sys
 
-import seed_stats as ss
+import sgdsim_report as sr
 
 # (mu, lambda) of Experiment 1 with the paper's FASGD and SASGD errors (docs/papers.md §2).
 EXP1 = {(1, 128): (0.13, 0.18), (4, 32): (0.065, 0.10), (8, 16): (0.046, 0.087),
@@ -35,37 +37,19 @@ EXP3_FRED = ("1", "0.25", "0.0625", "0.015625")
 EXP3_C0 = "exp3/c_fetch=0/c_push=0"
 # The scenario names of each table's settings start with these.
 PREFIX = {"exp1": "exp1/", "exp2": "exp2/", "ablation": "exp2/", "exp3": "exp3/"}
-
-RUNS_SQL = """
-WITH picked AS (
-  SELECT max(r.id) AS id FROM runs r
-  JOIN params p ON p.run_id = r.id AND p.key = 'stop.updates' AND p.value = :updates
-  WHERE r.status IN ('complete', 'diverged') AND substr(r.scenario, 1, length(:prefix)) = :prefix
-  GROUP BY r.scenario, r.seed)
-SELECT r.id, r.scenario, r.seed, r.status, r.wall_s,
-  (SELECT value FROM metrics m WHERE m.run_id = r.id AND m.name = 'val_error'
-   ORDER BY update_idx DESC LIMIT 1),
-  (SELECT avg(value) FROM (SELECT value FROM metrics m WHERE m.run_id = r.id
-   AND m.name = 'val_error' ORDER BY update_idx DESC LIMIT 10)),
-  (SELECT value FROM metrics m WHERE m.run_id = r.id AND m.name = 'staleness_mean'
-   ORDER BY update_idx DESC LIMIT 1)
-FROM picked JOIN runs r ON r.id = picked.id ORDER BY r.id"""
+PROG = "repro_tables"
 
 
 class Runs:
-    """The runs of one length and experiment in a database, by setting (scenario name)."""
+    """The settings (scenario names) of one length and experiment in a database, each its
+    configuration as `sgdsim report --json` gives it: statistics over the seeds ("final",
+    "last", "min", "at", "staleness", "traffic") and its runs ("per_run")."""
 
-    def __init__(self, con, updates, prefix):
-        self.con, self.by = con, {}
-        for rid, scen, seed, status, wall, final, last10, tau in con.execute(
-                RUNS_SQL, {"updates": updates, "prefix": prefix}):
-            run = {"id": rid, "seed": seed, "diverged": status == "diverged",
-                   "wall": wall or 0.0, "final": final, "last10": last10, "tau": tau}
-            for kind, sent, skipped in con.execute(
-                    "SELECT kind, sent_msgs, skipped_msgs FROM traffic WHERE run_id = ?",
-                    (rid,)):
-                run[kind + "_sent"], run[kind + "_potential"] = sent, sent + skipped
-            self.by.setdefault(scen, []).append(run)
+    def __init__(self, db, updates, prefix, at=()):
+        self.db, self.updates = db, updates
+        doc = sr.report(db, updates=updates, last=10, at=at)
+        self.at = doc["statistics"]["at"]
+        self.by = sr.settings(doc, PROG, keep=lambda name: name.startswith(prefix))
 
     def present(self, *settings):
         """Those of the settings that have runs (diverged or not)."""
@@ -73,39 +57,24 @@ class Runs:
 
     def has(self, *settings):
         """Whether each setting has a run that did not diverge."""
-        return all(s in self.by and self.finished(s) for s in settings)
+        return all(s in self.by and self.by[s]["n_seeds"] > self.by[s]["n_diverged"]
+                   for s in settings)
+
+    def stats(self, setting, window, metric="val_error"):
+        """The summary over the seeds of a metric's window ("final", "last", "min")."""
+        return self.by[setting][window][metric]
+
+    def at_stats(self, setting, update, metric="val_error"):
+        return self.by[setting]["at"][self.at.index(update)]["values"][metric]
 
     def finished(self, setting):
-        """The runs that did not diverge (as scripts/seed_stats.py, whose tests these are)."""
-        return [r for r in self.by[setting] if not r["diverged"]]
-
-    def values(self, setting, key):
-        return [r[key] for r in self.finished(setting) if r.get(key) is not None]
-
-    def metric_at(self, run, update):
-        row = self.con.execute("SELECT value FROM metrics WHERE run_id = ? AND name = "
-                               "'val_error' AND update_idx = ?", (run["id"], update)).fetchone()
-        return row[0] if row else None
-
-    def best(self, run):
-        return self.con.execute("SELECT min(value) FROM metrics WHERE run_id = ? AND name = "
-                                "'val_error'", (run["id"],)).fetchone()[0]
-
-    def tau_quantile(self, run, q):
-        """The smallest tau with at least q of the run's gradients at or below it."""
-        rows = self.con.execute("SELECT tau, count FROM staleness WHERE run_id = ? ORDER BY "
-                                "tau", (run["id"],)).fetchall()
-        total, acc = sum(n for _, n in rows), 0
-        for tau, n in rows:
-            acc += n
-            if acc >= q * total:
-                return tau
-        return None
+        """The runs that did not diverge (sgdsim's statistics leave the others out)."""
+        return [r for r in self.by[setting]["per_run"] if not r["diverged"]]
 
     def footer(self, settings):
-        runs = [r for s in dict.fromkeys(settings) for r in self.by[s]]
+        runs = [r for s in dict.fromkeys(settings) for r in self.by[s]["per_run"]]
         seeds = sorted({r["seed"] for r in runs})
-        walls = [r["wall"] for r in runs]
+        walls = [r["wall_s"] or 0.0 for r in runs]
         diverged = sum(r["diverged"] for r in runs)
         return (f"{len(runs)} run{'' if len(runs) == 1 else 's'}, "
                 f"seed{'' if len(seeds) == 1 else 's'} {','.join(map(str, seeds))}, "
@@ -114,14 +83,7 @@ class Runs:
                 + (f"; {diverged} diverged, left out of the values" if diverged else ""))
 
 
-def ms(xs, fmt="{:.4f}"):
-    """mean +- sample sd; a single value as it is; '-' for none."""
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return "-"
-    if len(xs) == 1:
-        return fmt.format(xs[0])
-    return fmt.format(ss.mean(xs)) + " ± " + fmt.format(math.sqrt(ss.sample_var(xs)))
+ms = sr.spread
 
 
 def count(x):
@@ -130,16 +92,20 @@ def count(x):
 
 def welch(runs, a, b):
     """'+0.0123, p = 0.045': mean last-10 of a minus b's, Welch's p; '-' under 2 seeds."""
-    xa, xb = runs.values(a, "last10"), runs.values(b, "last10")
-    if len(xa) < 2 or len(xb) < 2:
+    if runs.stats(a, "last")["n"] < 2 or runs.stats(b, "last")["n"] < 2:
         return "-"
-    _, _, p = ss.welch(xa, xb)
-    return f"{ss.mean(xa) - ss.mean(xb):+.4f}, p = {p:.3g}"
+    w = sr.welch(runs.db, a, b, updates=runs.updates, last=10)
+    return f"{w['diff']:+.4f}, p = {w['p']:.3g}"
 
 
 def errors(runs, setting):
     """The final and last-10 validation error columns."""
-    return [ms(runs.values(setting, "final")), ms(runs.values(setting, "last10"))]
+    return [ms(runs.stats(setting, "final")), ms(runs.stats(setting, "last"))]
+
+
+def tau(runs, setting):
+    """The mean staleness over the seeds (each run's final staleness_mean)."""
+    return runs.stats(setting, "final", "staleness_mean")
 
 
 def versus_head(paper):
@@ -161,22 +127,26 @@ def table(header, rows):
     print()
 
 
+def exp1_marks(updates):
+    """The updates Experiment 1's values along the way are read at."""
+    return [updates // 10, updates // 4, updates // 2, updates]
+
+
 def exp1(runs, updates, paper):
     head = ["μ", "λ"] + versus_head(paper) + ["mean τ", "FASGD − SASGD (last-10), Welch p"]
     rows, along, used = [], [], []
-    marks = [updates // 10, updates // 4, updates // 2, updates]
+    marks = exp1_marks(updates)
     for (mu, lam), paper_values in EXP1.items():
         f, s = f"exp1/fasgd/mu={mu}/lambda={lam}", f"exp1/sasgd/mu={mu}/lambda={lam}"
         used += runs.present(f, s)
         if not runs.has(f, s):
             continue
         rows.append([str(mu), str(lam)] + versus_cells(runs, f, s, paper_values, paper)
-                    + [f"{ss.mean(runs.values(f, 'tau')):.1f}", welch(runs, f, s)])
+                    + [f"{tau(runs, f)['mean']:.1f}", welch(runs, f, s)])
         for alg, setting in (("FASGD", f), ("SASGD", s)):
             along.append([f"{alg} μ={mu} λ={lam}"]
-                         + [ms([runs.metric_at(r, u) for r in runs.finished(setting)])
-                            for u in marks]
-                         + [ms([runs.best(r) for r in runs.finished(setting)])])
+                         + [ms(runs.at_stats(setting, u)) for u in marks]
+                         + [ms(runs.stats(setting, "min"))])
     table(head, rows)
     table(["run"] + [f"{u:,}" for u in marks] + ["best"], along)
     return used
@@ -190,10 +160,9 @@ def exp2(runs, paper):
         used += runs.present(f, s)
         if not runs.has(f, s):
             continue
-        quantile = [ss.mean([runs.tau_quantile(r, q) for r in runs.finished(f)])
-                    for q in (0.5, 0.99)]
+        quantile = [runs.by[f]["staleness"][q]["mean"] for q in ("p50", "p99")]
         rows.append([str(lam)] + versus_cells(runs, f, s, paper_values, paper)
-                    + [welch(runs, s, f), count(ss.mean(runs.values(f, "tau")))]
+                    + [welch(runs, s, f), count(tau(runs, f)["mean"])]
                     + [count(x) for x in quantile])
     table(head, rows)
     return used
@@ -206,7 +175,7 @@ def ablation(runs):
         settings = [f"exp2/{k}/lambda={lam}" for k in kinds]
         used += runs.present(*settings)
         if runs.has(*settings):
-            rows.append([str(lam)] + [ms(runs.values(s, "last10")) for s in settings])
+            rows.append([str(lam)] + [ms(runs.stats(s, "last")) for s in settings])
     table(["λ", "SASGD 1/(τ+1), lr 0.04", "FASGD = 1/(τ+1) + normaliser",
            "normaliser, no staleness scaling", "SASGD α/τ + normaliser"], rows)
     return used
@@ -224,17 +193,14 @@ def exp3_label(setting):
 
 def sent_column(runs, setting, kind, always_counts):
     """'sent / potential' means over the seeds, or 'all' when every opportunity was sent."""
-    v = runs.finished(setting)
-    if not always_counts and all(r[kind + "_sent"] == r[kind + "_potential"] for r in v):
+    t = runs.by[setting]["traffic"][kind]
+    if not always_counts and t["skipped_msgs"]["max"] == 0:
         return "all"
-    return (f"{count(ss.mean([r[kind + '_sent'] for r in v]))} / "
-            f"{count(ss.mean([r[kind + '_potential'] for r in v]))}")
+    return f"{count(t['sent_msgs']['mean'])} / {count(t['potential_msgs']['mean'])}"
 
 
 def reduction(runs, setting):
-    return "{:.2f}×".format(ss.mean([
-        (r["fetch_potential"] + r["push_potential"]) / (r["fetch_sent"] + r["push_sent"])
-        for r in runs.finished(setting)]))
+    return "{:.2f}×".format(runs.by[setting]["traffic_reduction"]["mean"])
 
 
 def exp3(runs):
@@ -245,7 +211,7 @@ def exp3(runs):
     for s in (s for s in used if runs.has(s)):
         rows.append([exp3_label(s), sent_column(runs, s, "fetch", s == EXP3_C0),
                      sent_column(runs, s, "push", s == EXP3_C0), reduction(runs, s)]
-                    + errors(runs, s) + [ms(runs.values(s, "tau"), "{:.0f}")])
+                    + errors(runs, s) + [ms(tau(runs, s), "{:.0f}")])
     table(["run", "fetches sent / potential", "pushes sent / potential", "total reduction",
            "val. error last", "last-10", "mean τ"], rows)
     rows = []
@@ -256,7 +222,7 @@ def exp3(runs):
             continue
         rows.append([exp3_label(s), sent_column(runs, s, "fetch", True), reduction(runs, s)]
                     + errors(runs, s)
-                    + [ms(runs.values(same, "last10")) if runs.has(same) else "-",
+                    + [ms(runs.stats(same, "last")) if runs.has(same) else "-",
                        welch(runs, s, EXP3_C0) if runs.has(EXP3_C0) else "-"])
     if rows:
         table(["run", "fetches sent / potential", "total reduction", "val. error last",
@@ -272,9 +238,10 @@ def main(argv):
     ap.add_argument("--updates", type=int, required=True, help="stop.updates of the runs")
     ap.add_argument("--paper", action="store_true", help="add the paper's values (MNIST)")
     args = ap.parse_args(argv)
-    runs = Runs(ss.open_db(args.db), args.updates, PREFIX[args.table])
+    marks = exp1_marks(args.updates) if args.table == "exp1" else ()
+    runs = Runs(args.db, args.updates, PREFIX[args.table], at=sorted(set(marks)))
     if not runs.by:
-        return ss.usage_error(f"{args.db}: no finished {args.table} run with stop.updates = "
+        return sr.usage_error(PROG, f"{args.db}: no finished {args.table} run with stop.updates = "
                               f"{args.updates}")
     text = io.StringIO()
     with contextlib.redirect_stdout(text):
@@ -287,7 +254,7 @@ def main(argv):
         else:
             used = exp3(runs)
     if not used:
-        return ss.usage_error(f"{args.db}: no setting of the {args.table} table has runs with "
+        return sr.usage_error(PROG, f"{args.db}: no setting of the {args.table} table has runs with "
                               f"stop.updates = {args.updates}")
     print(text.getvalue() + runs.footer(used))
     return 0

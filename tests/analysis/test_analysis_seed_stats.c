@@ -54,6 +54,7 @@ static void summaries(void)
     CHECK_INT_EQ(s.n, 8);
     CHECK_NEAR(s.mean, 5.0, 0);
     CHECK_NEAR(s.sd, sqrt(32.0 / 7.0), 1e-12);
+    CHECK(s.min == 2.0 && s.max == 9.0);
     /* t(0.975, 7) = 2.364624 (tables give 2.365) */
     double half = 2.364624 * sqrt(32.0 / 7.0) / sqrt(8.0);
     CHECK_NEAR(s.ci_low, 5.0 - half, 1e-5);
@@ -72,9 +73,11 @@ static void edge_cases(void)
 {
     ana_summary_t s = ana_summarize(NULL, 0);
     CHECK(s.n == 0 && isnan(s.mean) && isnan(s.sd) && isnan(s.ci_low) && isnan(s.ci_high));
+    CHECK(isnan(s.min) && isnan(s.max));
     static const double one[] = {0.25};
     s = ana_summarize(one, 1);
     CHECK(s.n == 1 && s.mean == 0.25 && s.sd == 0.0 && isnan(s.ci_low) && isnan(s.ci_high));
+    CHECK(s.min == 0.25 && s.max == 0.25);
     static const double same[] = {0.5, 0.5, 0.5};
     s = ana_summarize(same, 3);
     CHECK(s.sd == 0.0 && s.ci_low == 0.5 && s.ci_high == 0.5);

@@ -1,7 +1,8 @@
 # scripts/repro_tables.py, the Markdown tables of docs/reproductions.md, on small synthetic
 # runs named like the experiment scripts' settings (two seeds each): every printed value
 # against the database read independently (sqlite3 and a few lines of Python: counts, the
-# mean and sample sd over the seeds, Welch's test as scripts/seed_stats.py computes it),
+# mean and sample sd over the seeds, Welch's t and its p by numerical integration; the
+# script takes every number from sgdsim report --json and --welch),
 # settings without runs or whose runs diverged left out, the footer's run count, and bad
 # input (exit 2).  Skipped without python3 or sqlite3.
 . "$(dirname "$0")/lib.sh"
@@ -9,7 +10,7 @@ command -v python3 >/dev/null || { echo "python3 not installed: skipping"; exit 
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 TABLES=(python3 "$ROOT/scripts/repro_tables.py")
-STATS=(python3 "$ROOT/scripts/seed_stats.py")
+export SGDSIM # the binary repro_tables.py takes its numbers from
 
 # 197 validation images: a mean of errors k/197 does not fall on a rounding tie at 4 decimals
 S="$TMP/s.json"; small_scenario "$S"
@@ -81,11 +82,28 @@ row 'c_fetch = 0.5' && fail "a setting without runs has a row"
 row 'c_fetch = 0.25' && fail "a setting whose runs diverged has a row"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM runs WHERE status = 'diverged'")" = 2 ] ||
   fail "the 1e30 steps did not diverge twice"
-# the FRED row: its truthful twin's last-10 and Welch's test against c = 0, as seed_stats.py
+# the FRED row: its truthful twin's last-10 and Welch's test against c = 0, computed here
 IFS='|' read -r _ _ _ _ _ twin _ <<< "$(expect exp3/c_fetch=1/c_push=0)"
-w=$("${STATS[@]}" welch "$DB" exp3/fred-tau/c_fetch=1/c_push=0 exp3/c_fetch=0/c_push=0 \
-  --updates 80) || fail "seed_stats welch"
-diff=$(echo "$w" | sed -n 's/.*: \([-+][0-9.]*\);.*/\1/p') p=$(echo "$w" | sed -n 's/.*p = //p')
+read -r diff p <<< "$(python3 - "$DB" exp3/fred-tau/c_fetch=1/c_push=0 exp3/c_fetch=0/c_push=0 <<'PY'
+import math, sqlite3, sys
+con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+def last10(setting):
+    ids = [r[0] for r in con.execute("SELECT id FROM runs WHERE scenario = ?", (setting,))]
+    return [sum(v[-10:]) / 10 for v in
+            ([r[0] for r in con.execute("SELECT value FROM metrics WHERE run_id = ? AND name ="
+                                        " 'val_error' ORDER BY update_idx", (i,))] for i in ids)]
+a, b = last10(sys.argv[2]), last10(sys.argv[3])
+m = lambda x: sum(x) / len(x)
+v = lambda x: sum((y - m(x)) ** 2 for y in x) / (len(x) - 1) / len(x)
+t = (m(a) - m(b)) / math.sqrt(v(a) + v(b))
+df = (v(a) + v(b)) ** 2 / (v(a) ** 2 / (len(a) - 1) + v(b) ** 2 / (len(b) - 1))
+c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+g = lambda s: 0.0 if s == 0 else c * (1 + (abs(t) / s) ** 2 / df) ** (-(df + 1) / 2) * abs(t) / s ** 2
+n = 20000
+p = 2 / (3 * n) * sum((1 if k in (0, n) else 4 if k % 2 else 2) * g(k / n) for k in range(n + 1))
+print(f"{m(a) - m(b):+.4f} {p:.3g}")
+PY
+)"
 case "$(row 'c_fetch = 1, FRED τ')" in
   *"| $twin | $diff, p = $p |") ;;
   *) fail "FRED row: $(row 'c_fetch = 1, FRED τ') (twin $twin, Welch $diff, p = $p)" ;;
@@ -107,7 +125,7 @@ row 1 && fail "exp1: a setting without runs has a row"
 grep -q "^4 runs, seeds 1,2, " "$TMP/t.md" || fail "exp1 footer: $(tail -1 "$TMP/t.md")"
 
 # bad input
-expect_exit 2 "not a readable sgdsim results database" -- "${TABLES[@]}" exp3 "$TMP/none.db" \
+expect_exit 2 "none.db: no such results database" -- "${TABLES[@]}" exp3 "$TMP/none.db" \
   --updates 80
 expect_exit 2 "no finished exp3 run with stop.updates = 81" -- "${TABLES[@]}" exp3 "$DB" \
   --updates 81

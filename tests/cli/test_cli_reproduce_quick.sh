@@ -1,5 +1,6 @@
-# scripts/reproduce.sh and its helpers: the statistics of scripts/seed_stats.py against values
-# computed by hand; a tiny subset of `reproduce.sh --quick` (the LSGD study, cost-only, a
+# scripts/reproduce.sh and its helpers: Welch's test as `sgdsim report --welch` prints it
+# against values computed by hand (and its refusals, exit 2), scripts/seed_stats.py's summary
+# of sgdsim's numbers; a tiny subset of `reproduce.sh --quick` (the LSGD study, cost-only, a
 # few seconds) passes against scripts/reproduce-quick.ref and fails (exit 1) when one
 # expected value is wrong; scripts/reproduce_check.py's exact and tolerance paths on another
 # kernel, on small synthetic runs; bad input exits 2.  Skipped without python3 or sqlite3.
@@ -12,47 +13,73 @@ CHECK="$ROOT/scripts/reproduce_check.py"
 # Welch's t for a = (1,2,3,4), b = (2,4,6,8), by hand: means 2.5 and 5, sample variances 5/3
 # and 20/3, so s_a^2/n_a = 5/12 and s_b^2/n_b = 5/3; se = sqrt(25/12) = 1.443376;
 # t = -2.5 / 1.443376 = -1.732051 (= -sqrt(3)); Welch-Satterthwaite
-# df = (25/12)^2 / ((5/12)^2/3 + (5/3)^2/3) = (625/144) / (425/432) = 75/17 = 4.411765.
-# The p-values use closed forms of Student's t: df = 1 (Cauchy) P(|T|>=t) = 1 - 2 atan(t)/pi,
-# df = 2: 1 - t / sqrt(2 + t^2); and df -> infinity is the normal's erfc(t / sqrt 2).
-PYTHONPATH="$ROOT/scripts" python3 - <<'PY' || fail "seed_stats.py statistics"
-import math, seed_stats as s
-t, df, p = s.welch([1, 2, 3, 4], [2, 4, 6, 8])
-assert abs(t + math.sqrt(3)) < 1e-12, t
-assert abs(df - 75 / 17) < 1e-12, df
-assert 0.14 < p < 0.16, p                 # between df 4 (0.1583) and df 5 (0.1438) at t = 1.732
-for x in (0.3, 1.0, 2.5, 12.0):
-    assert abs(s.t_two_sided_p(x, 1) - (1 - 2 * math.atan(x) / math.pi)) < 1e-12, x
-    assert abs(s.t_two_sided_p(-x, 2) - (1 - x / math.sqrt(2 + x * x))) < 1e-12, x
-    assert abs(s.t_two_sided_p(x, 1e7) - math.erfc(x / math.sqrt(2))) < 1e-6, x
-assert s.t_two_sided_p(0.0, 3) == 1.0
-assert s.welch([1, 1], [2, 2])[2] == 0.0 and s.welch([3, 3], [3, 3])[2] == 1.0
-assert abs(s.sample_var([2, 4, 4, 4, 5, 5, 7, 9]) - 32 / 7) < 1e-12
-try:
-    s.welch([1], [2, 3]); raise SystemExit("one value accepted")
-except ValueError:
-    pass
-PY
-
-# seed_stats.py on a database: two seeds of two settings, read back with sqlite3.
+# df = (25/12)^2 / ((5/12)^2/3 + (5/3)^2/3) = (625/144) / (425/432) = 75/17 = 4.411765;
+# two-sided p = 0.151580504845 (Student's t at 75/17 degrees of freedom, integrated below).
+# sgdsim report --welch must print exactly these for two settings of four seeds whose runs'
+# last 10 val_error rows are set to those values (the rows before them to 100 more, so a
+# window of 11 rows would change every number); --final reads the last row alone.
 S="$TMP/s.json"; small_scenario "$S"
 SD="$TMP/seeds.db"
-for lr in 0.05 0.1; do
-  "$SGDSIM" sweep "$S" --db "$SD" --quiet --set "name=lr$lr" --set "optimizer.lr=$lr" \
-    --set seed=1,2 || fail "sweep lr $lr"
+for x in a b; do
+  "$SGDSIM" sweep "$S" --db "$SD" --quiet --set "name=$x" --set seed=1,2,3,4 \
+    --set stop.updates=24 --set eval.every=2 || fail "sweep $x"
 done
-out=$(python3 "$ROOT/scripts/seed_stats.py" summary "$SD") || fail "summary"
-[ "$(echo "$out" | grep -c '^lr0\.[01]5\? *2 ')" = 2 ] || fail "summary rows: $out"
-finals=$(sqlite3 "$SD" "SELECT m.value FROM runs r JOIN metrics m ON m.run_id = r.id
-  AND m.name = 'val_error' WHERE r.scenario = 'lr0.05' AND m.update_idx =
-  (SELECT max(update_idx) FROM metrics WHERE run_id = r.id AND name = 'val_error')")
-want=$(echo "$finals" | python3 -c 'import sys; v = [float(x) for x in sys.stdin]; print(f"{sum(v)/len(v):.4f}")')
-echo "$out" | grep -q "^lr0.05 .* $want ± " || fail "summary mean of lr0.05 is not $want: $out"
-python3 "$ROOT/scripts/seed_stats.py" welch "$SD" lr0.05 lr0.1 | grep -q "Welch t = " ||
-  fail "welch"
-expect_exit 2 "Welch's test needs 2" -- python3 "$ROOT/scripts/seed_stats.py" welch "$SD" \
-  lr0.05 nosuch
-expect_exit 2 "not a readable sgdsim results database" -- \
+sqlite3 "$SD" "UPDATE metrics SET value = (SELECT CASE r.scenario WHEN 'a' THEN r.seed
+  ELSE 2 * r.seed END FROM runs r WHERE r.id = metrics.run_id) + CASE WHEN
+  (SELECT count(*) FROM metrics m WHERE m.run_id = metrics.run_id AND m.name = 'val_error'
+   AND m.update_idx > metrics.update_idx) >= 10 THEN 100 ELSE 0 END
+  WHERE name = 'val_error'" || fail "planting the values"
+out=$("$SGDSIM" report "$SD" --welch a b) || fail "report --welch: $out"
+[ "$out" = "val_error last10 a (n=4) - b (n=4): -2.5000; Welch t = -1.732, df = 4.4, two-sided p = 0.152" ] ||
+  fail "report --welch: $out"
+"$SGDSIM" report "$SD" --welch a b --json > "$TMP/w.json" || fail "report --welch --json"
+"$SGDSIM" report "$SD" --welch b a --json --final > "$TMP/wf.json" || fail "--welch --final"
+python3 - "$TMP/w.json" "$TMP/wf.json" <<'PY' || fail "report --welch's hand-worked values"
+import json, math, sys
+w, f = (json.load(open(p)) for p in sys.argv[1:])
+def p_two_sided(t, df, n=20000):
+    """2 P(T >= |t|) by Simpson's rule on x = |t| / s, s in (0, 1]: an independent reader."""
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    g = lambda s: 0.0 if s == 0 else c * (1 + (abs(t) / s) ** 2 / df) ** (-(df + 1) / 2) * abs(t) / s ** 2
+    h = 1.0 / n
+    return 2 * h / 3 * sum((1 if k in (0, n) else 4 if k % 2 else 2) * g(k * h) for k in range(n + 1))
+assert w["metric"] == "val_error" and w["window"] == "last" and w["last_k"] == 10, w
+assert w["a"]["n"] == 4 and w["b"]["n"] == 4 and w["a"]["seeds"] == [1, 2, 3, 4], w
+assert w["a"]["mean"] == 2.5 and w["b"]["mean"] == 5 and w["diff"] == -2.5, w
+assert abs(w["a"]["sd"] - math.sqrt(5 / 3)) < 1e-12, w["a"]        # sample sd, n - 1
+assert abs(w["t"] + math.sqrt(3)) < 1e-12, w["t"]                  # the sign: a - b
+assert abs(w["df"] - 75 / 17) < 1e-12, w["df"]
+assert abs(w["p"] - 0.151580504845) < 1e-10, w["p"]
+assert abs(w["p"] - p_two_sided(w["t"], w["df"])) < 1e-9, (w["p"], p_two_sided(w["t"], w["df"]))
+assert f["window"] == "final" and f["diff"] == 2.5 and abs(f["t"] - math.sqrt(3)) < 1e-12, f
+PY
+# too few seeds, a setting without runs, one that mixes configurations: exit 2, saying so
+"$SGDSIM" run "$S" --db "$SD" --quiet --set name=one --set stop.updates=24 || fail "one seed"
+expect_exit 2 "setting 'one' has 1 seed(s) with a finite val_error (0 diverged); Welch's test needs 2" \
+  -- "$SGDSIM" report "$SD" --welch a one
+expect_exit 2 "no finished run of setting 'nosuch' with stop.updates = 24" -- \
+  "$SGDSIM" report "$SD" --welch a nosuch --updates 24
+"$SGDSIM" run "$S" --db "$SD" --quiet --set name=a --set stop.updates=12 --set eval.every=2 ||
+  fail "a, shorter"
+expect_exit 2 "setting 'a' holds 2 configurations (they differ in stop.updates)" -- \
+  "$SGDSIM" report "$SD" --welch a b
+"$SGDSIM" report "$SD" --welch a b --updates 24 > /dev/null || fail "--updates 24 keeps one"
+expect_exit 2 "--welch needs two settings" -- "$SGDSIM" report "$SD" --welch a
+expect_exit 2 "--last and --final exclude each other" -- "$SGDSIM" report "$SD" --welch a b \
+  --last 3 --final
+expect_exit 2 "--at only with --json" -- "$SGDSIM" report "$SD" --welch a b --at 4
+expect_exit 2 "has 0 seed(s) with a finite no_such" -- "$SGDSIM" report "$SD" --welch a b \
+  --updates 24 --metric no_such
+
+# seed_stats.py summary formats sgdsim's numbers: the row of b (seeds 2, 4, 6, 8 in the last
+# rows, 102.. before) and a's refusal of a setting of two lengths.
+out=$(SGDSIM="$SGDSIM" python3 "$ROOT/scripts/seed_stats.py" summary "$SD" --updates 24 \
+  --like 'b') || fail "summary: $out"
+echo "$out" | grep -q "^b  4  5.0000 ± 2.5820 (2.0000–8.0000) *5.0000 ± 2.5820 (2.0000–8.0000) *-$" ||
+  fail "summary row of b: $out"
+expect_exit 2 "setting 'a' holds 2 configurations" -- env SGDSIM="$SGDSIM" \
+  python3 "$ROOT/scripts/seed_stats.py" summary "$SD"
+expect_exit 2 "no such results database" -- env SGDSIM="$SGDSIM" \
   python3 "$ROOT/scripts/seed_stats.py" summary "$TMP/none.db"
 
 # A tiny subset of reproduce.sh --quick, compared with the stored reference.

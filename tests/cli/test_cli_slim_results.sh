@@ -11,6 +11,7 @@ command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; e
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 SLIM=(python3 "$ROOT/scripts/slim_results.py")
 TABLES=(python3 "$ROOT/scripts/repro_tables.py")
+export SGDSIM # the binary repro_tables.py takes its numbers from
 
 S="$TMP/s.json"; small_scenario "$S"
 DB="$TMP/full.db"

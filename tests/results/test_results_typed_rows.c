@@ -3,7 +3,8 @@
  * histogram and traffic are written through rdb_; the iterators read them back: runs in id
  * and in scenario order, finished only, NULLs as has_ = false / NaN / NULL, the final row of
  * every metric of the finished runs, one run's final value, staleness and traffic, and the
- * sorted metric names.  The same runs read from a schema 2 copy give NULL sweep axes. */
+ * sorted metric names; every metric row, staleness bin and traffic kind of the finished runs in
+ * order (the running run's left out).  The same runs read from a schema 2 copy give NULL sweep axes. */
 #include <math.h>
 
 #include <sqlite3.h>
@@ -51,7 +52,10 @@ static void write_runs(const char *path)
     CHECK_INT_EQ(rdb_traffic(db, b, "fetch", 7, 500000, 0, 0, &err), 0);
     end(db, b, "complete");
     end(db, a, "diverged");
-    begin(db, "c", 3, NULL);
+    int64_t c = begin(db, "c", 3, NULL); /* running: none of its rows is read */
+    CHECK_INT_EQ(rdb_metric(db, c, 0, 0, "val_error", 0.9, &err), 0);
+    CHECK_INT_EQ(rdb_staleness(db, c, 1, 1, &err), 0);
+    CHECK_INT_EQ(rdb_traffic(db, c, "push", 1, 1, 1, 1, &err), 0);
     CHECK_INT_EQ(rdb_flush(db, &err), 0);
     rdb_close(db);
 }
@@ -155,6 +159,46 @@ static void check_facts(rdb_t *db)
     rdb_names_free(names, n);
 }
 
+/* Every row of the finished runs: curves by run, name, update; bins; traffic kinds. */
+static void check_whole_rows(rdb_t *db)
+{
+    sgd_err_t err = {{0}};
+    rdb_rows_it_t *it = NULL;
+    rdb_metric_row_t m = {0};
+    static const char *const name[] = {"train_loss", "val_error", "val_error"};
+    static const int64_t run[] = {1, 1, 2};
+    CHECK_INT_EQ(rdb_curves_of_finished_open(db, &it, &err), 0);
+    for (int k = 0; it && k < 3; k++)
+        for (int64_t u = 0; u <= 20; u += 10) {
+            CHECK_INT_EQ(rdb_metrics_next(it, &m, &err), 1);
+            CHECK(m.run_id == run[k] && m.update == u);
+            CHECK_STR_EQ(m.name, name[k]);
+        }
+    CHECK(isnan(m.value)); /* run 2's last val_error */
+    CHECK_INT_EQ(rdb_metrics_next(it, &m, &err), 0);
+    rdb_rows_close(it);
+    rdb_staleness_bin_t b = {0};
+    static const int64_t tau[] = {0, 4, 9}, count[] = {3, 1, 0};
+    CHECK_INT_EQ(rdb_staleness_bins_open(db, &it, &err), 0);
+    for (int k = 0; it && k < 3; k++) {
+        CHECK_INT_EQ(rdb_staleness_bins_next(it, &b, &err), 1);
+        CHECK(b.run_id == 1 && b.tau == tau[k] && b.count == count[k]);
+    }
+    CHECK_INT_EQ(rdb_staleness_bins_next(it, &b, &err), 0);
+    rdb_rows_close(it);
+    rdb_traffic_kind_row_t t = {0};
+    CHECK_INT_EQ(rdb_traffic_kinds_open(db, &it, &err), 0);
+    CHECK_INT_EQ(rdb_traffic_kinds_next(it, &t, &err), 1); /* by kind: fetch, then push */
+    CHECK_STR_EQ(t.kind, "fetch");
+    CHECK(t.run_id == 1 && t.sent_msgs == 7 && t.sent_bytes == 500000 && t.skipped_msgs == 0);
+    CHECK_INT_EQ(rdb_traffic_kinds_next(it, &t, &err), 1);
+    CHECK_STR_EQ(t.kind, "push");
+    CHECK(t.sent_msgs == 10 && t.sent_bytes == 2000000 && t.skipped_msgs == 5 &&
+          t.skipped_bytes == 1000000);
+    CHECK_INT_EQ(rdb_traffic_kinds_next(it, &t, &err), 0);
+    rdb_rows_close(it);
+}
+
 static void check_file(const char *path, bool schema3)
 {
     sgd_err_t err = {{0}};
@@ -164,6 +208,7 @@ static void check_file(const char *path, bool schema3)
     check_runs(db, schema3);
     check_finals(db);
     check_facts(db);
+    check_whole_rows(db);
     rdb_close(db);
 }
 
