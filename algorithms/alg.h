@@ -117,11 +117,21 @@ typedef struct alg_ctx {
 typedef struct alg_ckpt_ops {
     /* Bytes save would write now (the checkpoint's size, reported before a run). */
     size_t (*state_size)(const void *state);
+    /* Optional, called right before save: completes work the algorithm deferred past the
+     * events that decided it, which the run would do later with the same bits (the
+     * parameter-server family applies the updates its schedule ran ahead to), so that save
+     * writes a state without it.  Returns false when the run ended while doing so
+     * (ctx->status says how): nothing is saved then. */
+    bool (*settle)(void *state);
     /* Appends the state to w; -1 with err when it cannot be saved. */
     int (*save)(const void *state, sgd_ckw_t *w, sgd_err_t *err);
     /* Reads what save wrote into a freshly created state; -1 with err when r is damaged
      * or was written by another configuration (a count that differs). */
     int (*restore)(void *state, sgd_ckr_t *r, sgd_err_t *err);
+    /* Whether the run's future depends on state resident in the backend (sync_begin /
+     * sync_step's velocity): a backend that cannot export it (no sync_export/sync_import)
+     * is then refused. */
+    bool backend_state;
 } alg_ckpt_ops_t;
 
 typedef struct alg_ops {
@@ -141,8 +151,8 @@ typedef struct alg_ops {
      * workspace), which create() then checks against the training data itself.  NULL means
      * cluster.workers x batch.per_worker, checked by the runner (the synchronous case). */
     int64_t (*model_batch)(const scn_t *s);
-    /* Checkpoints (above); NULL: this algorithm cannot be checkpointed yet, and `run
-     * --checkpoint` / `--resume` refuse it naming the algorithm. */
+    /* Checkpoints (above); every algorithm has them (test_checkpoint_resume checks the
+     * registry, and the conformance suite resumes every algorithm). */
     const alg_ckpt_ops_t *ckpt;
 } alg_ops_t;
 
@@ -268,8 +278,9 @@ typedef struct alg_checkpoint_opts {
     void *ctx;
 } alg_checkpoint_opts_t;
 
-/* NULL when the prepared run can be checkpointed; else why not, naming the algorithm or the
- * backend ("algorithm \"fasgd\" does not support checkpoints yet"). */
+/* NULL when the prepared run can be checkpointed; else why not, naming the backend that
+ * cannot export the state the algorithm keeps in it ("backend \"cuda\" does not support
+ * checkpoints of csgd yet"). */
 const char *alg_checkpoint_unsupported(const alg_prepared_t *run);
 
 /* Makes the prepared run write checkpoints (before alg_execute); o is copied. */

@@ -219,7 +219,8 @@ static size_t csgd_state_size(const void *state)
 }
 
 static const alg_ckpt_ops_t csgd_ckpt = {
-    .state_size = csgd_state_size, .save = csgd_save, .restore = csgd_restore};
+    .state_size = csgd_state_size, .save = csgd_save, .restore = csgd_restore,
+    .backend_state = true};
 
 static void csgd_destroy(void *state)
 {

@@ -618,7 +618,8 @@ static size_t lsgd_state_size(const void *state)
 }
 
 static const alg_ckpt_ops_t lsgd_ckpt = {
-    .state_size = lsgd_state_size, .save = lsgd_save, .restore = lsgd_restore};
+    .state_size = lsgd_state_size, .save = lsgd_save, .restore = lsgd_restore,
+    .backend_state = true};
 
 /* algorithm.reduce / broadcast / overlap; LSGD needs the cluster topology (communicators
  * run on the node hosts). */

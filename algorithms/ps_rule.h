@@ -27,7 +27,8 @@
  *     count > 1.  A rule that needs each gradient alone sets merge = false.
  *
  * Ownership: a rule's state is state_bytes(o, n) bytes, zeroed and 64-byte aligned, owned
- * by the run (its arena); init (optional) lays it out.  Its options live in ps_opts_t
+ * by the run (its arena); init (optional) lays it out.  Checkpoints save it without help
+ * from the rule: everything past its state_header bytes, as bytes.  Its options live in ps_opts_t
  * (ps_opts.h): the family's keys there, its own in ps_opts_t.rule_opts (heap, freed with
  * the options). */
 #ifndef SGDSIM_ALGORITHMS_PS_RULE_H
@@ -76,6 +77,12 @@ typedef struct ps_rule {
     int (*parse)(const sgd_jobj_t *a, const scn_t *s, struct ps_opts *o, sgd_err_t *err);
     /* Bytes of run state for n parameters (0: none; NULL: none). */
     size_t (*state_bytes)(const struct ps_opts *o, size_t n);
+    /* Checkpoints (ps_ckpt.c): the first state_header bytes of the state are what init lays
+     * out from the options -- pointers into the state, copies of options, caches the rest
+     * determines -- and are not saved; the bytes after them are the state that evolves,
+     * saved and restored as they are, so they hold plain values (floats, integers), never a
+     * pointer.  0: the whole state is saved (it must then hold no pointer). */
+    size_t state_header;
     /* Optional: lays out the zeroed state. */
     void (*init)(void *state, const struct ps_opts *o, size_t n);
     /* Per-gradient form: writes the step of g into out (n floats). */
@@ -99,6 +106,8 @@ void ps_finish(void *state);
 int ps_report(void *state, const alg_sink_t *sink, sgd_err_t *err);
 void ps_destroy(void *state);
 int64_t ps_model_batch(const scn_t *s);
+/* The family's checkpoints (ps_ckpt.c), the same for every rule. */
+extern const alg_ckpt_ops_t ps_ckpt_ops;
 
 /* Parses the algorithm object for `rule` (ps_opts.c). */
 int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, const ps_rule_t *rule, sgd_err_t *err);
@@ -123,6 +132,7 @@ const ps_rule_t *ps_rule_of(const alg_ops_t *ops);
      .finish = ps_finish,                                                                 \
      .report = ps_report,                                                                 \
      .destroy = ps_destroy,                                                               \
-     .model_batch = ps_model_batch}
+     .model_batch = ps_model_batch,                                                       \
+     .ckpt = &ps_ckpt_ops}
 
 #endif

@@ -181,3 +181,108 @@ void ps_hist_free(ps_hist_t *h)
     free(h->bins);
     memset(h, 0, sizeof *h);
 }
+
+/* ---- checkpoints ----------------------------------------------------------------------- */
+
+/* A histogram as its non-empty bins (value, count), its count and sum: its length follows
+ * from its largest value as it did when the values were added. */
+static void hist_save(const ps_hist_t *h, sgd_ckw_t *w)
+{
+    uint64_t used = 0;
+    for (int64_t x = 0; x < h->len; x++) used += h->bins[x] != 0;
+    sgd_ckw_u64(w, used);
+    for (int64_t x = 0; x < h->len; x++)
+        if (h->bins[x]) {
+            sgd_ckw_i64(w, x);
+            sgd_ckw_i64(w, h->bins[x]);
+        }
+    sgd_ckw_i64(w, h->n);
+    sgd_ckw_f64(w, h->sum);
+}
+
+/* Values are staleness or ages: at most the server's version. */
+static void hist_restore(ps_hist_t *h, int64_t max, sgd_ckr_t *r)
+{
+    uint64_t used = sgd_ckr_count(r, (uint64_t)max + 1, "histogram bins");
+    int64_t total = 0, last = -1;
+    for (uint64_t i = 0; i < used && !r->failed; i++) {
+        int64_t x = sgd_ckr_i64(r), count = sgd_ckr_i64(r);
+        if (r->failed) break;
+        if (x <= last || x > max || count <= 0 || count > INT64_MAX - total) {
+            sgd_ckr_fail(r, "histogram: bin %lld of %lld out of order or range", (long long)x,
+                         (long long)count);
+            break;
+        }
+        ps_hist_add(h, x); /* grows the bins as the run did */
+        h->bins[x] = count;
+        total += count;
+        last = x;
+    }
+    h->n = sgd_ckr_i64(r);
+    h->sum = sgd_ckr_f64(r);
+    if (!r->failed && h->n != total)
+        sgd_ckr_fail(r, "histogram: %lld values saved, its bins hold %lld", (long long)h->n,
+                     (long long)total);
+}
+
+static void traffic_save(const ps_traffic_t *t, sgd_ckw_t *w)
+{
+    sgd_ckw_u64(w, t->sent_msgs);
+    sgd_ckw_u64(w, t->sent_bytes);
+    sgd_ckw_u64(w, t->skipped_msgs);
+    sgd_ckw_u64(w, t->skipped_bytes);
+}
+
+static void traffic_restore(ps_traffic_t *t, sgd_ckr_t *r)
+{
+    t->sent_msgs = sgd_ckr_u64(r);
+    t->sent_bytes = sgd_ckr_u64(r);
+    t->skipped_msgs = sgd_ckr_u64(r);
+    t->skipped_bytes = sgd_ckr_u64(r);
+}
+
+void ps_server_save(const ps_server_t *s, sgd_ckw_t *w)
+{
+    SGD_ASSERT(s->applied == s->version && s->unfilled_head == s->nunfilled);
+    sgd_ckw_tag(w, "server");
+    sgd_ckw_i64(w, s->version);
+    sgd_ckw_i64(w, s->peak_live);
+    hist_save(&s->tau, w);
+    hist_save(&s->age, w);
+    traffic_save(&s->fetch, w);
+    traffic_save(&s->push, w);
+}
+
+int ps_server_restore(ps_server_t *s, int64_t updates, sgd_ckr_t *r)
+{
+    SGD_ASSERT(s->version == 0 && s->live == 0 && !s->current);
+    sgd_ckr_tag(r, "server");
+    int64_t version = sgd_ckr_i64(r), peak = sgd_ckr_i64(r);
+    if (!r->failed && (version != updates || peak < 0))
+        return sgd_ckr_fail(r, "server: version %lld after %lld updates, snapshot peak %lld",
+                            (long long)version, (long long)updates, (long long)peak);
+    s->version = s->applied = version;
+    s->peak_live = peak;
+    hist_restore(&s->tau, version, r);
+    hist_restore(&s->age, version, r);
+    traffic_restore(&s->fetch, r);
+    traffic_restore(&s->push, r);
+    return r->failed ? -1 : 0;
+}
+
+ps_snap_t *ps_server_revive(ps_server_t *s, int64_t version)
+{
+    SGD_ASSERT(version >= 0 && version <= s->version);
+    ps_snap_t *p = sgd_slab_take(&s->snaps);
+    *p = (ps_snap_t){.version = version,
+                     .data = (float *)((unsigned char *)p + PS_SNAP_HEADER)};
+    if (version == s->version) s->current = p;
+    if (++s->live > s->peak_live) s->peak_live = s->live;
+    return p;
+}
+
+ps_snap_t *ps_snap_hold(ps_snap_t *p)
+{
+    p->refs++;
+    return p;
+}

@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/ckbuf.h"
 #include "common/slab.h"
 
 typedef struct ps_snap {
@@ -116,5 +117,18 @@ int64_t ps_hist_quantile(const ps_hist_t *h, double q);
 /* The mean of the values added, 0 when none. */
 double ps_hist_mean(const ps_hist_t *h);
 void ps_hist_free(ps_hist_t *h);
+
+/* Checkpoints (ps_ckpt.c), of a server whose parameters have caught up with its schedule
+ * (applied == version: no snapshot unfilled or pinned).  ps_server_save writes the
+ * counters -- version, peak_live, both histograms, the traffic -- and ps_server_restore
+ * reads them into a server just initialised (-1 with the reader failed when they do not
+ * fit: the version of a settled server is the run's `updates`).  The snapshots are the caller's to save, each once by version: ps_server_revive
+ * brings one back (the current one when its version is the server's), with no holder yet
+ * and its data to be filled; holders then take references (ps_snap_hold). */
+void ps_server_save(const ps_server_t *s, sgd_ckw_t *w);
+int ps_server_restore(ps_server_t *s, int64_t updates, sgd_ckr_t *r);
+ps_snap_t *ps_server_revive(ps_server_t *s, int64_t version);
+/* A reference to a revived snapshot (which may have none yet). */
+ps_snap_t *ps_snap_hold(ps_snap_t *p);
 
 #endif

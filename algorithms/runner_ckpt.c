@@ -31,15 +31,12 @@ static double mono_s(void)
 const char *alg_checkpoint_unsupported(const alg_prepared_t *run)
 {
     static char why[160];
-    if (!run->ops->ckpt) {
-        snprintf(why, sizeof why, "algorithm \"%s\" does not support checkpoints yet",
-                 run->ops->scenario.name);
-        return why;
-    }
+    SGD_ASSERT(run->ops->ckpt); /* every registered algorithm has them (alg.h) */
     const sgd_backend_t *b = &run->res.backend;
-    if (run->ctx.numerics && (!b->iface->sync_export || !b->iface->sync_import)) {
-        snprintf(why, sizeof why, "backend \"%s\" does not support checkpoints yet",
-                 b->iface->name);
+    if (run->ctx.numerics && run->ops->ckpt->backend_state &&
+        (!b->iface->sync_export || !b->iface->sync_import)) {
+        snprintf(why, sizeof why, "backend \"%s\" does not support checkpoints of %s yet",
+                 b->iface->name, run->ops->scenario.name);
         return why;
     }
     return NULL;
@@ -151,6 +148,14 @@ bool alg_runner_checkpoint_write(alg_prepared_t *run)
     sgd_ckw_init(&w);
     sgd_err_t err = {{0}};
     rn->ckpt_due = false;
+    const alg_ckpt_ops_t *ops = run->ops->ckpt;
+    /* Updates settle applies may find another checkpoint due (and stop the engine again):
+     * the loop in runner.c then writes the same state once more, which costs a write and
+     * changes nothing. */
+    if (ops->settle && !ops->settle(run->res.state)) { /* the run ended there */
+        sgd_ckw_free(&w);
+        return false;
+    }
     int rc = save_payload(run, &w, &err);
     if (rc == 0) rc = rn->ckpt.write(rn->ckpt.ctx, w.buf, w.len, ctx->updates, &err);
     sgd_ckw_free(&w);

@@ -490,6 +490,7 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
         return cli_bad_input("%s", err.msg);
     if ((rc = run_prepare(st)) != 0) return rc;
     if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared)) != 0) return rc;
+    run_ckpt_note_trace(&st->ckpt, st->trace);
     if (rdb_open(st->db_path, &st->r.db, &err)) return cli_bad_input("%s", err.msg);
     return 0;
 }

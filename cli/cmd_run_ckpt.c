@@ -108,6 +108,17 @@ int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run)
     return c->resume ? resume_from(c, run) : 0;
 }
 
+void run_ckpt_note_trace(const run_ckpt_t *c, sim_trace_t *t)
+{
+    if (!c->resume || !t) return;
+    char note[SGD_ERR_MAX];
+    snprintf(note, sizeof note, "this trace covers run %lld (started %s) after update %lld, "
+             "resumed from checkpoint %s; what came before is in the trace of the run that "
+             "wrote the checkpoint", (long long)c->saved.run_id, c->saved.run_started,
+             (long long)c->saved.updates, c->resume);
+    sim_trace_resumed(t, note);
+}
+
 int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t *run_id,
                    sgd_err_t *err)
 {

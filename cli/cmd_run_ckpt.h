@@ -14,6 +14,7 @@
 #include "algorithms/alg.h"
 #include "common/ckpt_file.h"
 #include "results/rdb.h"
+#include "sim/trace.h"
 
 /* Exit code of a run that stopped after writing a checkpoint on request (SIGTERM, SIGUSR1,
  * --checkpoint-exit-at): EX_TEMPFAIL of sysexits.h, "try again later". */
@@ -46,6 +47,10 @@ int run_ckpt_check_args(run_ckpt_t *c);
  * backend without checkpoints, and with --resume reads, checks and restores the checkpoint
  * (exit 2 naming the file and what differs).  0, or the exit code after the message. */
 int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run);
+
+/* With --resume, marks the run's trace (if any) as covering the resumed part only, saying
+ * from which checkpoint (sim_trace_resumed). */
+void run_ckpt_note_trace(const run_ckpt_t *c, sim_trace_t *t);
 
 /* The sink's begin: a new runs row, or (--resume) the checkpoint's run resumed in db. */
 int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t *run_id,

@@ -43,6 +43,8 @@ struct sim_trace {
     int kinds_named;  /* bit per kind: process name written */
     pending_flow_t *open; /* open flows, kept sorted by flow id */
     size_t nopen, open_cap;
+    bool resumed;     /* sim_trace_resumed: flows may end that started before the trace */
+    uint64_t flows_before; /* such flows, left out */
     note_t *notes;    /* in the order first added */
     size_t nnotes;
     char **warnings;  /* distinct, in the order first given */
@@ -312,6 +314,10 @@ void sim_trace_flow_end(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, uint
     if (!t) return;
     bool found;
     size_t pos = open_pos(t, flow, &found);
+    if (!found && t->resumed) { /* started before the checkpoint this run resumed from */
+        t->flows_before++;
+        return;
+    }
     SGD_ASSERT(found); /* every flow ended was started */
     pending_flow_t s = t->open[pos];
     memmove(&t->open[pos], &t->open[pos + 1], (t->nopen - pos - 1) * sizeof *t->open);
@@ -372,6 +378,13 @@ void sim_trace_warn(sim_trace_t *t, const char *text)
     fprintf(stderr, "sgdsim: trace: %s\n", text);
 }
 
+void sim_trace_resumed(sim_trace_t *t, const char *note)
+{
+    if (!t) return;
+    t->resumed = true;
+    sim_trace_note(t, "resumed", note);
+}
+
 uint64_t sim_trace_written(const sim_trace_t *t) { return t->spans + t->flows + t->samples; }
 uint64_t sim_trace_dropped(const sim_trace_t *t) { return t->dropped; }
 
@@ -386,6 +399,9 @@ static void write_other(sim_trace_t *t)
             (unsigned long long)t->spans, (unsigned long long)t->flows,
             (unsigned long long)t->samples, (unsigned long long)t->dropped,
             (unsigned long long)t->nopen, (long long)t->opts.t0_ns, (long long)t->opts.t1_ns);
+    if (t->resumed)
+        fprintf(f, ", \"flows_started_before_resume\": %llu",
+                (unsigned long long)t->flows_before);
     for (size_t i = 0; i < t->nnotes; i++) {
         fputs(", ", f);
         json_string(f, t->notes[i].key);

@@ -111,6 +111,12 @@ void sim_trace_note(sim_trace_t *t, const char *key, const char *value);
  * per distinct text.  No-op when t is NULL. */
 void sim_trace_warn(sim_trace_t *t, const char *text);
 
+/* Marks t as the trace of a run resumed from a checkpoint: it covers the run from there on,
+ * and otherData's "resumed" says so (`note`: from where).  A flow whose start was recorded
+ * before the checkpoint (in the trace of the run that wrote it) is then left out when it
+ * ends, and counted as "flows_started_before_resume".  No-op when t is NULL. */
+void sim_trace_resumed(sim_trace_t *t, const char *note);
+
 uint64_t sim_trace_written(const sim_trace_t *t); /* events written */
 uint64_t sim_trace_dropped(const sim_trace_t *t); /* events in the window beyond max_events */
 

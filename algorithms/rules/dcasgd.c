@@ -126,6 +126,7 @@ const ps_rule_t ps_rule_dcasgd = {
     .keys = dcasgd_keys,
     .parse = parse_dcasgd,
     .state_bytes = dcasgd_state_bytes,
+    .state_header = DC_HEADER, /* the options and the pointer; the mean square is saved */
     .init = dcasgd_init,
     .step = dcasgd_step,
 };

@@ -3,9 +3,6 @@
  * over memory (apply_one); accumulate + apply give the same bits. */
 #include "algorithms/rules/scaled.h"
 
-/* The normaliser's arrays start one cache line after its header. */
-#define PS_SCALED_HEADER (((sizeof(ps_norm_t) + 63) / 64) * 64)
-
 static size_t norm_arrays(const ps_opts_t *o)
 {
     switch (o->norm.kind) {

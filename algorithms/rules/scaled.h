@@ -15,8 +15,14 @@ bool ps_scaled_apply(void *state, float *theta, const float *sum, size_t n, floa
 bool ps_scaled_apply_one(void *state, const ps_grad_t *g, float *theta, float *copy);
 bool ps_scaled_norm_mean(void *state, double *mean);
 
+/* The normaliser's arrays start one cache line after its header (a ps_norm_t: options,
+ * pointers to the arrays and the cached mean, laid out again by init, so a checkpoint saves
+ * only the arrays). */
+#define PS_SCALED_HEADER (((sizeof(ps_norm_t) + 63) / 64) * 64)
+
 #define PS_SCALED_ARITHMETIC                                                              \
-    .state_bytes = ps_scaled_state_bytes, .init = ps_scaled_init,                         \
+    .state_bytes = ps_scaled_state_bytes, .state_header = PS_SCALED_HEADER,               \
+    .init = ps_scaled_init,                                                               \
     .accumulate = ps_scaled_accumulate, .apply = ps_scaled_apply,                         \
     .apply_one = ps_scaled_apply_one, .norm_mean = ps_scaled_norm_mean
 

@@ -3,75 +3,11 @@
  * from it in a freshly prepared run ends with the uninterrupted run's digest, final
  * parameters and every metric and traffic row; a checkpoint written every K updates along
  * the way and a run continued from any of them do too.  A damaged payload, or one restored
- * into another configuration, is refused with a message; the parameter-server family says it
- * does not support checkpoints yet. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "algorithms/alg.h"
-#include "tests/check.h"
-
-#define MAX_ROWS 4096
-
-typedef struct rows {
-    char text[MAX_ROWS][96];
-    int n;
-} rows_t;
-
-static int on_metric(void *ctx, int64_t update, int64_t vtime_ns, const char *name,
-                     double value, sgd_err_t *err)
-{
-    (void)err;
-    rows_t *r = ctx;
-    SGD_ASSERT(r->n < MAX_ROWS);
-    snprintf(r->text[r->n++], sizeof r->text[0], "%lld %lld %s %a", (long long)update,
-             (long long)vtime_ns, name, value);
-    return 0;
-}
-
-static int on_traffic(void *ctx, const char *kind, uint64_t m, uint64_t b, uint64_t sm,
-                      uint64_t sb, sgd_err_t *err)
-{
-    (void)err;
-    rows_t *r = ctx;
-    snprintf(r->text[r->n++], sizeof r->text[0], "traffic %s %llu %llu %llu %llu", kind,
-             (unsigned long long)m, (unsigned long long)b, (unsigned long long)sm,
-             (unsigned long long)sb);
-    return 0;
-}
-
-/* Checkpoints kept in memory: the latest, and every one by update. */
-typedef struct store {
-    uint8_t *last;
-    size_t n;
-    int64_t updates;
-    uint8_t *by_update[64];
-    size_t size_at[64];
-} store_t;
-
-static int keep(void *ctx, const void *payload, size_t n, int64_t updates, sgd_err_t *err)
-{
-    (void)err;
-    store_t *s = ctx;
-    free(s->last);
-    s->last = sgd_xmalloc(n);
-    memcpy(s->last, payload, n);
-    s->n = n;
-    s->updates = updates;
-    if (updates < 64 && !s->by_update[updates]) {
-        s->by_update[updates] = sgd_xmalloc(n);
-        memcpy(s->by_update[updates], payload, n);
-        s->size_at[updates] = n;
-    }
-    return 0;
-}
-
-static void free_store(store_t *s)
-{
-    free(s->last);
-    for (int i = 0; i < 64; i++) free(s->by_update[i]);
-}
+ * into another configuration, is refused with a message.  Every registered algorithm has
+ * checkpoints (the parameter-server family: test_checkpoint_resume_ps.c); a backend that
+ * cannot export the synchronous algorithms' resident state is refused for them. */
+#include "algorithms/runner_internal.h"
+#include "tests/algorithms/ckpt_harness.h"
 
 static const char *csgd_text =
     "{\"schema_version\": 1, \"seed\": 11, \"algorithm\": {\"name\": \"csgd\"},"
@@ -100,138 +36,50 @@ static const char *lsgd_text =
     "              \"nic\": {\"bandwidth_gbps\": 1, \"latency_us\": 5}},"
     " \"stop\": {\"updates\": 40}, \"eval\": {\"every\": 7}}";
 
-static void load(const char *text, const char *const *sets, int nsets, int threads, scn_t *s)
+/* Every registered algorithm has checkpoints; a backend that cannot export the state the
+ * synchronous algorithms keep in it (the CUDA backend's velocity) is refused for them, named,
+ * and not for the parameter-server family, which keeps none there. */
+static void check_support(void)
 {
-    scn_override_t ov[8];
-    for (int i = 0; i < nsets; i++) ov[i].assignment = sets[i];
-    sgd_err_t err = {{0}};
-    if (scn_load_text(text, "ckpt.json", ".", ov, nsets, NULL, alg_scenario_table, s, &err))
-        sgd_die(__FILE__, __LINE__, "load: %s", err.msg);
-    s->numerics.threads_resolved = threads;
-}
-
-/* One execution of s: from the start, or from payload; with checkpoints when st is set. */
-static alg_outcome_t execute(const scn_t *s, const uint8_t *payload, size_t n,
-                             const alg_checkpoint_opts_t *co, rows_t *rows)
-{
-    alg_prepare_opts_t po = {.backend = ALG_BACKEND_NEEDED};
-    alg_prepared_t *run;
-    sgd_err_t err = {{0}};
-    SGD_ASSERT(alg_prepare(s, &po, &run, &err) == 0);
-    CHECK(alg_checkpoint_unsupported(run) == NULL);
-    if (payload && alg_restore(run, payload, n, &err)) sgd_die(__FILE__, __LINE__, "%s", err.msg);
-    if (co) alg_set_checkpoints(run, co);
-    alg_sink_t sink = {.ctx = rows, .metric = on_metric, .traffic = on_traffic};
-    alg_outcome_t o;
-    SGD_ASSERT(alg_execute(run, &sink, &o, &err) == 0);
-    alg_prepared_free(run);
-    return o;
-}
-
-static bool same_rows(const rows_t *a, const rows_t *b)
-{
-    if (a->n != b->n) return false;
-    for (int i = 0; i < a->n; i++)
-        if (strcmp(a->text[i], b->text[i]) != 0) {
-            fprintf(stderr, "row %d: %s != %s\n", i, a->text[i], b->text[i]);
-            return false;
+    for (const alg_ops_t *const *a = alg_registry; *a; a++) CHECK((*a)->ckpt != NULL);
+    const char *ps[] = {"algorithm.name=fasgd", "optimizer.momentum=0"};
+    for (int is_ps = 0; is_ps < 2; is_ps++) {
+        scn_t s;
+        load(csgd_text, ps, is_ps ? 2 : 0, 1, &s);
+        alg_prepare_opts_t po = {.backend = ALG_BACKEND_NEEDED};
+        alg_prepared_t *run;
+        sgd_err_t err = {{0}};
+        SGD_ASSERT(alg_prepare(&s, &po, &run, &err) == 0);
+        CHECK(alg_checkpoint_unsupported(run) == NULL);
+        sgd_backend_iface_t no_export = *run->res.backend.iface;
+        const sgd_backend_iface_t *real = run->res.backend.iface;
+        no_export.sync_export = NULL;
+        no_export.sync_import = NULL;
+        run->res.backend.iface = &no_export;
+        const char *why = alg_checkpoint_unsupported(run);
+        if (is_ps) {
+            CHECK(why == NULL);
+        } else {
+            CHECK(why != NULL);
+            if (why) CHECK_STR_CONTAINS(why, "does not support checkpoints of csgd");
         }
-    return true;
-}
-
-/* Stops after update `at` with a checkpoint (writing one every 6 updates on the way), then
- * resumes from it and from an earlier one; each must give the uninterrupted run. */
-static void check_resume(const char *label, const char *text, const char *const *sets,
-                         int nsets, int threads, int64_t at)
-{
-    fprintf(stderr, "%s, %d thread(s), stop at %lld\n", label, threads, (long long)at);
-    scn_t s;
-    load(text, sets, nsets, threads, &s);
-    static rows_t full, part, rest, rest2;
-    full.n = part.n = rest.n = rest2.n = 0;
-    alg_outcome_t o_full = execute(&s, NULL, 0, NULL, &full);
-    CHECK(o_full.status == ALG_COMPLETE);
-
-    store_t st = {0};
-    alg_checkpoint_opts_t co = {.every_updates = 6, .exit_at_update = at, .write = keep, .ctx = &st};
-    alg_outcome_t o_part = execute(&s, NULL, 0, &co, &part);
-    CHECK(o_part.status == ALG_CHECKPOINTED);
-    CHECK(st.updates == at && o_part.updates == at);
-
-    /* The part's rows are those of updates <= at: the resumed run writes the rest. */
-    alg_outcome_t o_rest = execute(&s, st.last, st.n, NULL, &rest);
-    CHECK(o_rest.status == ALG_COMPLETE);
-    CHECK_STR_EQ(o_rest.digest, o_full.digest);
-    CHECK(o_rest.events == o_full.events && o_rest.vtime_ns == o_full.vtime_ns);
-    CHECK(o_rest.nparams == o_full.nparams &&
-          memcmp(o_rest.final_params, o_full.final_params, o_full.nparams * sizeof(float)) == 0);
-    static rows_t joined;
-    joined = part;
-    for (int i = 0; i < rest.n; i++) memcpy(joined.text[joined.n++], rest.text[i], sizeof rest.text[0]);
-    CHECK(same_rows(&joined, &full));
-
-    /* From the checkpoint at update 6, and with checkpoints written as it goes on. */
-    CHECK(st.by_update[6] != NULL);
-    store_t st2 = {0};
-    alg_checkpoint_opts_t co2 = {.every_updates = 5, .write = keep, .ctx = &st2};
-    alg_outcome_t o_rest2 = execute(&s, st.by_update[6], st.size_at[6], &co2, &rest2);
-    CHECK_STR_EQ(o_rest2.digest, o_full.digest);
-    CHECK(st2.by_update[35] != NULL);
-
-    /* A payload cut short, a flipped byte in a count, another configuration: refused. */
-    alg_prepare_opts_t po = {.backend = ALG_BACKEND_NEEDED};
-    alg_prepared_t *run;
-    sgd_err_t err = {{0}};
-    SGD_ASSERT(alg_prepare(&s, &po, &run, &err) == 0);
-    CHECK(alg_restore(run, st.last, st.n - 3, &err) == -1);
-    alg_prepared_free(run);
-    scn_t other;
-    const char *more[9];
-    for (int i = 0; i < nsets; i++) more[i] = sets[i];
-    more[nsets] = "model.hidden=[13]"; /* another parameter count */
-    load(text, more, nsets + 1, threads, &other);
-    SGD_ASSERT(alg_prepare(&other, &po, &run, &err) == 0);
-    CHECK(alg_restore(run, st.last, st.n, &err) == -1);
-    CHECK_STR_CONTAINS(err.msg, "parameters saved");
-    alg_prepared_free(run);
-    scn_free(&other);
-
-    free(o_full.final_params);
-    free(o_part.final_params);
-    free(o_rest.final_params);
-    free(o_rest2.final_params);
-    free_store(&st);
-    free_store(&st2);
-    scn_free(&s);
-}
-
-static void check_ps_refused(void)
-{
-    scn_t s;
-    const char *sets[] = {"algorithm.name=fasgd", "cluster.workers=4", "optimizer.momentum=0"};
-    load(csgd_text, sets, 3, 1, &s);
-    alg_prepare_opts_t po = {.backend = ALG_BACKEND_NEEDED};
-    alg_prepared_t *run;
-    sgd_err_t err = {{0}};
-    SGD_ASSERT(alg_prepare(&s, &po, &run, &err) == 0);
-    const char *why = alg_checkpoint_unsupported(run);
-    CHECK(why != NULL);
-    if (why) CHECK_STR_CONTAINS(why, "algorithm \"fasgd\" does not support checkpoints yet");
-    alg_prepared_free(run);
-    scn_free(&s);
+        run->res.backend.iface = real;
+        alg_prepared_free(run);
+        scn_free(&s);
+    }
 }
 
 int main(void)
 {
     const char *analytic[] = {"network.fidelity=analytic"};
     for (int threads = 1; threads <= 2; threads++) {
-        check_resume("csgd message", csgd_text, NULL, 0, threads, 13);
-        check_resume("csgd analytic", csgd_text, analytic, 1, threads, 20);
-        check_resume("lsgd message", lsgd_text, NULL, 0, threads, 13);
-        check_resume("lsgd analytic", lsgd_text, analytic, 1, threads, 21);
+        check_resume("csgd message", csgd_text, NULL, 0, threads, 13, true);
+        check_resume("csgd analytic", csgd_text, analytic, 1, threads, 20, true);
+        check_resume("lsgd message", lsgd_text, NULL, 0, threads, 13, true);
+        check_resume("lsgd analytic", lsgd_text, analytic, 1, threads, 21, true);
     }
     const char *single[] = {"cluster.workers=1"};
-    check_resume("csgd one worker", csgd_text, single, 1, 1, 9);
-    check_ps_refused();
+    check_resume("csgd one worker", csgd_text, single, 1, 1, 9, true);
+    check_support();
     return check_exit();
 }

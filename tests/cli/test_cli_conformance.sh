@@ -14,8 +14,12 @@
 #      with a driver: the parameter-server family);
 #   6. an unknown option, and each of its options given a value of the wrong type, exit 2
 #      naming the option's JSON path, in run and in validate alike;
-#   7. SIGINT during a run leaves it "failed" with the rows written so far.
-# A later case (checkpoint/resume) is one more function called from check_algorithm.
+#   7. SIGINT during a run leaves it "failed" with the rows written so far;
+#   8. checkpoint and resume: a run stopped with --checkpoint-exit-at (exit 75) and resumed
+#      with --resume on the other thread count ends with the uninterrupted run's digest and
+#      every row of it (runs, metrics, traffic, staleness, version_age), on threads 1 and 2,
+#      on the timed driver too where the algorithm has one; the resumed run's trace is valid
+#      and its metadata says it covers the resumed part.
 . "$(dirname "$0")/lib.sh"
 CHECK="$2"
 EXPECT="${3:-}"
@@ -123,6 +127,45 @@ check_interrupt() { # 7
   [ "$(sqlite3 "$db" "SELECT count(*) FROM metrics")" -gt 0 ] || fail "$a: SIGINT lost the rows"
 }
 
+# Every reproducible column of run $2 in database $1.
+dump_run() {
+  sqlite3 "$1" "SELECT run_key, status, vtime_ns, updates, events, digest FROM runs WHERE id=$2;
+    SELECT update_idx, vtime_ns, name, quote(value) FROM metrics WHERE run_id=$2 ORDER BY name, update_idx;
+    SELECT kind, sent_msgs, sent_bytes, skipped_msgs, skipped_bytes FROM traffic WHERE run_id=$2 ORDER BY kind;
+    SELECT 'tau', tau, count FROM staleness WHERE run_id=$2 ORDER BY tau;
+    SELECT 'age', age, count FROM version_age WHERE run_id=$2 ORDER BY age;"
+}
+
+check_checkpoint() { # 8
+  local a="$1" variants=("") v t db ck rc tag
+  takes algorithm.driver=timed && variants+=("--set algorithm.driver=timed")
+  for v in "${variants[@]}"; do
+    tag="$a${v:+ timed}"
+    "$SGDSIM" run "$S" --db "$TMP/cf_$a.db" --quiet "${SETS[@]}" $v 2>"$TMP/err" ||
+      { fail "$tag: uninterrupted run: $(cat "$TMP/err")"; continue; }
+    dump_run "$TMP/cf_$a.db" "$(sqlite3 "$TMP/cf_$a.db" "SELECT max(id) FROM runs")" > "$TMP/want.txt"
+    for t in 1 2; do
+      db="$TMP/c_${a}_$t.db"; ck="$TMP/c_${a}_$t.ckpt"; rm -f "$db" "$ck"
+      "$SGDSIM" run "$S" --db "$db" --quiet "${SETS[@]}" $v --threads "$t" --checkpoint "$ck" \
+        --checkpoint-exit-at 23 2>"$TMP/err"; rc=$?
+      [ "$rc" = 75 ] || { fail "$tag/$t: --checkpoint-exit-at 23 exited $rc: $(cat "$TMP/err")"; continue; }
+      [ "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=1")" = failed ] ||
+        fail "$tag/$t: a run stopped with a checkpoint is not stored failed"
+      # the resumed run traced (tracing never changes a result): its trace covers the
+      # resumed part and says so
+      "$SGDSIM" run "$S" --db "$db" --quiet "${SETS[@]}" $v --threads $((3 - t)) --resume "$ck" \
+        --trace "$TMP/r.trace" 2>"$TMP/err" || { fail "$tag/$t: resume: $(cat "$TMP/err")"; continue; }
+      "$CHECK" "$TMP/r.trace" --span update >/dev/null || fail "$tag/$t: the resumed run's trace failed trace_check"
+      grep -q '"resumed": "this trace covers run 1 ' "$TMP/r.trace" ||
+        fail "$tag/$t: the resumed run's trace does not say it was resumed"
+      dump_run "$db" 1 > "$TMP/got.txt"
+      cmp -s "$TMP/got.txt" "$TMP/want.txt" ||
+        { fail "$tag/$t: the resumed run differs from the uninterrupted one";
+          diff "$TMP/got.txt" "$TMP/want.txt" | head -5 >&2; }
+    done
+  done
+}
+
 check_algorithm() {
   local a="$1"
   settings "$a" || { fail "$a: validate refuses it on the flat and the cluster topology"; return; }
@@ -132,6 +175,7 @@ check_algorithm() {
   check_trace_and_tables "$a"
   check_bad_options "$a"
   check_interrupt "$a"
+  check_checkpoint "$a"
 }
 
 for a in $names; do check_algorithm "$a"; done
