@@ -22,6 +22,7 @@
 #include "analysis/clock.h"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/report_html.h"
 #include "cli/report_json.h"
 #include "cli/report_sweep.h"
 #include "cli/table.h"
@@ -31,7 +32,8 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: sgdsim report DB [--wide | --json]\n\n"
+    fprintf(f, "usage: sgdsim report DB [--wide | --json]\n"
+               "       sgdsim report DB... --html FILE\n\n"
                "Prints every run of the results database DB (status, updates, virtual time,\n"
                "final val_error, staleness) and, per scenario swept over several\n"
                "configurations, pivot tables of final val_error, virtual time and scaling\n"
@@ -40,7 +42,10 @@ static void usage(FILE *f)
                "  --wide  the per-run table with every final metric, the run key and traffic\n"
                "  --json  instead of the tables, per scenario its axes and per configuration\n"
                "          (the latest finished run of each seed) the mean, sample sd and 95%%\n"
-               "          interval (Student's t) of every final metric, as JSON numbers\n\n"
+               "          interval (Student's t) of every final metric, as JSON numbers\n"
+               "  --html FILE  instead, the results browser's page for the databases DB...\n"
+               "          (with two: the first the baseline, with compare's verdicts): one\n"
+               "          self-contained HTML file that opens offline (sgdsim serve: live)\n\n"
                "exit codes: 0 ok, 2 bad input (not a results database)\n");
 }
 
@@ -235,10 +240,14 @@ typedef struct report_args {
     const char *db_path;
     bool wide; /* --wide: the per-run table with every column */
     bool json; /* --json: the seed statistics as JSON (cli/report_json.c) */
+    const char *html;  /* --html FILE: the results browser's page (cli/report_html.c) */
+    cli_args_t pos;    /* DB... (several only with --html) */
 } report_args_t;
 
 static const cli_opt_t report_opts[] = {
     {.name = "--wide", .kind = CLI_ARG_FLAG, .off = offsetof(report_args_t, wide)},
+    {.name = "--html", .kind = CLI_ARG_STRING, .off = offsetof(report_args_t, html),
+     .metavar = "FILE"},
     {.name = NULL},
 };
 
@@ -249,13 +258,16 @@ static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help
     int fmt = CLI_FMT_TEXT;
     *a = (report_args_t){0};
     cli_opt_set_t sets[] = {{report_opts, a, 0}, {cli_format_opts, &fmt, 0}};
-    cli_cmd_spec_t spec = {.cmd = "report", .npos = 1, .missing = missing, .sets = sets,
-                           .nsets = 2};
-    int rc = cli_args_parse_fixed(&spec, argc, argv, &a->db_path, help);
+    cli_cmd_spec_t spec = {.cmd = "report", .npos = 1, .more_pos = true, .missing = missing,
+                           .sets = sets, .nsets = 2};
+    int rc = cli_args_parse(&spec, argc, argv, &a->pos);
+    *help = a->pos.help;
     if (rc == 0 && *help) usage(stdout);
+    if (rc == 0 && !*help) a->db_path = a->pos.pos[0];
     if (rc == 0 && !*help && fmt == CLI_FMT_CSV)
         rc = cli_bad_input("report: prints text or --json; use sgdsim query or export for CSV");
     a->json = fmt == CLI_FMT_JSON;
+    if (rc == 0 && !*help) rc = report_html_check_args(a->html, a->pos.npos, a->json, a->wide);
     return rc;
 }
 
@@ -264,7 +276,12 @@ int cli_report_main(int argc, char **argv)
     report_args_t a;
     bool help;
     int rc = parse_report_args(argc, argv, &a, &help);
-    if (rc || help) return rc;
+    if (rc || help || a.html) {
+        if (rc == 0 && !help) rc = report_html(a.pos.pos, a.pos.npos, a.html);
+        cli_args_free(&a.pos);
+        return rc;
+    }
+    cli_args_free(&a.pos);
     sgd_err_t err = {{0}};
     rdb_t *db;
     if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("report: %s", err.msg);
