@@ -1,8 +1,8 @@
 /* sgdsim's results browser: draws the data model that sgdsim wrote into the page (report
  * --html) or serves at data.json (serve); see web/model_json.h for its fields.  It computes
  * nothing of its own beyond drawing: groups, bands, statistics and verdicts come from the
- * analysis layer.  Every string from a database reaches the DOM through textContent (never
- * innerHTML), and chart labels are internal ids ("s0", "s1") while the legend is ours, so no
+ * analysis layer.  Every string from a database reaches the DOM through textContent (never as
+ * markup), and chart labels are internal ids ("s0", "s1") while the legend is ours, so no
  * name is ever parsed as markup.  No eval, no inline handlers: the Content-Security-Policy
  * forbids both. */
 (function () {
@@ -20,7 +20,7 @@
   var api = {ready: false, errors: [], renders: 0};
   window.sgdsim = api;
 
-  // Without dygraphs' legend plugin: it writes series labels with innerHTML and style
+  // Without dygraphs' legend plugin: it writes series labels as markup with style
   // attributes, which the policy refuses; the page's own legend (#hover) uses textContent.
   Dygraph.PLUGINS = Dygraph.PLUGINS.filter(function (p) { return p !== Dygraph.Plugins.Legend; });
 

@@ -126,20 +126,28 @@ static enum MHD_Result route(server_t *s, struct MHD_Connection *c, const char *
                 : respond(c, s, MHD_HTTP_OK, "application/json", s->exact, s->nexact);
 }
 
+/* Whether the request announces a body (no route takes one). */
+static bool has_body(struct MHD_Connection *c)
+{
+    const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    return (len && strspn(len, "0") != strlen(len)) ||
+           MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding");
+}
+
+/* Every request is answered on its first call, when its headers are in: before any body is
+ * read, so an oversized one is refused without being taken in. */
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)
 {
-    (void)version, (void)upload;
+    (void)version, (void)upload, (void)con_cls;
     server_t *s = cls;
-    if (!*con_cls) { /* first call: headers only; the body (if any) comes next */
-        *con_cls = s;
+    if (*upload_size) { /* a body arrived anyway: drop it, the answer is queued */
+        *upload_size = 0;
         return MHD_YES;
     }
-    if (*upload_size) {
-        *upload_size = 0;
+    if (has_body(c))
         return send_text(c, s, MHD_HTTP_CONTENT_TOO_LARGE, "no request takes a body\n");
-    }
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return send_text(c, s, MHD_HTTP_METHOD_NOT_ALLOWED, "read-only: GET and HEAD only\n");
     if (strlen(url) > WEB_MAX_URL) return send_text(c, s, MHD_HTTP_URI_TOO_LONG, "URL too long\n");

@@ -6,10 +6,14 @@ Checks, each optional but the first:
   - the console has no errors: no exception, no console.error, no log entry of level error
     (a Content-Security-Policy violation or a failed request is one);
   - --offline: the page makes no request but for file: and data: URLs;
+  - --text TEXT: the page shows TEXT (a hostile name arrives as text); and always: no
+    img, iframe, object, embed or b element exists (the page makes none, so one would be
+    markup from a database) and no dialog opened;
   - --rows N: the runs table shows N rows;
   - --series DB:ID:METRIC=FILE: window.sgdsim.series(DB, ID, METRIC) equals the rows of FILE
     ("update value" lines, as sqlite3 prints them), value for value;
-  - --then ARG... --then-rows N: runs the command (no shell) after the checks above, then
+  - --then-rows N --then ARG...: runs the command (no shell; --then comes last) after the
+    checks above, then
     waits (polling, up to --deadline seconds) until the table shows N rows;
   - --screenshot FILE: a PNG of the page (--width x --height).
 Exit 0: every check passed; 1: one failed (messages on stderr); 77: Chromium is missing and
@@ -162,6 +166,8 @@ def console_errors(events):
             out.append('console.error: ' + json.dumps(p.get('args'))[:600])
         elif m == 'Log.entryAdded' and p.get('entry', {}).get('level') == 'error':
             out.append('log: ' + p['entry'].get('text', '')[:600] + ' ' + p['entry'].get('url', ''))
+        elif m == 'Page.javascriptDialogOpening':
+            out.append('a dialog opened (injected script?): ' + p.get('message', ''))
     return out
 
 
@@ -208,6 +214,13 @@ def run_checks(a, cdp, fails):
             time.sleep(0.25)
         if rows_shown(cdp) != a.then_rows:
             fails.append(f'live: {rows_shown(cdp)} rows after the new run, wanted {a.then_rows}')
+    for text in a.text:
+        if not cdp.evaluate(f'document.body.textContent.includes({json.dumps(text)})'):
+            fails.append(f'the page does not show the text {text!r}')
+    injected = cdp.evaluate("document.querySelectorAll('img,iframe,object,embed,b').length")
+    if injected:
+        fails.append(f'{injected} element(s) the page never makes (img, iframe, object, embed, b): '
+                     'markup from the database was parsed')
     if a.screenshot:
         time.sleep(0.3)
         shot = cdp.send('Page.captureScreenshot', format='png', captureBeyondViewport=True)
@@ -225,7 +238,8 @@ def main():
     p.add_argument('--rows', type=int)
     p.add_argument('--series', action='append', default=[])
     p.add_argument('--offline', action='store_true')
-    p.add_argument('--then', nargs='+')
+    p.add_argument('--text', action='append', default=[])
+    p.add_argument('--then', nargs=argparse.REMAINDER)  # last: the rest is the command
     p.add_argument('--then-rows', type=int)
     p.add_argument('--screenshot')
     p.add_argument('--width', type=int, default=1400)
