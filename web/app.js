@@ -14,7 +14,7 @@
   var RUNS_DRAWN_MAX = 100;
   var POLL_MS = 2000;
 
-  var model = null, exact = null, chart = null, charts = [];
+  var model = null, chart = null, charts = [];
   var state = {metric: null, x: 'update', view: 'groups', tableView: 'runs', filter: '',
                sort: null, sortDir: 1, run: null, hidden: {}, useExact: false};
   var api = {ready: false, errors: [], renders: 0};
@@ -66,28 +66,32 @@
     return r.tags.map(function (t) { return t[0] + '=' + t[1]; }).join(' ');
   }
 
-  // Exact rows of decimated series: parsed (or fetched) only when asked for.
-  function loadExact(done) {
-    if (exact) return done();
-    if (model.live) {
-      fetch('exact.json', {cache: 'no-store'}).then(function (r) { return r.json(); })
-        .then(function (j) { exact = j; done(); });
-      return;
-    }
-    exact = JSON.parse(byId('sgdsim-exact').textContent);
-    done();
+  // The runs' series (as drawn) and the exact rows of decimated ones: documents of their
+  // own, parsed (or fetched, when served) only when the page first draws runs.
+  var docs = {series: null, exact: null};
+  function indexDoc(j) {
+    var m = new Map();
+    j.runs.forEach(function (e) { m.set(e[0] + ':' + e[1], e[2]); });
+    return m;
   }
-  function exactSeries(ri, mi) {
-    if (!exact) return null;
-    for (var i = 0; i < exact.runs.length; i++)
-      if (exact.runs[i][0] === ri && exact.runs[i][1] === mi) return exact.runs[i][2];
-    return null;
+  function loadDoc(name) {
+    if (docs[name]) return Promise.resolve(docs[name]);
+    var got = model.live
+      ? fetch(name + '.json', {cache: 'no-store'}).then(function (r) {
+          if (!r.ok) throw new Error(name + '.json: HTTP ' + r.status);
+          return r.json();
+        })
+      : Promise.resolve(JSON.parse(byId('sgdsim-' + name).textContent));
+    return got.then(function (j) { docs[name] = indexDoc(j); return docs[name]; });
+  }
+  function loadRunDocs() {
+    return state.useExact ? Promise.all([loadDoc('series'), loadDoc('exact')]) : loadDoc('series');
   }
   // A run's series of metric mi: exact when asked for and decimated, else as drawn.
   function runSeries(ri, mi) {
-    var s = model.runs[ri].series[mi];
-    if (s && s.dec && state.useExact) return exactSeries(ri, mi) || s;
-    return s;
+    var s = docs.series ? docs.series.get(ri + ':' + mi) : null;
+    if (s && s.dec && state.useExact && docs.exact) return docs.exact.get(ri + ':' + mi) || s;
+    return s || null;
   }
 
   // ---- the runs table ---------------------------------------------------------------------
@@ -313,10 +317,10 @@
       if (state.view === 'runs' && !state.useExact) {
         var btn = add(note, el('button', '', 'Show exact values'));
         btn.id = 'show-exact';
-        btn.addEventListener('click', function () { loadExact(function () { state.useExact = true; renderCurves(); }); });
+        btn.addEventListener('click', function () { state.useExact = true; renderCurves(); });
       } else if (state.view === 'groups') {
         var b2 = add(note, el('button', '', 'Exact values: draw runs'));
-        b2.addEventListener('click', function () { loadExact(function () { state.useExact = true; state.view = 'runs'; byId('view').value = 'runs'; renderCurves(); }); });
+        b2.addEventListener('click', function () { state.useExact = true; state.view = 'runs'; byId('view').value = 'runs'; renderCurves(); });
       }
     } else if (state.useExact && state.view === 'runs') {
       add(note, el('span', '', 'Exact values drawn. '));
@@ -327,6 +331,11 @@
   }
 
   function renderCurves() {
+    if (state.view === 'runs' && (!docs.series || (state.useExact && !docs.exact))) {
+      byId('chart').textContent = 'Reading the runs\' series\u2026';
+      loadRunDocs().then(renderCurves, function (e) { byId('chart').textContent = String(e); });
+      return;
+    }
     var mi = metricIndex(state.metric), box = byId('chart');
     if (chart) { chart.destroy(); chart = null; }
     clear(box);
@@ -397,7 +406,7 @@
     add(left, el('pre', 'cmd', r.text.command_line || '(not recorded)'));
     kvTable(left, 'Tags', r.tags);
     kvTable(left, 'Final metrics', model.metrics.map(function (m, mi) { return [m, r.final[mi]]; })
-      .filter(function (kv) { return r.series[metricIndex(kv[0])]; }));
+      .filter(function (kv) { return kv[1] !== null; }));
     kvTable(left, 'Traffic', r.traffic, ['kind', 'sent msgs', 'sent bytes', 'skipped msgs', 'skipped bytes']);
     kvTable(right, 'Parameters', r.config);
     histogram(right, 'Staleness (tau)', r.staleness, 'tau');
@@ -505,8 +514,7 @@
       lastText = text;
       var zoom = chart && chart.isZoomed('x') ? chart.xAxisRange() : null;
       model = JSON.parse(text);
-      exact = null;
-      state.useExact = false;
+      docs = {series: null, exact: null};
       renderAll();
       if (zoom && chart) chart.updateOptions({dateWindow: zoom});
     }).catch(function (e) {
@@ -516,17 +524,17 @@
     }).then(function () { setTimeout(poll, POLL_MS); });
   }
 
-  // Exact values of one run's series, for tests and for the console: [update, value] rows.
+  // Exact values of one run's series, for tests and for the console: a promise of
+  // [update, value] rows (null when the run has no such metric).
   api.series = function (db, id, metric) {
-    var ri = -1;
+    var ri = -1, mi = metricIndex(metric);
     model.runs.forEach(function (r, i) { if (r.db === db && r.id === id) ri = i; });
-    var mi = metricIndex(metric);
-    if (ri < 0 || mi < 0 || !model.runs[ri].series[mi]) return null;
-    var s = model.runs[ri].series[mi];
-    if (s.dec) { loadExactSync(); s = exactSeries(ri, mi); }
-    return s.u.map(function (u, i) { return [u, s.v[i]]; });
+    return Promise.all([loadDoc('series'), loadDoc('exact')]).then(function () {
+      var s = docs.series.get(ri + ':' + mi);
+      if (s && s.dec) s = docs.exact.get(ri + ':' + mi);
+      return s ? s.u.map(function (u, i) { return [u, s.v[i]]; }) : null;
+    });
   };
-  function loadExactSync() { if (!exact && !model.live) exact = JSON.parse(byId('sgdsim-exact').textContent); }
   api.tableRows = function () { return document.querySelectorAll('#runs-table tbody tr, #groups-table tbody tr').length; };
 
   function start() {

@@ -14,8 +14,7 @@
 #include "web/study.h"
 #include "web/verdicts.h"
 
-int web_build_model(const web_build_opts_t *o, web_buf_t *data, web_buf_t *exact,
-                    sgd_err_t *err)
+int web_build_model(const web_build_opts_t *o, web_docs_t *d, sgd_err_t *err)
 {
     web_study_t s;
     if (web_study_load(o->paths, o->npaths, &s, err)) return -1;
@@ -24,7 +23,7 @@ int web_build_model(const web_build_opts_t *o, web_buf_t *data, web_buf_t *exact
     if (rc == 0) {
         web_model_opts_t m = {.generator = o->generator, .live = o->live,
                               .columns = o->columns > 0 ? o->columns : WEB_COLUMNS};
-        web_model_json(&s, s.ndbs == 2 ? &v : NULL, &m, data, exact);
+        web_model_json(&s, s.ndbs == 2 ? &v : NULL, &m, &d->data, &d->series, &d->exact);
     }
     web_verdicts_free(&v);
     web_study_free(&s);
@@ -40,14 +39,20 @@ static void title_of(const web_build_opts_t *o, web_buf_t *t)
     if (o->npaths > 2) web_buf_printf(t, " + %d more", o->npaths - 2);
 }
 
-int web_build_page(const web_build_opts_t *o, const char *data, const char *exact,
-                   web_buf_t *page, web_buf_t *csp, sgd_err_t *err)
+void web_docs_free(web_docs_t *d)
+{
+    web_buf_free(&d->data), web_buf_free(&d->series), web_buf_free(&d->exact);
+}
+
+int web_build_page(const web_build_opts_t *o, const web_docs_t *d, web_buf_t *page,
+                   web_buf_t *csp, sgd_err_t *err)
 {
     web_buf_t title = {0};
     if (o->paths) title_of(o, &title);
     else web_buf_puts(&title, "sgdsim results");
-    web_page_opts_t p = {.title = title.p, .live = o->live, .data_json = data,
-                         .exact_json = exact, .dygraphs_dir = o->dygraphs_dir};
+    web_page_opts_t p = {.title = title.p, .live = o->live,
+                         .data_json = d ? d->data.p : NULL, .series_json = d ? d->series.p : NULL,
+                         .exact_json = d ? d->exact.p : NULL, .dygraphs_dir = o->dygraphs_dir};
     int rc = web_page_html(&p, page, csp, err);
     web_buf_free(&title);
     return rc;
@@ -80,9 +85,9 @@ static int refuse_inputs(const web_build_opts_t *o, const char *file, sgd_err_t 
 int web_write_html(const web_build_opts_t *o, const char *file, sgd_err_t *err)
 {
     if (refuse_inputs(o, file, err)) return -1;
-    web_buf_t data = {0}, exact = {0}, page = {0}, csp = {0};
-    int rc = web_build_model(o, &data, &exact, err) ||
-             web_build_page(o, data.p, exact.p, &page, &csp, err) ? -1 : 0;
+    web_docs_t d = {0};
+    web_buf_t page = {0}, csp = {0};
+    int rc = web_build_model(o, &d, err) || web_build_page(o, &d, &page, &csp, err) ? -1 : 0;
     sgd_outfile_t out;
     if (rc == 0 && sgd_outfile_open(&out, file, err)) rc = -1;
     else if (rc == 0 && write_all(out.fd, &page)) {
@@ -91,6 +96,6 @@ int web_write_html(const web_build_opts_t *o, const char *file, sgd_err_t *err)
     } else if (rc == 0) {
         rc = sgd_outfile_commit(&out, false, err);
     }
-    web_buf_free(&data), web_buf_free(&exact), web_buf_free(&page), web_buf_free(&csp);
+    web_docs_free(&d), web_buf_free(&page), web_buf_free(&csp);
     return rc;
 }

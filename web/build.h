@@ -18,13 +18,18 @@ typedef struct web_build_opts {
     int columns;              /* pixel columns of decimation; 0: WEB_COLUMNS */
 } web_build_opts_t;
 
-/* The data model and the exact rows of decimated series (web/model_json.h). */
-int web_build_model(const web_build_opts_t *o, web_buf_t *data, web_buf_t *exact,
-                    sgd_err_t *err);
+/* The three documents of web/model_json.h: data model, runs' series, exact rows. */
+typedef struct web_docs {
+    web_buf_t data, series, exact;
+} web_docs_t;
 
-/* The page with data and exact inlined (both NULL for a live page) and its policy. */
-int web_build_page(const web_build_opts_t *o, const char *data, const char *exact,
-                   web_buf_t *page, web_buf_t *csp, sgd_err_t *err);
+int web_build_model(const web_build_opts_t *o, web_docs_t *d, sgd_err_t *err);
+
+void web_docs_free(web_docs_t *d);
+
+/* The page with the documents inlined (d NULL for a live page) and its policy. */
+int web_build_page(const web_build_opts_t *o, const web_docs_t *d, web_buf_t *page,
+                   web_buf_t *csp, sgd_err_t *err);
 
 /* `report --html FILE`: the whole page into FILE, which must not be one of the databases
  * or their companions; nothing is written when anything fails (no partial file). */

@@ -156,10 +156,10 @@ static void run_text_json(web_buf_t *b, const web_run_t *r)
     web_buf_put(b, "}", 1);
 }
 
-/* "final" and "series", one entry per metric of the study; exact rows of the decimated ones
- * into exact. */
+/* "final", one value per metric of the study, into b; each series as drawn into series and,
+ * when decimated, exact into exact. */
 static void run_series_json(web_buf_t *b, const web_study_t *s, int ri, int columns,
-                            web_buf_t *exact, int *idx, int *all)
+                            web_buf_t *series, web_buf_t *exact, int *idx, int *all)
 {
     const web_run_t *r = &s->run[ri];
     key(b, "final", false);
@@ -170,26 +170,23 @@ static void run_series_json(web_buf_t *b, const web_study_t *s, int ri, int colu
         if (sr && sr->n && !sr->kind[sr->n - 1]) web_json_number(b, sr->value[sr->n - 1]);
         else web_buf_puts(b, "null");
     }
-    web_buf_puts(b, "],\"series\":[");
+    web_buf_put(b, "]", 1);
     for (int m = 0; m < s->nmetrics; m++) {
         const rdb_series_t *sr = web_run_series(r, s->metric[m]);
-        if (m) web_buf_put(b, ",", 1);
-        if (!sr) {
-            web_buf_puts(b, "null");
-            continue;
-        }
+        if (!sr) continue;
         int n = drawn(sr, columns, idx);
-        series_json(b, sr, r->clock, idx, n);
+        web_buf_printf(series, "%s[%d,%d,", series->p[series->n - 1] == '[' ? "" : ",", ri, m);
+        series_json(series, sr, r->clock, idx, n);
+        web_buf_put(series, "]", 1);
         if (n == sr->n) continue;
         web_buf_printf(exact, "%s[%d,%d,", exact->p[exact->n - 1] == '[' ? "" : ",", ri, m);
         series_json(exact, sr, r->clock, all, sr->n);
         web_buf_put(exact, "]", 1);
     }
-    web_buf_put(b, "]", 1);
 }
 
-static void run_json(web_buf_t *b, const web_study_t *s, int ri, int columns, web_buf_t *exact,
-                     int *idx, int *all)
+static void run_json(web_buf_t *b, const web_study_t *s, int ri, int columns,
+                     web_buf_t *series, web_buf_t *exact, int *idx, int *all)
 {
     const web_run_t *r = &s->run[ri];
     web_buf_printf(b, "{\"db\":%d,\"id\":%lld", r->db, (long long)r->id);
@@ -217,7 +214,7 @@ static void run_json(web_buf_t *b, const web_study_t *s, int ri, int columns, we
     bins_json(b, r->version_age, r->nversion_age);
     key(b, "traffic", false);
     traffic_json(b, r);
-    run_series_json(b, s, ri, columns, exact, idx, all);
+    run_series_json(b, s, ri, columns, series, exact, idx, all);
     web_buf_put(b, "}", 1);
 }
 
@@ -345,17 +342,18 @@ static void dbs_json(web_buf_t *b, const web_study_t *s)
 static void axes_json(web_buf_t *b, const web_study_t *s)
 {
     key(b, "axes", false);
-    const ana_run_t **runs = sgd_xcalloc((size_t)s->nruns + 1, sizeof *runs);
-    for (int i = 0; i < s->nruns; i++) runs[i] = &s->run[i].a;
+    /* one run per configuration, as for the labels (web/study.c): the same axes */
+    const ana_run_t **runs = sgd_xcalloc((size_t)s->ngroups + 1, sizeof *runs);
+    for (int g = 0; g < s->ngroups; g++) runs[g] = &s->run[s->group[g].run[0]].a;
     int n = 0;
-    const char **axes = s->nruns ? ana_sweep_axes(runs, s->nruns, &n) : NULL;
+    const char **axes = s->ngroups ? ana_sweep_axes(runs, s->ngroups, &n) : NULL;
     string_array(b, (char *const *)axes, n);
     free(axes);
     free(runs);
 }
 
 void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_model_opts_t *o,
-                    web_buf_t *data, web_buf_t *exact)
+                    web_buf_t *data, web_buf_t *series, web_buf_t *exact)
 {
     int longest = 1;
     for (int i = 0; i < s->nruns; i++)
@@ -377,11 +375,12 @@ void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_mod
     key(data, "labelKeys", false);
     string_array(data, s->label_key, s->nlabel_keys);
     axes_json(data, s);
+    web_buf_puts(series, "{\"runs\":[");
     web_buf_puts(exact, "{\"runs\":[");
     web_buf_puts(data, ",\"runs\":[");
     for (int i = 0; i < s->nruns; i++) {
         if (i) web_buf_put(data, ",", 1);
-        run_json(data, s, i, o->columns, exact, idx, all);
+        run_json(data, s, i, o->columns, series, exact, idx, all);
     }
     web_buf_puts(data, "],\"groups\":[");
     for (int g = 0; g < s->ngroups; g++) {
@@ -391,6 +390,7 @@ void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_mod
     web_buf_put(data, "]", 1);
     verdicts_json(data, v);
     web_buf_put(data, "}", 1);
+    web_buf_puts(series, "]}");
     web_buf_puts(exact, "]}");
     free(idx);
     free(all);

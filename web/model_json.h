@@ -10,7 +10,7 @@
  *              "text": {"command_line", "status_detail", "started_at", "git_rev", "host",
  *              "digest"}, "staleness": [[TAU, COUNT]], "versionAge": [[AGE, COUNT]],
  *              "traffic": [[KIND, SENT_MSGS, SENT_BYTES, SKIPPED_MSGS, SKIPPED_BYTES]],
- *              "final": [VALUE per metric], "series": [SERIES or null per metric]}],
+ *              "final": [VALUE per metric]}],
  *    "groups": [{"db", "label", "runs": [RUN INDEX], "seeds": [SEED], "clock",
  *                "final": [{"n", "mean", "sd", "ci_low", "ci_high"} or null per metric],
  *                "bands": [BAND or null per metric]}],
@@ -22,9 +22,11 @@
  *             "k": [SEEDS AT THE POINT], "dec": BOOL}   (lo, hi: mean -+ sd)
  * Series are indexed by the position of their metric in "metrics", so no name from a
  * database is ever an object key.  A series or band longer than 2 x columns points is
- * decimated (web/decimate.h, "dec": true); the exact rows of those series are in the second
- * document: {"runs": [[RUN INDEX, METRIC INDEX, SERIES], ...]}.
- * Both documents are safe inside a <script> element (web/escape.h). */
+ * decimated (web/decimate.h, "dec": true).  The runs' series are in a second document,
+ * {"runs": [[RUN INDEX, METRIC INDEX, SERIES], ...]}, which the page reads only when it
+ * draws runs (a thousand runs' rows would slow every opening of the page), and the exact
+ * rows of the decimated ones in a third of the same form.
+ * Every document is safe inside a <script> element (web/escape.h). */
 #ifndef SGDSIM_WEB_MODEL_JSON_H
 #define SGDSIM_WEB_MODEL_JSON_H
 
@@ -40,9 +42,9 @@ typedef struct web_model_opts {
     int columns;           /* WEB_COLUMNS; tests make it small to decimate short series */
 } web_model_opts_t;
 
-/* The data model into data and the exact rows of decimated series into exact. v: the
- * verdicts of a two-database study, or NULL. */
+/* The data model into data, the runs' series as drawn into series and the exact rows of
+ * decimated ones into exact. v: the verdicts of a two-database study, or NULL. */
 void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_model_opts_t *o,
-                    web_buf_t *data, web_buf_t *exact);
+                    web_buf_t *data, web_buf_t *series, web_buf_t *exact);
 
 #endif

@@ -137,6 +137,7 @@ int web_page_html(const web_page_opts_t *o, web_buf_t *h, web_buf_t *csp, sgd_er
         web_buf_puts(h, "</style>\n</head>\n");
         body(h, o->title);
         script_block(h, "sgdsim-data", o->data_json);
+        script_block(h, "sgdsim-series", o->series_json);
         script_block(h, "sgdsim-exact", o->exact_json);
         web_buf_puts(h, "<script>");
         web_buf_put(h, dy.p, dy.n);

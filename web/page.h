@@ -23,6 +23,7 @@ typedef struct web_page_opts {
     const char *title;        /* shown in the tab and the header (escaped) */
     bool live;                /* served: the script asks for data.json and exact.json */
     const char *data_json;    /* the data model; NULL when live (the script fetches it) */
+    const char *series_json;  /* the runs' series; NULL when live */
     const char *exact_json;   /* exact rows of decimated series; NULL when live */
     const char *dygraphs_dir; /* WEB_DYGRAPHS_DIR, or another folder holding its two files */
 } web_page_opts_t;

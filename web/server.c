@@ -18,8 +18,9 @@
 /* The study as last read, and what its files looked like then. */
 typedef struct server {
     const web_server_opts_t *o;
-    char *page, *csp, *data, *exact;
-    size_t npage, ndata, nexact;
+    char *page, *csp;
+    size_t npage;
+    web_docs_t docs;
     char *stamp; /* size and change time of every database file and its -wal */
     bool loopback;
     uint16_t port;
@@ -50,16 +51,18 @@ static int refresh(server_t *s, sgd_err_t *err)
         free(stamp);
         return 0;
     }
-    web_buf_t data = {0}, exact = {0};
+    web_docs_t docs = {0};
     web_build_opts_t b = {.paths = s->o->paths, .npaths = s->o->npaths,
                           .generator = s->o->generator, .live = true};
-    if (web_build_model(&b, &data, &exact, err)) {
+    if (web_build_model(&b, &docs, err)) {
+        web_docs_free(&docs);
         free(stamp);
         return -1;
     }
-    free(s->data), free(s->exact), free(s->stamp);
-    s->ndata = data.n, s->nexact = exact.n;
-    s->data = web_buf_take(&data), s->exact = web_buf_take(&exact), s->stamp = stamp;
+    web_docs_free(&s->docs);
+    free(s->stamp);
+    s->docs = docs;
+    s->stamp = stamp;
     return 0;
 }
 
@@ -115,15 +118,18 @@ static enum MHD_Result route(server_t *s, struct MHD_Connection *c, const char *
     sgd_err_t err = {{0}};
     if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0)
         return respond(c, s, MHD_HTTP_OK, "text/html; charset=utf-8", s->page, s->npage);
-    bool data = strcmp(url, "/data.json") == 0, exact = strcmp(url, "/exact.json") == 0;
-    if (!data && !exact) return send_text(c, s, MHD_HTTP_NOT_FOUND, "not found\n");
+    static const char *const docs[] = {"/data.json", "/series.json", "/exact.json"};
+    int doc = -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(url, docs[i]) == 0) doc = i;
+    if (doc < 0) return send_text(c, s, MHD_HTTP_NOT_FOUND, "not found\n");
     if (refresh(s, &err)) {
         fprintf(stderr, "sgdsim: serve: %s\n", err.msg);
         return send_text(c, s, MHD_HTTP_SERVICE_UNAVAILABLE, "the databases cannot be read now; "
                          "see the server's log\n");
     }
-    return data ? respond(c, s, MHD_HTTP_OK, "application/json", s->data, s->ndata)
-                : respond(c, s, MHD_HTTP_OK, "application/json", s->exact, s->nexact);
+    const web_buf_t *b = doc == 0 ? &s->docs.data : doc == 1 ? &s->docs.series : &s->docs.exact;
+    return respond(c, s, MHD_HTTP_OK, "application/json", b->p, b->n);
 }
 
 /* Whether the request announces a body (no route takes one). */
@@ -217,7 +223,8 @@ static sigset_t stop_signals(void)
 
 static void server_free(server_t *s)
 {
-    free(s->page), free(s->csp), free(s->data), free(s->exact), free(s->stamp);
+    free(s->page), free(s->csp), free(s->stamp);
+    web_docs_free(&s->docs);
 }
 
 int web_serve(const web_server_opts_t *o, sgd_err_t *err)
@@ -227,7 +234,7 @@ int web_serve(const web_server_opts_t *o, sgd_err_t *err)
     int rc = refresh(&s, err) ||
              web_build_page(&(web_build_opts_t){.generator = o->generator, .live = true,
                                                 .dygraphs_dir = o->dygraphs_dir},
-                            NULL, NULL, &page, &csp, err) ? -1 : 0;
+                            NULL, &page, &csp, err) ? -1 : 0;
     s.npage = page.n;
     s.page = web_buf_take(&page), s.csp = web_buf_take(&csp);
     sigset_t set = stop_signals();

@@ -197,13 +197,14 @@ static char *group_label(const web_study_t *s, const web_group_t *g)
 }
 
 /* The keys that tell every configuration of the study apart (analysis/series.h), chosen
- * for a legend. */
+ * for a legend.  Asked of one run per group: the runs of a group differ only in what no key
+ * of a legend shows (the seed), and the question costs quadratic time in the runs asked. */
 static void choose_label_keys(web_study_t *s)
 {
-    const char **cfg = sgd_xcalloc((size_t)s->nruns + 1, sizeof *cfg);
-    int *one = sgd_xcalloc((size_t)s->nruns + 1, sizeof *one); /* one would-be series */
-    for (int i = 0; i < s->nruns; i++) cfg[i] = s->run[i].config_json;
-    s->nlabel_keys = ana_series_split_keys(cfg, one, s->nruns, &s->label_key);
+    const char **cfg = sgd_xcalloc((size_t)s->ngroups + 1, sizeof *cfg);
+    int *one = sgd_xcalloc((size_t)s->ngroups + 1, sizeof *one); /* one would-be series */
+    for (int g = 0; g < s->ngroups; g++) cfg[g] = s->run[s->group[g].run[0]].config_json;
+    s->nlabel_keys = ana_series_split_keys(cfg, one, s->ngroups, &s->label_key);
     free(cfg);
     free(one);
 }

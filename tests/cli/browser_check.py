@@ -193,7 +193,7 @@ def check_series(cdp, spec, fails):
     m = re.match(r'(\d+):(\d+):(.+)=(.+)', spec)
     db, run, metric, path = int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)
     want = [[int(u), float(v)] for u, v in (line.split() for line in open(path) if line.strip())]
-    got = cdp.evaluate(f'JSON.stringify(window.sgdsim.series({db}, {run}, {json.dumps(metric)}))')
+    got = cdp.evaluate(f"window.sgdsim.series({db}, {run}, {json.dumps(metric)}).then(JSON.stringify)")
     got = json.loads(got) if got else None
     if got != want:
         fails.append(f'series {spec}: the page has {str(got)[:300]}, the database {str(want)[:300]}')

@@ -70,18 +70,19 @@ static void check_groups(const web_study_t *s)
 
 static void check_json(const web_study_t *s)
 {
-    web_buf_t data = {0}, exact = {0};
+    web_buf_t data = {0}, series = {0}, exact = {0};
     web_model_opts_t o = {.generator = "test", .columns = 10};
-    web_model_json(s, NULL, &o, &data, &exact);
-    const char *block[] = {data.p, exact.p};
-    for (int k = 0; k < 2; k++) {
+    web_model_json(s, NULL, &o, &data, &series, &exact);
+    const char *block[] = {data.p, series.p, exact.p};
+    for (int k = 0; k < 3; k++) {
         CHECK(strchr(block[k], '<') == NULL && strchr(block[k], '>') == NULL);
         CHECK(strstr(block[k], "\xe2\x80\xa8") == NULL);
     }
     CHECK(strstr(data.p, "\\u003c/script\\u003e\\u003cimg onerror=x\\u003e\\u2028") != NULL);
-    CHECK(strstr(data.p, "\"dec\":true") != NULL); /* 50 rows in 10 columns */
+    CHECK(strstr(data.p, "\"dec\":true") != NULL);   /* a band of 50 points in 10 columns */
+    CHECK(strstr(series.p, "\"dec\":true") != NULL); /* a run's 50 rows */
     CHECK(strstr(exact.p, "\"n\":50,\"dec\":false,\"u\":[0,1,2,3") != NULL);
-    web_buf_free(&data), web_buf_free(&exact);
+    web_buf_free(&data), web_buf_free(&series), web_buf_free(&exact);
 }
 
 int main(void)
