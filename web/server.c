@@ -232,7 +232,8 @@ int web_serve(const web_server_opts_t *o, sgd_err_t *err)
     server_t s = {.o = o, .loopback = web_host_is_loopback(o->host) == 1};
     web_buf_t page = {0}, csp = {0};
     int rc = refresh(&s, err) ||
-             web_build_page(&(web_build_opts_t){.generator = o->generator, .live = true,
+             web_build_page(&(web_build_opts_t){.paths = o->paths, .npaths = o->npaths,
+                                                .generator = o->generator, .live = true,
                                                 .dygraphs_dir = o->dygraphs_dir},
                             NULL, &page, &csp, err) ? -1 : 0;
     s.npage = page.n;

@@ -15,7 +15,8 @@ Checks, each optional but the first:
   - --then-rows N --then ARG...: runs the command (no shell; --then comes last) after the
     checks above, then
     waits (polling, up to --deadline seconds) until the table shows N rows;
-  - --screenshot FILE: a PNG of the page (--width x --height).
+  - --screenshot FILE: a PNG of the page (--width x --height), after --eval EXPR (a user's
+    action: a click) has run.
 Exit 0: every check passed; 1: one failed (messages on stderr); 77: Chromium is missing and
 the environment variable CI is not set (in CI a missing Chromium fails).
 """
@@ -221,6 +222,9 @@ def run_checks(a, cdp, fails):
     if injected:
         fails.append(f'{injected} element(s) the page never makes (img, iframe, object, embed, b): '
                      'markup from the database was parsed')
+    for expr in a.eval:  # a user's action before the screenshot, e.g. a click on a row
+        cdp.evaluate(expr)
+        time.sleep(0.5)
     if a.screenshot:
         time.sleep(0.3)
         shot = cdp.send('Page.captureScreenshot', format='png', captureBeyondViewport=True)
@@ -242,6 +246,7 @@ def main():
     p.add_argument('--then', nargs=argparse.REMAINDER)  # last: the rest is the command
     p.add_argument('--then-rows', type=int)
     p.add_argument('--screenshot')
+    p.add_argument('--eval', action='append', default=[])
     p.add_argument('--width', type=int, default=1400)
     p.add_argument('--height', type=int, default=1000)
     p.add_argument('--deadline', type=float, default=120)
