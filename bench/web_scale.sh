@@ -11,11 +11,10 @@ RUNS=${2:-1000}
 ROWS=${3:-1000}
 SGDSIM=$(cd "$BUILD" && pwd)/sgdsim
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP"
-source "$HERE/tests/cli/lib.sh" "$SGDSIM" >/dev/null
-trap 'rm -rf "$TMP"' EXIT
+WORK=$(mktemp -d)
+cd "$WORK"
+source "$HERE/tests/cli/lib.sh" "$SGDSIM" >/dev/null  # small_scenario (and a TMP of its own)
+trap 'rm -rf "$WORK" "$TMP"' EXIT
 small_scenario s.json
 "$SGDSIM" run s.json --db big.db -q --set stop.updates="$ROWS" --set eval.every="$ROWS"
 python3 - big.db "$RUNS" "$ROWS" <<'PY'
@@ -42,14 +41,15 @@ start=$(date +%s.%N)
 "$SGDSIM" report big.db --html big.html
 end=$(date +%s.%N)
 echo "page generation: $(echo "$end - $start" | bc) s, page $(($(stat -c %s big.html) / 1000000)) MB"
-python3 - "file://$TMP/big.html" <<PY
+python3 - "file://$WORK/big.html" <<PY
 import sys, time
 sys.path.insert(0, "$HERE/tests/cli")
 import browser_check as b
-proc, port = b.start_chromium(b.find_chromium(), "$TMP/profile", 1400, 1000)
+proc, port = b.start_chromium(b.find_chromium(), "$WORK/profile", 1400, 1000)
 try:
     cdp = b.Cdp(b.page_socket(port))
     cdp.send('Page.enable')
+    cdp.send('Runtime.enable')
     t0 = time.time()
     cdp.send('Page.navigate', url=sys.argv[1])
     deadline = t0 + 120
