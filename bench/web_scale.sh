@@ -60,5 +60,5 @@ try:
     print(f'page open in Chromium: {t1 - t0:.2f} s (wall, polled), {ms / 1000:.2f} s (page clock)')
     print('runs in the table:', cdp.evaluate('window.sgdsim.tableRows()'))
 finally:
-    proc.kill()
+    b.stop_chromium(proc)
 PY

@@ -132,7 +132,10 @@ def start_chromium(binary, profile, width, height):
                              '--disable-background-networking', '--disable-component-update',
                              '--remote-debugging-port=0', f'--user-data-dir={profile}',
                              f'--window-size={width},{height}', 'about:blank'],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            # a session of its own: Chromium signals its process group when
+                            # it ends, which must not reach the test runner
+                            start_new_session=True)
     deadline = time.time() + 60
     while time.time() < deadline:
         line = proc.stderr.readline()
@@ -142,8 +145,17 @@ def start_chromium(binary, profile, width, height):
             return proc, int(port)
         if not line and proc.poll() is not None:
             break
-    proc.kill()
+    stop_chromium(proc)
     raise RuntimeError('Chromium did not start its debugging endpoint')
+
+
+def stop_chromium(proc):
+    """Ends Chromium and every process it started (its own session's group)."""
+    try:
+        os.killpg(proc.pid, 9)
+    except ProcessLookupError:
+        pass
+    proc.wait()
 
 
 def page_socket(port):
@@ -273,8 +285,7 @@ def main():
         fails.append(f'{type(e).__name__}: {e}')
     finally:
         if proc:
-            proc.kill()
-            proc.wait()
+            stop_chromium(proc)
         shutil.rmtree(profile, ignore_errors=True)
     for f in fails:
         print('FAIL: ' + f, file=sys.stderr)
