@@ -27,6 +27,7 @@ int cli_merge_main(int argc, char **argv);
 int cli_query_main(int argc, char **argv);
 int cli_export_main(int argc, char **argv);
 int cli_report_main(int argc, char **argv);
+int cli_serve_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);
 int cli_plot_main(int argc, char **argv);
 int cli_show_main(int argc, char **argv);

@@ -27,6 +27,7 @@
 #include "analysis/clock.h"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/report_html.h"
 #include "cli/report_json.h"
 #include "cli/report_sweep.h"
 #include "cli/report_welch.h"
@@ -41,7 +42,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: sgdsim report DB [--wide]\n"
                "       sgdsim report DB --json [--last K] [--updates N] [--at U,...]\n"
                "       sgdsim report DB --welch A B [--metric NAME] [--last K | --final]\n"
-               "                     [--updates N] [--json]\n\n"
+               "                     [--updates N] [--json]\n"
+               "       sgdsim report DB... --html FILE\n\n"
                "Prints every run of the results database DB (seed, status, updates, virtual\n"
                "time, final val_error, staleness; within 100 columns, long names cut) and,\n"
                "per scenario swept over several configurations, pivot tables of final\n"
@@ -65,7 +67,11 @@ static void usage(FILE *f)
                "               two-sided p (--json: as JSON); fewer than 2 seeds a side is\n"
                "               an error\n"
                "  --metric M   the metric --welch compares (default val_error)\n"
-               "  --final      --welch compares final values, not last-K means\n\n"
+               "  --final      --welch compares final values, not last-K means\n"
+               "  --html FILE  instead, the results browser's page for the databases DB...\n"
+               "               (with two: the first the baseline, with compare's verdicts):\n"
+               "               one self-contained HTML file that opens offline (sgdsim\n"
+               "               serve: live)\n\n"
                "exit codes: 0 ok, 2 bad input (not a results database)\n");
 }
 
@@ -273,6 +279,8 @@ typedef struct report_args {
     uint64_t updates;   /* --updates N; 0: not given */
     rep_opts_t opts;    /* --at U,... goes straight here */
     bool has_at;
+    const char *html;   /* --html FILE: the results browser's page (cli/report_html.c) */
+    cli_args_t pos;     /* DB... (several only with --html; settings after DB with --welch) */
 } report_args_t;
 
 /* --at U,U,...: updates in increasing order, at most REP_MAX_AT. */
@@ -312,6 +320,8 @@ static const cli_opt_t report_opts[] = {
     {.name = "--updates", .kind = CLI_ARG_U64, .off = offsetof(report_args_t, updates),
      .lo = 1, .hi = INT64_MAX, .expect = "expected a whole number of updates >= 1"},
     {.name = "--at", .kind = CLI_ARG_CUSTOM, .parse = opt_at},
+    {.name = "--html", .kind = CLI_ARG_STRING, .off = offsetof(report_args_t, html),
+     .metavar = "FILE"},
     {.name = NULL},
 };
 
@@ -335,6 +345,15 @@ static int check_report_args(const report_args_t *a, int npos)
     return 0;
 }
 
+/* --html's arguments: several databases, none of the text or statistics options. */
+static int check_html_args(const report_args_t *a)
+{
+    if (a->welch || a->metric || a->final || a->last || a->updates || a->has_at)
+        return cli_bad_input("report: --html writes the whole page; it takes none of --welch, "
+                             "--metric, --final, --last, --updates, --at");
+    return report_html_check_args(a->html, a->pos.npos, a->json, a->wide);
+}
+
 /* "DB [--wide] [--json ...]" or "DB --welch A B ..."; 0, or the exit code (with --help:
  * after the usage text). */
 static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help)
@@ -345,19 +364,19 @@ static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help
     cli_opt_set_t sets[] = {{report_opts, a, 0}, {cli_format_opts, &fmt, 0}};
     cli_cmd_spec_t spec = {.cmd = "report", .npos = 1, .more_pos = true, .missing = missing,
                            .sets = sets, .nsets = 2};
-    cli_args_t args;
-    int rc = cli_args_parse(&spec, argc, argv, &args);
-    *help = args.help;
+    int rc = cli_args_parse(&spec, argc, argv, &a->pos);
+    *help = a->pos.help;
     if (rc == 0 && *help) usage(stdout);
     if (rc == 0 && !*help) {
-        a->db_path = args.pos[0];
-        for (int i = 1; i < args.npos && i < 3; i++) a->setting[i - 1] = args.pos[i];
+        a->db_path = a->pos.pos[0];
         a->json = fmt == CLI_FMT_JSON;
         if (fmt == CLI_FMT_CSV)
             rc = cli_bad_input("report: prints text or --json; use sgdsim query or export for CSV");
-        else rc = check_report_args(a, args.npos);
+        for (int i = 1; !a->html && i < a->pos.npos && i < 3; i++)
+            a->setting[i - 1] = a->pos.pos[i];
+        if (rc == 0 && a->html) rc = check_html_args(a);
+        else if (rc == 0) rc = check_report_args(a, a->pos.npos);
     }
-    cli_args_free(&args);
     a->opts.last_k = a->last ? (int)a->last : 10;
     a->opts.has_updates = a->updates > 0;
     a->opts.updates = (int64_t)a->updates;
@@ -369,10 +388,18 @@ int cli_report_main(int argc, char **argv)
     report_args_t a;
     bool help;
     int rc = parse_report_args(argc, argv, &a, &help);
-    if (rc || help) return rc;
+    if (rc || help || a.html) {
+        if (rc == 0 && !help) rc = report_html(a.pos.pos, a.pos.npos, a.html);
+        cli_args_free(&a.pos);
+        return rc;
+    }
     sgd_err_t err = {{0}};
     rdb_t *db;
-    if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("report: %s", err.msg);
+    if (rdb_open_readonly(a.db_path, &db, &err)) {
+        rc = cli_bad_input("report: %s", err.msg);
+        cli_args_free(&a.pos);
+        return rc;
+    }
     if (a.welch) {
         report_welch_args_t w = {a.setting[0], a.setting[1], a.metric ? a.metric : "val_error",
                                  a.final, a.json};
@@ -384,5 +411,6 @@ int cli_report_main(int argc, char **argv)
         if (rc == SGD_EXIT_OK) rc = report_sweeps(db);
     }
     rdb_close(db);
+    cli_args_free(&a.pos); /* a.db_path and the settings point into it */
     return rc;
 }

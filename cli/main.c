@@ -19,6 +19,7 @@ const cli_command_t *const cli_commands[] = {
     &(const cli_command_t){"merge", "merge results databases (shards, MPI ranks)", cli_merge_main},
     &(const cli_command_t){"query", "run read-only SQL on a results database", cli_query_main},
     &(const cli_command_t){"report", "summarise runs and sweeps (pivot tables)", cli_report_main},
+    &(const cli_command_t){"serve", "serve the results browser's page, live", cli_serve_main},
     &(const cli_command_t){"export", "write every table to CSV files", cli_export_main},
     &(const cli_command_t){"plot", "draw a metric's curves with gnuplot (PNG/SVG/PDF)",
                            cli_plot_main},

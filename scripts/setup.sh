@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config git libopenblas-dev libgsl-dev libcjson-dev
           libsqlite3-dev zlib1g-dev sqlite3 dataset-fashion-mnist gnuplot-nox libopenmpi-dev
-          openmpi-bin)
+          openmpi-bin libmicrohttpd-dev libjs-dygraphs chromium python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,60 @@
+/* web/escape.h: each context's escaping of hostile text — "</script>", quotes, "<img
+ * onerror>", U+2028/U+2029, control characters, bytes that are not UTF-8 — and exact
+ * numbers. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/check.h"
+#include "web/escape.h"
+
+static void check_html(const char *in, const char *want)
+{
+    web_buf_t b = {0};
+    web_html_text(&b, in);
+    CHECK(strcmp(b.p ? b.p : "", want) == 0);
+    web_buf_free(&b);
+}
+
+static void check_json(const char *in, const char *want)
+{
+    web_buf_t b = {0};
+    web_json_string(&b, in);
+    CHECK(strcmp(b.p, want) == 0);
+    web_buf_free(&b);
+}
+
+static void check_number(double d, const char *want)
+{
+    web_buf_t b = {0};
+    web_json_number(&b, d);
+    CHECK(strcmp(b.p, want) == 0);
+    web_buf_free(&b);
+}
+
+int main(void)
+{
+    check_html("</script><img src=x onerror=alert(1)>",
+               "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;");
+    check_html("a \"b\" 'c' & d", "a &quot;b&quot; &#39;c&#39; &amp; d");
+    check_html("caf\xc3\xa9 \xe2\x80\xa8", "caf\xc3\xa9 \xe2\x80\xa8"); /* text: kept */
+    check_html("bad \xff\xc0\xaf end", "bad \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd end");
+    check_html(NULL, "");
+
+    check_json("</script>", "\"\\u003c/script\\u003e\"");
+    check_json("<!-- & -->", "\"\\u003c!-- \\u0026 --\\u003e\"");
+    check_json("q\"b\\s", "\"q\\\"b\\\\s\"");
+    check_json("l\xe2\x80\xa8p\xe2\x80\xa9", "\"l\\u2028p\\u2029\"");
+    check_json("\n\t\x01\x7f", "\"\\u000a\\u0009\\u0001\\u007f\"");
+    check_json("caf\xc3\xa9 \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"");
+    check_json("\xed\xa0\x80 \xe0\x80\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+                                            "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+    check_json(NULL, "null");
+
+    check_number(0.1, "0.1");
+    check_number(0.30000000000000004, "0.30000000000000004");
+    check_number(42, "42");
+    check_number(NAN, "null");
+    check_number(-INFINITY, "null");
+    return check_exit();
+}

@@ -1,0 +1,29 @@
+/* Escaping for each context a string from a results database can reach on a page: HTML text,
+ * an HTML attribute's value, and a JSON (or JavaScript) string literal inside a <script>
+ * element.  A database is input like any file: a run name, tag, metric name or status detail
+ * may hold "</script>", quotes, "<img onerror=...>" or U+2028, and must arrive on the page as
+ * the text it is, never as markup or code.
+ *
+ *   web_html_text   & < > " ' as character references: safe as element content and as a
+ *                   double- or single-quoted attribute value (one function for both, so no
+ *                   caller picks the weaker one);
+ *   web_json_string a JSON string literal that is also a JavaScript string literal and
+ *                   cannot end the <script> element it sits in: besides " \ and control
+ *                   characters, < > & and U+2028, U+2029 as \uXXXX.
+ * Bytes that are not UTF-8 become U+FFFD in both, so the page is always valid UTF-8 and
+ * JSON.parse never sees a broken sequence.  NULL reads as the empty string in HTML and as
+ * null in JSON. */
+#ifndef SGDSIM_WEB_ESCAPE_H
+#define SGDSIM_WEB_ESCAPE_H
+
+#include "web/buf.h"
+
+void web_html_text(web_buf_t *b, const char *s);
+
+void web_json_string(web_buf_t *b, const char *s);
+
+/* A number as JSON: the shortest text that reads back as the same double
+ * (sgd_json_format_number); null when not finite (JSON has no NaN). */
+void web_json_number(web_buf_t *b, double d);
+
+#endif

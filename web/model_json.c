@@ -1,0 +1,397 @@
+/* The JSON data model of a study (web/model_json.h), written straight into a buffer: a
+ * study of a million rows would be millions of cJSON nodes, and every string goes through
+ * web/escape.h's script-safe JSON. */
+#include "web/model_json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/sweep_axes.h"
+#include "web/bands.h"
+#include "web/decimate.h"
+#include "web/escape.h"
+
+static void key(web_buf_t *b, const char *k, bool first)
+{
+    web_buf_printf(b, "%s\"%s\":", first ? "" : ",", k); /* keys are this file's literals */
+}
+
+static void str_field(web_buf_t *b, const char *k, const char *v)
+{
+    key(b, k, false);
+    web_json_string(b, v);
+}
+
+static void num_field(web_buf_t *b, const char *k, double v)
+{
+    key(b, k, false);
+    web_json_number(b, v);
+}
+
+static void int_field(web_buf_t *b, const char *k, bool has, int64_t v)
+{
+    key(b, k, false);
+    if (has) web_buf_printf(b, "%lld", (long long)v);
+    else web_buf_puts(b, "null");
+}
+
+static void bool_field(web_buf_t *b, const char *k, bool v)
+{
+    key(b, k, false);
+    web_buf_puts(b, v ? "true" : "false");
+}
+
+static void string_array(web_buf_t *b, char *const *v, int n)
+{
+    web_buf_put(b, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i) web_buf_put(b, ",", 1);
+        web_json_string(b, v[i]);
+    }
+    web_buf_put(b, "]", 1);
+}
+
+/* ---- series --------------------------------------------------------------------------- */
+
+static void int_list(web_buf_t *b, const int64_t *v, const int *idx, int n)
+{
+    web_buf_put(b, "[", 1);
+    for (int i = 0; i < n; i++) web_buf_printf(b, i ? ",%lld" : "%lld", (long long)v[idx[i]]);
+    web_buf_put(b, "]", 1);
+}
+
+/* Values at idx[0..n) (scale: 1, or 1e-9 for nanoseconds as seconds). */
+static void real_list(web_buf_t *b, const double *v, const int64_t *iv, double scale,
+                      const int *idx, int n)
+{
+    web_buf_put(b, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i) web_buf_put(b, ",", 1);
+        web_json_number(b, v ? v[idx[i]] : (double)iv[idx[i]] * scale);
+    }
+    web_buf_put(b, "]", 1);
+}
+
+/* A run's series at idx[0..n): update, time (with a clock), value, the non-finite rows. */
+static void series_json(web_buf_t *b, const rdb_series_t *s, bool clock, const int *idx, int n)
+{
+    web_buf_printf(b, "{\"n\":%d,\"dec\":%s", s->n, n < s->n ? "true" : "false");
+    key(b, "u", false);
+    int_list(b, s->update, idx, n);
+    if (clock) {
+        key(b, "t", false);
+        real_list(b, NULL, s->vtime, 1e-9, idx, n);
+    }
+    key(b, "v", false);
+    web_buf_put(b, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i) web_buf_put(b, ",", 1);
+        web_json_number(b, s->kind[idx[i]] ? NAN : s->value[idx[i]]);
+    }
+    web_buf_puts(b, "],\"nf\":[");
+    for (int i = 0, k = 0; i < n; i++) {
+        char kind = s->kind[idx[i]];
+        if (!kind) continue;
+        web_buf_printf(b, "%s[%d,\"%s\"]", k++ ? "," : "", i,
+                       kind == 'n' ? "nan" : kind == '-' ? "-inf" : "inf");
+    }
+    web_buf_puts(b, "]}");
+}
+
+/* The indices a drawing of s keeps (all of them up to 2 x columns). */
+static int drawn(const rdb_series_t *s, int columns, int *idx)
+{
+    return web_decimate(s->update, s->value, s->kind, s->n, columns, idx);
+}
+
+/* ---- runs ----------------------------------------------------------------------------- */
+
+static void pairs_json(web_buf_t *b, const ana_kv_t *kv, int n)
+{
+    web_buf_put(b, "[", 1);
+    for (int i = 0; i < n; i++) {
+        web_buf_puts(b, i ? ",[" : "[");
+        web_json_string(b, kv[i].key);
+        web_buf_put(b, ",", 1);
+        web_json_string(b, kv[i].value);
+        web_buf_put(b, "]", 1);
+    }
+    web_buf_put(b, "]", 1);
+}
+
+static void bins_json(web_buf_t *b, const web_bin_t *bin, int n)
+{
+    web_buf_put(b, "[", 1);
+    for (int i = 0; i < n; i++)
+        web_buf_printf(b, "%s[%lld,%lld]", i ? "," : "", (long long)bin[i].at,
+                       (long long)bin[i].count);
+    web_buf_put(b, "]", 1);
+}
+
+static void traffic_json(web_buf_t *b, const web_run_t *r)
+{
+    web_buf_put(b, "[", 1);
+    for (int i = 0; i < r->ntraffic; i++) {
+        const web_traffic_t *t = &r->traffic[i];
+        web_buf_puts(b, i ? ",[" : "[");
+        web_json_string(b, t->kind);
+        web_buf_printf(b, ",%lld,%lld,%lld,%lld]", (long long)t->sent_msgs,
+                       (long long)t->sent_bytes, (long long)t->skipped_msgs,
+                       (long long)t->skipped_bytes);
+    }
+    web_buf_put(b, "]", 1);
+}
+
+static void run_text_json(web_buf_t *b, const web_run_t *r)
+{
+    static const char *const names[] = {"command_line", "status_detail", "started_at",
+                                        "git_rev", "host", "digest"};
+    key(b, "text", false);
+    web_buf_put(b, "{", 1);
+    for (int k = 0; k < 6; k++) {
+        key(b, names[k], k == 0);
+        web_json_string(b, r->text[k]);
+    }
+    web_buf_put(b, "}", 1);
+}
+
+/* "final", one value per metric of the study, into b; each series as drawn into series and,
+ * when decimated, exact into exact. */
+static void run_series_json(web_buf_t *b, const web_study_t *s, int ri, int columns,
+                            web_buf_t *series, web_buf_t *exact, int *idx, int *all)
+{
+    const web_run_t *r = &s->run[ri];
+    key(b, "final", false);
+    web_buf_put(b, "[", 1);
+    for (int m = 0; m < s->nmetrics; m++) {
+        const rdb_series_t *sr = web_run_series(r, s->metric[m]);
+        if (m) web_buf_put(b, ",", 1);
+        if (sr && sr->n && !sr->kind[sr->n - 1]) web_json_number(b, sr->value[sr->n - 1]);
+        else web_buf_puts(b, "null");
+    }
+    web_buf_put(b, "]", 1);
+    for (int m = 0; m < s->nmetrics; m++) {
+        const rdb_series_t *sr = web_run_series(r, s->metric[m]);
+        if (!sr) continue;
+        int n = drawn(sr, columns, idx);
+        web_buf_printf(series, "%s[%d,%d,", series->p[series->n - 1] == '[' ? "" : ",", ri, m);
+        series_json(series, sr, r->clock, idx, n);
+        web_buf_put(series, "]", 1);
+        if (n == sr->n) continue;
+        web_buf_printf(exact, "%s[%d,%d,", exact->p[exact->n - 1] == '[' ? "" : ",", ri, m);
+        series_json(exact, sr, r->clock, all, sr->n);
+        web_buf_put(exact, "]", 1);
+    }
+}
+
+static void run_json(web_buf_t *b, const web_study_t *s, int ri, int columns,
+                     web_buf_t *series, web_buf_t *exact, int *idx, int *all)
+{
+    const web_run_t *r = &s->run[ri];
+    web_buf_printf(b, "{\"db\":%d,\"id\":%lld", r->db, (long long)r->id);
+    str_field(b, "scenario", r->scenario);
+    str_field(b, "algorithm", r->algorithm);
+    str_field(b, "status", r->status);
+    int_field(b, "seed", true, r->seed);
+    int_field(b, "workers", r->has_workers, r->workers);
+    int_field(b, "updates", r->has_updates, r->updates);
+    num_field(b, "vtime_s", r->clock && r->has_vtime_ns ? (double)r->vtime_ns / 1e9 : NAN);
+    bool_field(b, "clock", r->clock);
+    num_field(b, "wall_s", r->wall_s);
+    str_field(b, "run_key", r->run_key);
+    str_field(b, "backend", r->backend);
+    str_field(b, "blas_core", r->blas_core);
+    int_field(b, "group", true, r->group);
+    key(b, "config", false);
+    pairs_json(b, r->a.cfg.kv, r->a.cfg.n);
+    key(b, "tags", false);
+    pairs_json(b, r->tag, r->ntags);
+    run_text_json(b, r);
+    key(b, "staleness", false);
+    bins_json(b, r->staleness, r->nstaleness);
+    key(b, "versionAge", false);
+    bins_json(b, r->version_age, r->nversion_age);
+    key(b, "traffic", false);
+    traffic_json(b, r);
+    run_series_json(b, s, ri, columns, series, exact, idx, all);
+    web_buf_put(b, "}", 1);
+}
+
+/* ---- groups --------------------------------------------------------------------------- */
+
+static void summary_json(web_buf_t *b, const ana_summary_t *x)
+{
+    web_buf_printf(b, "{\"n\":%d", x->n);
+    num_field(b, "mean", x->mean);
+    num_field(b, "sd", x->sd);
+    num_field(b, "ci_low", x->ci_low);
+    num_field(b, "ci_high", x->ci_high);
+    web_buf_put(b, "}", 1);
+}
+
+/* The band at idx[0..n): mean -+ sd at each kept update. */
+static void band_json(web_buf_t *b, const web_band_t *d, bool clock, const int *idx, int n)
+{
+    web_buf_printf(b, "{\"n\":%d,\"dec\":%s", d->n, n < d->n ? "true" : "false");
+    key(b, "u", false);
+    int_list(b, d->update, idx, n);
+    if (clock) {
+        key(b, "t", false);
+        real_list(b, d->vtime_s, NULL, 1, idx, n);
+    }
+    static const char *const part[] = {"mean", "lo", "hi"};
+    for (int p = 0; p < 3; p++) {
+        key(b, part[p], false);
+        web_buf_put(b, "[", 1);
+        for (int i = 0; i < n; i++) {
+            const ana_summary_t *x = &d->sum[idx[i]];
+            double sd = x->n > 1 ? x->sd : 0;
+            if (i) web_buf_put(b, ",", 1);
+            web_json_number(b, p == 0 ? x->mean : p == 1 ? x->mean - sd : x->mean + sd);
+        }
+        web_buf_put(b, "]", 1);
+    }
+    web_buf_puts(b, ",\"k\":[");
+    for (int i = 0; i < n; i++) web_buf_printf(b, i ? ",%d" : "%d", d->sum[idx[i]].n);
+    web_buf_puts(b, "]}");
+}
+
+static const web_band_t *band_of(const web_group_t *g, const char *name)
+{
+    for (int i = 0; i < g->nbands; i++)
+        if (strcmp(g->band[i].name, name) == 0) return &g->band[i];
+    return NULL;
+}
+
+static void group_json(web_buf_t *b, const web_study_t *s, const web_group_t *g, int columns,
+                       int *idx)
+{
+    web_buf_printf(b, "{\"db\":%d", g->db);
+    str_field(b, "label", g->label);
+    web_buf_puts(b, ",\"runs\":[");
+    for (int i = 0; i < g->n; i++) web_buf_printf(b, i ? ",%d" : "%d", g->run[i]);
+    web_buf_puts(b, "],\"seeds\":[");
+    for (int i = 0; i < g->n; i++)
+        web_buf_printf(b, i ? ",%lld" : "%lld", (long long)s->run[g->run[i]].seed);
+    web_buf_put(b, "]", 1);
+    bool_field(b, "clock", g->clock);
+    for (int part = 0; part < 2; part++) {
+        key(b, part ? "bands" : "final", false);
+        web_buf_put(b, "[", 1);
+        for (int m = 0; m < s->nmetrics; m++) {
+            const web_band_t *d = band_of(g, s->metric[m]);
+            if (m) web_buf_put(b, ",", 1);
+            if (!d) web_buf_puts(b, "null");
+            else if (!part) summary_json(b, &d->final);
+            else {
+                double *mean = sgd_xcalloc((size_t)d->n + 1, sizeof *mean);
+                for (int i = 0; i < d->n; i++) mean[i] = d->sum[i].mean;
+                int n = web_decimate(d->update, mean, NULL, d->n, columns, idx);
+                free(mean);
+                band_json(b, d, g->clock, idx, n);
+            }
+        }
+        web_buf_put(b, "]", 1);
+    }
+    web_buf_put(b, "}", 1);
+}
+
+/* ---- the document --------------------------------------------------------------------- */
+
+static void verdicts_json(web_buf_t *b, const web_verdicts_t *v)
+{
+    key(b, "verdicts", false);
+    if (!v) {
+        web_buf_puts(b, "null");
+        return;
+    }
+    web_buf_put(b, "{", 1);
+    key(b, "rule", true);
+    web_json_string(b, v->rule);
+    web_buf_printf(b, ",\"nnew\":%d,\"rows\":[", v->nnew);
+    for (int i = 0; i < v->n; i++) {
+        const web_verdict_row_t *r = &v->row[i];
+        const char *cells[] = {r->scenario, r->configuration, r->seeds, r->metric,
+                               ana_verdict_name[r->verdict], r->detail};
+        web_buf_puts(b, i ? ",[" : "[");
+        for (int c = 0; c < 6; c++) {
+            web_json_string(b, cells[c]);
+            web_buf_put(b, ",", 1);
+        }
+        web_buf_puts(b, ana_verdict_fails(r->verdict) ? "true]" : "false]");
+    }
+    web_buf_puts(b, "]}");
+}
+
+static void dbs_json(web_buf_t *b, const web_study_t *s)
+{
+    key(b, "dbs", false);
+    web_buf_put(b, "[", 1);
+    for (int i = 0; i < s->ndbs; i++) {
+        web_buf_puts(b, i ? ",{" : "{");
+        key(b, "path", true);
+        web_json_string(b, s->db[i].path);
+        str_field(b, "label", s->db[i].label);
+        str_field(b, "role", s->ndbs == 2 ? (i ? "candidate" : "baseline") : NULL);
+        web_buf_put(b, "}", 1);
+    }
+    web_buf_put(b, "]", 1);
+}
+
+static void axes_json(web_buf_t *b, const web_study_t *s)
+{
+    key(b, "axes", false);
+    /* one run per configuration, as for the labels (web/study.c): the same axes */
+    const ana_run_t **runs = sgd_xcalloc((size_t)s->ngroups + 1, sizeof *runs);
+    for (int g = 0; g < s->ngroups; g++) runs[g] = &s->run[s->group[g].run[0]].a;
+    int n = 0;
+    const char **axes = s->ngroups ? ana_sweep_axes(runs, s->ngroups, &n) : NULL;
+    string_array(b, (char *const *)axes, n);
+    free(axes);
+    free(runs);
+}
+
+void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_model_opts_t *o,
+                    web_buf_t *data, web_buf_t *series, web_buf_t *exact)
+{
+    int longest = 1;
+    for (int i = 0; i < s->nruns; i++)
+        for (int m = 0; m < s->run[i].nmetrics; m++)
+            if (s->run[i].metric[m].s.n > longest) longest = s->run[i].metric[m].s.n;
+    for (int g = 0; g < s->ngroups; g++)
+        for (int m = 0; m < s->group[g].nbands; m++)
+            if (s->group[g].band[m].n > longest) longest = s->group[g].band[m].n;
+    int *idx = sgd_xcalloc((size_t)longest + 1, sizeof *idx);
+    int *all = sgd_xcalloc((size_t)longest + 1, sizeof *all);
+    for (int i = 0; i < longest; i++) all[i] = i;
+    web_buf_puts(data, "{\"format\":1");
+    str_field(data, "generator", o->generator);
+    bool_field(data, "live", o->live);
+    web_buf_printf(data, ",\"columns\":%d", o->columns);
+    dbs_json(data, s);
+    key(data, "metrics", false);
+    string_array(data, s->metric, s->nmetrics);
+    key(data, "labelKeys", false);
+    string_array(data, s->label_key, s->nlabel_keys);
+    axes_json(data, s);
+    web_buf_puts(series, "{\"runs\":[");
+    web_buf_puts(exact, "{\"runs\":[");
+    web_buf_puts(data, ",\"runs\":[");
+    for (int i = 0; i < s->nruns; i++) {
+        if (i) web_buf_put(data, ",", 1);
+        run_json(data, s, i, o->columns, series, exact, idx, all);
+    }
+    web_buf_puts(data, "],\"groups\":[");
+    for (int g = 0; g < s->ngroups; g++) {
+        if (g) web_buf_put(data, ",", 1);
+        group_json(data, s, &s->group[g], o->columns, idx);
+    }
+    web_buf_put(data, "]", 1);
+    verdicts_json(data, v);
+    web_buf_put(data, "}", 1);
+    web_buf_puts(series, "]}");
+    web_buf_puts(exact, "]}");
+    free(idx);
+    free(all);
+}

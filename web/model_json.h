@@ -1,0 +1,50 @@
+/* The JSON data model of a study, what the page's script draws (web/app.js reads it; its
+ * fields are listed in docs/results.md, "The results browser"):
+ *
+ *   {"format": 1, "generator": TEXT, "live": BOOL, "columns": N,
+ *    "dbs": [{"path", "label", "role"}], "metrics": [NAME, ...], "labelKeys": [KEY, ...],
+ *    "axes": [KEY, ...],
+ *    "runs": [{"db", "id", "scenario", "algorithm", "status", "seed", "workers", "updates",
+ *              "vtime_s" (null without a clock), "clock", "wall_s", "run_key", "backend",
+ *              "blas_core", "group", "config": [[KEY, VALUE], ...], "tags": [[KEY, VALUE]],
+ *              "text": {"command_line", "status_detail", "started_at", "git_rev", "host",
+ *              "digest"}, "staleness": [[TAU, COUNT]], "versionAge": [[AGE, COUNT]],
+ *              "traffic": [[KIND, SENT_MSGS, SENT_BYTES, SKIPPED_MSGS, SKIPPED_BYTES]],
+ *              "final": [VALUE per metric]}],
+ *    "groups": [{"db", "label", "runs": [RUN INDEX], "seeds": [SEED], "clock",
+ *                "final": [{"n", "mean", "sd", "ci_low", "ci_high"} or null per metric],
+ *                "bands": [BAND or null per metric]}],
+ *    "verdicts": null or {"rule", "nnew", "rows": [[SCENARIO, CONFIGURATION, SEEDS, METRIC,
+ *                VERDICT, DETAIL, FAILS]]}}
+ *   SERIES = {"n": ROWS, "u": [UPDATE], "t": [VTIME_S] (runs with a clock), "v": [VALUE],
+ *             "nf": [[INDEX, "nan"|"inf"|"-inf"]], "dec": BOOL}
+ *   BAND   = {"n": POINTS, "u": [...], "t": [...], "mean": [...], "lo": [...], "hi": [...],
+ *             "k": [SEEDS AT THE POINT], "dec": BOOL}   (lo, hi: mean -+ sd)
+ * Series are indexed by the position of their metric in "metrics", so no name from a
+ * database is ever an object key.  A series or band longer than 2 x columns points is
+ * decimated (web/decimate.h, "dec": true).  The runs' series are in a second document,
+ * {"runs": [[RUN INDEX, METRIC INDEX, SERIES], ...]}, which the page reads only when it
+ * draws runs (a thousand runs' rows would slow every opening of the page), and the exact
+ * rows of the decimated ones in a third of the same form.
+ * Every document is safe inside a <script> element (web/escape.h). */
+#ifndef SGDSIM_WEB_MODEL_JSON_H
+#define SGDSIM_WEB_MODEL_JSON_H
+
+#include <stdbool.h>
+
+#include "web/buf.h"
+#include "web/study.h"
+#include "web/verdicts.h"
+
+typedef struct web_model_opts {
+    const char *generator; /* "sgdsim 0.1.0 (rev)" */
+    bool live;             /* served by `sgdsim serve`: the page polls for new rows */
+    int columns;           /* WEB_COLUMNS; tests make it small to decimate short series */
+} web_model_opts_t;
+
+/* The data model into data, the runs' series as drawn into series and the exact rows of
+ * decimated ones into exact. v: the verdicts of a two-database study, or NULL. */
+void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_model_opts_t *o,
+                    web_buf_t *data, web_buf_t *series, web_buf_t *exact);
+
+#endif
