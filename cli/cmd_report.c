@@ -330,8 +330,9 @@ static const cli_opt_t report_opts[] = {
 static int check_report_args(const report_args_t *a, int npos)
 {
     if (!a->welch && npos > 1)
-        return cli_bad_input("report: unexpected argument %s (see sgdsim report --help)",
-                             a->setting[0]);
+        return cli_bad_input("report: unexpected argument %s: several databases are read "
+                             "only with --html FILE, two settings only with --welch A B (see "
+                             "sgdsim report --help)", a->setting[0]);
     if (a->welch && npos != 3)
         return cli_bad_input("report: --welch needs two settings: report DB --welch A B");
     if (a->welch && a->wide) return cli_bad_input("report: --wide is not for --welch");
