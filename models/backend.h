@@ -132,6 +132,12 @@ int sgd_backend_have_cuda(void);
 int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err);
 void sgd_backend_destroy(sgd_backend_t *b);
 
+/* Fault injection, in test executables only: an executable that defines this function
+ * (tests/models/failing_backend.c, linked into sgdsim_failing_backend) gets every backend
+ * sgd_backend_create made, to wrap; 0, or -1 with err (the backend is then destroyed and
+ * creation fails).  sgdsim defines none, so the weak reference is NULL there. */
+int sgd_backend_test_wrap(sgd_backend_t *b, sgd_err_t *err) __attribute__((weak));
+
 /* Lets the backend use `threads` (>= 1) host threads (iface.set_threads; a no-op for a
  * backend without it).  Results do not change: the CPU backend evaluates loss_grad_batched's
  * requests and evaluate's chunks of max_batch rows in parallel, each on a model_t of its own
