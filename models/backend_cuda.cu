@@ -181,7 +181,8 @@ static int cu_loss_grad_batched(void *ctx, int k, const float *const *params,
                                 const float *const *x, const int32_t *const *y, int batch,
                                 float *const *grad, double *loss, sgd_err_t *err)
 {
-    CU_GUARDED(err, loss_grad_batched((cuda_backend_t *)ctx, k, params, x, y, batch, grad, loss));
+    CU_GUARDED(err,
+               loss_grad_batched((cuda_backend_t *)ctx, k, params, x, y, batch, grad, loss));
 }
 
 static int cu_loss_grad(void *ctx, const float *params, const float *x, const int32_t *y,
@@ -202,8 +203,8 @@ static int resident_slot(cuda_backend_t *c, const sgd_dataset_t *d, int slot_hin
     }
     resident_t *r = &c->res[slot_hint];
     cudaCheck(cudaStreamSynchronize(c->stream));
-    cudaCheck(cudaFree(r->x));
-    cudaCheck(cudaFree(r->y));
+    cu_release(&r->x); /* NULL until allocated again, whatever fails below */
+    cu_release(&r->y);
     check_labels(d->y, (size_t)d->n, c->C);
     r->host_x = d->x;
     r->host_y = d->y;

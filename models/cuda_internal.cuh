@@ -97,7 +97,20 @@ __attribute__((noreturn, format(printf, 3, 4))) void cu_fail(const char *file, i
 /* Runs `body` (a statement) as a callback's whole work and returns from the callback: 0 when
  * it completed, -1 with errp filled when a CUDA or cuBLAS call in it failed.  Nothing the
  * jump crosses may own a resource (no C++ destructors). */
-#define CU_GUARDED(errp, body)                                                                do {                                                                                          cu_guard_t guard_;                                                                        guard_.err = (errp);                                                                      guard_.outer = cu_active_guard;                                                           cu_active_guard = &guard_;                                                                if (setjmp(guard_.jump) != 0) {                                                               cu_active_guard = guard_.outer;                                                           return -1;                                                                            }                                                                                         body;                                                                                     cu_active_guard = guard_.outer;                                                           return 0;                                                                             } while (0)
+#define CU_GUARDED(errp, body)                                                            \
+    do {                                                                                  \
+        cu_guard_t guard_;                                                                \
+        guard_.err = (errp);                                                              \
+        guard_.outer = cu_active_guard;                                                   \
+        cu_active_guard = &guard_;                                                        \
+        if (setjmp(guard_.jump) != 0) {                                                   \
+            cu_active_guard = guard_.outer;                                               \
+            return -1;                                                                    \
+        }                                                                                 \
+        body;                                                                             \
+        cu_active_guard = guard_.outer;                                                   \
+        return 0;                                                                         \
+    } while (0)
 
 static inline void cuda_check(cudaError_t e, const char *what, const char *file, int line)
 {

@@ -58,7 +58,8 @@ fails dcasgd any:60 28 "${PS[@]}" --threads 1 \
 
 # Without the variable the executable is sgdsim: the same run completes with sgdsim's digest.
 "$SGDSIM" run "$S" --db "$TMP/ok.db" --quiet || fail "the run without a failure did not complete"
-[ "$(q "$TMP/ok.db" "SELECT status FROM runs")" = complete ] || fail "the run without a failure is not complete"
+[ "$(q "$TMP/ok.db" "SELECT status FROM runs")" = complete ] ||
+  fail "the run without a failure is not complete"
 # A bad setting is refused before the run, exit 2, naming the variable.
 expect_exit 2 "SGDSIM_TEST_BACKEND_FAIL: \"step:2\" is not CALL:N" -- \
   env SGDSIM_TEST_BACKEND_FAIL=step:2 "$SGDSIM" run "$S" --db "$TMP/bad.db"
