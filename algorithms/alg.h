@@ -178,6 +178,14 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
 int alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
                double value);
 
+/* Ends the run `failed` because a backend call failed (models/backend.h: err is the
+ * shorthand's message, which names the call): ctx->detail becomes
+ *     backend "NAME" failed after update N: CALL: WHAT
+ * (N: the updates applied so far), and the engine stops.  The rows already recorded stay.
+ * Returns false, for `return alg_backend_failed(ctx, &err);` where a run's going on is
+ * decided.  The algorithm makes no further backend call (backend.h). */
+bool alg_backend_failed(alg_ctx_t *ctx, const sgd_err_t *err);
+
 /* Asks the running simulation to stop after the current update, recording the run as failed
  * ("interrupted"); async-signal-safe, for SIGINT/SIGTERM handlers. */
 void alg_request_interrupt(void);

@@ -78,7 +78,7 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
     if (++c->nready == c->p) {
         /* Every gradient of this update exists now; its numeric value does not depend on
          * when the allreduce delivers it, so the step is computed here, once. */
-        alg_sync_update(&c->y, c->ctx->updates);
+        if (alg_sync_update(&c->y, c->ctx->updates)) return; /* the run failed */
         c->nready = 0;
         if (c->p > 1 && c->ctx->scn->fidelity == SCN_FIDELITY_ANALYTIC) {
             c->analytic_exchanges++;

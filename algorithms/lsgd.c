@@ -215,7 +215,7 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
     if (++l->ncomputed == l->p) {
         /* Every gradient of this step exists: compute the update once (sync.h). */
         l->ncomputed = 0;
-        alg_sync_update(&l->y, l->ctx->updates);
+        if (alg_sync_update(&l->y, l->ctx->updates)) return; /* the run failed */
     }
     if (!l->analytic) {
         sim_coll_enter(l->node_reduce[a], w % l->g + 1, ev->t_ns);

@@ -266,17 +266,20 @@ void ps_ledger_prefetch(ps_ledger_t *l)
     if (l->async) submit_ready(l, 0);
 }
 
-/* A queued term's result: waits for it, or computes it here if nobody started it. */
-static void collect(ps_ledger_t *l, ps_term_t *tm)
+/* A queued term's result: waits for it, or computes it here if nobody started it.  0, or
+ * -1 with err when the backend failed (tm then has no gradient). */
+static int collect(ps_ledger_t *l, ps_term_t *tm, sgd_err_t *err)
 {
-    tm->loss = sgd_backend_async_collect(l->cfg.backend, tm->slot);
-    tm->grad = l->batch.grad[tm->slot];
     tm->queued = false;
+    if (sgd_backend_async_collect(l->cfg.backend, tm->slot, &tm->loss, err)) return -1;
+    tm->grad = l->batch.grad[tm->slot];
+    return 0;
 }
 
 /* Evaluates tm with the ready single-minibatch terms after it, one free slot each, in one
- * loss_grad_batched call. */
-static void evaluate_batched(ps_ledger_t *l, ps_term_t *tm)
+ * loss_grad_batched call.  0, or -1 with err when the backend failed (no term has its
+ * gradient then; their slots go back when they are released). */
+static int evaluate_batched(ps_ledger_t *l, ps_term_t *tm, sgd_err_t *err)
 {
     const int64_t mu = l->cfg.mu;
     const int room = l->batch.nfree;
@@ -289,16 +292,19 @@ static void evaluate_batched(ps_ledger_t *l, ps_term_t *tm)
         l->batch.out[k] = l->batch.grad[t->slot];
         k++;
     }
-    sgd_backend_loss_grad_batched(l->cfg.backend, k, l->batch.params, l->batch.x_of,
-                                  l->batch.y_of, (int)mu, l->batch.out, l->batch.loss);
+    if (sgd_backend_loss_grad_batched(l->cfg.backend, k, l->batch.params, l->batch.x_of,
+                                      l->batch.y_of, (int)mu, l->batch.out, l->batch.loss, err))
+        return -1;
     for (int i = 0; i < k; i++) {
         l->batch.term[i]->grad = l->batch.out[i];
         l->batch.term[i]->loss = l->batch.loss[i];
     }
+    return 0;
 }
 
-/* Evaluates tm alone, its requests stacked into one minibatch, into the stacked scratch. */
-static void evaluate_stacked(ps_ledger_t *l, ps_term_t *tm)
+/* Evaluates tm alone, its requests stacked into one minibatch, into the stacked scratch.
+ * 0, or -1 with err when the backend failed. */
+static int evaluate_stacked(ps_ledger_t *l, ps_term_t *tm, sgd_err_t *err)
 {
     const int dim = l->cfg.train->dim;
     const int64_t mu = l->cfg.mu;
@@ -312,30 +318,34 @@ static void evaluate_stacked(ps_ledger_t *l, ps_term_t *tm)
         for (int64_t i = 0; i < tm->count; i++)
             gather_rows(l, &q[i], l->stacked.x + i * mu * dim, l->stacked.y + i * mu);
     }
-    tm->loss = sgd_backend_loss_grad(l->cfg.backend, tm->snap->data, x, y,
-                                     (int)(tm->count * mu), l->stacked.grad);
+    if (sgd_backend_loss_grad(l->cfg.backend, tm->snap->data, x, y, (int)(tm->count * mu),
+                              l->stacked.grad, &tm->loss, err))
+        return -1;
     tm->grad = l->stacked.grad;
+    return 0;
 }
 
-const float *ps_ledger_gradient(ps_ledger_t *l, ps_term_t *tm)
+const float *ps_ledger_gradient(ps_ledger_t *l, ps_term_t *tm, sgd_err_t *err)
 {
     SGD_ASSERT(tm->snap && tm->snap->version <= l->cfg.srv->applied);
     if (tm->grad) return tm->grad;
     if (l->async && !tm->queued) submit_ready(l, tm - l->terms);
+    int rc;
     if (tm->queued)
-        collect(l, tm);
+        rc = collect(l, tm, err);
     else if (tm->count == 1 && l->batch.nfree > 0)
-        evaluate_batched(l, tm);
+        rc = evaluate_batched(l, tm, err);
     else
-        evaluate_stacked(l, tm);
-    return tm->grad;
+        rc = evaluate_stacked(l, tm, err);
+    return rc ? NULL : tm->grad;
 }
 
 /* ---- giving back ----------------------------------------------------------------------- */
 
 void ps_ledger_release(ps_ledger_t *l, ps_term_t *tm)
 {
-    if (tm->queued) collect(l, tm); /* the backend may still be writing its slot */
+    sgd_err_t ignored; /* a result nobody will read: only its slot must be free again */
+    if (tm->queued) (void)collect(l, tm, &ignored); /* the backend may be writing its slot */
     if (tm->slot >= 0) l->batch.free[l->batch.nfree++] = tm->slot;
     tm->slot = -1;
     if (tm->snap) ps_snap_unpin(l->cfg.srv, tm->snap);

@@ -166,8 +166,10 @@ const int64_t *ps_ledger_ages(const ps_ledger_t *l, const ps_update_t *u);
 
 /* The gradient of term tm (not a reapply term; its snapshot filled), evaluated now unless it
  * was already, and tm->loss.  Valid until tm is released, or until the next call when it
- * came from the stacked scratch (terms of the update being applied are used in order). */
-const float *ps_ledger_gradient(ps_ledger_t *l, ps_term_t *tm);
+ * came from the stacked scratch (terms of the update being applied are used in order).
+ * NULL with err (the backend's message, models/backend.h) when the backend failed: the run
+ * ends there, and the ledger is only released, cleared or freed afterwards. */
+const float *ps_ledger_gradient(ps_ledger_t *l, ps_term_t *tm, sgd_err_t *err);
 
 /* Term tm is done with: its batch slot and its pin go back. */
 void ps_ledger_release(ps_ledger_t *l, ps_term_t *tm);

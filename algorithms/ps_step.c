@@ -100,15 +100,17 @@ static int emit_counts(ps_t *p, const ps_update_t *u)
 }
 
 /* The gradient of term tm: evaluated by the ledger, or for a skipped push the client's last
- * one again; a client that may re-apply later keeps a copy. */
-static const float *term_gradient(ps_t *p, ps_term_t *tm)
+ * one again; a client that may re-apply later keeps a copy.  NULL with err when the backend
+ * failed. */
+static const float *term_gradient(ps_t *p, ps_term_t *tm, sgd_err_t *err)
 {
     ps_client_t *c = &p->cl[tm->client];
     if (!tm->snap) {
         tm->loss = c->last.loss;
         return c->last.grad;
     }
-    const float *g = ps_ledger_gradient(&p->ledger, tm);
+    const float *g = ps_ledger_gradient(&p->ledger, tm, err);
+    if (!g) return NULL;
     if (c->last.grad) {
         memcpy(c->last.grad, g, p->ctx->nparams * sizeof *g);
         c->last.loss = tm->loss;
@@ -116,63 +118,79 @@ static const float *term_gradient(ps_t *p, ps_term_t *tm)
     return g;
 }
 
-/* Term tm of update u as the rule sees it (ps_rule.h), its gradient evaluated.  count / c
- * is exactly 1.0 when one term holds every request of the update, so w is then exactly
- * (float)(lr * factor), as in plain minibatch SGD. */
-static ps_grad_t term_view(ps_t *p, const ps_update_t *u, ps_term_t *tm)
+/* Term tm of update u as the rule sees it (ps_rule.h), its gradient evaluated, into *g.
+ * count / c is exactly 1.0 when one term holds every request of the update, so w is then
+ * exactly (float)(lr * factor), as in plain minibatch SGD.  0, or -1 with err when the
+ * backend failed. */
+static int term_view(ps_t *p, const ps_update_t *u, ps_term_t *tm, ps_grad_t *g,
+                     sgd_err_t *err)
 {
-    return (ps_grad_t){.g = term_gradient(p, tm), .now = p->ctx->params,
-                       .stale = tm->snap ? tm->snap->data : NULL, .tau = tm->tau,
-                       .count = tm->count,
-                       .w = (float)(u->lr * tm->factor * ((double)tm->count / (double)p->c)),
-                       .n = p->ctx->nparams};
+    *g = (ps_grad_t){.g = term_gradient(p, tm, err), .now = p->ctx->params,
+                     .stale = tm->snap ? tm->snap->data : NULL, .tau = tm->tau,
+                     .count = tm->count,
+                     .w = (float)(u->lr * tm->factor * ((double)tm->count / (double)p->c)),
+                     .n = p->ctx->nparams};
+    return g->g ? 0 : -1;
+}
+
+/* How an update's arithmetic ended: the parameters written (finite or not), or not at all
+ * because a gradient could not be evaluated (the backend failed; err says why). */
+typedef enum { STEP_FINITE, STEP_NONFINITE, STEP_FAILED } step_result_t;
+
+static step_result_t finite_or_not(bool finite)
+{
+    return finite ? STEP_FINITE : STEP_NONFINITE;
 }
 
 /* Per-gradient rules: theta -= the sum of the terms' steps, summed in term order. */
-static bool step_terms(ps_t *p, const ps_update_t *u, ps_term_t *terms, float *copy,
-                       double *loss_sum)
+static step_result_t step_terms(ps_t *p, const ps_update_t *u, ps_term_t *terms, float *copy,
+                                double *loss_sum, sgd_err_t *err)
 {
     const ps_rule_t *r = p->o->rule;
     for (int64_t j = 0; j < u->nterms; j++) {
-        ps_grad_t g = term_view(p, u, &terms[j]);
+        ps_grad_t g;
+        if (term_view(p, u, &terms[j], &g, err)) return STEP_FAILED;
         *loss_sum += terms[j].loss * (double)(terms[j].count * p->mu);
         r->step(p->rule_state, &g, j == 0 ? p->step : p->term_step);
         if (j > 0) add_into(p->step, p->term_step, g.n);
     }
-    return ps_plain_sub(p->ctx->params, p->step, p->ctx->nparams, copy);
+    return finite_or_not(ps_plain_sub(p->ctx->params, p->step, p->ctx->nparams, copy));
 }
 
 /* Combining rules: accumulate each term, then apply the sum; one term in one pass when the
  * rule can. */
-static bool combine_terms(ps_t *p, const ps_update_t *u, ps_term_t *terms, float *copy,
-                          double *loss_sum)
+static step_result_t combine_terms(ps_t *p, const ps_update_t *u, ps_term_t *terms,
+                                   float *copy, double *loss_sum, sgd_err_t *err)
 {
     const ps_rule_t *r = p->o->rule;
     for (int64_t j = 0; j < u->nterms; j++) {
-        ps_grad_t g = term_view(p, u, &terms[j]);
+        ps_grad_t g;
+        if (term_view(p, u, &terms[j], &g, err)) return STEP_FAILED;
         *loss_sum += terms[j].loss * (double)(terms[j].count * p->mu);
         if (u->nterms == 1 && r->apply_one)
-            return r->apply_one(p->rule_state, &g, p->ctx->params, copy);
+            return finite_or_not(r->apply_one(p->rule_state, &g, p->ctx->params, copy));
         r->accumulate(p->rule_state, &g, p->step, j == 0);
     }
-    return r->apply(p->rule_state, p->ctx->params, p->step, p->ctx->nparams, copy);
+    return finite_or_not(r->apply(p->rule_state, p->ctx->params, p->step, p->ctx->nparams,
+                                  copy));
 }
 
 /* The rule's update of the parameters from the terms of update u (ps_rule.h), the new theta
  * also written to `copy` unless it is NULL; *loss is the mean loss of their rows.  Returns
- * whether the parameters are finite afterwards. */
-static bool step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *terms, float *copy,
-                            double *loss)
+ * whether the parameters are finite afterwards, or STEP_FAILED (err) with the parameters
+ * unwritten. */
+static step_result_t step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *terms,
+                                     float *copy, double *loss, sgd_err_t *err)
 {
     double loss_sum = 0.0;
     int64_t loss_rows = 0;
     for (int64_t j = 0; j < u->nterms; j++) loss_rows += terms[j].count * p->mu;
-    const bool finite = p->o->rule->step
-                            ? step_terms(p, u, terms, copy, &loss_sum)
-                            : combine_terms(p, u, terms, copy, &loss_sum);
+    const step_result_t res = p->o->rule->step
+                                  ? step_terms(p, u, terms, copy, &loss_sum, err)
+                                  : combine_terms(p, u, terms, copy, &loss_sum, err);
     /* one term: its own mean loss, exactly (no multiply and divide by its rows) */
     *loss = u->nterms == 1 ? terms[0].loss : loss_sum / (double)loss_rows;
-    return finite;
+    return res;
 }
 
 /* Applies scheduled update u to the parameters, then reports it to the runner as the update
@@ -185,11 +203,15 @@ static bool apply_update(ps_t *p, const ps_update_t *u)
 
     ps_term_t *terms = ps_ledger_terms(&p->ledger, u);
     double loss;
+    sgd_err_t err = {{0}};
     /* The snapshot a client took of the version this update makes, filled in the same pass. */
     float *next = ps_server_next_fill(&p->srv);
-    const bool finite = step_parameters(p, u, terms, next, &loss);
+    const step_result_t res = step_parameters(p, u, terms, next, &loss, &err);
     for (int64_t j = 0; j < u->nterms; j++) ps_ledger_release(&p->ledger, &terms[j]);
+    /* The update did not happen: the server never reaches its version. */
+    if (res == STEP_FAILED) return alg_backend_failed(p->ctx, &err);
     ps_server_applied_filled(&p->srv, next);
+    const bool finite = res == STEP_FINITE;
 
     p->last_vtime = u->vtime;
     ctx->events_at_update = u->events; /* the schedule has run ahead of this update */

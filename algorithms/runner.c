@@ -40,10 +40,26 @@ static int emit(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *na
     return 0;
 }
 
+bool alg_backend_failed(alg_ctx_t *ctx, const sgd_err_t *err)
+{
+    ctx->status = ALG_FAILED;
+    int n = snprintf(ctx->detail, sizeof ctx->detail,
+                     "backend \"%s\" failed after update %lld: %s", ctx->backend->iface->name,
+                     (long long)ctx->updates, err->msg);
+    if (n >= (int)sizeof ctx->detail) /* show that the message was cut */
+        memcpy(ctx->detail + sizeof ctx->detail - 4, "...", 4);
+    sim_engine_stop(ctx->engine);
+    return false;
+}
+
 static int evaluate(alg_ctx_t *ctx, int64_t vtime_ns)
 {
     double loss, error;
-    sgd_backend_evaluate(ctx->backend, ctx->params, ctx->val, &loss, &error);
+    sgd_err_t err = {{0}};
+    if (sgd_backend_evaluate(ctx->backend, ctx->params, ctx->val, &loss, &error, &err)) {
+        alg_backend_failed(ctx, &err);
+        return -1;
+    }
     ctx->runner->last_eval_update = ctx->updates;
     if (emit(ctx, ctx->updates, vtime_ns, "val_loss", loss) ||
         emit(ctx, ctx->updates, vtime_ns, "val_error", error))

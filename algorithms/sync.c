@@ -111,7 +111,6 @@ void alg_sync_init(alg_sync_t *y, alg_ctx_t *ctx)
 
     size_t B = (size_t)y->p * (size_t)y->b;
     y->rows = sgd_xmalloc(B * sizeof *y->rows);
-    ctx->backend->iface->sync_begin(ctx->backend->ctx, ctx->train, &s->sgd, ctx->params);
     y->order = sgd_xmalloc((size_t)ctx->train->n * sizeof(uint32_t));
     for (int64_t r = 0; r < ctx->train->n; r++) y->order[r] = (uint32_t)r;
     y->order_rng = sim_rng_create(s->seed, SIM_STREAM_DATA_ORDER, 0);
@@ -134,9 +133,21 @@ void alg_sync_free(alg_sync_t *y)
     memset(y, 0, sizeof *y);
 }
 
+/* The backend's resident training starts at the first update (or a restore), not at
+ * create: a backend's failure is then the run's (`failed`, its rows kept), not a refusal to
+ * start it. */
+static int sync_begin(alg_sync_t *y, sgd_err_t *err)
+{
+    alg_ctx_t *ctx = y->ctx;
+    if (y->begun) return 0;
+    if (sgd_backend_sync_begin(ctx->backend, ctx->train, &y->s->sgd, ctx->params, err))
+        return -1;
+    y->begun = true;
+    return 0;
+}
+
 int alg_sync_save(const alg_sync_t *y, sgd_ckw_t *w, sgd_err_t *err)
 {
-    (void)err;
     const alg_ctx_t *ctx = y->ctx;
     sgd_ckw_tag(w, "sync");
     sgd_ckw_u64(w, (uint64_t)y->p);
@@ -151,11 +162,13 @@ int alg_sync_save(const alg_sync_t *y, sgd_ckw_t *w, sgd_err_t *err)
     sgd_ckw_bytes(w, y->order, (size_t)ctx->train->n * sizeof *y->order);
     sgd_ckw_i64(w, y->order_pos);
     sim_rng_save(y->order_rng, w);
+    /* Saved after an update, so training has begun; the velocity is its state. */
+    SGD_ASSERT(y->begun);
     float *velocity = sgd_xmalloc(ctx->nparams * sizeof *velocity);
-    ctx->backend->iface->sync_export(ctx->backend->ctx, velocity);
-    sgd_ckw_bytes(w, velocity, ctx->nparams * sizeof *velocity);
+    int rc = sgd_backend_sync_export(ctx->backend, velocity, err);
+    if (rc == 0) sgd_ckw_bytes(w, velocity, ctx->nparams * sizeof *velocity);
     free(velocity);
-    return 0;
+    return rc;
 }
 
 /* The sampler's permutation must be one of the training rows, or a later batch would read
@@ -171,7 +184,7 @@ static void check_order(const alg_sync_t *y, sgd_ckr_t *r)
 
 int alg_sync_restore(alg_sync_t *y, sgd_ckr_t *r, sgd_err_t *err)
 {
-    const alg_ctx_t *ctx = y->ctx;
+    alg_ctx_t *ctx = y->ctx;
     sgd_ckr_tag(r, "sync");
     uint64_t p = sgd_ckr_u64(r);
     if (!r->failed && p != (uint64_t)y->p)
@@ -190,9 +203,12 @@ int alg_sync_restore(alg_sync_t *y, sgd_ckr_t *r, sgd_err_t *err)
     check_order(y, r);
     float *velocity = sgd_xmalloc(ctx->nparams * sizeof *velocity);
     sgd_ckr_bytes(r, velocity, ctx->nparams * sizeof *velocity, "velocity");
-    if (!r->failed) ctx->backend->iface->sync_import(ctx->backend->ctx, ctx->params, velocity);
+    int rc = sgd_ckr_check(r, "sync", err);
+    if (rc == 0 && (sync_begin(y, err) ||
+                    sgd_backend_sync_import(ctx->backend, ctx->params, velocity, err)))
+        rc = sgd_err_prefix(err, "sync: restoring the backend's state");
     free(velocity);
-    return sgd_ckr_check(r, "sync", err);
+    return rc;
 }
 
 size_t alg_sync_state_size(const alg_sync_t *y)
@@ -219,18 +235,24 @@ static void draw_global_batch(alg_sync_t *y)
     y->order_pos = shuffle ? y->order_pos + B : (y->order_pos + B) % n;
 }
 
-void alg_sync_update(alg_sync_t *y, int64_t update_index)
+int alg_sync_update(alg_sync_t *y, int64_t update_index)
 {
     alg_ctx_t *ctx = y->ctx;
     y->lr = lr_at(&y->s->lr, update_index, (int64_t)y->p * y->b);
     if (!ctx->numerics) {
         y->loss = 0.0;
-        return;
+        return 0;
     }
     draw_global_batch(y);
     /* One stacked pass over every worker's minibatch, then the step (backend.h). */
-    y->loss = ctx->backend->iface->sync_step(ctx->backend->ctx, y->rows, y->p * y->b,
-                                             (float)y->lr, ctx->params);
+    sgd_err_t err = {{0}};
+    if (sync_begin(y, &err) ||
+        sgd_backend_sync_step(ctx->backend, y->rows, y->p * y->b, (float)y->lr, ctx->params,
+                              &y->loss, &err)) {
+        alg_backend_failed(ctx, &err);
+        return -1;
+    }
+    return 0;
 }
 
 static int64_t draw_ns(const sim_dist_t *dist, gsl_rng *r, double factor)

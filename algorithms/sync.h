@@ -50,6 +50,7 @@ typedef struct alg_sync {
      * the backend (ctx->backend's sync_begin/sync_step, models/backend.h): resident on the
      * device for "cuda"; here only the row indices of the stacked global batch. */
     int64_t *rows;              /* P*b training rows, worker i's at [i*b, (i+1)*b) */
+    bool begun;                 /* the backend's sync_begin was called (first update) */
     uint32_t *order;            /* sampler: permutation of training rows */
     int64_t order_pos;
     gsl_rng *order_rng;
@@ -63,8 +64,11 @@ void alg_sync_free(alg_sync_t *y);
  * update was applied everywhere): draws the global batch, has the backend compute the mean
  * gradient once over it and apply the optimizer step (ctx->params then holds the new
  * parameters), and leaves the batch's mean loss and
- * the learning rate in y->loss, y->lr.  Cost-only runs: only y->lr (y->loss = 0). */
-void alg_sync_update(alg_sync_t *y, int64_t update_index);
+ * the learning rate in y->loss, y->lr.  Cost-only runs: only y->lr (y->loss = 0).
+ * The first update starts the backend's resident training (sync_begin).  Returns 0, or -1
+ * when the backend failed: the run is then `failed` (alg_backend_failed) and the caller
+ * schedules nothing more. */
+int alg_sync_update(alg_sync_t *y, int64_t update_index);
 
 /* Checkpoints (alg.h, alg_ckpt_ops_t): every worker's streams, the network's links, the
  * sampler (permutation, position, stream), the latest loss and rate, and the backend's

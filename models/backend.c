@@ -183,17 +183,25 @@ int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, doub
 #endif
 }
 
+/* What a test executable's sgd_backend_test_wrap makes of a new backend (backend.h). */
+static int test_wrap(sgd_backend_t *b, sgd_err_t *err)
+{
+    if (!sgd_backend_test_wrap || sgd_backend_test_wrap(b, err) == 0) return 0;
+    sgd_backend_destroy(b);
+    return -1;
+}
+
 int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err)
 {
     memset(out, 0, sizeof *out);
     if (strcmp(name, "cpu") == 0) {
         sgd_backend_cpu_create(model, out);
-        return 0;
+        return test_wrap(out, err);
     }
     if (strcmp(name, "cuda") == 0) {
 #ifdef SGDSIM_HAVE_CUDA
-        if (need_plugin(err)) return -1;
-        return plugin.create(model_layout(model), out, err);
+        if (need_plugin(err) || plugin.create(model_layout(model), out, err)) return -1;
+        return test_wrap(out, err);
 #else
         return sgd_errf(err, "backend: \"cuda\" is not available: this sgdsim was built without "
                              "CUDA (sgdsim --version shows cuda_backend=0; rebuild with nvcc "

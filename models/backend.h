@@ -52,32 +52,40 @@
 #include "models/model.h"
 #include "models/optim.h"
 
+/* Status: every call that can fail -- an allocation, a CUDA or cuBLAS error -- returns 0, or
+ * -1 with err->msg saying what failed ("out of memory: 2.1 GiB for ...", "CUDA error:
+ * cudaMalloc(...): out of memory").  A failure is not an input error and not a broken
+ * invariant (those still abort: a caller's rows out of range, labels out of the model's
+ * classes): the algorithm ends the run `failed` with the message (alg_backend_failed) and
+ * the rows already written stay.  After a failed call the backend's state is undefined: the
+ * caller makes no call but destroy. */
 typedef struct sgd_backend_iface {
     const char *name;
-    /* model_loss_grad's contract: 1 <= batch <= model_max_batch. */
-    double (*loss_grad)(void *ctx, const float *params, const float *x, const int32_t *y,
-                        int batch, float *grad);
+    /* model_loss_grad's contract: 1 <= batch <= model_max_batch; the loss into *loss. */
+    int (*loss_grad)(void *ctx, const float *params, const float *x, const int32_t *y,
+                     int batch, float *grad, double *loss, sgd_err_t *err);
     /* k >= 1 independent gradients: for i < k, loss[i] and grad[i] (nparams floats) are what
      * loss_grad(params[i], x[i], y[i], batch) gives.  1 <= batch <= model_max_batch. */
-    void (*loss_grad_batched)(void *ctx, int k, const float *const *params,
-                              const float *const *x, const int32_t *const *y, int batch,
-                              float *const *grad, double *loss);
+    int (*loss_grad_batched)(void *ctx, int k, const float *const *params,
+                             const float *const *x, const int32_t *const *y, int batch,
+                             float *const *grad, double *loss, sgd_err_t *err);
     /* model_evaluate's contract. */
-    void (*evaluate)(void *ctx, const float *params, const sgd_dataset_t *d, double *mean_loss,
-                     double *error_rate);
+    int (*evaluate)(void *ctx, const float *params, const sgd_dataset_t *d, double *mean_loss,
+                    double *error_rate, sgd_err_t *err);
     /* Starts resident synchronous training: train (borrowed, must outlive the backend),
      * the optimizer (copied) and the initial parameters (copied; velocity starts at zero).
      * params must stay allocated until the backend is destroyed (the CUDA backend page-locks
      * it for the per-update download; pass the same array to sync_step). */
-    void (*sync_begin)(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
-                       const float *params);
+    int (*sync_begin)(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
+                      const float *params, sgd_err_t *err);
     /* One update over the nrows training rows `rows` (1 <= nrows <= model_max_batch, the
      * stacked batch in canonical worker order): mean gradient, optimizer step with rate lr.
-     * Returns the batch's mean loss and leaves the new parameters in params (nparams).
+     * Leaves the batch's mean loss in *loss and the new parameters in params (nparams).
      * The CPU backend updates params in place (it IS its state); the CUDA backend overwrites
      * it from the device, so between sync_begin and the end of the run params is a mirror
      * the caller must not modify. */
-    double (*sync_step)(void *ctx, const int64_t *rows, int nrows, float lr, float *params);
+    int (*sync_step)(void *ctx, const int64_t *rows, int nrows, float lr, float *params,
+                     double *loss, sgd_err_t *err);
     void (*destroy)(void *ctx);
     /* Optional: compute on `threads` host threads from now on (loss_grad_batched's requests
      * and evaluate's chunks in parallel, every result the same bits as on one thread).
@@ -88,20 +96,20 @@ typedef struct sgd_backend_iface {
      * goes on (common/taskq.h).  async_open(slots, batch) returns 1 when requests of `batch`
      * rows can run so, in slots 0 .. slots - 1, and 0 when they cannot (then nothing is
      * open); call it after set_threads.  async_submit queues slot's request: its inputs must
-     * stay valid and unchanged, and grad unread, until async_collect(slot) returns its loss.
-     * collect runs a request nobody started on the calling thread.  Results are loss_grad's
-     * bits whichever thread computes them; every other call waits for running requests
-     * first when it needs the threads' workspaces. */
+     * stay valid and unchanged, and grad unread, until async_collect(slot) has returned (its
+     * status, and its loss in *loss).  collect runs a request nobody started on the calling
+     * thread.  Results are loss_grad's bits whichever thread computes them; every other call
+     * waits for running requests first when it needs the threads' workspaces. */
     int (*async_open)(void *ctx, int slots, int batch);
     void (*async_submit)(void *ctx, int slot, const float *params, const float *x,
                          const int32_t *y, float *grad);
-    double (*async_collect)(void *ctx, int slot);
+    int (*async_collect)(void *ctx, int slot, double *loss, sgd_err_t *err);
     /* Optional (NULL: this backend's synchronous training cannot be checkpointed): after
      * sync_begin, the optimizer's state -- the velocity, nparams floats -- copied out
      * (sync_export) or back in (sync_import, which also takes params, the caller's restored
      * parameters, as its own again).  A run resumed from them steps as the saved run would. */
-    void (*sync_export)(void *ctx, float *velocity);
-    void (*sync_import)(void *ctx, const float *params, const float *velocity);
+    int (*sync_export)(void *ctx, float *velocity, sgd_err_t *err);
+    int (*sync_import)(void *ctx, const float *params, const float *velocity, sgd_err_t *err);
 } sgd_backend_iface_t;
 
 typedef struct sgd_backend {
@@ -123,6 +131,12 @@ int sgd_backend_have_cuda(void);
  * a build without CUDA, no CUDA device): input/environment errors, exit 2 at the CLI. */
 int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err);
 void sgd_backend_destroy(sgd_backend_t *b);
+
+/* Fault injection, in test executables only: an executable that defines this function
+ * (tests/models/failing_backend.c, linked into sgdsim_failing_backend) gets every backend
+ * sgd_backend_create made, to wrap; 0, or -1 with err (the backend is then destroyed and
+ * creation fails).  sgdsim defines none, so the weak reference is NULL there. */
+int sgd_backend_test_wrap(sgd_backend_t *b, sgd_err_t *err) __attribute__((weak));
 
 /* Lets the backend use `threads` (>= 1) host threads (iface.set_threads; a no-op for a
  * backend without it).  Results do not change: the CPU backend evaluates loss_grad_batched's
@@ -153,24 +167,37 @@ void sgd_backend_cuda_device_name(char *buf, size_t size);
 int sgd_backend_cuda_bench_grad(model_t *model, int k, int batch, int reps, double *grad_s,
                                 double *sgemm_s, sgd_err_t *err);
 
-/* Shorthands for the callbacks. */
-static inline double sgd_backend_loss_grad(sgd_backend_t *b, const float *params, const float *x,
-                                           const int32_t *y, int batch, float *grad)
+/* Shorthands for the callbacks.  Each returns the callback's status; a failure's message is
+ * prefixed with the call's name ("sync_step: CUDA error: ..."), so that whoever stores it
+ * can tell which call failed. */
+static inline int sgd_backend_failed(sgd_err_t *err, const char *call)
+{
+    return sgd_err_prefix(err, call);
+}
+
+static inline int sgd_backend_loss_grad(sgd_backend_t *b, const float *params, const float *x,
+                                        const int32_t *y, int batch, float *grad, double *loss,
+                                        sgd_err_t *err)
 {
     b->grad_calls++;
     b->grads++;
-    return b->iface->loss_grad(b->ctx, params, x, y, batch, grad);
+    if (b->iface->loss_grad(b->ctx, params, x, y, batch, grad, loss, err))
+        return sgd_backend_failed(err, "loss_grad");
+    return 0;
 }
 
-static inline void sgd_backend_loss_grad_batched(sgd_backend_t *b, int k,
-                                                 const float *const *params,
-                                                 const float *const *x,
-                                                 const int32_t *const *y, int batch,
-                                                 float *const *grad, double *loss)
+static inline int sgd_backend_loss_grad_batched(sgd_backend_t *b, int k,
+                                                const float *const *params,
+                                                const float *const *x,
+                                                const int32_t *const *y, int batch,
+                                                float *const *grad, double *loss,
+                                                sgd_err_t *err)
 {
     b->grad_calls++;
     b->grads += (uint64_t)k;
-    b->iface->loss_grad_batched(b->ctx, k, params, x, y, batch, grad, loss);
+    if (b->iface->loss_grad_batched(b->ctx, k, params, x, y, batch, grad, loss, err))
+        return sgd_backend_failed(err, "loss_grad_batched");
+    return 0;
 }
 
 /* 1 when the backend runs requests of `batch` rows in the background (iface.async_open),
@@ -187,15 +214,49 @@ static inline void sgd_backend_async_submit(sgd_backend_t *b, int slot, const fl
     b->grads++;
     b->iface->async_submit(b->ctx, slot, params, x, y, grad);
 }
-static inline double sgd_backend_async_collect(sgd_backend_t *b, int slot)
+static inline int sgd_backend_async_collect(sgd_backend_t *b, int slot, double *loss,
+                                            sgd_err_t *err)
 {
-    return b->iface->async_collect(b->ctx, slot);
+    if (b->iface->async_collect(b->ctx, slot, loss, err))
+        return sgd_backend_failed(err, "async_collect");
+    return 0;
 }
-static inline void sgd_backend_evaluate(sgd_backend_t *b, const float *params,
-                                        const sgd_dataset_t *d, double *mean_loss,
-                                        double *error_rate)
+static inline int sgd_backend_evaluate(sgd_backend_t *b, const float *params,
+                                       const sgd_dataset_t *d, double *mean_loss,
+                                       double *error_rate, sgd_err_t *err)
 {
-    b->iface->evaluate(b->ctx, params, d, mean_loss, error_rate);
+    if (b->iface->evaluate(b->ctx, params, d, mean_loss, error_rate, err))
+        return sgd_backend_failed(err, "evaluate");
+    return 0;
+}
+static inline int sgd_backend_sync_begin(sgd_backend_t *b, const sgd_dataset_t *train,
+                                         const optim_sgd_t *opt, const float *params,
+                                         sgd_err_t *err)
+{
+    if (b->iface->sync_begin(b->ctx, train, opt, params, err))
+        return sgd_backend_failed(err, "sync_begin");
+    return 0;
+}
+static inline int sgd_backend_sync_step(sgd_backend_t *b, const int64_t *rows, int nrows,
+                                        float lr, float *params, double *loss, sgd_err_t *err)
+{
+    if (b->iface->sync_step(b->ctx, rows, nrows, lr, params, loss, err))
+        return sgd_backend_failed(err, "sync_step");
+    return 0;
+}
+/* sync_export/sync_import: the caller checks that the backend has them. */
+static inline int sgd_backend_sync_export(sgd_backend_t *b, float *velocity, sgd_err_t *err)
+{
+    if (b->iface->sync_export(b->ctx, velocity, err))
+        return sgd_backend_failed(err, "sync_export");
+    return 0;
+}
+static inline int sgd_backend_sync_import(sgd_backend_t *b, const float *params,
+                                          const float *velocity, sgd_err_t *err)
+{
+    if (b->iface->sync_import(b->ctx, params, velocity, err))
+        return sgd_backend_failed(err, "sync_import");
+    return 0;
 }
 
 #endif

@@ -10,11 +10,25 @@
  * compute on workers[1 ..]; a call that needs those workspaces lets them finish first. */
 #include "models/backend_cpu.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/pool.h"
 #include "common/taskq.h"
+
+/* The backend's own allocations return a status (backend.h), not the abort of sgd_xmalloc:
+ * what they hold grows with the batch and the model, so running out is the run's failure,
+ * told in its status detail.  *p = a block of n x size bytes (zeroed when zero), or -1 with
+ * err naming what it was for. */
+static int cpu_alloc(void **p, size_t n, size_t size, bool zero, const char *what,
+                     sgd_err_t *err)
+{
+    *p = n && size ? (zero ? calloc(n, size) : malloc(n * size)) : NULL;
+    if (*p || !n || !size) return 0;
+    return sgd_errf(err, "out of memory: %.3g MiB for %s", (double)n * (double)size / 1048576.0,
+                    what);
+}
 
 typedef struct async_req {  /* one background request's arguments and result */
     const float *params, *x;
@@ -155,44 +169,60 @@ static void run_tasks(cpu_backend_t *c, int n, sgd_pool_task_fn fn, void *arg)
     for (int i = 0; i < n; i++) fn(arg, i, 0);
 }
 
+/* Room for n shards' gradients (sizes only grow). */
+static int reserve_shards(cpu_backend_t *c, int n, sgd_err_t *err)
+{
+    if (n <= c->max_shards) return 0;
+    free(c->shard_grad);
+    c->shard_grad = NULL;
+    c->max_shards = 0;
+    if (cpu_alloc((void **)&c->shard_grad, (size_t)n * model_nparams(c->model), sizeof(float),
+                  false, "the gradients of a large batch's shards", err))
+        return -1;
+    c->max_shards = n;
+    return 0;
+}
+
 /* The mean loss and gradient of a batch of more than SHARD_ROWS rows, in shards (s: the
  * batch's rows, given or to gather). */
-static double sharded_loss_grad(cpu_backend_t *c, shard_call_t s, int batch, float *grad)
+static int sharded_loss_grad(cpu_backend_t *c, shard_call_t s, int batch, float *grad,
+                             double *loss, sgd_err_t *err)
 {
     s.c = c;
     s.batch = batch;
     s.rows = shard_rows(batch);
     s.out = grad;
     s.nshards = (batch + s.rows - 1) / s.rows;
-    if (s.nshards > c->max_shards) {
-        free(c->shard_grad);
-        c->shard_grad = sgd_xmalloc((size_t)s.nshards * model_nparams(c->model) * sizeof(float));
-        c->max_shards = s.nshards;
-    }
+    if (reserve_shards(c, s.nshards, err)) return -1;
     run_tasks(c, s.nshards, shard_task, &s);
     const size_t np = model_nparams(c->model);
     run_tasks(c, (int)((np + COMBINE_CHUNK - 1) / COMBINE_CHUNK), combine_task, &s);
-    double loss = 0.0;
+    *loss = 0.0;
     for (int k = 0; k < s.nshards; k++)
-        loss += s.loss[k] * ((double)shard_len(&s, k) / (double)batch);
-    return loss;
+        *loss += s.loss[k] * ((double)shard_len(&s, k) / (double)batch);
+    return 0;
 }
 
 /* The mean loss and gradient of a batch on `params` (model_loss_grad's contract), in shards
  * when the batch is large.  Not to be called from inside a pool task. */
-static double stacked_loss_grad(cpu_backend_t *c, const float *params, const float *x,
-                                const int32_t *y, int batch, float *grad)
+static int stacked_loss_grad(cpu_backend_t *c, const float *params, const float *x,
+                             const int32_t *y, int batch, float *grad, double *loss,
+                             sgd_err_t *err)
 {
-    if (batch <= SHARD_ROWS) return model_loss_grad(c->model, params, x, y, batch, grad);
-    return sharded_loss_grad(c, (shard_call_t){.params = params, .x = x, .y = y}, batch, grad);
+    if (batch <= SHARD_ROWS) {
+        *loss = model_loss_grad(c->model, params, x, y, batch, grad);
+        return 0;
+    }
+    return sharded_loss_grad(c, (shard_call_t){.params = params, .x = x, .y = y}, batch, grad,
+                             loss, err);
 }
 
 /* ---- the interface ---------------------------------------------------------------------- */
 
-static double cpu_loss_grad(void *ctx, const float *params, const float *x, const int32_t *y,
-                            int batch, float *grad)
+static int cpu_loss_grad(void *ctx, const float *params, const float *x, const int32_t *y,
+                         int batch, float *grad, double *loss, sgd_err_t *err)
 {
-    return stacked_loss_grad(ctx, params, x, y, batch, grad);
+    return stacked_loss_grad(ctx, params, x, y, batch, grad, loss, err);
 }
 
 typedef struct batched_call { /* the arguments of one loss_grad_batched call */
@@ -211,9 +241,9 @@ static void batched_task(void *arg, int i, int worker)
                                  b->batch, b->grad[i]);
 }
 
-static void cpu_loss_grad_batched(void *ctx, int k, const float *const *params,
-                                  const float *const *x, const int32_t *const *y, int batch,
-                                  float *const *grad, double *loss)
+static int cpu_loss_grad_batched(void *ctx, int k, const float *const *params,
+                                 const float *const *x, const int32_t *const *y, int batch,
+                                 float *const *grad, double *loss, sgd_err_t *err)
 {
     cpu_backend_t *c = ctx;
     SGD_ASSERT(k >= 1);
@@ -222,12 +252,14 @@ static void cpu_loss_grad_batched(void *ctx, int k, const float *const *params,
      * so they run one after another. */
     if (!c->pool || batch > SHARD_ROWS) {
         for (int i = 0; i < k; i++)
-            loss[i] = stacked_loss_grad(c, params[i], x[i], y[i], batch, grad[i]);
-        return;
+            if (stacked_loss_grad(c, params[i], x[i], y[i], batch, grad[i], &loss[i], err))
+                return -1;
+        return 0;
     }
     batched_call_t call = {c, params, x, y, batch, grad, loss};
     quiesce(c);
     sgd_pool_run(c->pool, k, batched_task, &call);
+    return 0;
 }
 
 typedef struct eval_call { /* one evaluate call, split into chunks of max_batch rows */
@@ -248,22 +280,35 @@ static void eval_task(void *arg, int chunk, int worker)
                                            e->d->y + first, rows, e->c->row_loss + first);
 }
 
-static void cpu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
-                         double *mean_loss, double *error_rate)
+/* Room for one loss per row of an n-row evaluation (sizes only grow). */
+static int reserve_row_loss(cpu_backend_t *c, int64_t n, sgd_err_t *err)
+{
+    if (n <= c->row_loss_cap) return 0;
+    free(c->row_loss);
+    c->row_loss = NULL;
+    c->row_loss_cap = 0;
+    if (cpu_alloc((void **)&c->row_loss, (size_t)n, sizeof *c->row_loss, false,
+                  "the evaluation's row losses", err))
+        return -1;
+    c->row_loss_cap = n;
+    return 0;
+}
+
+static int cpu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
+                        double *mean_loss, double *error_rate, sgd_err_t *err)
 {
     cpu_backend_t *c = ctx;
     const int64_t mb = model_max_batch(c->model), nchunks = (d->n + mb - 1) / mb;
     if (!c->pool || nchunks < 2) {
         model_evaluate(c->model, params, d, mean_loss, error_rate);
-        return;
+        return 0;
     }
     SGD_ASSERT(d->n >= 1 && nchunks <= INT32_MAX);
-    if (d->n > c->row_loss_cap) {
-        free(c->row_loss);
-        c->row_loss = sgd_xmalloc((size_t)d->n * sizeof *c->row_loss);
-        c->row_loss_cap = d->n;
-    }
-    int64_t *errors = sgd_xmalloc((size_t)nchunks * sizeof *errors);
+    int64_t *errors;
+    if (reserve_row_loss(c, d->n, err) ||
+        cpu_alloc((void **)&errors, (size_t)nchunks, sizeof *errors, false,
+                  "the evaluation's error counts", err))
+        return -1;
     eval_call_t call = {c, params, d, errors};
     quiesce(c);
     sgd_pool_run(c->pool, (int)nchunks, eval_task, &call);
@@ -275,6 +320,7 @@ static void cpu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
     free(errors);
     *mean_loss = loss / (double)d->n;
     *error_rate = (double)wrong / (double)d->n;
+    return 0;
 }
 
 /* ---- background requests ---------------------------------------------------------------- */
@@ -319,12 +365,15 @@ static void cpu_async_submit(void *ctx, int slot, const float *params, const flo
     sgd_taskq_submit(c->async, slot);
 }
 
-static double cpu_async_collect(void *ctx, int slot)
+/* A background request computes with the model's workspace only, which cannot fail. */
+static int cpu_async_collect(void *ctx, int slot, double *loss, sgd_err_t *err)
 {
+    (void)err;
     cpu_backend_t *c = ctx;
     SGD_ASSERT(c->async && slot >= 0 && slot < c->async_slots);
     sgd_taskq_collect(c->async, slot);
-    return c->req[slot].loss;
+    *loss = c->req[slot].loss;
+    return 0;
 }
 
 static void free_workers(cpu_backend_t *c)
@@ -353,8 +402,8 @@ static void cpu_set_threads(void *ctx, int threads)
     c->pool = sgd_pool_create(threads);
 }
 
-static void cpu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
-                           const float *params)
+static int cpu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
+                          const float *params, sgd_err_t *err)
 {
     cpu_backend_t *c = ctx;
     (void)params; /* the caller's array is the state: sync_step updates it in place */
@@ -362,43 +411,54 @@ static void cpu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sg
     size_t np = model_nparams(c->model), mb = (size_t)model_max_batch(c->model);
     c->train = train;
     c->opt = *opt;
-    c->grad = sgd_xmalloc(np * sizeof *c->grad);
-    c->velocity = sgd_xcalloc(np, sizeof *c->velocity);
-    c->batch_x = sgd_xmalloc(mb * (size_t)train->dim * sizeof *c->batch_x);
-    c->batch_y = sgd_xmalloc(mb * sizeof *c->batch_y);
+    /* What fails to be allocated stays NULL, which cpu_destroy frees. */
+    if (cpu_alloc((void **)&c->grad, np, sizeof *c->grad, false, "the gradient", err) ||
+        cpu_alloc((void **)&c->velocity, np, sizeof *c->velocity, true, "the velocity", err) ||
+        cpu_alloc((void **)&c->batch_x, mb * (size_t)train->dim, sizeof *c->batch_x, false,
+                  "the stacked batch's inputs", err) ||
+        cpu_alloc((void **)&c->batch_y, mb, sizeof *c->batch_y, false,
+                  "the stacked batch's labels", err))
+        return -1;
+    return 0;
 }
 
-static double cpu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, float *params)
+static int cpu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, float *params,
+                         double *loss, sgd_err_t *err)
 {
     cpu_backend_t *c = ctx;
     const sgd_dataset_t *d = c->train;
     SGD_ASSERT(d && nrows >= 1 && nrows <= model_max_batch(c->model));
-    double loss;
     if (nrows <= SHARD_ROWS) {
         gather_rows(d, rows, nrows, c->batch_x, c->batch_y);
-        loss = model_loss_grad(c->model, params, c->batch_x, c->batch_y, nrows, c->grad);
+        *loss = model_loss_grad(c->model, params, c->batch_x, c->batch_y, nrows, c->grad);
     } else {
         shard_call_t s = {.params = params, .x = c->batch_x, .y = c->batch_y, .gather = rows,
                           .into_x = c->batch_x, .into_y = c->batch_y};
-        loss = sharded_loss_grad(c, s, nrows, c->grad);
+        if (sharded_loss_grad(c, s, nrows, c->grad, loss, err)) return -1;
     }
     optim_sgd_step(&c->opt, params, c->velocity, c->grad, model_nparams(c->model), lr);
-    return loss;
+    return 0;
 }
 
-static void cpu_sync_export(void *ctx, float *velocity)
+/* Copies between host arrays: they cannot fail. */
+static int cpu_sync_export(void *ctx, float *velocity, sgd_err_t *err)
 {
+    (void)err;
     cpu_backend_t *c = ctx;
     SGD_ASSERT(c->velocity);
     memcpy(velocity, c->velocity, model_nparams(c->model) * sizeof *velocity);
+    return 0;
 }
 
-static void cpu_sync_import(void *ctx, const float *params, const float *velocity)
+static int cpu_sync_import(void *ctx, const float *params, const float *velocity,
+                           sgd_err_t *err)
 {
+    (void)err;
     cpu_backend_t *c = ctx;
     (void)params; /* the caller's array is the state (cpu_sync_begin) */
     SGD_ASSERT(c->velocity);
     memcpy(c->velocity, velocity, model_nparams(c->model) * sizeof *velocity);
+    return 0;
 }
 
 static void cpu_destroy(void *ctx)

@@ -17,6 +17,21 @@ void cu_die(const char *file, int line, const char *fmt, ...)
     abort();
 }
 
+thread_local cu_guard_t *cu_active_guard = NULL;
+
+void cu_fail(const char *file, int line, const char *fmt, ...)
+{
+    char msg[SGD_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cu_guard_t *g = cu_active_guard;
+    if (!g) cu_die(file, line, "%s", msg);
+    if (g->err) snprintf(g->err->msg, sizeof g->err->msg, "%s", msg);
+    longjmp(g->jump, 1);
+}
+
 /* ---- kernels ------------------------------------------------------------------------------ */
 
 /* Copies training rows rows[r] of the resident dataset into the stacked batch: one block per
@@ -52,23 +67,32 @@ __global__ void k_sgd_step(float *p, float *v, const float *g, size_t n, float l
 
 /* ---- the backend ------------------------------------------------------------------------ */
 
+/* cudaFreeHost(*p) and *p = NULL, its error ignored (as cu_release). */
+template <typename T> static void release_host(T **p)
+{
+    (void)cudaFreeHost(*p);
+    *p = NULL;
+}
+
+/* Every pointer released and set to NULL, so that a failed cu_ensure leaves nothing that
+ * cu_destroy would free twice. */
 static void free_workspace(cuda_backend_t *c)
 {
-    cudaCheck(cudaFree(c->params));
-    cudaCheck(cudaFree(c->grad));
-    cudaCheck(cudaFree(c->x));
-    cudaCheck(cudaFree(c->y));
-    cudaCheck(cudaFree(c->rows));
-    cudaCheck(cudaFree(c->act_block));
+    cu_release(&c->params);
+    cu_release(&c->grad);
+    cu_release(&c->x);
+    cu_release(&c->y);
+    cu_release(&c->rows);
+    cu_release(&c->act_block);
     cu_cnn_free(c);
-    cudaCheck(cudaFree(c->delta[0]));
-    cudaCheck(cudaFree(c->delta[1]));
-    cudaCheck(cudaFree(c->rowloss));
-    cudaCheck(cudaFree(c->wrong));
-    cudaCheck(cudaFree(c->loss));
-    cudaCheck(cudaFreeHost(c->h_rowloss));
-    cudaCheck(cudaFreeHost(c->h_loss));
-    cudaCheck(cudaFreeHost(c->h_wrong));
+    cu_release(&c->delta[0]);
+    cu_release(&c->delta[1]);
+    cu_release(&c->rowloss);
+    cu_release(&c->wrong);
+    cu_release(&c->loss);
+    release_host(&c->h_rowloss);
+    release_host(&c->h_loss);
+    release_host(&c->h_wrong);
 }
 
 /* A softmax or MLP model's act[l], l >= 1, for rows_cap rows. */
@@ -116,11 +140,12 @@ static void check_labels(const int32_t *y, size_t n, int C)
     for (size_t i = 0; i < n; i++) CU_ASSERT(y[i] >= 0 && y[i] < C);
 }
 
-static void cu_loss_grad_batched(void *ctx, int k, const float *const *params,
-                                 const float *const *x, const int32_t *const *y, int batch,
-                                 float *const *grad, double *loss)
+/* The bodies of the callbacks: a failing CUDA or cuBLAS call in them returns from the
+ * callback that runs them (CU_GUARDED, cuda_internal.cuh). */
+static void loss_grad_batched(cuda_backend_t *c, int k, const float *const *params,
+                              const float *const *x, const int32_t *const *y, int batch,
+                              float *const *grad, double *loss)
 {
-    cuda_backend_t *c = (cuda_backend_t *)ctx;
     CU_ASSERT(k >= 1 && batch >= 1 && batch <= c->max_batch);
     CU_ASSERT((int64_t)k * batch <= INT32_MAX);
     cu_ensure(c, k, k * batch);
@@ -152,12 +177,19 @@ static void cu_loss_grad_batched(void *ctx, int k, const float *const *params,
     memcpy(loss, c->h_loss, (size_t)k * sizeof(double));
 }
 
-static double cu_loss_grad(void *ctx, const float *params, const float *x, const int32_t *y,
-                           int batch, float *grad)
+static int cu_loss_grad_batched(void *ctx, int k, const float *const *params,
+                                const float *const *x, const int32_t *const *y, int batch,
+                                float *const *grad, double *loss, sgd_err_t *err)
 {
-    double loss;
-    cu_loss_grad_batched(ctx, 1, &params, &x, &y, batch, &grad, &loss);
-    return loss;
+    CU_GUARDED(err,
+               loss_grad_batched((cuda_backend_t *)ctx, k, params, x, y, batch, grad, loss));
+}
+
+static int cu_loss_grad(void *ctx, const float *params, const float *x, const int32_t *y,
+                        int batch, float *grad, double *loss, sgd_err_t *err)
+{
+    CU_GUARDED(err, loss_grad_batched((cuda_backend_t *)ctx, 1, &params, &x, &y, batch, &grad,
+                                      loss));
 }
 
 /* The slot holding the device copy of host dataset d, uploaded into slot `slot_hint` on first
@@ -171,8 +203,8 @@ static int resident_slot(cuda_backend_t *c, const sgd_dataset_t *d, int slot_hin
     }
     resident_t *r = &c->res[slot_hint];
     cudaCheck(cudaStreamSynchronize(c->stream));
-    cudaCheck(cudaFree(r->x));
-    cudaCheck(cudaFree(r->y));
+    cu_release(&r->x); /* NULL until allocated again, whatever fails below */
+    cu_release(&r->y);
     check_labels(d->y, (size_t)d->n, c->C);
     r->host_x = d->x;
     r->host_y = d->y;
@@ -188,10 +220,9 @@ static int resident_slot(cuda_backend_t *c, const sgd_dataset_t *d, int slot_hin
     return slot_hint;
 }
 
-static void cu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
-                        double *mean_loss, double *error_rate)
+static void evaluate(cuda_backend_t *c, const float *params, const sgd_dataset_t *d,
+                     double *mean_loss, double *error_rate)
 {
-    cuda_backend_t *c = (cuda_backend_t *)ctx;
     CU_ASSERT(d->n >= 1 && d->dim == c->width[0]);
     /* Never evict the training set of the synchronous path. */
     const resident_t *r = &c->res[resident_slot(c, d, c->sync_on ? 1 - c->train_slot : 0)];
@@ -221,10 +252,15 @@ static void cu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
     *error_rate = (double)errors / (double)d->n;
 }
 
-static void cu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
-                          const float *params)
+static int cu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
+                       double *mean_loss, double *error_rate, sgd_err_t *err)
 {
-    cuda_backend_t *c = (cuda_backend_t *)ctx;
+    CU_GUARDED(err, evaluate((cuda_backend_t *)ctx, params, d, mean_loss, error_rate));
+}
+
+static void sync_begin(cuda_backend_t *c, const sgd_dataset_t *train, const optim_sgd_t *opt,
+                       const float *params)
+{
     CU_ASSERT(!c->sync_on && train->dim == c->width[0]);
     c->sync_on = 1;
     c->train = train;
@@ -246,9 +282,15 @@ static void cu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sgd
         (void)cudaGetLastError();
 }
 
-static double cu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, float *params)
+static int cu_sync_begin(void *ctx, const sgd_dataset_t *train, const optim_sgd_t *opt,
+                         const float *params, sgd_err_t *err)
 {
-    cuda_backend_t *c = (cuda_backend_t *)ctx;
+    CU_GUARDED(err, sync_begin((cuda_backend_t *)ctx, train, opt, params));
+}
+
+static void sync_step(cuda_backend_t *c, const int64_t *rows, int nrows, float lr,
+                      float *params, double *loss)
+{
     CU_ASSERT(c->sync_on && nrows >= 1 && nrows <= c->max_batch);
     const resident_t *r = &c->res[c->train_slot];
     for (int i = 0; i < nrows; i++) CU_ASSERT(rows[i] >= 0 && rows[i] < r->n);
@@ -268,24 +310,33 @@ static double cu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, 
     cudaCheck(cudaMemcpyAsync(params, c->s_params, c->nparams * sizeof(float),
                               cudaMemcpyDeviceToHost, c->stream));
     cudaCheck(cudaStreamSynchronize(c->stream));
-    return c->h_loss[0];
+    *loss = c->h_loss[0];
 }
 
+static int cu_sync_step(void *ctx, const int64_t *rows, int nrows, float lr, float *params,
+                        double *loss, sgd_err_t *err)
+{
+    CU_GUARDED(err, sync_step((cuda_backend_t *)ctx, rows, nrows, lr, params, loss));
+}
+
+/* Releases everything, each call's error ignored: destroy also ends a run whose backend
+ * failed, on a device that may refuse every call since (cuda_internal.cuh, "Errors"). */
 void cu_destroy(void *ctx)
 {
     cuda_backend_t *c = (cuda_backend_t *)ctx;
     if (!c) return;
-    cudaCheck(cudaStreamSynchronize(c->stream));
+    if (c->stream) (void)cudaStreamSynchronize(c->stream);
     free_workspace(c);
     for (int i = 0; i < NRESIDENT; i++) {
-        cudaCheck(cudaFree(c->res[i].x));
-        cudaCheck(cudaFree(c->res[i].y));
+        cu_release(&c->res[i].x);
+        cu_release(&c->res[i].y);
     }
-    cudaCheck(cudaFree(c->s_params));
-    cudaCheck(cudaFree(c->s_velocity));
-    if (c->pinned) cudaCheck(cudaHostUnregister(c->pinned));
-    cublasCheck(cublasDestroy(c->blas));
-    cudaCheck(cudaStreamDestroy(c->stream));
+    cu_release(&c->s_params);
+    cu_release(&c->s_velocity);
+    if (c->pinned) (void)cudaHostUnregister(c->pinned);
+    if (c->blas) (void)cublasDestroy(c->blas);
+    if (c->stream) (void)cudaStreamDestroy(c->stream);
+    (void)cudaGetLastError(); /* leave no error behind for another backend of the process */
     free(c);
 }
 
@@ -346,6 +397,23 @@ static void copy_cnn_layers(cuda_backend_t *c, const model_layout_t *m)
     CU_ASSERT(c->geom[m->ngeoms - 1].oc == c->C);
 }
 
+/* The stream and the cuBLAS handle, set for determinism (cuda_internal.cuh). */
+static void stream_and_handle(cuda_backend_t *c)
+{
+    cudaCheck(cudaSetDevice(0));
+    cudaCheck(cudaStreamCreate(&c->stream));
+    cublasCheck(cublasCreate(&c->blas));
+    cublasCheck(cublasSetStream(c->blas, c->stream));
+    cublasCheck(cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST));
+    cublasCheck(cublasSetAtomicsMode(c->blas, CUBLAS_ATOMICS_NOT_ALLOWED));
+    cublasCheck(cublasSetMathMode(c->blas, CUBLAS_DEFAULT_MATH));
+}
+
+static int open_stream(cuda_backend_t *c, sgd_err_t *err)
+{
+    CU_GUARDED(err, stream_and_handle(c));
+}
+
 cuda_backend_t *cu_create_ctx(const model_layout_t *m, sgd_err_t *err)
 {
     int n = 0;
@@ -375,13 +443,13 @@ cuda_backend_t *cu_create_ctx(const model_layout_t *m, sgd_err_t *err)
         if (c->width[l + 1] > c->max_width) c->max_width = c->width[l + 1];
     }
     if (m->kind == MODEL_CNN) copy_cnn_layers(c, m);
-    cudaCheck(cudaSetDevice(0));
-    cudaCheck(cudaStreamCreate(&c->stream));
-    cublasCheck(cublasCreate(&c->blas));
-    cublasCheck(cublasSetStream(c->blas, c->stream));
-    cublasCheck(cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST));
-    cublasCheck(cublasSetAtomicsMode(c->blas, CUBLAS_ATOMICS_NOT_ALLOWED));
-    cublasCheck(cublasSetMathMode(c->blas, CUBLAS_DEFAULT_MATH));
+    sgd_err_t why = {{0}};
+    if (open_stream(c, &why)) {
+        if (err && snprintf(err->msg, sizeof err->msg, "backend: \"cuda\": %s", why.msg) < 0)
+            err->msg[0] = '\0';
+        cu_destroy(c);
+        return NULL;
+    }
     return c;
 }
 

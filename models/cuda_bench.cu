@@ -51,12 +51,9 @@ template <typename F> static double best_time(cuda_backend_t *c, F f, int reps)
     return best;
 }
 
-extern "C" int sgd_cuda_bench_grad(const model_layout_t *layout, int k, int batch, int reps,
-                                   double *grad_s, double *sgemm_s, sgd_err_t *err)
+static void bench(cuda_backend_t *c, int k, int batch, int reps, double *grad_s,
+                  double *sgemm_s)
 {
-    cuda_backend_t *c = cu_create_ctx(layout, err);
-    if (!c) return -1;
-    CU_ASSERT(k >= 1 && batch >= 1 && reps >= 1 && (int64_t)k * batch <= INT32_MAX);
     cu_ensure(c, k, k * batch);
     const size_t np = (size_t)k * c->nparams, nx = (size_t)k * batch * (size_t)c->width[0];
     k_fill_hash<<<blocks_for(np, 256), 256, 0, c->stream>>>(c->params, np, 1u, -0.05f, 0.05f);
@@ -70,6 +67,22 @@ extern "C" int sgd_cuda_bench_grad(const model_layout_t *layout, int k, int batc
         c, [&] { cu_model_loss_grad(c, k, batch, c->params, c->x, c->y, c->grad); }, reps);
     *sgemm_s = best_time(
         c, [&] { cu_model_gemms_only(c, k, batch, c->params, c->x, c->grad); }, reps);
+}
+
+/* 0, or -1 with err when a CUDA or cuBLAS call failed (cuda_internal.cuh, "Errors"). */
+static int bench_guarded(cuda_backend_t *c, int k, int batch, int reps, double *grad_s,
+                         double *sgemm_s, sgd_err_t *err)
+{
+    CU_GUARDED(err, bench(c, k, batch, reps, grad_s, sgemm_s));
+}
+
+extern "C" int sgd_cuda_bench_grad(const model_layout_t *layout, int k, int batch, int reps,
+                                   double *grad_s, double *sgemm_s, sgd_err_t *err)
+{
+    cuda_backend_t *c = cu_create_ctx(layout, err);
+    if (!c) return -1;
+    CU_ASSERT(k >= 1 && batch >= 1 && reps >= 1 && (int64_t)k * batch <= INT32_MAX);
+    int rc = bench_guarded(c, k, batch, reps, grad_s, sgemm_s, err);
     cu_destroy(c);
-    return 0;
+    return rc;
 }

@@ -247,8 +247,7 @@ void cu_cnn_alloc(cuda_backend_t *c)
 
 void cu_cnn_free(cuda_backend_t *c)
 {
-    cudaCheck(cudaFree(c->cnn_block));
-    c->cnn_block = NULL;
+    cu_release(&c->cnn_block);
 }
 
 /* ---- layers --------------------------------------------------------------------------------- */

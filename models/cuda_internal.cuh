@@ -32,9 +32,15 @@
  * __fmul_rn/__fadd_rn so that nvcc cannot contract it into FMAs: given the same gradient it
  * produces the CPU's parameters bit for bit.
  *
- * Errors: cudaCheck/cublasCheck abort with file:line (a failing CUDA call mid-run is a broken
- * invariant or out-of-memory, STYLE.md §4); only "no usable device" at creation is an
- * environment error returned to the caller.
+ * Errors (backend.h: every callback returns a status).  A failing CUDA or cuBLAS call --
+ * out of device memory, a launch that failed, a sticky error of the device -- is the run's
+ * failure, not an abort: each callback runs its body under CU_GUARDED, and cudaCheck /
+ * cublasCheck, however deep below it, record "CUDA error: <the call>: <cudaGetErrorString>"
+ * in the callback's err and jump back to its entry (longjmp over plain C frames, which hold
+ * nothing to clean up), which returns -1.  The backend is then only destroyed, and
+ * cu_destroy releases what it holds ignoring further errors (a device with a sticky error
+ * refuses every call).  CU_ASSERT -- a broken invariant of the caller -- still aborts with
+ * file:line.  "No usable device" at creation is an environment error returned as before.
  *
  * Built as the shared library libsgd_cuda.so, loaded by backend.c on first use (see
  * backend_cuda.h for why); it calls nothing in the executable. */
@@ -49,6 +55,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -72,15 +79,48 @@ __attribute__((noreturn, format(printf, 3, 4))) void cu_die(const char *file, in
         if (!(cond)) cu_die(__FILE__, __LINE__, "assertion failed: %s", #cond);           \
     } while (0)
 
+/* The callback a failing call returns from: where to jump and where its message goes.
+ * One per thread (a backend is used by one thread at a time); guards nest. */
+typedef struct cu_guard {
+    jmp_buf jump;
+    sgd_err_t *err;
+    struct cu_guard *outer;
+} cu_guard_t;
+
+extern thread_local cu_guard_t *cu_active_guard;
+
+/* A failed CUDA or cuBLAS call: into the active guard's err and back to its callback; with
+ * no guard active (a caller outside the backend's callbacks) the abort of cu_die. */
+__attribute__((noreturn, format(printf, 3, 4))) void cu_fail(const char *file, int line,
+                                                             const char *fmt, ...);
+
+/* Runs `body` (a statement) as a callback's whole work and returns from the callback: 0 when
+ * it completed, -1 with errp filled when a CUDA or cuBLAS call in it failed.  Nothing the
+ * jump crosses may own a resource (no C++ destructors). */
+#define CU_GUARDED(errp, body)                                                            \
+    do {                                                                                  \
+        cu_guard_t guard_;                                                                \
+        guard_.err = (errp);                                                              \
+        guard_.outer = cu_active_guard;                                                   \
+        cu_active_guard = &guard_;                                                        \
+        if (setjmp(guard_.jump) != 0) {                                                   \
+            cu_active_guard = guard_.outer;                                               \
+            return -1;                                                                    \
+        }                                                                                 \
+        body;                                                                             \
+        cu_active_guard = guard_.outer;                                                   \
+        return 0;                                                                         \
+    } while (0)
+
 static inline void cuda_check(cudaError_t e, const char *what, const char *file, int line)
 {
-    if (e != cudaSuccess) cu_die(file, line, "CUDA error: %s: %s", what, cudaGetErrorString(e));
+    if (e != cudaSuccess) cu_fail(file, line, "CUDA error: %s: %s", what, cudaGetErrorString(e));
 }
 
 static inline void cublas_check(cublasStatus_t s, const char *what, const char *file, int line)
 {
     if (s != CUBLAS_STATUS_SUCCESS)
-        cu_die(file, line, "cuBLAS error: %s: %s", what, cublasGetStatusString(s));
+        cu_fail(file, line, "cuBLAS error: %s: %s", what, cublasGetStatusString(s));
 }
 
 #define cudaCheck(call) cuda_check((call), #call, __FILE__, __LINE__)
@@ -159,6 +199,13 @@ typedef struct cuda_backend {
 cuda_backend_t *cu_create_ctx(const model_layout_t *m, sgd_err_t *err);
 /* Makes room for k requests of `rows` stacked rows in all (sizes only grow). */
 void cu_ensure(cuda_backend_t *c, int k, int rows);
+/* cudaFree(*p) and *p = NULL, its error ignored: releasing cannot be undone, and a device
+ * with a sticky error refuses it too ("Errors" above). */
+template <typename T> static inline void cu_release(T **p)
+{
+    (void)cudaFree(*p);
+    *p = NULL;
+}
 void cu_destroy(void *ctx);
 
 /* cuda_dense.cu */

@@ -28,6 +28,7 @@ typedef struct fixture {
     ps_server_t srv;
     sgd_arena_t arena;
     ps_ledger_t ledger;
+    sgd_err_t err;               /* the backend's message, were it to fail */
 } fixture_t;
 
 /* threads 0: the CPU backend without its background path, so that gradients are evaluated
@@ -234,12 +235,12 @@ static void a_batch_takes_only_filled_snapshots_and_gives_the_same_bits(void)
         ps_term_t *t1 = ps_ledger_terms(&f.ledger, u[1]);
         ps_term_t *t2 = ps_ledger_terms(&f.ledger, u[2]);
         const uint64_t calls = f.backend.grad_calls;
-        const float *g0 = ps_ledger_gradient(&f.ledger, t0);
+        const float *g0 = ps_ledger_gradient(&f.ledger, t0, &f.err);
         CHECK_INT_EQ(f.backend.grad_calls - calls, 1);
         CHECK_INT_EQ(f.backend.grads, 2);
         CHECK(t1->grad != NULL && t2->grad == NULL);
         CHECK(t0->slot >= 0 && t1->slot >= 0 && t0->slot != t1->slot);
-        CHECK(ps_ledger_gradient(&f.ledger, t1) == t1->grad); /* no second evaluation */
+        CHECK(ps_ledger_gradient(&f.ledger, t1, &f.err) == t1->grad); /* no second evaluation */
         CHECK_INT_EQ(f.backend.grad_calls - calls, 1);
 
         float *want = malloc(f.np * sizeof *want), x[MU * DIM];
@@ -323,7 +324,7 @@ static void the_background_path_hands_over_filled_snapshots_and_gives_the_same_b
             CHECK_INT_EQ(f.backend.grads, 3);
             CHECK_INT_EQ(f.backend.grad_calls, 3); /* one call per gradient */
             CHECK_INT_EQ(f.ledger.batch.nfree, 1);
-            CHECK(ps_ledger_gradient(&f.ledger, t[0]) == t[0]->grad && !t[0]->queued);
+            CHECK(ps_ledger_gradient(&f.ledger, t[0], &f.err) == t[0]->grad && !t[0]->queued);
             check_is_loss_grad(&f, t[0], cyclic);
             ps_ledger_release(&f.ledger, t[0]);
             ps_ledger_prefetch(&f.ledger); /* nothing new is filled: t2 still waits */
@@ -334,7 +335,7 @@ static void the_background_path_hands_over_filled_snapshots_and_gives_the_same_b
             CHECK(t[2]->queued);
             CHECK_INT_EQ(f.backend.grads, 4);
             for (int i = 1; i < 3; i++) {
-                ps_ledger_gradient(&f.ledger, t[i]);
+                ps_ledger_gradient(&f.ledger, t[i], &f.err);
                 check_is_loss_grad(&f, t[i], cyclic);
             }
             ps_ledger_clear(&f.ledger, 1); /* t3 still queued or running */
@@ -359,7 +360,7 @@ static void a_merged_term_is_one_stacked_minibatch(void)
     const ps_update_t *u = schedule(&f, pushes, 2);
     ps_term_t *t = ps_ledger_terms(&f.ledger, u);
     CHECK_INT_EQ(u->nterms, 1);
-    ps_ledger_gradient(&f.ledger, t);
+    ps_ledger_gradient(&f.ledger, t, &f.err);
     CHECK(t->slot == -1);
     float *want = malloc(f.np * sizeof *want), x[2 * MU * DIM];
     int32_t y[2 * MU];

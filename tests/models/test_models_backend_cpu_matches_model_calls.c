@@ -41,7 +41,8 @@ static void test_callbacks_equal_model_calls(const model_spec_t *spec, gsl_rng *
     for (int i = 0; i < K * BATCH; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, CLASSES);
 
     /* one gradient */
-    double l = sgd_backend_loss_grad(&be, p, x, y, BATCH, g);
+    double l;
+    CHECK_INT_EQ(sgd_backend_loss_grad(&be, p, x, y, BATCH, g, &l, &err), 0);
     double lref = model_loss_grad(ref, p, x, y, BATCH, gref);
     CHECK(l == lref);
     CHECK(memcmp(g, gref, np * sizeof *g) == 0);
@@ -57,7 +58,7 @@ static void test_callbacks_equal_model_calls(const model_spec_t *spec, gsl_rng *
         yp[k] = y + k * BATCH;
         gp[k] = g + (size_t)k * np;
     }
-    be.iface->loss_grad_batched(be.ctx, K, pp, xp, yp, BATCH, gp, loss);
+    CHECK_INT_EQ(be.iface->loss_grad_batched(be.ctx, K, pp, xp, yp, BATCH, gp, loss, &err), 0);
     for (int k = 0; k < K; k++) {
         lref = model_loss_grad(ref, pp[k], xp[k], yp[k], BATCH, gref);
         CHECK(loss[k] == lref);
@@ -67,7 +68,7 @@ static void test_callbacks_equal_model_calls(const model_spec_t *spec, gsl_rng *
     /* evaluate over a dataset of more rows than max_batch (several chunks) */
     sgd_dataset_t d = {.n = K * BATCH, .dim = DIM, .classes = CLASSES, .x = x, .y = y};
     double el, ee, rl, re;
-    sgd_backend_evaluate(&be, p, &d, &el, &ee);
+    CHECK_INT_EQ(sgd_backend_evaluate(&be, p, &d, &el, &ee, &err), 0);
     model_evaluate(ref, p, &d, &rl, &re);
     CHECK(el == rl && ee == re);
 
@@ -78,11 +79,12 @@ static void test_callbacks_equal_model_calls(const model_spec_t *spec, gsl_rng *
     int32_t by[BATCH];
     memcpy(ps, p, np * sizeof *ps);
     memcpy(pr, p, np * sizeof *pr);
-    be.iface->sync_begin(be.ctx, &d, &opt, ps);
+    CHECK_INT_EQ(sgd_backend_sync_begin(&be, &d, &opt, ps, &err), 0);
     int64_t rows[BATCH];
     for (int step = 0; step < 5; step++) {
         for (int i = 0; i < BATCH; i++) rows[i] = (int64_t)gsl_rng_uniform_int(r, (unsigned long)d.n);
-        double ls = be.iface->sync_step(be.ctx, rows, BATCH, 0.05f, ps);
+        double ls;
+        CHECK_INT_EQ(sgd_backend_sync_step(&be, rows, BATCH, 0.05f, ps, &ls, &err), 0);
         for (int i = 0; i < BATCH; i++) {
             memcpy(bx + i * DIM, x + rows[i] * DIM, DIM * sizeof *bx);
             by[i] = y[rows[i]];

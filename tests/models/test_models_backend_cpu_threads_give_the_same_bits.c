@@ -52,8 +52,10 @@ static void run_backend(model_t *m, int threads, const results_t *in, results_t 
         grad[i] = out->grad + (size_t)i * np;
     }
     for (int round = 0; round < ROUNDS; round++) {
-        sgd_backend_loss_grad_batched(&be, K, params, x, y, BATCH, grad, out->loss);
-        sgd_backend_evaluate(&be, in->params, d, &out->eval_loss, &out->eval_error);
+        CHECK_INT_EQ(sgd_backend_loss_grad_batched(&be, K, params, x, y, BATCH, grad, out->loss,
+                                                   &err), 0);
+        CHECK_INT_EQ(sgd_backend_evaluate(&be, in->params, d, &out->eval_loss, &out->eval_error,
+                                          &err), 0);
     }
     sgd_backend_destroy(&be);
 }
@@ -69,13 +71,14 @@ static void run_sharded(model_t *m, int threads, const sgd_dataset_t *d, const f
     CHECK_INT_EQ(sgd_backend_create("cpu", m, &be, &err), 0);
     sgd_backend_set_threads(&be, threads);
     const size_t np = model_nparams(m);
-    *loss = sgd_backend_loss_grad(&be, params, d->x, d->y, BIG, grad);
+    CHECK_INT_EQ(sgd_backend_loss_grad(&be, params, d->x, d->y, BIG, grad, loss, &err), 0);
     int64_t rows[BIG];
     for (int i = 0; i < BIG; i++) rows[i] = (i * 7) % d->n;
     const optim_sgd_t opt = {.momentum = 0.9};
     memcpy(after_step, params, np * sizeof *after_step);
-    be.iface->sync_begin(be.ctx, d, &opt, after_step);
-    be.iface->sync_step(be.ctx, rows, BIG, 0.1f, after_step);
+    double step_loss;
+    CHECK_INT_EQ(sgd_backend_sync_begin(&be, d, &opt, after_step, &err), 0);
+    CHECK_INT_EQ(sgd_backend_sync_step(&be, rows, BIG, 0.1f, after_step, &step_loss, &err), 0);
     sgd_backend_destroy(&be);
 }
 

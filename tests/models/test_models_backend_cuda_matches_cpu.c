@@ -96,9 +96,10 @@ static void test_case(const case_t *c, gsl_rng *r)
     fill(x, (size_t)K * (size_t)B * (size_t)D, 1.0, r);
     for (int i = 0; i < K * B; i++) y[i] = (int32_t)gsl_rng_uniform_int(r, (unsigned long)C);
 
-    double lc = sgd_backend_loss_grad(&cpu, p, x, y, B, gc);
-    double lg = sgd_backend_loss_grad(&gpu, p, x, y, B, gg);
-    double l2 = sgd_backend_loss_grad(&gpu, p, x, y, B, g2);
+    double lc, lg, l2;
+    CHECK_INT_EQ(sgd_backend_loss_grad(&cpu, p, x, y, B, gc, &lc, &err), 0);
+    CHECK_INT_EQ(sgd_backend_loss_grad(&gpu, p, x, y, B, gg, &lg, &err), 0);
+    CHECK_INT_EQ(sgd_backend_loss_grad(&gpu, p, x, y, B, g2, &l2, &err), 0);
     printf("%-28s loss cpu %.9f gpu %.9f  grad nerr %.3g\n", c->name, lc, lg, nerr(gg, gc, np));
     CHECK_LOSS(lg, lc);
     CHECK_NERR(gg, gc, np, TOL_GRAD);
@@ -115,27 +116,28 @@ static void test_case(const case_t *c, gsl_rng *r)
         gcp[k] = gc + (size_t)k * np;
         ggp[k] = gg + (size_t)k * np;
     }
-    cpu.iface->loss_grad_batched(cpu.ctx, K, pp, xp, yp, B, gcp, lcs);
-    gpu.iface->loss_grad_batched(gpu.ctx, K, pp, xp, yp, B, ggp, lgs);
+    CHECK_INT_EQ(sgd_backend_loss_grad_batched(&cpu, K, pp, xp, yp, B, gcp, lcs, &err), 0);
+    CHECK_INT_EQ(sgd_backend_loss_grad_batched(&gpu, K, pp, xp, yp, B, ggp, lgs, &err), 0);
     for (int k = 0; k < K; k++) {
         CHECK_LOSS(lgs[k], lcs[k]);
         CHECK_NERR(ggp[k], gcp[k], np, TOL_GRAD);
     }
     memcpy(g2, gg, K * np * sizeof *g2);
-    gpu.iface->loss_grad_batched(gpu.ctx, K, pp, xp, yp, B, ggp, lgs2);
+    CHECK_INT_EQ(sgd_backend_loss_grad_batched(&gpu, K, pp, xp, yp, B, ggp, lgs2, &err), 0);
     CHECK(memcmp(lgs, lgs2, sizeof lgs) == 0 && memcmp(g2, gg, K * np * sizeof *gg) == 0);
     /* Informational: whether cuBLAS gave request 0 the same bits batched as alone. */
     float *one = malloc(np * sizeof *one);
-    sgd_backend_loss_grad(&gpu, pp[0], xp[0], yp[0], B, one);
+    double lone;
+    CHECK_INT_EQ(sgd_backend_loss_grad(&gpu, pp[0], xp[0], yp[0], B, one, &lone, &err), 0);
     printf("%-28s batched k=%d == single, bit for bit: %s\n", c->name, K,
            memcmp(one, ggp[0], np * sizeof *one) == 0 ? "yes" : "no (within tolerance)");
     free(one);
 
     sgd_dataset_t d = {.n = (int64_t)K * B, .dim = D, .classes = C, .x = x, .y = y};
     double elc, eec, elg, eeg, elg2, eeg2;
-    sgd_backend_evaluate(&cpu, p, &d, &elc, &eec);
-    sgd_backend_evaluate(&gpu, p, &d, &elg, &eeg);
-    sgd_backend_evaluate(&gpu, p, &d, &elg2, &eeg2);
+    CHECK_INT_EQ(sgd_backend_evaluate(&cpu, p, &d, &elc, &eec, &err), 0);
+    CHECK_INT_EQ(sgd_backend_evaluate(&gpu, p, &d, &elg, &eeg, &err), 0);
+    CHECK_INT_EQ(sgd_backend_evaluate(&gpu, p, &d, &elg2, &eeg2, &err), 0);
     CHECK_LOSS(elg, elc);
     CHECK_NEAR(eeg, eec, TOL_ERR_RATE);
     CHECK(elg == elg2 && eeg == eeg2);
@@ -172,9 +174,10 @@ static void test_training(const char *name, model_spec_t s, int B, gsl_rng *r)
         pr[run] = malloc(np * sizeof *pr[run]);
         memcpy(pr[run], p0, np * sizeof *p0);
         CHECK_INT_EQ(sgd_backend_create(names[run], m, &be, &err), 0);
-        be.iface->sync_begin(be.ctx, &d, &opt, pr[run]);
+        CHECK_INT_EQ(sgd_backend_sync_begin(&be, &d, &opt, pr[run], &err), 0);
         for (int t = 0; t < STEPS; t++)
-            losses[run][t] = be.iface->sync_step(be.ctx, rows[t], B, 0.05f, pr[run]);
+            CHECK_INT_EQ(sgd_backend_sync_step(&be, rows[t], B, 0.05f, pr[run], &losses[run][t],
+                                               &err), 0);
         sgd_backend_destroy(&be);
     }
     printf("%s: training %d steps: final loss cpu %.9f gpu %.9f, params nerr %.3g\n", name,
