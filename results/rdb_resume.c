@@ -68,8 +68,8 @@ static const char *const resume_sql[] = {
     "DELETE FROM staleness WHERE run_id = ?1",
     "DELETE FROM version_age WHERE run_id = ?1",
     "DELETE FROM run_owner WHERE run_id = ?1",
-    "UPDATE runs SET status = 'running', status_detail = NULL, finished_at = NULL,"
-    " digest = NULL, resumes = resumes + 1 WHERE id = ?1",
+    ("UPDATE runs SET status = 'running', status_detail = NULL, finished_at = NULL,"
+     " digest = NULL, resumes = resumes + 1 WHERE id = ?1"),
 };
 
 static int apply_resume(rdb_t *db, const rdb_resume_t *q, sgd_err_t *err)
