@@ -56,17 +56,15 @@ static int find_runs(rdb_t *db, const char *const *which, int64_t *ids, sgd_err_
  * a glance; CSV and JSON keep every value with its type. */
 static void value_cell(cli_table_t *t, int row, int col, const rdb_cell_t *c, cli_format_t fmt)
 {
-    if (c->kind == RDB_CELL_JSON) {
-        cli_table_literal(t, row, col, c->text);
-    } else if (c->kind == RDB_CELL_TEXT && fmt == CLI_FMT_TEXT) {
-        size_t n = strlen(c->text) + 3;
-        char *quoted = sgd_xmalloc(n);
-        snprintf(quoted, n, "\"%s\"", c->text);
-        cli_table_text(t, row, col, quoted);
-        free(quoted);
-    } else {
-        cli_table_text(t, row, col, c->kind == RDB_CELL_TEXT ? c->text : NULL);
+    if (c->kind != RDB_CELL_TEXT || fmt != CLI_FMT_TEXT) {
+        cli_table_cell(t, row, col, c);
+        return;
     }
+    size_t n = strlen(c->text) + 3;
+    char *quoted = sgd_xmalloc(n);
+    snprintf(quoted, n, "\"%s\"", c->text);
+    cli_table_text(t, row, col, quoted);
+    free(quoted);
 }
 
 static int print_diff(rdb_t *db, const int64_t *ids, cli_format_t fmt, sgd_err_t *err)

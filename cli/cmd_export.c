@@ -68,18 +68,6 @@ static void on_stop_signal(int sig)
 /* Why streaming a table's rows ended. */
 typedef enum { EXPORT_DONE, EXPORT_SQL_ERROR, EXPORT_WRITE_ERROR, EXPORT_STOPPED } export_end_t;
 
-/* The cell as a table cell, with its type. */
-static void put_cell(cli_table_t *t, int r, int c, const rdb_cell_t *x)
-{
-    switch (x->kind) {
-    case RDB_CELL_NULL: cli_table_text(t, r, c, NULL); break;
-    case RDB_CELL_INT: cli_table_int(t, r, c, x->i); break;
-    case RDB_CELL_REAL: cli_table_real(t, r, c, x->r); break;
-    case RDB_CELL_TEXT: cli_table_text(t, r, c, x->text); break;
-    case RDB_CELL_JSON: cli_table_literal(t, r, c, x->text); break;
-    }
-}
-
 /* Streams every row of d into f as CSV, holding one row at a time, so memory stays the same
  * whatever the number of rows (a 191 MB database's metrics, an endless view); *nrows counts
  * the rows written. */
@@ -97,7 +85,7 @@ static export_end_t export_rows(rdb_dump_t *d, FILE *f, int64_t *nrows, sgd_err_
     while ((s = rdb_dump_next(d, &row, err)) > 0) {
         cli_table_clear(&t);
         int r = cli_table_row(&t);
-        for (int c = 0; c < ncols; c++) put_cell(&t, r, c, &row[c]);
+        for (int c = 0; c < ncols; c++) cli_table_cell(&t, r, c, &row[c]);
         cli_table_csv_rows(&t, f);
         ++*nrows;
         if (ferror(f)) {

@@ -35,18 +35,6 @@ static bool clockless_field(bool clock, const char *name)
     return !clock && (strcmp(name, "vtime_ns") == 0 || strcmp(name, "images_per_s") == 0);
 }
 
-/* Cell c of a section into t's cell (row, col), with its type. */
-static void put_cell(cli_table_t *t, int row, int col, const rdb_cell_t *c)
-{
-    switch (c->kind) {
-    case RDB_CELL_NULL: cli_table_text(t, row, col, NULL); break;
-    case RDB_CELL_INT: cli_table_int(t, row, col, c->i); break;
-    case RDB_CELL_REAL: cli_table_real(t, row, col, c->r); break;
-    case RDB_CELL_TEXT: cli_table_text(t, row, col, c->text); break;
-    case RDB_CELL_JSON: cli_table_literal(t, row, col, c->text); break;
-    }
-}
-
 /* runs.command_line, the recipe to run the run again (its words are shell-quoted as they
  * were written), shown escaped for the terminal; runs before schema 3 have none. */
 static void print_command_line(const rdb_cell_t *c)
@@ -81,7 +69,7 @@ static int print_record(rdb_t *db, int64_t run_id, bool clock, sgd_err_t *err)
         int row = cli_table_row(&t);
         cli_table_text(&t, row, 0, rec.head[i]);
         if (clockless_field(clock, rec.head[i])) cli_table_text(&t, row, 1, ANA_NO_CLOCK_TEXT);
-        else put_cell(&t, row, 1, &rec.cell[i]);
+        else cli_table_cell(&t, row, 1, &rec.cell[i]);
     }
     printf("run %lld\n", (long long)run_id);
     cli_table_print(&t, CLI_FMT_TEXT, stdout);
@@ -102,7 +90,7 @@ static void section_table(const rdb_table_t *s, bool clock, cli_table_t *t)
         int tr = cli_table_row(t);
         for (int c = 0; c < s->ncols; c++)
             if (no_clock && c == s->ncols - 1) cli_table_text(t, tr, c, ANA_NO_CLOCK_TEXT);
-            else put_cell(t, tr, c, &row[c]);
+            else cli_table_cell(t, tr, c, &row[c]);
     }
 }
 

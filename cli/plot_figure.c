@@ -7,33 +7,25 @@
 
 #include "common/error.h"
 
-/* The rank of series s's value of key k among the series' values, in legend order: series
- * that share the value share the rank (--color-by, --dash-by, --facet). */
+/* The text a series is ranked by: its value of key k, or with k < 0 its legend entry. */
+static const char *rank_text(const plot_series_t *s, int k)
+{
+    return k < 0 ? s->label : s->values[k];
+}
+
+/* The rank of series s's text (rank_text) among the distinct texts of the series, in legend
+ * order: series that share it share the rank.  By a key's value: --color-by, --dash-by,
+ * --facet; by the legend entry: the colours of panels, so an entry repeated in several
+ * panels is one colour. */
 static int value_rank(const plot_data_t *d, int k, int s)
 {
     int rank = 0;
     for (int i = 0; i < s; i++) {
         bool first = true;
         for (int j = 0; j < i && first; j++)
-            first = strcmp(d->series[j].values[k], d->series[i].values[k]) != 0;
+            first = strcmp(rank_text(&d->series[j], k), rank_text(&d->series[i], k)) != 0;
         if (!first) continue;
-        if (strcmp(d->series[i].values[k], d->series[s].values[k]) == 0) return rank;
-        rank++;
-    }
-    return rank;
-}
-
-/* The rank of series s's legend entry among the distinct entries, in legend order: in
- * panels the same entry in two panels is one colour. */
-static int label_rank(const plot_data_t *d, int s)
-{
-    int rank = 0;
-    for (int i = 0; i < s; i++) {
-        bool first = true;
-        for (int j = 0; j < i && first; j++)
-            first = strcmp(d->series[j].label, d->series[i].label) != 0;
-        if (!first) continue;
-        if (strcmp(d->series[i].label, d->series[s].label) == 0) return rank;
+        if (strcmp(rank_text(&d->series[i], k), rank_text(&d->series[s], k)) == 0) return rank;
         rank++;
     }
     return rank;
@@ -57,7 +49,7 @@ static const char *metric_label(const char *metric)
 static int series_color(const plot_figure_t *f, const plot_data_t *d, int s)
 {
     if (f->color_key >= 0) return value_rank(d, f->color_key, s);
-    return f->facet_key >= 0 ? label_rank(d, s) : s;
+    return f->facet_key >= 0 ? value_rank(d, -1, s) : s;
 }
 
 /* A panel's title: KEY=VALUE (malloc'ed). */

@@ -77,6 +77,17 @@ void cli_table_literal(cli_table_t *t, int row, int col, const char *json)
     c->text = sgd_xstrdup(json);
 }
 
+void cli_table_cell(cli_table_t *t, int row, int col, const rdb_cell_t *c)
+{
+    switch (c->kind) {
+    case RDB_CELL_NULL: cli_table_text(t, row, col, NULL); break;
+    case RDB_CELL_INT: cli_table_int(t, row, col, c->i); break;
+    case RDB_CELL_REAL: cli_table_real(t, row, col, c->r); break;
+    case RDB_CELL_TEXT: cli_table_text(t, row, col, c->text); break;
+    case RDB_CELL_JSON: cli_table_literal(t, row, col, c->text); break;
+    }
+}
+
 void cli_table_real(cli_table_t *t, int row, int col, double v)
 {
     cli_cell_t *c = cell(t, row, col);

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "results/rdb_rows.h"
+
 typedef enum { CLI_FMT_TEXT, CLI_FMT_CSV, CLI_FMT_JSON } cli_format_t;
 /* CLI_CELL_LITERAL: a JSON literal other than a string (an exact number, true, false),
  * printed as it is in every format. */
@@ -53,6 +55,9 @@ void cli_table_real(cli_table_t *t, int row, int col, double v);
 /* A JSON literal other than a string: an exact number, true or false (right-aligned in a
  * text table when it is a number). */
 void cli_table_literal(cli_table_t *t, int row, int col, const char *json);
+/* A cell read from a results database (results/rdb_rows.h), with its type. */
+void cli_table_cell(cli_table_t *t, int row, int col, const rdb_cell_t *c);
+
 /* CSV in two parts, for callers that stream rows (export): the header line, then the rows
  * t holds; cli_table_print(.., CLI_FMT_CSV, ..) is the two in a row. */
 void cli_table_csv_head(const cli_table_t *t, FILE *f);

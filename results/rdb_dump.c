@@ -27,18 +27,7 @@ int rdb_table_names(rdb_t *db, char ***names, int *n, sgd_err_t *err)
                            " ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
                            -1, &st, NULL) != SQLITE_OK)
         return rdb_sqlerr(db, "cannot list the tables", err);
-    int rc, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        if (*n == cap) *names = sgd_xrealloc(*names, (size_t)(cap = 2 * cap + 8) * sizeof **names);
-        (*names)[(*n)++] = sgd_xstrdup(name ? name : "");
-    }
-    sqlite3_finalize(st);
-    if (rc == SQLITE_DONE) return 0;
-    rdb_names_free(*names, *n);
-    *names = NULL;
-    *n = 0;
-    return rdb_sqlerr(db, "cannot list the tables", err);
+    return rdb_read_names(db, st, "cannot list the tables", names, n, err);
 }
 
 int rdb_dump_open(rdb_t *db, const char *name, rdb_dump_t **d, sgd_err_t *err)

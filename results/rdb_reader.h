@@ -154,6 +154,11 @@ int rdb_meta_register_functions(sqlite3 *db);
  * the text "<blob, N bytes>".  The caller frees its text. */
 rdb_cell_t rdb_cell_of(sqlite3_stmt *st, int i);
 
+/* Every row of st's first column as text into *names (*n; empty text for NULL), st
+ * finalized; -1 with rdb_sqlerr's message about `what`, nothing left allocated. */
+int rdb_read_names(rdb_t *db, sqlite3_stmt *st, const char *what, char ***names, int *n,
+                   sgd_err_t *err);
+
 /* The directory holding path: "." for a bare name, "/" for a file in the root.  The caller
  * frees it. */
 char *rdb_dir_of(const char *path);

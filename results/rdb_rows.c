@@ -328,7 +328,8 @@ int rdb_run_traffic(rdb_run_facts_t *f, int64_t run, rdb_traffic_row_t *row, sgd
 /* Steps st (prepared; finalized here) into *names / *n, one name a row.  On an error
  * nothing is left allocated: *names is NULL and *n 0, so a caller's free of (names, n)
  * is always right. */
-static int read_names(rdb_t *db, sqlite3_stmt *st, char ***names, int *n, sgd_err_t *err)
+int rdb_read_names(rdb_t *db, sqlite3_stmt *st, const char *what, char ***names, int *n,
+                   sgd_err_t *err)
 {
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -336,7 +337,7 @@ static int read_names(rdb_t *db, sqlite3_stmt *st, char ***names, int *n, sgd_er
         *names = sgd_xrealloc(*names, (size_t)(*n + 1) * sizeof **names);
         (*names)[(*n)++] = sgd_xstrdup(s ? s : "");
     }
-    if (rc != SQLITE_DONE) rdb_sqlerr(db, "cannot read metric names", err);
+    if (rc != SQLITE_DONE) rdb_sqlerr(db, what, err);
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE) return 0;
     rdb_names_free(*names, *n);
@@ -353,7 +354,7 @@ int rdb_metric_names(rdb_t *db, char ***names, int *n, sgd_err_t *err)
     if (sqlite3_prepare_v2(db->db, "SELECT DISTINCT name FROM metrics ORDER BY name", -1, &st,
                            NULL) != SQLITE_OK)
         return rdb_sqlerr(db, "cannot read metric names", err);
-    return read_names(db, st, names, n, err);
+    return rdb_read_names(db, st, "cannot read metric names", names, n, err);
 }
 
 void rdb_names_free(char **names, int n)
@@ -371,7 +372,7 @@ int rdb_run_metric_names(rdb_t *db, int64_t run, char ***names, int *n, sgd_err_
                            " ORDER BY name", -1, &st, NULL) != SQLITE_OK)
         return rdb_sqlerr(db, "cannot read metric names", err);
     sqlite3_bind_int64(st, 1, run);
-    return read_names(db, st, names, n, err);
+    return rdb_read_names(db, st, "cannot read metric names", names, n, err);
 }
 
 int rdb_run_config(rdb_t *db, int64_t run, char **json, sgd_err_t *err)

@@ -109,12 +109,19 @@ plot_ok d.svg "$DB" --y val_error --by cluster.workers,algorithm.name --band std
 points=$(sed -n 's/.*, \([0-9]*\) points.*/\1/p' <<<"$out")
 [ "$(head -1 d.csv)" = "series,label,x,y,lo,hi" ] || fail "--data header: $(head -1 d.csv)"
 [ "$(($(wc -l <d.csv) - 1))" = "$points" ] || fail "--data: $(wc -l <d.csv) lines for $points points"
-want=$(sqlite3 "$DB" "SELECT avg(m.value) FROM metrics m JOIN runs r ON r.id = m.run_id
-  WHERE m.name = 'val_error' AND m.update_idx = 60 AND r.workers = 4
-  AND json_extract(r.config_json, '\$.algorithm.name') = 'sasgd'")
+# db_mean WORKERS ALGORITHM: the database's mean val_error at update 60 of those runs.
+db_mean() {
+  sqlite3 "$DB" "SELECT avg(m.value) FROM metrics m JOIN runs r ON r.id = m.run_id
+    WHERE m.name = 'val_error' AND m.update_idx = 60 AND r.workers = $1
+    AND json_extract(r.config_json, '\$.algorithm.name') = '$2'"
+}
+# same_value WANT GOT WHAT: GOT is WANT to 1e-12.
+same_value() {
+  awk -v a="$1" -v b="$2" 'BEGIN{d=a-b; exit !(b != "" && d < 1e-12 && d > -1e-12)}' ||
+    fail "$3 is '$2', the database says $1"
+}
 got=$(awk -F, '$2 == "cluster.workers=4 algorithm.name=sasgd" && $3 == 60 {print $4}' d.csv)
-awk -v a="$want" -v b="$got" 'BEGIN{d=a-b; exit !(b != "" && d < 1e-12 && d > -1e-12)}' ||
-  fail "--data: mean at update 60 is '$got', the database says $want"
+same_value "$(db_mean 4 sasgd)" "$got" "--data: mean at update 60"
 plot_bad '--data d.svg: the file' "$DB" --y val_error --data d.svg
 
 # --- --facet: one panel per value, titled, one set of ranges, the key out of the legend --
@@ -128,12 +135,8 @@ grep -q '<text>cluster.workers=2 algorithm' facet.svg && fail "--facet: the face
 # Each panel's x axis ends at the same tick, 60, and panels carry their series' points.
 [ "$(grep -c '<text> 60</text>' facet.svg)" = 3 ] || fail "--facet: panels do not share the x range"
 [ "$(head -1 f.csv)" = "panel,series,label,x,y" ] || fail "--facet --data header: $(head -1 f.csv)"
-want=$(sqlite3 "$DB" "SELECT avg(m.value) FROM metrics m JOIN runs r ON r.id = m.run_id
-  WHERE m.name = 'val_error' AND m.update_idx = 60 AND r.workers = 8
-  AND json_extract(r.config_json, '\$.algorithm.name') = 'fasgd'")
 got=$(awk -F, '$1 == "cluster.workers=8" && $3 == "algorithm.name=fasgd" && $4 == 60 {print $5}' f.csv)
-awk -v a="$want" -v b="$got" 'BEGIN{d=a-b; exit !(b != "" && d < 1e-12 && d > -1e-12)}' ||
-  fail "--facet --data: panel cluster.workers=8 fasgd at update 60 is '$got', the database says $want"
+same_value "$(db_mean 8 fasgd)" "$got" "--facet --data: panel cluster.workers=8 fasgd at update 60"
 plot_bad '--facet nope.key: neither a column' "$DB" --y val_error --facet nope.key
 cp "$DB" db.csv
 plot_bad 'refusing to overwrite' db.csv --y val_error --data db.csv
