@@ -75,6 +75,15 @@ int rdb_sqlerr(const rdb_t *db, const char *what, sgd_err_t *err);
 int rdb_exec(rdb_t *db, const char *sql, const char *what, sgd_err_t *err);
 /* Rolls back the open transaction, if any. */
 void rdb_rollback(rdb_t *db);
+/* Runs a statement returning one integer (a PRAGMA or a count) into *out. */
+int rdb_query_int(rdb_t *db, const char *sql, int64_t *out, sgd_err_t *err);
+
+/* rdb_schema.c: refuses a file that is not an sgdsim results database this build can open
+ * (its identity, version and planted objects), before the connection is set up ... */
+int rdb_schema_refuse_foreign(rdb_t *db, sgd_err_t *err);
+/* ... and under the write lock checks it again and migrates it to RDB_SCHEMA_VERSION (a
+ * writer) or takes it as it is (a reader). */
+int rdb_schema_prepare(rdb_t *db, sgd_err_t *err);
 
 /* Makes run_id, whose lease with `token` the caller has just committed, active on this
  * handle (rdb_run_begin, rdb_run_resume): its rows may be written from now on. */
