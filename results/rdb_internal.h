@@ -1,5 +1,6 @@
-/* The results database handle's insides, shared by rdb.c (schema, opening, closing) and
- * rdb_write.c (runs and their buffered rows).  Private to results/. */
+/* The results database handle's insides, shared by rdb.c (opening, closing), rdb_schema.c
+ * (the schema), rdb_write.c (runs and their buffered rows) and the readers.  Private to
+ * results/. */
 #ifndef SGDSIM_RESULTS_RDB_INTERNAL_H
 #define SGDSIM_RESULTS_RDB_INTERNAL_H
 

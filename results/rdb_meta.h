@@ -22,8 +22,8 @@
 
 /* ---- schema 3: tags, artifacts and the join views ----------------------------------- */
 
-/* The tables and views of this module, created by the migration to schema 3 (rdb.c) on new
- * and older writable databases.  The params view's key is the JSON path of a leaf of
+/* The tables and views of this module, created by the migration to schema 3
+ * (rdb_schema.c) on new and older writable databases.  The params view's key is the JSON path of a leaf of
  * config_json without its leading "$." and without the quotes SQLite's json_tree puts
  * around names that hold more than letters and digits: "cluster.workers",
  * "data.n_train", "model.hidden[0]", "model.layers[1].kernel" (RDB_META_KEY); objects and
