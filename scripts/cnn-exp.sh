@@ -106,7 +106,9 @@ else
 fi
 
 band=(); [[ "$SEEDS" == *,* ]] && band=(--band std)
-"$SGDSIM" plot "$DB" --y val_error --by scenario --label scenario= "${band[@]}" \
+# Colour = lambda and dash = algorithm, so that the two algorithms at one lambda pair up.
+"$SGDSIM" plot "$DB" --y val_error --by algorithm,cluster.workers --color-by cluster.workers \
+  --dash-by algorithm --label algorithm= --label cluster.workers=λ "${band[@]}" \
   --where "stop.updates=$UPDATES" \
   --title "LeNet-5, Fashion-MNIST: FASGD vs SASGD, mu = 16, $UPDATES updates, seeds $SEEDS" \
   -o "$FIGURES/cnn_fasgd_sasgd_val_error.png"
