@@ -214,7 +214,7 @@ static void usage(FILE *f)
             "                        the run goes (sgdsim sweep's live display uses it)\n"
             "  --checkpoint FILE     write the run's whole state to FILE (atomically) when\n"
             "                        asked below, and on SIGTERM or SIGUSR1 at the next update\n"
-            "                        (then exit 75); algorithms csgd and lsgd\n"
+            "                        (then exit 75); every algorithm\n"
             "  --checkpoint-every DURATION  ... every DURATION of wall time (90s, 10m, 2h);\n"
             "                        it decides only when, never what the run computes\n"
             "  --checkpoint-every-updates N  ... after every N-th update\n"
