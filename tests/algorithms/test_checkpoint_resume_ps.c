@@ -1,9 +1,10 @@
 /* Exact resume for the parameter-server family: every rule (SASGD, FASGD with the paper's
- * normaliser, B-FASGD with both gates open to skips and re-applied pushes, Downpour with
- * k_fetch and k_push > 1, hardsync, DC-ASGD-a), on both drivers, for gradient_batch 1 and 16
- * and threads 1 and 2: a run stopped with a checkpoint and resumed in a freshly prepared run
- * ends with the uninterrupted run's digest, final parameters and every metric, traffic,
- * staleness and version-age row; so does a run continued from an earlier checkpoint.  Also:
+ * normaliser, B-FASGD with both gates open to skips and re-applied pushes, and with c = 2
+ * and pushes the server buffers at a checkpoint, Downpour with k_fetch and k_push > 1,
+ * hardsync, DC-ASGD-a), on both drivers, for gradient_batch 1 and 16 and threads 1 and 2:
+ * a run stopped with a checkpoint and resumed in a freshly prepared run ends with the
+ * uninterrupted run's digest, final parameters and every metric, traffic, staleness and
+ * version-age row; so does a run continued from an earlier checkpoint.  Also:
  * a checkpoint of one rule is refused by another, and a damaged one is refused without
  * leaving anything ps_destroy cannot free. */
 #include "tests/algorithms/ckpt_harness.h"
@@ -26,6 +27,9 @@ static const char *const rules[][2] = {
     {"fasgd", "\"name\": \"fasgd\", \"normaliser\": \"paper\""},
     {"b-fasgd", "\"name\": \"b-fasgd\", \"c_fetch\": 0.05, \"c_push\": 0.02, "
                 "\"minibatch\": \"random\""},
+    /* c = 2 and only the push gate: it catches up with the schedule (updates scheduled at
+     * earlier events) while the server buffers a push, so a checkpoint holds one */
+    {"b-fasgd", "\"name\": \"b-fasgd\", \"n\": 2, \"c_push\": 0.02"},
     {"downpour", "\"name\": \"downpour\", \"k_fetch\": 2, \"k_push\": 3"},
     {"hardsync", "\"name\": \"hardsync\""},
     {"dc-asgd", "\"name\": \"dc-asgd\", \"variant\": \"a\", \"n\": 2"},
