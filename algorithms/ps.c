@@ -9,10 +9,14 @@
  * fetched (ps_server.h: shared, reference-counted) and compute gradients of minibatches of mu
  * rows (batch.per_worker) on it.  A push delivers a gradient to the server; the server applies
  * an update once it holds c gradients (n-softsync: c = lambda / n; hardsync: c = lambda;
- * Downpour: c = 1) and then each client whose gradient was applied gets a fetch opportunity.
- * A client that pushed waits for that update ("blocked"), as in the authors' simulator.  A
- * push moves from the client (ps_client_t.push) into the server's buffer (ps_t.sched.buf)
- * when the server takes it in, and the buffer holds it until the update that consumes it.
+ * Downpour: c = 1).  When a client that pushed gets its fetch opportunity is algorithm.fetch:
+ * under "after_update" (the default) it waits for the update that applies its push
+ * ("blocked"), as in the authors' simulator, and fetches the version that update made; under
+ * "after_push" (the SASGD paper's Rudra) it fetches as soon as the server has taken its push
+ * in, with the version current then, and computes on while its push waits in the server's
+ * buffer -- so a fast client may push twice into one update.  Either way a push moves from
+ * the client (ps_client_t.push) into the server's buffer (ps_t.sched.buf) when the server
+ * takes it in, and the buffer holds it until the update that consumes it.
  *
  * Staleness, in one place each.  A client's `stamp` is the version its next gradient counts
  * from: set by hold_snapshot() when a fetched snapshot arrives, and by skip_fetch() under
@@ -20,8 +24,10 @@
  * stamp (or, re-applying, from the version of the gradient re-applied), and with it the
  * version of the parameters its gradient was computed on (push.params_version: the same
  * unless "fred" stamped the client later).  ps_schedule_update (ps_step.c) computes, for
- * each buffered push, tau = server version - push version (counted, what is damped) and
- * the parameters' age = server version - params_version; apply_update records both.
+ * each buffered push, tau = server version - push version (counted, what is damped: under
+ * either fetch protocol the updates made between the fetch and the update that applies the
+ * push, the SASGD paper's tau) and the parameters' age = server version - params_version;
+ * apply_update records both.
  *
  * Drivers.  `uniform` is FRED's schedule: no clocks; each iteration a uniformly random
  * unblocked client (stream client_pick) finishes a gradient; iteration i happens at virtual
@@ -213,8 +219,8 @@ static void take_in(ps_t *p, int k)
     from->reapply = false;
 }
 
-/* Client k's push is done with (consumed by an update): it fetches, or under Downpour
- * computes on until its k_fetch-th gradient. */
+/* Client k's push is done with (consumed by an update, or taken in under "after_push"):
+ * it fetches, or under Downpour computes on until its k_fetch-th gradient. */
 static void push_done(ps_t *p, int k, int64_t now)
 {
     if (p->o->rule->protocol == PS_PROTO_DOWNPOUR && p->cl[k].steps % p->o->k_fetch != 0)
@@ -223,13 +229,16 @@ static void push_done(ps_t *p, int k, int64_t now)
         fetch_opportunity(p, k, now);
 }
 
-/* The server takes client k's push into its buffer; with c of them it makes an update and
- * gives each of those clients its fetch opportunity. */
+/* The server takes client k's push into its buffer; with c of them it makes an update.  Then
+ * each client whose push it applied gets its fetch opportunity ("after_update"), or client k
+ * gets its own at once ("after_push"; the new version when its push completed an update). */
 static void server_receive(ps_t *p, int k, int64_t now)
 {
+    const bool at_once = p->o->fetch == PS_FETCH_AFTER_PUSH;
     take_in(p, k);
     if (p->sched.nbuf < p->c) {
         ps_trace_receive(p, k, now, false, 0);
+        if (at_once) push_done(p, k, now);
         return;
     }
     const int64_t version = p->srv.version;
@@ -239,6 +248,10 @@ static void server_receive(ps_t *p, int k, int64_t now)
     for (int64_t b = 0; b < n; b++) p->sched.applied[b] = p->sched.buf[b].client;
     p->sched.nbuf = 0;
     if (!more) return;
+    if (at_once) {
+        push_done(p, k, now);
+        return;
+    }
     for (int64_t b = 0; b < n; b++) push_done(p, p->sched.applied[b], now);
 }
 
@@ -309,7 +322,8 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
     p->srv.push.skipped_bytes += p->msg_bytes;
     if (c->last.has) {
         /* The server re-applies the last gradient it got from k, with its old timestamp, so
-         * its staleness keeps growing. */
+         * its staleness keeps growing (under "after_push" that push may still be buffered: it
+         * is applied first, as k's pushes are taken in and applied in the order sent). */
         c->push.reapply = true;
         stage_push(c, c->last.version, c->last.params_version);
         deliver_push(p, k, now);
@@ -326,8 +340,8 @@ static void on_iter(sim_engine_t *e, const sim_event_t *ev, void *arg)
     SGD_ASSERT(p->uniform.n > 0); /* at most c - 1 <= lambda - 1 clients wait at a time */
     uint32_t k =
         p->uniform.unblocked[gsl_rng_uniform_int(p->uniform.pick_rng, (unsigned long)p->uniform.n)];
-    /* Busy until compute_next makes it eligible again: at once when it does not push, after
-     * the update that applies its push otherwise. */
+    /* Busy until compute_next makes it eligible again: at once when it does not push or
+     * under fetch "after_push", after the update that applies its push otherwise. */
     block(p, (int)k);
     gradient_ready(p, (int)k, ev->t_ns);
     if (p->ctx->status == ALG_RUNNING)

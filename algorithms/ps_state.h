@@ -24,7 +24,8 @@
 
 /* A push: the gradients a client sends and the versions their staleness counts from.  The
  * client holds it while it assembles and sends it; when the push reaches the server it moves
- * into the server's buffer (ps_t.sched), which holds it until the update that consumes it. */
+ * into the server's buffer (ps_t.sched), which holds it until the update that consumes it --
+ * under fetch "after_push" its client computes, and may push, again meanwhile. */
 typedef struct ps_sent {
     ps_req_t *reqs;          /* its gradients (up to k_push), each a snapshot reference */
     int nreq;

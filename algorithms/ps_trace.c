@@ -3,7 +3,7 @@
  *
  * Nothing here is read back by the schedule and nothing draws a random number, so a traced
  * run is the same run.  Tracks: "client k" (fetch, io, compute, push, then queued / served /
- * wait update at the server), "server" (one service span
+ * wait update at the server; no wait under fetch "after_push"), "server" (one service span
  * per push it takes in, named "update" when that push completes an update), the star's links
  * (their messages, sim_net_set_trace); flows from each push to its update; counters: the
  * server's queue, the staleness of each update and the bytes in flight.  The uniform driver
@@ -135,8 +135,8 @@ void ps_trace_fetch(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1,
 /* The update the server just made from the n pushes of p->sched.pushes (p->sched.buf, not yet
  * emptied, holds their flows), shown as the span [u0, u1] of the server's track (written
  * before the flows that end in it, so that a viewer reading events in file order at equal
- * times finds it open); the clients that waited for the rest of the update get a "wait
- * update" span, and the staleness counter a sample. */
+ * times finds it open); under fetch "after_update" the clients that waited for the rest of
+ * the update get a "wait update" span; the staleness counter gets a sample. */
 static void trace_update(const ps_t *p, int k, int64_t n, int64_t u0, int64_t u1)
 {
     sim_trace_t *t = ps_trace_of(p);
@@ -151,7 +151,8 @@ static void trace_update(const ps_t *p, int k, int64_t n, int64_t u0, int64_t u1
                                  SIM_TRACE_D("staleness_mean", tau_sum / (double)n),
                                  SIM_TRACE_I("staleness_max", tau_max)};
     sim_trace_span_args(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, "update", u0, u1, v, 5);
-    const bool waited = p->o->driver == PS_DRIVER_TIMED;
+    const bool waited =
+        p->o->driver == PS_DRIVER_TIMED && p->o->fetch == PS_FETCH_AFTER_UPDATE;
     for (int64_t b = 0; b < n; b++) {
         const int32_t j = p->sched.pushes[b].client;
         const ps_client_t *c = &p->cl[j];
