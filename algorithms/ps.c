@@ -9,17 +9,25 @@
  * fetched (ps_server.h: shared, reference-counted) and compute gradients of minibatches of mu
  * rows (batch.per_worker) on it.  A push delivers a gradient to the server; the server applies
  * an update once it holds c gradients (n-softsync: c = lambda / n; hardsync: c = lambda;
- * Downpour: c = 1) and then each client whose gradient was applied gets a fetch opportunity.
- * A client that pushed waits for that update ("blocked"), as in the authors' simulator.
+ * Downpour: c = 1).  When a client that pushed gets its fetch opportunity is algorithm.fetch:
+ * under "after_update" (the default) it waits for the update that applies its push
+ * ("blocked"), as in the authors' simulator, and fetches the version that update made; under
+ * "after_push" (the SASGD paper's Rudra) it fetches as soon as the server has taken its push
+ * in, with the version current then, and computes on while its push waits in the server's
+ * buffer -- so a fast client may push twice into one update.  Either way a push moves from
+ * the client (ps_client_t.push) into the server's buffer (ps_t.sched.buf) when the server
+ * takes it in, and the buffer holds it until the update that consumes it.
  *
  * Staleness, in one place each.  A client's `stamp` is the version its next gradient counts
  * from: set by hold_snapshot() when a fetched snapshot arrives, and by skip_fetch() under
  * skipped_fetch_tau "fred".  A push's version (push.version) is set by stage_push() from the
  * stamp (or, re-applying, from the version of the gradient re-applied), and with it the
  * version of the parameters its gradient was computed on (push.params_version: the same
- * unless "fred" stamped the client later).  ps_schedule_update (ps_step.c) computes
- * tau = server version - push version (counted, what is damped) and the parameters' age =
- * server version - params_version; apply_update records both.
+ * unless "fred" stamped the client later).  ps_schedule_update (ps_step.c) computes, for
+ * each buffered push, tau = server version - push version (counted, what is damped: under
+ * either fetch protocol the updates made between the fetch and the update that applies the
+ * push, the SASGD paper's tau) and the parameters' age = server version - params_version;
+ * apply_update records both.
  *
  * Drivers.  `uniform` is FRED's schedule: no clocks; each iteration a uniformly random
  * unblocked client (stream client_pick) finishes a gradient; iteration i happens at virtual
@@ -195,30 +203,56 @@ static void start_service(ps_t *p, int64_t now)
                         p->timed.ev_server_done, 0, 0, NULL);
 }
 
-/* The server takes client k's push into its buffer; with c of them it makes an update and
- * gives each of those clients its fetch opportunity. */
+/* Client k's push moves into the server's buffer, its snapshot references with it, until
+ * the update that consumes it; the client's is empty. */
+static void take_in(ps_t *p, int k)
+{
+    ps_sent_t *from = &p->cl[k].push;
+    ps_buffered_t *b = &p->sched.buf[p->sched.nbuf++];
+    ps_req_t *reqs = b->push.reqs;
+    SGD_ASSERT(b->push.nreq == 0); /* consumed by the last update */
+    memcpy(reqs, from->reqs, (size_t)from->nreq * sizeof *reqs);
+    b->client = k;
+    b->push = *from;
+    b->push.reqs = reqs;
+    from->nreq = 0;
+    from->reapply = false;
+}
+
+/* Client k's push is done with (consumed by an update, or taken in under "after_push"):
+ * it fetches, or under Downpour computes on until its k_fetch-th gradient. */
+static void push_done(ps_t *p, int k, int64_t now)
+{
+    if (p->o->rule->protocol == PS_PROTO_DOWNPOUR && p->cl[k].steps % p->o->k_fetch != 0)
+        compute_next(p, k, now);
+    else
+        fetch_opportunity(p, k, now);
+}
+
+/* The server takes client k's push into its buffer; with c of them it makes an update.  Then
+ * each client whose push it applied gets its fetch opportunity ("after_update"), or client k
+ * gets its own at once ("after_push"; the new version when its push completed an update). */
 static void server_receive(ps_t *p, int k, int64_t now)
 {
-    p->sched.buf[p->sched.nbuf++] = k;
+    const bool at_once = p->o->fetch == PS_FETCH_AFTER_PUSH;
+    take_in(p, k);
     if (p->sched.nbuf < p->c) {
         ps_trace_receive(p, k, now, false, 0);
+        if (at_once) push_done(p, k, now);
         return;
     }
     const int64_t version = p->srv.version;
     bool more = ps_schedule_update(p, now);
     int64_t n = p->sched.nbuf;
     ps_trace_receive(p, k, now, p->srv.version != version, n);
-    memcpy(p->sched.applied, p->sched.buf, (size_t)n * sizeof *p->sched.buf);
+    for (int64_t b = 0; b < n; b++) p->sched.applied[b] = p->sched.buf[b].client;
     p->sched.nbuf = 0;
     if (!more) return;
-    for (int64_t b = 0; b < n; b++) {
-        int j = p->sched.applied[b];
-        ps_client_t *c = &p->cl[j];
-        if (p->o->rule->protocol == PS_PROTO_DOWNPOUR && c->steps % p->o->k_fetch != 0)
-            compute_next(p, j, now);
-        else
-            fetch_opportunity(p, j, now);
+    if (at_once) {
+        push_done(p, k, now);
+        return;
     }
+    for (int64_t b = 0; b < n; b++) push_done(p, p->sched.applied[b], now);
 }
 
 static void deliver_push(ps_t *p, int k, int64_t now)
@@ -276,6 +310,11 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
         c->push.reqs[0] = (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t};
         c->push.nreq = 1;
         stage_push(c, c->stamp, c->snap->version);
+        if (c->last.grad) { /* B-FASGD may re-apply this gradient for a later skipped push */
+            c->last.version = c->push.version; /* its timestamp as pushed */
+            c->last.params_version = c->push.params_version;
+            c->last.has = true;
+        }
         send_push(p, k, now);
         return;
     }
@@ -283,7 +322,8 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
     p->srv.push.skipped_bytes += p->msg_bytes;
     if (c->last.has) {
         /* The server re-applies the last gradient it got from k, with its old timestamp, so
-         * its staleness keeps growing. */
+         * its staleness keeps growing (under "after_push" that push may still be buffered: it
+         * is applied first, as k's pushes are taken in and applied in the order sent). */
         c->push.reapply = true;
         stage_push(c, c->last.version, c->last.params_version);
         deliver_push(p, k, now);
@@ -300,8 +340,8 @@ static void on_iter(sim_engine_t *e, const sim_event_t *ev, void *arg)
     SGD_ASSERT(p->uniform.n > 0); /* at most c - 1 <= lambda - 1 clients wait at a time */
     uint32_t k =
         p->uniform.unblocked[gsl_rng_uniform_int(p->uniform.pick_rng, (unsigned long)p->uniform.n)];
-    /* Busy until compute_next makes it eligible again: at once when it does not push, after
-     * the update that applies its push otherwise. */
+    /* Busy until compute_next makes it eligible again: at once when it does not push or
+     * under fetch "after_push", after the update that applies its push otherwise. */
     block(p, (int)k);
     gradient_ready(p, (int)k, ev->t_ns);
     if (p->ctx->status == ALG_RUNNING)
@@ -465,7 +505,9 @@ void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     ps_server_init(&p->srv, ctx->params, ctx->nparams);
     init_rule(p);
     init_clients(p);
-    p->sched.buf = SGD_ARENA_NEW(&p->arena, p->c, int32_t);
+    p->sched.buf = SGD_ARENA_NEW(&p->arena, p->c, ps_buffered_t);
+    for (int64_t b = 0; b < p->c; b++)
+        p->sched.buf[b].push.reqs = SGD_ARENA_NEW(&p->arena, o->k_push, ps_req_t);
     p->sched.applied = SGD_ARENA_NEW(&p->arena, p->c, int32_t);
     p->sched.pushes = SGD_ARENA_NEW(&p->arena, p->c, ps_push_t);
     p->step = SGD_ARENA_NEW(&p->arena, ctx->nparams, float);
@@ -566,10 +608,21 @@ static void free_client(ps_t *p, ps_client_t *c)
     if (c->timed.io_rng) gsl_rng_free(c->timed.io_rng);
 }
 
+/* The pushes of an update never scheduled (a slot an update consumed holds none). */
+static void free_buffer(ps_t *p)
+{
+    for (int64_t b = 0; b < p->c; b++) {
+        ps_sent_t *push = &p->sched.buf[b].push;
+        for (int r = 0; r < push->nreq; r++) ps_snap_release(&p->srv, push->reqs[r].snap);
+        push->nreq = 0;
+    }
+}
+
 void ps_destroy(void *state)
 {
     ps_t *p = state;
     for (int64_t k = 0; k < p->lambda; k++) free_client(p, &p->cl[k]);
+    free_buffer(p);
     ps_ledger_free(&p->ledger); /* pins of updates never applied */
     SGD_ASSERT(p->srv.live <= 1); /* every reference was returned */
 #if PS_HAVE_MXCSR

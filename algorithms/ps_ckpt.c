@@ -11,9 +11,9 @@
  *
  * What.  In one fixed order: the server's counters (version, snapshot peak, staleness and
  * parameter-age histograms, traffic); every live snapshot once, by ascending version, with
- * its parameters; each client (its snapshot, pending push and fetch in flight as versions,
- * never pointers; its stamp, step count, B-FASGD's last gradient and flags, its streams);
- * what the server buffers; the driver's state (uniform: the unblocked clients and the pick
+ * its parameters; each client (its snapshot, the push it is sending and its fetch in flight
+ * as versions, never pointers; its stamp, step count, B-FASGD's last gradient and flags, its
+ * streams); the pushes the server buffers, each with its client; the driver's state (uniform: the unblocked clients and the pick
  * stream; timed: the links, the FCFS queue and the server's stream); the timeline's ids;
  * the rule's state past its header, as bytes.  Holders' references are rebuilt from the
  * versions they saved, so every snapshot's reference count, `live` and the slab's contents
@@ -42,10 +42,17 @@ static int by_version(const void *a, const void *b)
 }
 
 /* Snapshots a settled run can hold: the current one, each client's, its push's and the one
- * it is being sent. */
+ * it is being sent, and those of the pushes the server buffers. */
 static int64_t max_held(const ps_t *p)
 {
-    return 1 + p->lambda * (2 + p->o->k_push);
+    return 1 + p->lambda * (2 + p->o->k_push) + p->c * p->o->k_push;
+}
+
+static int64_t gather_push(const ps_sent_t *push, held_t *h, int64_t n)
+{
+    for (int r = 0; r < push->nreq; r++)
+        h[n++] = (held_t){push->reqs[r].snap->version, push->reqs[r].snap};
+    return n;
 }
 
 static int64_t gather_held(const ps_t *p, held_t *h)
@@ -55,10 +62,10 @@ static int64_t gather_held(const ps_t *p, held_t *h)
     for (int64_t k = 0; k < p->lambda; k++) {
         const ps_client_t *c = &p->cl[k];
         h[n++] = (held_t){c->snap->version, c->snap};
-        for (int r = 0; r < c->push.nreq; r++)
-            h[n++] = (held_t){c->push.reqs[r].snap->version, c->push.reqs[r].snap};
+        n = gather_push(&c->push, h, n);
         if (c->timed.incoming) h[n++] = (held_t){c->timed.incoming->version, c->timed.incoming};
     }
+    for (int64_t b = 0; b < p->sched.nbuf; b++) n = gather_push(&p->sched.buf[b].push, h, n);
     return n;
 }
 
@@ -148,6 +155,8 @@ static void forget_snapshots(ps_t *p)
         c->timed.incoming = NULL;
         c->push.nreq = 0;
     }
+    for (int64_t b = 0; b < p->c; b++) p->sched.buf[b].push.nreq = 0;
+    p->sched.nbuf = 0;
     ps_server_free(&p->srv);
     ps_server_init(&p->srv, p->ctx->params, p->ctx->nparams);
 }
@@ -165,19 +174,26 @@ static void restore_rng(gsl_rng *g, sgd_ckr_t *r)
     if (g) sim_rng_restore(g, r);
 }
 
+/* A push, by the versions of its gradients' snapshots. */
+static void save_push(const ps_sent_t *push, sgd_ckw_t *w)
+{
+    sgd_ckw_u64(w, (uint64_t)push->nreq);
+    for (int i = 0; i < push->nreq; i++) {
+        sgd_ckw_i64(w, push->reqs[i].snap->version);
+        sgd_ckw_i64(w, push->reqs[i].t);
+    }
+    sgd_ckw_u64(w, push->reapply);
+    sgd_ckw_i64(w, push->version);
+    sgd_ckw_i64(w, push->params_version);
+    sgd_ckw_u64(w, push->flow);
+}
+
 static void save_client(const ps_t *p, const ps_client_t *c, sgd_ckw_t *w)
 {
     sgd_ckw_i64(w, c->snap->version);
     sgd_ckw_i64(w, c->stamp);
     sgd_ckw_i64(w, c->steps);
-    sgd_ckw_u64(w, (uint64_t)c->push.nreq);
-    for (int i = 0; i < c->push.nreq; i++) {
-        sgd_ckw_i64(w, c->push.reqs[i].snap->version);
-        sgd_ckw_i64(w, c->push.reqs[i].t);
-    }
-    sgd_ckw_u64(w, c->push.reapply);
-    sgd_ckw_i64(w, c->push.version);
-    sgd_ckw_i64(w, c->push.params_version);
+    save_push(&c->push, w);
     save_rng(c->sample_rng, w);
     save_rng(c->last.rng, w);
     if (c->last.grad) sgd_ckw_bytes(w, c->last.grad, p->ctx->nparams * sizeof(float));
@@ -188,7 +204,6 @@ static void save_client(const ps_t *p, const ps_client_t *c, sgd_ckw_t *w)
     sgd_ckw_i64(w, c->timed.incoming ? c->timed.incoming->version : -1);
     save_rng(c->timed.compute_rng, w);
     save_rng(c->timed.io_rng, w);
-    sgd_ckw_u64(w, c->trace.flow);
     sgd_ckw_i64(w, c->trace.t_arrive);
     sgd_ckw_i64(w, c->trace.t_served);
 }
@@ -203,22 +218,29 @@ static int64_t restore_version(const ps_t *p, sgd_ckr_t *r)
     return v;
 }
 
-static void restore_client(ps_t *p, ps_client_t *c, const snap_table_t *t, sgd_ckr_t *r)
+/* A push saved by save_push into one whose reqs array is empty: its references taken. */
+static void restore_push(const ps_t *p, ps_sent_t *push, const snap_table_t *t, sgd_ckr_t *r)
 {
-    c->snap = hold_version(t, false, r);
-    c->stamp = restore_version(p, r);
-    c->steps = sgd_ckr_i64(r);
     int nreq = (int)sgd_ckr_count(r, (uint64_t)p->o->k_push, "push requests");
     for (int i = 0; i < nreq && !r->failed; i++) {
         ps_snap_t *s = hold_version(t, false, r);
         if (!s) break;
         int64_t t_req = sgd_ckr_i64(r);
-        c->push.reqs[c->push.nreq++] = (ps_req_t){.snap = s, .t = t_req};
+        push->reqs[push->nreq++] = (ps_req_t){.snap = s, .t = t_req};
         if (!r->failed && t_req < 0) sgd_ckr_fail(r, "gradient index %lld", (long long)t_req);
     }
-    c->push.reapply = sgd_ckr_count(r, 1, "reapply") != 0;
-    c->push.version = restore_version(p, r);
-    c->push.params_version = restore_version(p, r);
+    push->reapply = sgd_ckr_count(r, 1, "reapply") != 0;
+    push->version = restore_version(p, r);
+    push->params_version = restore_version(p, r);
+    push->flow = sgd_ckr_u64(r);
+}
+
+static void restore_client(ps_t *p, ps_client_t *c, const snap_table_t *t, sgd_ckr_t *r)
+{
+    c->snap = hold_version(t, false, r);
+    c->stamp = restore_version(p, r);
+    c->steps = sgd_ckr_i64(r);
+    restore_push(p, &c->push, t, r);
     restore_rng(c->sample_rng, r);
     restore_rng(c->last.rng, r);
     if (c->last.grad)
@@ -230,7 +252,6 @@ static void restore_client(ps_t *p, ps_client_t *c, const snap_table_t *t, sgd_c
     c->timed.incoming = hold_version(t, true, r);
     restore_rng(c->timed.compute_rng, r);
     restore_rng(c->timed.io_rng, r);
-    c->trace.flow = sgd_ckr_u64(r);
     c->trace.t_arrive = sgd_ckr_i64(r);
     c->trace.t_served = sgd_ckr_i64(r);
     if (!r->failed && c->steps < 0) sgd_ckr_fail(r, "%lld steps", (long long)c->steps);
@@ -249,19 +270,24 @@ static void save_sched(const ps_t *p, sgd_ckw_t *w)
     sgd_ckw_tag(w, "sched");
     sgd_ckw_i64(w, p->sched.t_next);
     sgd_ckw_u64(w, (uint64_t)p->sched.nbuf);
-    for (int64_t b = 0; b < p->sched.nbuf; b++) sgd_ckw_u64(w, (uint64_t)p->sched.buf[b]);
+    for (int64_t b = 0; b < p->sched.nbuf; b++) {
+        sgd_ckw_u64(w, (uint64_t)p->sched.buf[b].client);
+        save_push(&p->sched.buf[b].push, w);
+    }
     sgd_ckw_i64(w, p->last_vtime);
     sgd_ckw_i64(w, p->counts_emitted_at);
 }
 
-static void restore_sched(ps_t *p, sgd_ckr_t *r)
+static void restore_sched(ps_t *p, const snap_table_t *t, sgd_ckr_t *r)
 {
     sgd_ckr_tag(r, "sched");
     p->sched.t_next = sgd_ckr_i64(r);
     /* fewer than c: with c of them the server has made its update */
-    p->sched.nbuf = (int64_t)sgd_ckr_count(r, (uint64_t)p->c - 1, "pushes buffered");
-    for (int64_t b = 0; b < p->sched.nbuf && !r->failed; b++)
-        p->sched.buf[b] = restore_client_index(p, r);
+    int64_t nbuf = (int64_t)sgd_ckr_count(r, (uint64_t)p->c - 1, "pushes buffered");
+    for (int64_t b = 0; b < nbuf && !r->failed; b++, p->sched.nbuf++) {
+        p->sched.buf[b].client = restore_client_index(p, r);
+        restore_push(p, &p->sched.buf[b].push, t, r);
+    }
     p->last_vtime = sgd_ckr_i64(r);
     p->counts_emitted_at = sgd_ckr_i64(r);
     if (!r->failed && p->sched.t_next < 0)
@@ -290,8 +316,10 @@ static void restore_uniform(ps_t *p, sgd_ckr_t *r)
         p->uniform.unblocked[i] = (uint32_t)k;
         p->cl[k].slot = (uint32_t)i;
     }
-    /* Under this driver a client is blocked exactly while the server buffers its push. */
-    if (!r->failed && p->uniform.n != p->lambda - p->sched.nbuf)
+    /* Under this driver a client is blocked exactly while the server buffers its push and
+     * it waits for the update (fetch "after_update"); under "after_push" it never is. */
+    const int64_t blocked = p->o->fetch == PS_FETCH_AFTER_UPDATE ? p->sched.nbuf : 0;
+    if (!r->failed && p->uniform.n != p->lambda - blocked)
         sgd_ckr_fail(r, "%lld clients unblocked with %lld pushes buffered of %lld clients",
                      (long long)p->uniform.n, (long long)p->sched.nbuf, (long long)p->lambda);
     sim_rng_restore(p->uniform.pick_rng, r);
@@ -385,8 +413,8 @@ static int restore_rest(ps_t *p, snap_table_t *t, sgd_ckr_t *r, sgd_err_t *err)
     restore_snapshots(p, t, r);
     sgd_ckr_tag(r, "clients");
     for (int64_t k = 0; k < p->lambda && !r->failed; k++) restore_client(p, &p->cl[k], t, r);
+    restore_sched(p, t, r);
     check_held(p, t, r);
-    restore_sched(p, r);
     sgd_ckr_tag(r, p->o->driver == PS_DRIVER_UNIFORM ? "uniform" : "timed");
     if (sgd_ckr_check(r, "parameter server", err)) return -1;
     if (p->o->driver == PS_DRIVER_UNIFORM) restore_uniform(p, r);
@@ -425,7 +453,8 @@ static size_t ps_state_size(const void *state)
     free(h);
     const size_t np = p->ctx->nparams * sizeof(float);
     size_t clients = (size_t)p->lambda * (160 + (size_t)p->o->k_push * 16 +
-                                          (p->cl[0].last.grad ? np + 8 : 0));
+                                          (p->cl[0].last.grad ? np + 8 : 0)) +
+                     (size_t)p->sched.nbuf * (48 + (size_t)p->o->k_push * 16);
     unsigned char *rule;
     return 1024 + (size_t)n * (np + 16) + clients + rule_saved(p, &rule) +
            (size_t)(p->srv.tau.len + p->srv.age.len) * 16;

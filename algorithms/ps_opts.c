@@ -9,7 +9,7 @@
 /* Keys every rule of the family takes, and the one softsync's protocol adds. */
 static const char *const common_keys[] = {"name",      "driver",         "minibatch",
                                           "server_time_s", "denormals", "gradient_batch",
-                                          NULL};
+                                          "fetch",     NULL};
 static const char *const softsync_keys[] = {"n", NULL};
 
 static bool listed(const char *const *keys, const char *key)
@@ -167,6 +167,26 @@ static void resolve_as_before(const sgd_jobj_t *a, const char *key, bool at_defa
     if (a->out && at_default) cJSON_DeleteItemFromObjectCaseSensitive(a->out, key);
 }
 
+/* When a client that pushed may fetch (ps_fetch_t).  "after_update" is the behaviour from
+ * before the key existed.  Hardsync is defined by its clients waiting for the update of every
+ * client's gradient on one version: with "after_push" a fast client would push twice into
+ * one update, which is sasgd with n = 1 and staleness "none", so it is refused there. */
+static int parse_fetch(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
+{
+    static const char *const fetches[] = {"after_update", "after_push", NULL};
+    int f;
+    if (sgd_jobj_enum(a, "fetch", fetches, 0, &f, err)) return -1;
+    o->fetch = (ps_fetch_t)f;
+    resolve_as_before(a, "fetch", f == 0);
+    if (o->fetch == PS_FETCH_AFTER_PUSH && o->rule->protocol == PS_PROTO_HARDSYNC)
+        return sgd_errf(err, "%s.fetch: \"after_push\" is not valid with name hardsync, whose "
+                             "clients wait for the update of every client's gradient on one "
+                             "version (with \"after_push\" a client could push twice into one "
+                             "update: that is sasgd with n = 1 and staleness \"none\")",
+                        a->path);
+    return 0;
+}
+
 /* B-FASGD: how a client's first push is treated.  "gate" (the default, sgdsim's behaviour
  * since B-FASGD was added): like every push, with v = initial_v until the server took in a
  * gradient.  "always" (FRED): sent without a coin, so no gate ever opens before the first
@@ -234,7 +254,7 @@ int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, const ps_rule_t *rule, sgd_err_
     ps_opts_t o = {.rule = rule, .n = lambda,
                    .c = rule->protocol == PS_PROTO_HARDSYNC ? lambda : 1, .k_fetch = 1,
                    .k_push = 1};
-    if (check_keys(a, rule, err) || parse_common(a, s, &o, err) ||
+    if (check_keys(a, rule, err) || parse_common(a, s, &o, err) || parse_fetch(a, &o, err) ||
         (rule->protocol == PS_PROTO_SOFTSYNC && parse_softsync(a, lambda, &o, err)) ||
         (rule->parse && rule->parse(a, s, &o, err)) || refuse_unmodelled(s, err)) {
         free(o.rule_opts);
@@ -262,6 +282,9 @@ double ps_snapshot_versions(const scn_t *s, const ps_opts_t *o)
 {
     if (o->rule->protocol == PS_PROTO_HARDSYNC) return 2.0;
     double versions = (double)s->workers;
+    /* fetch "after_push": the pushes the server buffers (c - 1 at most) hold versions their
+     * clients may have replaced since */
+    if (o->fetch == PS_FETCH_AFTER_PUSH) versions += (double)(o->c - 1);
     if (s->stop_updates > 0 && (double)s->stop_updates < versions)
         versions = (double)s->stop_updates;
     return versions + 1.0;

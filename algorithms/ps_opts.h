@@ -33,12 +33,18 @@
 
 typedef enum { PS_DRIVER_UNIFORM, PS_DRIVER_TIMED } ps_driver_t;
 typedef enum { PS_MB_CYCLIC, PS_MB_RANDOM } ps_minibatch_t;
+/* When a client that pushed gets its fetch opportunity (docs/papers.md, "Why sgdsim's
+ * staleness is n - 1 and the SASGD paper's is n"): once the update that applies its push is
+ * made (FRED; the default), or as soon as the server has taken the push in (the SASGD
+ * paper's Rudra). */
+typedef enum { PS_FETCH_AFTER_UPDATE, PS_FETCH_AFTER_PUSH } ps_fetch_t;
 
 typedef struct ps_opts {
     const ps_rule_t *rule;    /* the algorithm: its name, protocol and arithmetic */
     void *rule_opts;          /* the rule's own options (heap, or NULL), freed with these */
     ps_driver_t driver;
     ps_minibatch_t minibatch;
+    ps_fetch_t fetch;
     int64_t n;                /* softsync: n; c = lambda / n gradients per update */
     int64_t c;
     ps_staleness_t staleness;
@@ -78,7 +84,8 @@ int64_t ps_rows(const ps_opts_t *o, int64_t mu);
 
 /* Parameter versions whose snapshots a run may hold at once, for the memory estimate:
  * clients that fetch on their own each hold a version of their own once they have fetched
- * -- at most one new version per update -- while hardsync's clients all hold the same one. */
+ * -- at most one new version per update -- and under fetch "after_push" the pushes the
+ * server buffers hold theirs, while hardsync's clients all hold the same one. */
 double ps_snapshot_versions(const scn_t *s, const ps_opts_t *o);
 
 #endif

@@ -24,7 +24,9 @@
  *     counts staleness from), whatever the schedule has run ahead to;
  *   - with merge = true, gradients of one update computed on the same snapshot with the same
  *     staleness factor arrive as ONE term: their stacked minibatch's gradient (their mean),
- *     count > 1.  A rule that needs each gradient alone sets merge = false.
+ *     count > 1.  A rule that needs each gradient alone sets merge = false;
+ *   - under algorithm.fetch "after_push" one update may hold two gradients of one client,
+ *     on two versions, in the order the client sent them.
  *
  * Ownership: a rule's state is state_bytes(o, n) bytes, zeroed and 64-byte aligned, owned
  * by the run (its arena); init (optional) lays it out.  Checkpoints save it without help

@@ -22,17 +22,31 @@
 #include "common/fpenv.h"
 #include "sim/network.h"
 
+/* A push: the gradients a client sends and the versions their staleness counts from.  The
+ * client holds it while it assembles and sends it; when the push reaches the server it moves
+ * into the server's buffer (ps_t.sched), which holds it until the update that consumes it --
+ * under fetch "after_push" its client computes, and may push, again meanwhile. */
+typedef struct ps_sent {
+    ps_req_t *reqs;          /* its gradients (up to k_push), each a snapshot reference */
+    int nreq;
+    bool reapply;            /* B-FASGD: re-applies the client's last gradient instead */
+    int64_t version;         /* push_version: its staleness counts from this version */
+    int64_t params_version;  /* the version its (oldest) gradient was computed on */
+    uint64_t flow;           /* timeline only: the flow id from the push to its update */
+} ps_sent_t;
+
+/* A push the server holds, and whose it is. */
+typedef struct ps_buffered {
+    int32_t client;
+    ps_sent_t push;
+} ps_buffered_t;
+
 typedef struct ps_client {
     ps_snap_t *snap;         /* the parameters it computes on */
     int64_t stamp;           /* the version its next gradient counts from (file comment) */
     int64_t steps;           /* gradients computed so far (Downpour's schedule) */
-    struct {                 /* the push it is sending, until the server schedules it */
-        ps_req_t *reqs;      /* its gradients (up to k_push) */
-        int nreq;
-        bool reapply;        /* B-FASGD: re-applies the last gradient instead */
-        int64_t version;     /* push_version: its staleness counts from this version */
-        int64_t params_version; /* the version its (oldest) gradient was computed on */
-    } push;
+    ps_sent_t push;          /* the push it is assembling or sending, until the server takes
+                                it in (nreq 0 and no reapply: none) */
     gsl_rng *sample_rng;     /* minibatch "random" */
     struct {                 /* B-FASGD */
         gsl_rng *rng;        /* coin flips */
@@ -49,7 +63,6 @@ typedef struct ps_client {
         double time_factor;  /* drawn once */
     } timed;
     struct {                 /* timeline only (sim/trace.h): never read by the schedule */
-        uint64_t flow;       /* flow id of its push, from the push to the update */
         int64_t t_arrive;    /* timed: when its push reached the server, ns */
         int64_t t_served;    /* timed: when the server finished taking it in, ns */
     } trace;
@@ -68,9 +81,10 @@ typedef struct ps {
 
     struct {                      /* what the server holds between updates */
         int64_t t_next;           /* gradients requested so far */
-        int32_t *buf;             /* clients whose push the server holds, arrival order */
+        ps_buffered_t *buf;       /* the pushes the server holds (c - 1 at most between
+                                     events), in arrival order */
         int64_t nbuf;
-        int32_t *applied;         /* copy of buf while handling the clients of an update */
+        int32_t *applied;         /* their clients while handling the clients of an update */
         ps_push_t *pushes;        /* buf as the ledger sees it */
     } sched;
 

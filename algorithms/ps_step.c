@@ -41,20 +41,14 @@ bool ps_schedule_update(ps_t *p, int64_t now)
     if (p->stop.stopped) return false;
     const int64_t version = p->srv.version;
     for (int64_t b = 0; b < p->sched.nbuf; b++) {
-        const int32_t k = p->sched.buf[b];
-        ps_client_t *c = &p->cl[k];
-        const int64_t tau = version - c->push.version;
-        p->sched.pushes[b] = (ps_push_t){.client = k, .tau = tau,
-                                         .age = version - c->push.params_version,
+        const ps_buffered_t *e = &p->sched.buf[b];
+        const int64_t tau = version - e->push.version;
+        p->sched.pushes[b] = (ps_push_t){.client = e->client, .tau = tau,
+                                         .age = version - e->push.params_version,
                                          .factor = ps_staleness_factor(p->o->staleness, tau),
-                                         .reqs = c->push.reqs, .nreq = c->push.nreq,
-                                         .reapply = c->push.reapply,
-                                         .sample_rng = c->sample_rng};
-        if (c->last.grad && !c->push.reapply) { /* B-FASGD may re-apply it later */
-            c->last.version = c->push.version;  /* its timestamp as pushed */
-            c->last.params_version = c->push.params_version;
-            c->last.has = true;
-        }
+                                         .reqs = e->push.reqs, .nreq = e->push.nreq,
+                                         .reapply = e->push.reapply,
+                                         .sample_rng = p->cl[e->client].sample_rng};
     }
     const ps_update_t head = {
         .vtime = now, .lr = lr_at(&p->s->lr, version, p->c * p->mu), .fetch = p->srv.fetch,
@@ -62,10 +56,10 @@ bool ps_schedule_update(ps_t *p, int64_t now)
         .events = sim_engine_counters(p->ctx->engine).events_processed + 1};
     ps_ledger_schedule(&p->ledger, &head, p->sched.pushes, p->sched.nbuf);
     for (int64_t b = 0; b < p->sched.nbuf; b++) { /* the ledger pinned what it needs */
-        ps_client_t *c = &p->cl[p->sched.buf[b]];
-        for (int r = 0; r < c->push.nreq; r++) ps_snap_release(&p->srv, c->push.reqs[r].snap);
-        c->push.nreq = 0;
-        c->push.reapply = false;
+        ps_sent_t *push = &p->sched.buf[b].push;
+        for (int r = 0; r < push->nreq; r++) ps_snap_release(&p->srv, push->reqs[r].snap);
+        push->nreq = 0;
+        push->reapply = false;
     }
     ps_server_bump(&p->srv);
 

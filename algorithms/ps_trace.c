@@ -3,11 +3,12 @@
  *
  * Nothing here is read back by the schedule and nothing draws a random number, so a traced
  * run is the same run.  Tracks: "client k" (fetch, io, compute, push, then queued / served /
- * wait update at the server), "server" (one service span per push it takes in, named
- * "update" when that push completes an update), the star's links (their messages,
- * sim_net_set_trace); flows from each push to its update; counters: the server's queue, the
- * staleness of each update and the bytes in flight.  The uniform driver has no clock: its
- * pushes and updates are 1 ns spans at their iteration's time (iteration i at i + 1 ns). */
+ * wait update at the server; no wait under fetch "after_push"), "server" (one service span
+ * per push it takes in, named "update" when that push completes an update), the star's links
+ * (their messages, sim_net_set_trace); flows from each push to its update; counters: the
+ * server's queue, the staleness of each update and the bytes in flight.  The uniform driver
+ * has no clock: its pushes and updates are 1 ns spans at their iteration's time (iteration i
+ * at i + 1 ns). */
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -104,14 +105,14 @@ void ps_trace_push(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1, uint64
     sim_trace_t *t = ps_trace_of(p);
     if (!t) return;
     ps_client_t *c = &p->cl[k];
-    c->trace.flow = ++p->trace.next_flow;
+    c->push.flow = ++p->trace.next_flow; /* it travels with the push into the buffer */
     const sim_trace_arg_t v[] = {SIM_TRACE_I("version", c->push.version),
                                  SIM_TRACE_I("gradients", c->push.nreq),
                                  SIM_TRACE_I("bytes", bytes),
                                  SIM_TRACE_I("reapply", c->push.reapply)};
     if (moved > t0) ps_trace_client(p, k, "wait link", t0, moved, NULL, 0);
     ps_trace_client(p, k, "push", moved, t1, v, 4);
-    sim_trace_flow_start(t, SIM_TRACK_WORKER, (uint32_t)k, "push to update", c->trace.flow,
+    sim_trace_flow_start(t, SIM_TRACK_WORKER, (uint32_t)k, "push to update", c->push.flow,
                          midpoint(moved, t1));
     if (p->o->driver == PS_DRIVER_UNIFORM) return;
     p->trace.push_bytes += bytes;
@@ -131,10 +132,11 @@ void ps_trace_fetch(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1,
     ps_trace_in_flight(p, t0);
 }
 
-/* The update the server just made from the n pushes of p->sched.pushes, shown as the span
- * [u0, u1] of the server's track (written before the flows that end in it, so that a viewer
- * reading events in file order at equal times finds it open); the clients that waited for
- * the rest of the update get a "wait update" span, and the staleness counter a sample. */
+/* The update the server just made from the n pushes of p->sched.pushes (p->sched.buf, not yet
+ * emptied, holds their flows), shown as the span [u0, u1] of the server's track (written
+ * before the flows that end in it, so that a viewer reading events in file order at equal
+ * times finds it open); under fetch "after_update" the clients that waited for the rest of
+ * the update get a "wait update" span; the staleness counter gets a sample. */
 static void trace_update(const ps_t *p, int k, int64_t n, int64_t u0, int64_t u1)
 {
     sim_trace_t *t = ps_trace_of(p);
@@ -149,12 +151,14 @@ static void trace_update(const ps_t *p, int k, int64_t n, int64_t u0, int64_t u1
                                  SIM_TRACE_D("staleness_mean", tau_sum / (double)n),
                                  SIM_TRACE_I("staleness_max", tau_max)};
     sim_trace_span_args(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, "update", u0, u1, v, 5);
+    const bool waited =
+        p->o->driver == PS_DRIVER_TIMED && p->o->fetch == PS_FETCH_AFTER_UPDATE;
     for (int64_t b = 0; b < n; b++) {
         const int32_t j = p->sched.pushes[b].client;
         const ps_client_t *c = &p->cl[j];
-        sim_trace_flow_end(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, c->trace.flow,
+        sim_trace_flow_end(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, p->sched.buf[b].push.flow,
                            midpoint(u0, u1));
-        if (p->o->driver == PS_DRIVER_TIMED && j != k && c->trace.t_served < u1)
+        if (waited && j != k && c->trace.t_served < u1)
             ps_trace_client(p, j, "wait update", c->trace.t_served, u1, NULL, 0);
     }
     const sim_trace_arg_t tau[] = {SIM_TRACE_D("mean", tau_sum / (double)n),

@@ -1,9 +1,11 @@
 /* Exact resume for the parameter-server family: every rule (SASGD, FASGD with the paper's
- * normaliser, B-FASGD with both gates open to skips and re-applied pushes, Downpour with
- * k_fetch and k_push > 1, hardsync, DC-ASGD-a), on both drivers, for gradient_batch 1 and 16
- * and threads 1 and 2: a run stopped with a checkpoint and resumed in a freshly prepared run
- * ends with the uninterrupted run's digest, final parameters and every metric, traffic,
- * staleness and version-age row; so does a run continued from an earlier checkpoint.  Also:
+ * normaliser, B-FASGD with both gates open to skips and re-applied pushes, and with c = 2
+ * and pushes the server buffers at a checkpoint, Downpour with k_fetch and k_push > 1,
+ * hardsync, DC-ASGD-a), on both drivers, for gradient_batch 1 and 16 and threads 1 and 2,
+ * with fetch "after_update" and (every rule but hardsync, which refuses it) "after_push":
+ * a run stopped with a checkpoint and resumed in a freshly prepared run ends with the
+ * uninterrupted run's digest, final parameters and every metric, traffic, staleness and
+ * version-age row; so does a run continued from an earlier checkpoint.  Also:
  * a checkpoint of one rule is refused by another, and a damaged one is refused without
  * leaving anything ps_destroy cannot free. */
 #include "tests/algorithms/ckpt_harness.h"
@@ -26,27 +28,42 @@ static const char *const rules[][2] = {
     {"fasgd", "\"name\": \"fasgd\", \"normaliser\": \"paper\""},
     {"b-fasgd", "\"name\": \"b-fasgd\", \"c_fetch\": 0.05, \"c_push\": 0.02, "
                 "\"minibatch\": \"random\""},
+    /* c = 2 and only the push gate: it catches up with the schedule (updates scheduled at
+     * earlier events) while the server buffers a push, so a checkpoint holds one */
+    {"b-fasgd", "\"name\": \"b-fasgd\", \"n\": 2, \"c_push\": 0.02"},
     {"downpour", "\"name\": \"downpour\", \"k_fetch\": 2, \"k_push\": 3"},
     {"hardsync", "\"name\": \"hardsync\""},
     {"dc-asgd", "\"name\": \"dc-asgd\", \"variant\": \"a\", \"n\": 2"},
 };
 
+/* One rule's checks (above) under one fetch protocol. */
+static void check_rule(size_t i, const char *fetch)
+{
+    for (int timed = 0; timed < 2; timed++)
+        for (int gb = 1; gb <= 16; gb += 15)
+            for (int threads = 1; threads <= 2; threads++) {
+                char alg[288], label[128];
+                snprintf(alg, sizeof alg,
+                         "algorithm={%s, \"driver\": \"%s\", \"gradient_batch\": %d, "
+                         "\"fetch\": \"%s\"%s}",
+                         rules[i][1], timed ? "timed" : "uniform", gb, fetch,
+                         timed ? ", \"server_time_s\": 0.0005" : "");
+                snprintf(label, sizeof label, "%s %s gradient_batch %d fetch %s", rules[i][0],
+                         timed ? "timed" : "uniform", gb, fetch);
+                const char *sets[] = {alg};
+                check_resume(label, ps_text, sets, 1, threads, 13, false);
+            }
+}
+
+/* Under either protocol the server may hold pushes when a checkpoint is written (the c = 2
+ * B-FASGD's push gate catches up with the schedule while pushes wait in its buffer); the
+ * checkpoint carries them. */
 static void check_every_rule(void)
 {
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        for (int timed = 0; timed < 2; timed++)
-            for (int gb = 1; gb <= 16; gb += 15)
-                for (int threads = 1; threads <= 2; threads++) {
-                    char alg[256], label[96];
-                    snprintf(alg, sizeof alg,
-                             "algorithm={%s, \"driver\": \"%s\", \"gradient_batch\": %d%s}",
-                             rules[i][1], timed ? "timed" : "uniform", gb,
-                             timed ? ", \"server_time_s\": 0.0005" : "");
-                    snprintf(label, sizeof label, "%s %s gradient_batch %d", rules[i][0],
-                             timed ? "timed" : "uniform", gb);
-                    const char *sets[] = {alg};
-                    check_resume(label, ps_text, sets, 1, threads, 13, false);
-                }
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        check_rule(i, "after_update");
+        if (strcmp(rules[i][0], "hardsync") != 0) check_rule(i, "after_push");
+    }
 }
 
 /* A checkpoint of SASGD restored into FASGD, and one whose snapshot section is cut: both

@@ -8,6 +8,9 @@
 #   1. validate and run agree (both accept it);
 #   2. the same digest twice, and for threads 1, 2 and 3;
 #   3. the same digest for algorithm.gradient_batch 1 and 16, where the algorithm takes it;
+#      2 and 3 again with algorithm.fetch "after_push" where the algorithm takes it (with
+#      n = 2 where it takes n, so that an update has more than one push: with one the two
+#      protocols are the same);
 #   4. a valid trace (trace_check) with compute and update spans (the timed driver where
 #      the algorithm has one);
 #   5. the metrics table filled; the staleness table too for asynchronous algorithms (those
@@ -18,8 +21,9 @@
 #   8. checkpoint and resume: a run stopped with --checkpoint-exit-at (exit 75) and resumed
 #      with --resume on the other thread count ends with the uninterrupted run's digest and
 #      every row of it (runs, metrics, traffic, staleness, version_age), on threads 1 and 2,
-#      on the timed driver too where the algorithm has one; the resumed run's trace is valid
-#      and its metadata says it covers the resumed part.
+#      on the timed driver too where the algorithm has one, and on both drivers with fetch
+#      "after_push" (as in 2) where it takes it; the resumed run's trace is valid and its
+#      metadata says it covers the resumed part.
 . "$(dirname "$0")/lib.sh"
 CHECK="$2"
 EXPECT="${3:-}"
@@ -56,20 +60,35 @@ settings() {
   "$SGDSIM" validate "$S" "${SETS[@]}" >/dev/null 2>&1
 }
 
-check_determinism() { # 2, 3
-  local a="$1" d0 d
-  d0=$(digest)
-  [ -n "$d0" ] || { fail "$a: run printed no digest"; return; }
-  [ "$(digest)" = "$d0" ] || fail "$a: two runs gave different digests"
+# The settings of fetch "after_push" for the algorithm (file comment, 2), into AFTER_PUSH;
+# false when it does not take it.
+after_push() {
+  AFTER_PUSH=(--set algorithm.fetch=after_push)
+  takes algorithm.n=2 && AFTER_PUSH+=(--set algorithm.n=2)
+  takes "${AFTER_PUSH[1]}" && { [ ${#AFTER_PUSH[@]} = 2 ] || takes "${AFTER_PUSH[3]}"; }
+}
+
+# Checks 2 and 3 with the extra settings "$@" (none, or fetch "after_push").
+check_determinism_with() {
+  local a="$1" d0 d; shift
+  d0=$(digest "$@")
+  [ -n "$d0" ] || { fail "$a $*: run printed no digest"; return; }
+  [ "$(digest "$@")" = "$d0" ] || fail "$a $*: two runs gave different digests"
   for t in 1 2 3; do
-    d=$(digest --threads "$t"); [ "$d" = "$d0" ] || fail "$a: --threads $t gives $d, not $d0"
+    d=$(digest "$@" --threads "$t")
+    [ "$d" = "$d0" ] || fail "$a $*: --threads $t gives $d, not $d0"
   done
   if takes algorithm.gradient_batch=1; then
     for b in 1 16; do
-      d=$(digest --set "algorithm.gradient_batch=$b")
-      [ "$d" = "$d0" ] || fail "$a: gradient_batch $b gives $d, not $d0"
+      d=$(digest "$@" --set "algorithm.gradient_batch=$b")
+      [ "$d" = "$d0" ] || fail "$a $*: gradient_batch $b gives $d, not $d0"
     done
   fi
+}
+
+check_determinism() { # 2, 3
+  check_determinism_with "$1"
+  if after_push; then check_determinism_with "$1" "${AFTER_PUSH[@]}"; fi
 }
 
 check_trace_and_tables() { # 4, 5
@@ -139,8 +158,12 @@ dump_run() {
 check_checkpoint() { # 8
   local a="$1" variants=("") v t db ck rc tag
   takes algorithm.driver=timed && variants+=("--set algorithm.driver=timed")
+  if after_push; then
+    variants+=("${AFTER_PUSH[*]}")
+    takes algorithm.driver=timed && variants+=("${AFTER_PUSH[*]} --set algorithm.driver=timed")
+  fi
   for v in "${variants[@]}"; do
-    tag="$a${v:+ timed}"
+    tag="$a${v:+ $v}"
     "$SGDSIM" run "$S" --db "$TMP/cf_$a.db" --quiet "${SETS[@]}" $v 2>"$TMP/err" ||
       { fail "$tag: uninterrupted run: $(cat "$TMP/err")"; continue; }
     dump_run "$TMP/cf_$a.db" "$(sqlite3 "$TMP/cf_$a.db" "SELECT max(id) FROM runs")" > "$TMP/want.txt"

@@ -2,7 +2,8 @@
 # (valid JSON, every span on a named track, no overlapping spans on a track, flows paired,
 # counters numeric, otherData's counts right): CSGD, LSGD (closed form and message level),
 # FASGD timed and uniform, B-FASGD timed with skipped fetches and pushes, SASGD timed with
-# c = 2.  Also: tracing never changes a parameter-server run's digest, the same run gives the
+# c = 2 and, under fetch "after_push", with c = 6 (no client waits for an update, and a fast
+# client's two pushes end in one update).  Also: tracing never changes a parameter-server run's digest, the same run gives the
 # same bytes, window and event limit keep flows whole, the uniform driver says (in the file
 # and on stderr) that its spans are iterations, and --trace-window / --trace-max-events
 # without --trace are refused, and scripts/trace_to_gnuplot.sh draws a chart.  First,
@@ -58,6 +59,7 @@ ps_scenario "$TMP/fasgd_timed.json" '{ "name": "fasgd", "driver": "timed", "mini
 ps_scenario "$TMP/fasgd_uniform.json" '{ "name": "fasgd", "driver": "uniform" }'
 ps_scenario "$TMP/bfasgd_timed.json" '{ "name": "b-fasgd", "driver": "timed", "c_fetch": 0.05, "c_push": 0.05, "server_time_s": 0.0002 }'
 ps_scenario "$TMP/sasgd_timed.json" '{ "name": "sasgd", "driver": "timed", "n": 3, "server_time_s": 0.0002 }'
+ps_scenario "$TMP/sasgd_push.json" '{ "name": "sasgd", "driver": "timed", "n": 1, "server_time_s": 0.0002, "fetch": "after_push" }'
 LSGD="$(dirname "$0")/../../scenarios/lsgd/resnet50_lsgd.json"
 LSGD_SET=(--set cluster.workers=8 --set stop.updates=4 --set 'cluster.time_factor={"dist": "uniform", "min": 1, "max": 2}')
 
@@ -81,7 +83,7 @@ check lsgd_msg --span wait --span reduce --span broadcast --span allreduce --spa
 
 PS_TIMED=(--span io --span compute --span push --span served --span update --span fetch --span message
           --counter "server queue" --counter staleness --counter "bytes in flight" --note time_axis)
-for a in fasgd_timed bfasgd_timed sasgd_timed; do
+for a in fasgd_timed bfasgd_timed sasgd_timed sasgd_push; do
   run "$a" "$TMP/$a.json"
   check "$a" "${PS_TIMED[@]}"
 done
@@ -89,6 +91,17 @@ check fasgd_timed --span queued --span "wait link" --flows 120
 [ "$(flows fasgd_timed)" = 120 ] || fail "fasgd timed: $(flows fasgd_timed) flows for 120 one-push updates"
 [ "$(flows sasgd_timed)" = 240 ] || fail "sasgd timed (c = 2): $(flows sasgd_timed) flows for 120 updates"
 check sasgd_timed --span "wait update"
+[ "$(flows sasgd_push)" = 720 ] || fail "sasgd timed after_push (c = 6): $(flows sasgd_push) flows for 120 updates"
+grep -q '"name": "wait update"' "$TMP/sasgd_push.trace" && fail "sasgd after_push: a client waited for an update"
+# one update whose two flows (a flow's end carries its update's time) start on one client
+# track: the server held two pushes of that client
+awk '/"ph": "s"/ { match($0, /"id": [0-9]+/); id = substr($0, RSTART, RLENGTH)
+                   match($0, /"tid": [0-9]+/); tid[id] = substr($0, RSTART, RLENGTH) }
+     /"ph": "f"/ { match($0, /"id": [0-9]+/); id = substr($0, RSTART, RLENGTH)
+                   match($0, /"ts": [0-9.]+/); k = substr($0, RSTART, RLENGTH) tid[id]
+                   if (seen[k]++) twice = 1 }
+     END { exit !twice }' "$TMP/sasgd_push.trace" ||
+  fail "sasgd after_push: no update took two pushes of one client"
 grep -q '"reapply": 1' "$TMP/bfasgd_timed.trace" || fail "b-fasgd: no re-applied push in the trace"
 grep -q '"name": "server downlink (pushes)"' "$TMP/fasgd_timed.trace" || fail "the server's links are not named"
 grep -q '"name": "client 5 uplink"' "$TMP/fasgd_timed.trace" || fail "the clients' links are not named"
@@ -101,7 +114,7 @@ grep -q '"time_axis": "iterations' "$TMP/fasgd_uniform.trace" || fail "uniform: 
 grep -q '"time_axis": "virtual time"' "$TMP/fasgd_timed.trace" || fail "timed: otherData does not say the axis is virtual time"
 
 # ---- tracing never changes the run; the same run gives the same bytes -------------------
-for a in fasgd_timed fasgd_uniform bfasgd_timed; do
+for a in fasgd_timed fasgd_uniform bfasgd_timed sasgd_push; do
   "$SGDSIM" run "$TMP/$a.json" --db "$TMP/$a.db" --quiet || fail "untraced $a run"
   "$SGDSIM" run "$TMP/$a.json" --db "$TMP/$a.db" --quiet --trace "$TMP/$a.again" 2>/dev/null || fail "traced $a run"
   [ "$(sqlite3 "$TMP/$a.db" "SELECT count(DISTINCT digest) FROM runs")" = 1 ] || fail "$a: tracing changed the digest"
