@@ -112,6 +112,7 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
     if (ctx->status != ALG_RUNNING) return false;
     ctx->updates++;
     r->last_vtime_ns = vtime_ns;
+    sim_trace_settle(ctx->trace, vtime_ns); /* the run ends at this update or later */
     if (ctx->updates == 1) r->first_vtime_ns = vtime_ns;
     r->last_train_loss = train_loss;
     if (!ctx->numerics) {
@@ -527,6 +528,8 @@ int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
     run->runner.sink = sink;
     if (sink && sink->begin && sink->begin(sink->ctx, run->ctx.nparams, err)) return -1;
     simulate(run, sink);
+    /* The run ended with its last update: what its trace holds beyond is cut or left out. */
+    sim_trace_run_end(run->ctx.trace, run->runner.last_vtime_ns);
     fill_outcome(&run->ctx, &run->res, out);
     return 0;
 }

@@ -1,6 +1,7 @@
 # Every algorithm's timeline, run through `sgdsim run --trace` and checked by trace_check
 # (valid JSON, every span on a named track, no overlapping spans on a track, flows paired,
-# counters numeric, otherData's counts right): CSGD, LSGD (closed form and message level),
+# counters numeric, otherData's counts right, nothing past the run's end unless cut there and
+# marked): CSGD, LSGD (closed form and message level),
 # FASGD timed and uniform, B-FASGD timed with skipped fetches and pushes, SASGD timed with
 # c = 2.  Also: tracing never changes a parameter-server run's digest, the same run gives the
 # same bytes, window and event limit keep flows whole, the uniform driver says (in the file
@@ -13,26 +14,41 @@ command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; e
 DB="$TMP/t.db"
 
 # ---- trace_check rejects what it should ---------------------------------------------------
+END='"run_end_ns": 10000, "spans_cut_at_run_end": 0' # the run ended at 10 us
 bad() { # bad NAME EVENTS [OTHERDATA]: a trace with these events must fail the check
   printf '{"traceEvents": [%s], "otherData": %s}\n' "$2" \
-    "${3:-{\"spans_written\": 2, \"flows_written\": 0, \"counter_samples_written\": 0, \"events_dropped_over_max_events\": 0}}" > "$TMP/bad.json"
+    "${3:-{\"spans_written\": 2, \"flows_written\": 0, \"counter_samples_written\": 0, \"events_dropped_over_max_events\": 0, $END}}" > "$TMP/bad.json"
   "$CHECK" "$TMP/bad.json" 2>/dev/null && fail "trace_check accepted a trace with $1"
 }
 M='{"ph": "M", "name": "thread_name", "pid": 1, "tid": 0, "args": {"name": "w"}}, {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "p"}}'
 A='{"ph": "X", "name": "a", "pid": 1, "tid": 0, "ts": 0.000, "dur": 2.000}'
-OK1="{\"spans_written\": 1, \"flows_written\": 0, \"counter_samples_written\": 0, \"events_dropped_over_max_events\": 0}"
+OK1="{\"spans_written\": 1, \"flows_written\": 0, \"counter_samples_written\": 0, \"events_dropped_over_max_events\": 0, $END}"
+OK2="{\"spans_written\": 2, \"flows_written\": 0, \"counter_samples_written\": 0, \"events_dropped_over_max_events\": 0, $END}"
+CUT='{"ph": "X", "name": "b", "pid": 1, "tid": 0, "ts": 5.000, "dur": 5.000, "args": {"cut_at_run_end": true}}'
 printf '{"traceEvents": [%s, %s], "otherData": %s}\n' "$M" "$A" "$OK1" > "$TMP/good.json"
 "$CHECK" "$TMP/good.json" >/dev/null || fail "trace_check rejected a good trace"
+printf '{"traceEvents": [%s, %s, %s], "otherData": %s}\n' "$M" "$A" "$CUT" "${OK2/\"spans_cut_at_run_end\": 0/\"spans_cut_at_run_end\": 1}" > "$TMP/good.json"
+"$CHECK" "$TMP/good.json" >/dev/null || fail "trace_check rejected a good trace with a span cut at the run's end"
 bad "overlapping spans" "$M, $A, {\"ph\": \"X\", \"name\": \"b\", \"pid\": 1, \"tid\": 0, \"ts\": 1.999, \"dur\": 1.000}"
 bad "a span on an unnamed track" "$M, $A, {\"ph\": \"X\", \"name\": \"b\", \"pid\": 1, \"tid\": 7, \"ts\": 5.000, \"dur\": 1.000}"
 bad "a wrong span count" "$M, $A"
 bad "a flow start without end" "$M, $A, {\"ph\": \"s\", \"name\": \"f\", \"cat\": \"flow\", \"id\": 1, \"pid\": 1, \"tid\": 0, \"ts\": 1.000}" "$OK1"
 bad "a flow end without start" "$M, $A, {\"ph\": \"f\", \"name\": \"f\", \"cat\": \"flow\", \"id\": 1, \"pid\": 1, \"tid\": 0, \"ts\": 1.000, \"bp\": \"e\"}" "$OK1"
 bad "a flow end outside every span" "$M, $A, {\"ph\": \"s\", \"name\": \"f\", \"cat\": \"flow\", \"id\": 1, \"pid\": 1, \"tid\": 0, \"ts\": 1.000}, {\"ph\": \"f\", \"name\": \"f\", \"cat\": \"flow\", \"id\": 1, \"pid\": 1, \"tid\": 0, \"ts\": 3.000, \"bp\": \"e\"}" \
-  "{\"spans_written\": 1, \"flows_written\": 1, \"counter_samples_written\": 0, \"events_dropped_over_max_events\": 0}"
+  "{\"spans_written\": 1, \"flows_written\": 1, \"counter_samples_written\": 0, \"events_dropped_over_max_events\": 0, $END}"
 bad "a non-numeric counter" "$M, $A, {\"ph\": \"C\", \"name\": \"q\", \"pid\": 1, \"ts\": 1.000, \"args\": {\"n\": \"3\"}}" \
-  "{\"spans_written\": 1, \"flows_written\": 0, \"counter_samples_written\": 1, \"events_dropped_over_max_events\": 0}"
+  "{\"spans_written\": 1, \"flows_written\": 0, \"counter_samples_written\": 1, \"events_dropped_over_max_events\": 0, $END}"
 bad "invalid JSON" "$M, $A,"
+bad "no run end" "$M, $A" "{\"spans_written\": 1, \"flows_written\": 0, \"counter_samples_written\": 0, \"events_dropped_over_max_events\": 0}"
+bad "an unmarked span past the run's end" "$M, $A, {\"ph\": \"X\", \"name\": \"b\", \"pid\": 1, \"tid\": 0, \"ts\": 9.000, \"dur\": 1.001}"
+bad "a span marked cut that does not end at the run's end" "$M, $A, {\"ph\": \"X\", \"name\": \"b\", \"pid\": 1, \"tid\": 0, \"ts\": 5.000, \"dur\": 4.000, \"args\": {\"cut_at_run_end\": true}}" \
+  "${OK2/\"spans_cut_at_run_end\": 0/\"spans_cut_at_run_end\": 1}"
+bad "a cut span not counted" "$M, $A, $CUT"
+# (events dropped: the flow's ends need not lie in spans, so only its time is wrong)
+bad "a flow ending after the run's end" "$M, $A, {\"ph\": \"s\", \"name\": \"f\", \"cat\": \"flow\", \"id\": 1, \"pid\": 1, \"tid\": 0, \"ts\": 1.000}, {\"ph\": \"f\", \"name\": \"f\", \"cat\": \"flow\", \"id\": 1, \"pid\": 1, \"tid\": 0, \"ts\": 10.001, \"bp\": \"e\"}" \
+  "{\"spans_written\": 1, \"flows_written\": 1, \"counter_samples_written\": 0, \"events_dropped_over_max_events\": 1, $END}"
+bad "a counter sample after the run's end" "$M, $A, {\"ph\": \"C\", \"name\": \"q\", \"pid\": 1, \"ts\": 10.001, \"args\": {\"n\": 3}}" \
+  "{\"spans_written\": 1, \"flows_written\": 0, \"counter_samples_written\": 1, \"events_dropped_over_max_events\": 0, $END}"
 
 # ---- the algorithms ----------------------------------------------------------------------
 S="$TMP/csgd.json"; small_scenario "$S"
@@ -99,6 +115,14 @@ grep -q "no clock" "$TMP/fasgd_uniform.err" || fail "uniform: no warning on stde
 [ "$(grep -c "no clock" "$TMP/fasgd_uniform.err")" = 1 ] || fail "uniform: the warning is not printed once"
 grep -q '"time_axis": "iterations' "$TMP/fasgd_uniform.trace" || fail "uniform: otherData does not say the axis is iterations"
 grep -q '"time_axis": "virtual time"' "$TMP/fasgd_timed.trace" || fail "timed: otherData does not say the axis is virtual time"
+
+# ---- nothing past the run's end (trace_check checked every trace above); there was some ---
+after() { sed -n 's/.*"events_after_run_end": \([0-9]*\).*/\1/p' "$TMP/$1.trace"; }
+cut() { sed -n 's/.*"spans_cut_at_run_end": \([0-9]*\).*/\1/p' "$TMP/$1.trace"; }
+[ "$(after bfasgd_timed)" -gt 0 ] || fail "b-fasgd timed: nothing booked after the run's end was left out"
+[ "$(cut fasgd_timed)" -gt 0 ] || fail "fasgd timed: no span cut at the run's end"
+grep -q '"name": "compute", .*"cut_at_run_end": true' "$TMP/lsgd.trace" ||
+  fail "lsgd: no compute span cut at the run's end"
 
 # ---- tracing never changes the run; the same run gives the same bytes -------------------
 for a in fasgd_timed fasgd_uniform bfasgd_timed; do

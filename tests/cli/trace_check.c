@@ -9,8 +9,11 @@
  * and never overlap another span of their track (they may touch); every flow start ("s") has
  * exactly one end ("f", "bp": "e") with the same id, cat and name, no earlier, and vice
  * versa; when no event was dropped, each flow end lies inside a span of its track; every
- * counter sample ("C") has at least one series, all numbers.  The options require at least
- * one span or counter sample of that name, at least N flows, a key of otherData.
+ * counter sample ("C") has at least one series, all numbers; otherData has "run_end_ns", no
+ * span ends after it unless marked "cut_at_run_end": true, and a marked span ends exactly
+ * there (and is counted in "spans_cut_at_run_end"), no flow end or counter sample lies after
+ * it.  The options require at least one span or counter sample of that name, at least N
+ * flows, a key of otherData.
  * Exit 0 when every check passed, 1 otherwise (each failure printed), 2 on bad usage. */
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +36,7 @@ typedef struct span {
     int pid, tid;
     int64_t t0, t1; /* ns */
     const char *name;
+    int cut;        /* marked "cut_at_run_end": true */
 } span_t;
 
 typedef struct flow_end {
@@ -49,6 +53,7 @@ typedef struct trace {
     flow_end_t *starts, *ends;
     size_t nstarts, nends;
     size_t nsamples;
+    int64_t *sample_ts; /* each sample's time, ns */
     int (*threads)[2]; /* named (pid, tid) */
     size_t nthreads;
     int procs[64];     /* named pids (< 64) */
@@ -131,9 +136,11 @@ static void read_span(trace_t *t, const cJSON *e, size_t idx)
     }
     if (!named_thread(t, (int)pid, (int)tid))
         FAIL("event %zu: span \"%s\" on unnamed track (%g, %g)", idx, name, pid, tid);
+    const cJSON *cut = item(item(e, "args"), "cut_at_run_end");
+    if (cut && !cJSON_IsTrue(cut)) FAIL("event %zu: \"cut_at_run_end\" is not true", idx);
     t->spans = realloc(t->spans, (t->nspans + 1) * sizeof *t->spans);
     t->spans[t->nspans++] =
-        (span_t){(int)pid, (int)tid, to_ns(ts), to_ns(ts) + to_ns(dur), name};
+        (span_t){(int)pid, (int)tid, to_ns(ts), to_ns(ts) + to_ns(dur), name, cut != NULL};
 }
 
 static void read_flow(trace_t *t, const cJSON *e, size_t idx, int is_end)
@@ -160,6 +167,8 @@ static void read_flow(trace_t *t, const cJSON *e, size_t idx, int is_end)
 static void read_counter(trace_t *t, const cJSON *e, size_t idx)
 {
     double pid, ts;
+    t->sample_ts = realloc(t->sample_ts, (t->nsamples + 1) * sizeof *t->sample_ts);
+    t->sample_ts[t->nsamples] = num(e, "ts", &ts) ? 0 : to_ns(ts);
     const char *name = str(e, "name");
     const cJSON *args = item(e, "args"), *s;
     if (!name || num(e, "pid", &pid) || num(e, "ts", &ts) || !cJSON_IsObject(args) ||
@@ -218,7 +227,7 @@ static void check_overlaps(trace_t *t)
 static int enclosed(const trace_t *t, int pid, int tid, int64_t at)
 {
     size_t lo = 0, hi = t->nspans;
-    const span_t key = {pid, tid, at, INT64_MAX, ""};
+    const span_t key = {pid, tid, at, INT64_MAX, "", 0};
     while (lo < hi) { /* first span after key */
         size_t mid = (lo + hi) / 2;
         if (by_track_then_time(&t->spans[mid], &key) <= 0) lo = mid + 1;
@@ -266,6 +275,39 @@ static void check_flows(trace_t *t, int complete)
             FAIL("flow %g: its end is inside no span of its track", s->id);
         i++, j++;
     }
+}
+
+/* Nothing after the run's end: spans end by it (a cut one exactly there), flows and counter
+ * samples lie before it. */
+static void check_run_end(const trace_t *t)
+{
+    double end_d;
+    if (num(t->other, "run_end_ns", &end_d)) {
+        FAIL("otherData has no \"run_end_ns\"");
+        return;
+    }
+    int64_t end = (int64_t)end_d;
+    size_t cut = 0;
+    for (size_t i = 0; i < t->nspans; i++) {
+        const span_t *s = &t->spans[i];
+        cut += (size_t)s->cut;
+        if (s->t1 > end && !s->cut)
+            FAIL("track (%d, %d): \"%s\" [%lld, %lld] ns goes past the run's end at %lld ns "
+                 "unmarked", s->pid, s->tid, s->name, (long long)s->t0, (long long)s->t1,
+                 (long long)end);
+        if (s->cut && s->t1 != end)
+            FAIL("track (%d, %d): \"%s\" [%lld, %lld] ns is marked cut at the run's end but "
+                 "does not end there (%lld ns)", s->pid, s->tid, s->name, (long long)s->t0,
+                 (long long)s->t1, (long long)end);
+    }
+    for (size_t i = 0; i < t->nends; i++)
+        if (t->ends[i].t > end) FAIL("flow %g ends after the run's end", t->ends[i].id);
+    for (size_t i = 0; i < t->nsamples; i++)
+        if (t->sample_ts[i] > end)
+            FAIL("a counter sample at %lld ns, after the run's end", (long long)t->sample_ts[i]);
+    double n;
+    if (num(t->other, "spans_cut_at_run_end", &n) || n != (double)cut)
+        FAIL("otherData.spans_cut_at_run_end is not %zu, the spans marked cut", cut);
 }
 
 static void check_count(const trace_t *t, const char *key, size_t n)
@@ -339,6 +381,7 @@ int main(int argc, char **argv)
     check_count(&t, "spans_written", t.nspans);
     check_count(&t, "flows_written", t.nstarts);
     check_count(&t, "counter_samples_written", t.nsamples);
+    check_run_end(&t);
     if (check_requirements(&t, argc, argv)) {
         fprintf(stderr, "trace_check: bad option list\n");
         return 2;
@@ -352,5 +395,6 @@ int main(int argc, char **argv)
     free(t.starts);
     free(t.ends);
     free(t.threads);
+    free(t.sample_ts);
     return failures ? 1 : 0;
 }
