@@ -42,7 +42,8 @@
  * entered it, a broadcast until the communicator holds the global mean and the node's last
  * worker has posted its receive (under rendezvous the root serves call after call, so every
  * call waits for the slowest worker) -- but no later than the worker's part ended.  Per
- * communicator its reduce, allreduce and broadcast; the links' messages at message level. */
+ * communicator its reduce, allreduce and broadcast; at message fidelity the links' messages,
+ * each tagged with its collective, update, call, step, sender and receiver. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -373,10 +374,13 @@ static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
              * has finished loading and posted its receive (the broadcast blocks it). */
             sim_coll_set_rendezvous(l->node_reduce[a], true);
             sim_coll_set_rendezvous(l->node_bcast[a], true);
+            alg_sync_trace_coll(&l->y, l->node_reduce[a], "reduce", l->g + 1, a, 1, a * l->g);
+            alg_sync_trace_coll(&l->y, l->node_bcast[a], "broadcast", l->g + 1, a, 1, a * l->g);
         }
         l->inter = sim_coll_create(e, l->y.net, &l->y.topo, l->allreduce, hosts, l->y.call_elems,
                                    l->y.ncalls, sizeof(float), inter_done, l, "lsgd.allreduce");
         sim_coll_set_rendezvous(l->inter, true);
+        alg_sync_trace_coll(&l->y, l->inter, "allreduce", l->n, 0, l->n, 0);
     }
     free(node_eps);
     free(hosts);

@@ -88,14 +88,49 @@ check() { # check NAME REQUIREMENTS...
 }
 flows() { sed -n 's/.*"flows_written": \([0-9]*\).*/\1/p' "$TMP/$1.trace"; }
 
+# A link's messages: by default one span per collective per update on each link, named after
+# the collective; with --trace-level message one span each, with what it is part of.
+STEP_ARGS=messages,bytes,busy_ns,waited_ns
+COLL_ARGS=kind,update,call,step,from,to,bytes,waited_ns
 run csgd "$S"
-check csgd --span io --span compute --span wait --span allreduce --span update --span message
+check csgd --span io --span compute --span wait --span allreduce --span update \
+  --link-span allreduce --link-args allreduce=update,$STEP_ARGS
+run csgd_msg "$S" --trace-level message
+check csgd_msg --link-span message --link-args message=$COLL_ARGS
 run lsgd "$LSGD" "${LSGD_SET[@]}"
 check lsgd --span io --span compute --span wait --span reduce --span broadcast --span update --span allreduce
 run lsgd_msg "$LSGD" "${LSGD_SET[@]}" --set network.fidelity=message --set network.granularity=fused
-check lsgd_msg --span wait --span reduce --span broadcast --span allreduce --span message
+check lsgd_msg --span wait --span reduce --span broadcast --span allreduce \
+  --link-args reduce=update,$STEP_ARGS --link-args allreduce=update,$STEP_ARGS \
+  --link-args broadcast=update,$STEP_ARGS
+run lsgd_msg_each "$LSGD" "${LSGD_SET[@]}" --set network.fidelity=message --set network.granularity=fused \
+  --trace-level message
+check lsgd_msg_each --link-args message=$COLL_ARGS
+grep -q '"kind": "reduce", "update": 2, "call": 0, "step": 0, "from": "worker 5", "to": "node 1 communicator"' \
+  "$TMP/lsgd_msg_each.trace" || fail "lsgd: no message of worker 5's reduce of update 2"
+grep -q '"kind": "broadcast", "update": 3, "call": 0, "step": 0, "from": "node 0 communicator", "to": "worker 2"' \
+  "$TMP/lsgd_msg_each.trace" || fail "lsgd: no message of node 0's broadcast of update 3"
 
-PS_TIMED=(--span io --span compute --span push --span served --span update --span fetch --span message
+# Per tensor (161 calls per collective) the step level is a small fraction of the message
+# level, carrying the same messages and bytes.
+links() { grep -c '"ph": "X", "name": "[a-z]*", "cat": "link"' "$TMP/$1.trace"; }
+sum() { grep -o "\"$2\": [0-9]*" "$TMP/$1.trace" | awk '{ s += $2 } END { printf "%d", s }'; }
+run lsgd_tensors "$LSGD" "${LSGD_SET[@]}" --set network.fidelity=message
+run lsgd_tensors_each "$LSGD" "${LSGD_SET[@]}" --set network.fidelity=message --trace-level message
+check lsgd_tensors
+check lsgd_tensors_each
+steps=$(links lsgd_tensors) messages=$(links lsgd_tensors_each)
+[ "$steps" -gt 0 ] && [ $((steps * 50)) -lt "$messages" ] ||
+  fail "lsgd per tensor: $steps link spans at the step level, $messages at the message level"
+[ "$(sum lsgd_tensors messages)" = "$messages" ] ||
+  fail "lsgd per tensor: the step level's spans hold $(sum lsgd_tensors messages) messages, not $messages"
+[ "$(sum lsgd_tensors bytes)" = "$(grep '"name": "message"' "$TMP/lsgd_tensors_each.trace" | grep -o '"bytes": [0-9]*' | awk '{ s += $2 } END { printf "%d", s }')" ] ||
+  fail "lsgd per tensor: the two levels carry different bytes"
+grep -q '"trace_level": "step"' "$TMP/lsgd_tensors.trace" || fail "otherData does not name the step level"
+grep -q '"trace_level": "message"' "$TMP/lsgd_tensors_each.trace" || fail "otherData does not name the message level"
+
+PS_TIMED=(--span io --span compute --span push --span served --span update --span fetch
+          --link-args push=client,version,$STEP_ARGS --link-args fetch=client,version,$STEP_ARGS
           --counter "server queue" --counter staleness --counter "bytes in flight" --note time_axis)
 for a in fasgd_timed bfasgd_timed sasgd_timed; do
   run "$a" "$TMP/$a.json"
@@ -108,6 +143,8 @@ check sasgd_timed --span "wait update"
 grep -q '"reapply": 1' "$TMP/bfasgd_timed.trace" || fail "b-fasgd: no re-applied push in the trace"
 grep -q '"name": "server downlink (pushes)"' "$TMP/fasgd_timed.trace" || fail "the server's links are not named"
 grep -q '"name": "client 5 uplink"' "$TMP/fasgd_timed.trace" || fail "the clients' links are not named"
+run fasgd_timed_each "$TMP/fasgd_timed.json" --trace-level message
+check fasgd_timed_each --link-args message=kind,client,version,bytes,waited_ns
 
 run fasgd_uniform "$TMP/fasgd_uniform.json"
 check fasgd_uniform --span push --span update --counter staleness --note time_axis --note warnings --flows 120
@@ -125,10 +162,24 @@ grep -q '"name": "compute", .*"cut_at_run_end": true' "$TMP/lsgd.trace" ||
   fail "lsgd: no compute span cut at the run's end"
 
 # ---- tracing never changes the run; the same run gives the same bytes -------------------
+# (at both levels: the messages' tags are the timeline's only)
+for a in fasgd_timed fasgd_uniform bfasgd_timed csgd_msg lsgd_tensors_each; do
+  case $a in
+  csgd_msg) scn=("$S") ;;
+  lsgd_tensors_each) scn=("$LSGD" "${LSGD_SET[@]}" --set network.fidelity=message) ;;
+  *) scn=("$TMP/$a.json") ;;
+  esac
+  "$SGDSIM" run "${scn[@]}" --db "$TMP/$a.db" --quiet || fail "untraced $a run"
+  "$SGDSIM" run "${scn[@]}" --db "$TMP/$a.db" --quiet --trace "$TMP/$a.step" 2>/dev/null || fail "traced $a run"
+  "$SGDSIM" run "${scn[@]}" --db "$TMP/$a.db" --quiet --trace "$TMP/$a.again" --trace-level message \
+    2>/dev/null || fail "traced $a run, message level"
+  [ "$(sqlite3 "$TMP/$a.db" "SELECT count(*), count(DISTINCT digest) FROM runs")" = "3|1" ] ||
+    fail "$a: tracing changed the digest"
+done
 for a in fasgd_timed fasgd_uniform bfasgd_timed; do
-  "$SGDSIM" run "$TMP/$a.json" --db "$TMP/$a.db" --quiet || fail "untraced $a run"
-  "$SGDSIM" run "$TMP/$a.json" --db "$TMP/$a.db" --quiet --trace "$TMP/$a.again" 2>/dev/null || fail "traced $a run"
-  [ "$(sqlite3 "$TMP/$a.db" "SELECT count(DISTINCT digest) FROM runs")" = 1 ] || fail "$a: tracing changed the digest"
+  cmp -s "$TMP/$a.trace" "$TMP/$a.step" || fail "$a: the same run gave different traces"
+done
+for a in csgd_msg lsgd_tensors_each; do
   cmp -s "$TMP/$a.trace" "$TMP/$a.again" || fail "$a: the same run gave different traces"
 done
 
@@ -148,7 +199,13 @@ if command -v gnuplot >/dev/null; then
   [ "$(head -c 4 "$TMP/g.png" | tail -c 3)" = PNG ] || fail "trace_to_gnuplot.sh wrote no PNG"
 fi
 
-# ---- the trace options need --trace -----------------------------------------------------
+# ---- the trace options need --trace; a level is step or message -------------------------
 expect_exit 2 "--trace-window: only valid with --trace FILE" -- "$SGDSIM" run "$S" --db "$DB" --trace-window 0:1
 expect_exit 2 "--trace-max-events: only valid with --trace FILE" -- "$SGDSIM" run "$S" --db "$DB" --trace-max-events 10
+expect_exit 2 "--trace-level: only valid with --trace FILE" -- "$SGDSIM" run "$S" --db "$DB" --trace-level message
+for bad in messages Step "" "step "; do
+  expect_exit 2 "--trace-level $bad: expected step or message" -- \
+    "$SGDSIM" run "$S" --db "$DB" --trace "$TMP/x.trace" --trace-level "$bad"
+done
+[ ! -e "$TMP/x.trace" ] || fail "a refused --trace-level left a trace file"
 finish
