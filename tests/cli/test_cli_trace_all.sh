@@ -1,13 +1,14 @@
 # Every algorithm's timeline, run through `sgdsim run --trace` and checked by trace_check
 # (valid JSON, every span on a named track, no overlapping spans on a track, flows paired,
-# counters numeric, otherData's counts right, nothing past the run's end unless cut there and
-# marked): CSGD, LSGD (closed form and message level),
-# FASGD timed and uniform, B-FASGD timed with skipped fetches and pushes, SASGD timed with
-# c = 2.  Also: tracing never changes a parameter-server run's digest, the same run gives the
-# same bytes, window and event limit keep flows whole, the uniform driver says (in the file
-# and on stderr) that its spans are iterations, and --trace-window / --trace-max-events
-# without --trace are refused, and scripts/trace_to_gnuplot.sh draws a chart.  First,
-# trace_check itself must reject broken traces.
+# counters numeric, otherData's counts right, nothing past the run's end unless cut there
+# and marked): CSGD, LSGD (closed form and message level), FASGD timed and uniform, B-FASGD
+# timed with skipped fetches and pushes, SASGD timed with c = 2.  Also: a link's messages
+# merged per collective and update by default, and at --trace-level message each with what
+# it belongs to; tracing never changes a run's digest, at either level; the same run gives
+# the same bytes; window and event limit keep flows whole; the uniform driver says (in the
+# file and on stderr) that its spans are iterations; the --trace-* options without --trace
+# and a bad level are refused; scripts/trace_to_gnuplot.sh draws a chart, each collective in
+# its own colour.  First, trace_check itself must reject broken traces.
 . "$(dirname "$0")/lib.sh"
 CHECK="$2"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
@@ -197,7 +198,14 @@ if command -v gnuplot >/dev/null; then
   "$(dirname "$0")/../../scripts/trace_to_gnuplot.sh" "$TMP/fasgd_timed.trace" "$TMP/g.png" \
     --from 10 --to 60 --tracks '^client|^server$' --title test 2>"$TMP/g.err" || fail "trace_to_gnuplot.sh: $(cat "$TMP/g.err")"
   [ "$(head -c 4 "$TMP/g.png" | tail -c 3)" = PNG ] || fail "trace_to_gnuplot.sh wrote no PNG"
+  "$(dirname "$0")/../../scripts/trace_to_gnuplot.sh" "$TMP/lsgd_msg.trace" "$TMP/l.png" 2>"$TMP/g.err" ||
+    fail "trace_to_gnuplot.sh, LSGD: $(cat "$TMP/g.err")"
 fi
+# Its colours tell the collectives apart (the function as the script has it).
+sed -n '/^colour() {$/,/^}$/p' "$(dirname "$0")/../../scripts/trace_to_gnuplot.sh" > "$TMP/colour.sh"
+. "$TMP/colour.sh"
+[ "$(for c in reduce allreduce broadcast message compute; do colour "$c"; done | sort -u | wc -l)" = 5 ] ||
+  fail "trace_to_gnuplot.sh colours reduce, allreduce, broadcast, message and compute alike"
 
 # ---- the trace options need --trace; a level is step or message -------------------------
 expect_exit 2 "--trace-window: only valid with --trace FILE" -- "$SGDSIM" run "$S" --db "$DB" --trace-window 0:1
