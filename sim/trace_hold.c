@@ -163,24 +163,35 @@ static bool join_run(sim_trace_t *t, tr_lane_t *l, const trace_ev_t *e)
 
 /* ---- releasing ---------------------------------------------------------------------- */
 
-/* A run as the run's end at T leaves it: the messages that began by T, the last one cut
- * there when it crosses T; *cut says whether one was.  The others are counted as after. */
-static trace_ev_t cut_run(sim_trace_t *t, const tr_held_t *h, int64_t T, bool *cut)
+static bool in_window(const sim_trace_t *t, int64_t t0, int64_t t1)
 {
+    return t1 >= t->opts.t0_ns && t0 <= t->opts.t1_ns;
+}
+
+/* A run of messages as the window and the run's end leave it, with each message judged as
+ * if alone: the messages that began by the end (the last one cut there when it crosses it:
+ * *cut) and overlap the window.  Those after the end are counted; e.messages may be 0. */
+static trace_ev_t collapse_run(sim_trace_t *t, const tr_held_t *h, bool *cut)
+{
+    const int64_t end = t->ended ? t->end_ns : INT64_MAX;
     trace_ev_t e = h->e;
     e.bytes = 0, e.waited_ns = 0, e.messages = 0, e.busy_ns = 0;
+    *cut = false;
     for (uint32_t i = 0; i < h->nparts; i++) {
         const tr_part_t *p = &h->parts[i];
-        if (p->t0 > T) {
+        if (p->t0 > end) {
             t->after++;
             continue;
         }
-        e.t1 = p->t1 > T ? T : p->t1;
-        *cut = p->t1 > T;
+        const int64_t t1 = p->t1 > end ? end : p->t1;
+        if (!in_window(t, p->t0, t1)) continue;
+        if (e.messages == 0) e.t0 = p->t0;
+        e.t1 = t1;
+        *cut = p->t1 > end;
         e.bytes += p->bytes;
         e.waited_ns += p->waited_ns;
         e.messages++;
-        e.busy_ns += e.t1 - p->t0;
+        e.busy_ns += t1 - p->t0;
     }
     return e;
 }
@@ -190,22 +201,24 @@ static trace_ev_t cut_run(sim_trace_t *t, const tr_held_t *h, int64_t T, bool *c
 static void release(sim_trace_t *t, tr_lane_t *l, const tr_held_t *h)
 {
     const trace_ev_t *e = &h->e;
+    if (h->parts) {
+        bool cut;
+        const trace_ev_t c = collapse_run(t, h, &cut);
+        if (c.messages) trace_emit(t, l, &c, cut);
+        return;
+    }
     if (!t->ended || e->t1 <= t->end_ns) {
         trace_emit(t, l, e, false);
         return;
     }
     if ((e->type == TR_SPAN || e->type == TR_MESSAGE) && e->t0 <= t->end_ns) {
-        bool cut = true;
         trace_ev_t c = *e;
-        if (h->parts) c = cut_run(t, h, t->end_ns, &cut);
-        else {
-            c.t1 = t->end_ns;
-            c.busy_ns = c.t1 - c.t0;
-        }
-        trace_emit(t, l, &c, cut);
+        c.t1 = t->end_ns;
+        c.busy_ns = c.t1 - c.t0;
+        trace_emit(t, l, &c, true);
         return;
     }
-    t->after += h->parts ? h->nparts : 1;
+    t->after++;
 }
 
 /* Releases the first event of the lane on top of the heap. */

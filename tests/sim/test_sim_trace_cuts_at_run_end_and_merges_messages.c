@@ -3,8 +3,8 @@
  * later; otherData counts both.  Messages: at the step level a link's consecutive messages
  * of one kind and group are one span with their count, bytes, busy and waiting time (a
  * message without a tag stays alone), at the message level each is its own span with its
- * kind, group and detail args; an aggregate counts once against the event limit and, cut at
- * the end, counts only the messages that began before it. */
+ * kind, group and detail args; an aggregate counts once against the event limit, holds only
+ * the messages that overlap the window and, cut at the end, only those that began by it. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +198,24 @@ static void levels_merge_or_not(const char *path)
     CHECK_INT_EQ(num(get(nth(root, "X", "allreduce", 0), "args"), "messages"), 3);
     CHECK_INT_EQ(num(get(root, "otherData"), "events_dropped_over_max_events"), 3);
     cJSON_Delete(root);
+
+    /* Window [15, 35] ns: each message kept when it overlaps it, whether it waited to be
+     * final (held in a run) or was final at once (the run settled beyond it). */
+    for (int at_once = 0; at_once <= 1; at_once++) {
+        sim_trace_opts_t win = {.t0_ns = 15, .t1_ns = 35};
+        CHECK(sim_trace_open(path, &win, &t, &err) == 0);
+        if (at_once) sim_trace_settle(t, INT64_MAX);
+        send_messages(t);
+        CHECK(sim_trace_close(t, &err) == 0);
+        root = load(path);
+        CHECK(root != NULL);
+        CHECK_INT_EQ(count(root, "X"), 2);
+        a = nth(root, "X", "allreduce", 0);
+        CHECK(a && num(a, "ts") == 0.01 && num(a, "dur") == 0.02);
+        CHECK_INT_EQ(num(get(a, "args"), "messages"), 2);
+        CHECK_INT_EQ(num(get(nth(root, "X", "allreduce", 1), "args"), "messages"), 1);
+        cJSON_Delete(root);
+    }
 
     /* The run ends at 45 ns, inside the second aggregate's second message (40-50). */
     CHECK(sim_trace_open(path, &step, &t, &err) == 0);
