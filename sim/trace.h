@@ -34,9 +34,9 @@
  * Huge runs stay usable: only spans overlapping the window [t0_ns, t1_ns], counter samples
  * and flows whose two ends lie in it are kept, and at most max_events events (spans, counter
  * samples, flows) are written; the rest are counted as dropped (reported in the file's
- * otherData and by sim_trace_dropped), as are events recorded while max(max_events, 65536)
- * wait to be final (which bounds the memory held).  The file is a function of the run only,
- * so the same run gives the same bytes.
+ * otherData and by sim_trace_dropped), as are, with a limit set, events recorded while
+ * max(max_events, 65536) wait to be final (which bounds the memory held).  The file is a
+ * function of the run only, so the same run gives the same bytes.
  *
  * Ownership: sim_trace_open returns a trace owned by the caller, finished and freed by
  * sim_trace_close (which also reports a failed write).  Names, keys and strings passed in
@@ -54,7 +54,7 @@ typedef struct sim_trace sim_trace_t;
 typedef enum {
     SIM_TRACK_WORKER = 1, /* workers of synchronous algorithms, clients of asynchronous ones */
     SIM_TRACK_SERVER = 2, /* parameter servers */
-    SIM_TRACK_LINK = 3,   /* network links: one span per message occupying the link */
+    SIM_TRACK_LINK = 3,   /* network links: the messages occupying them (sim_trace_message) */
     SIM_TRACK_COMMUNICATOR = 4, /* LSGD's per-node communicators */
 } sim_track_kind_t;
 
