@@ -5,9 +5,10 @@
  * run is the same run.  Tracks: "client k" (fetch, io, compute, push, then queued / served /
  * wait update at the server), "server" (one service span per push it takes in, named
  * "update" when that push completes an update), the star's links (their messages,
- * sim_net_set_trace, each a push or fetch of one client and parameter version); flows from each push to its update; counters: the server's queue, the
- * staleness of each update and the bytes in flight.  The uniform driver has no clock: its
- * pushes and updates are 1 ns spans at their iteration's time (iteration i at i + 1 ns). */
+ * sim_net_set_trace, each a push or fetch of one client and parameter version); flows from
+ * each push to its update; counters: the server's queue, the staleness of each update and
+ * the bytes in flight.  The uniform driver has no clock: its pushes and updates are 1 ns
+ * spans at their iteration's time (iteration i at i + 1 ns). */
 #include <stdbool.h>
 #include <stdint.h>
 
