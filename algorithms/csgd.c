@@ -18,7 +18,8 @@
  *
  * Timeline (sim/trace.h): per worker io, compute, wait (from its gradient being ready until
  * the last worker's is: the allreduce cannot finish before), allreduce (from then until its
- * part is done) and update, each with the update it belongs to; the links' messages. */
+ * part is done) and update, each with the update it belongs to; the links' messages, each
+ * tagged with its update, call, step and workers. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,11 +148,12 @@ static void *csgd_create(alg_ctx_t *ctx, sgd_err_t *err)
         c->sched = sim_sched_allreduce((sim_allreduce_alg_t)ctx->scn->allreduce_alg, c->p);
         int *eps = sgd_xmalloc((size_t)c->p * sizeof *eps);
         for (int i = 0; i < c->p; i++) eps[i] = i;
-        if (ctx->scn->fidelity == SCN_FIDELITY_MESSAGE)
+        if (ctx->scn->fidelity == SCN_FIDELITY_MESSAGE) {
             c->coll = sim_coll_create(ctx->engine, c->y.net, &c->y.topo, c->sched, eps,
                                       c->y.call_elems, c->y.ncalls, sizeof(float), on_coll_done,
                                       c, "csgd.allreduce");
-        else
+            alg_sync_trace_coll(&c->y, c->coll, "allreduce", c->p, 0, 0, 0);
+        } else
             c->allreduce_ns = alg_sync_analytic_ns(&c->y, c->sched, eps);
         free(eps);
     }

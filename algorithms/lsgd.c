@@ -42,64 +42,13 @@
  * entered it, a broadcast until the communicator holds the global mean and the node's last
  * worker has posted its receive (under rendezvous the root serves call after call, so every
  * call waits for the slowest worker) -- but no later than the worker's part ended.  Per
- * communicator its reduce, allreduce and broadcast; the links' messages at message level. */
+ * communicator its reduce, allreduce and broadcast; at message fidelity the links' messages,
+ * each tagged with its collective, update, call, step, sender and receiver. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "algorithms/alg.h"
-#include "algorithms/sync.h"
+#include "algorithms/lsgd_state.h"
 #include "common/json.h"
-
-typedef struct lsgd_opts {
-    int reduce;    /* sim_rooted_alg_t */
-    int broadcast; /* sim_rooted_alg_t */
-    bool overlap;
-} lsgd_opts_t;
-
-typedef struct lsgd_worker {
-    bool loaded;     /* the batch of its current iteration is loaded */
-    bool have_update; /* the broadcast of the previous update has arrived */
-    bool stepping;   /* the optimizer step is under way */
-    int64_t iter;    /* iteration t it is in */
-    int64_t t_reduce_ns, t_bcast_ns; /* timeline: when it entered the reduce / the broadcast */
-} lsgd_worker_t;
-
-typedef struct lsgd {
-    alg_ctx_t *ctx;
-    alg_sync_t y;
-    lsgd_opts_t o;
-    int p, n, g;
-    bool analytic;
-    lsgd_worker_t *w;
-
-    uint32_t ev_io_done, ev_compute_done, ev_step_done, ev_reduced, ev_allreduced,
-        ev_update_arrived, ev_worker_reduced;
-
-    sim_sched_t *reduce, *bcast, *allreduce;
-    /* message fidelity */
-    sim_coll_t **node_reduce, **node_bcast; /* n each */
-    struct lsgd_node_ctx *node_ctx;          /* n: which node a collective's callback is for */
-    sim_coll_t *inter;
-    /* analytic fidelity */
-    int64_t reduce_ns, allreduce_ns, bcast_ns;
-    int *node_entered;       /* workers of node a that entered this iteration's reduce */
-    int64_t *node_last_entry;
-    int comms_entered;       /* communicators that entered this iteration's allreduce */
-    bool *node_has_result;   /* node a's communicator holds the global mean, not yet sent */
-    int *node_posted;        /* workers of node a ready to receive the broadcast */
-    uint64_t exchanges;      /* analytic: completed iterations of the communicators */
-    int64_t *comm_t0_ns;     /* timeline: when communicator a entered the allreduce */
-    struct lsgd_node_times { /* timeline only, per node: the latest time so far that ... */
-        int64_t comm_in;     /* its communicator entered the reduce (message level) */
-        int64_t worker_in;   /* one of its workers entered the reduce */
-        int64_t result;      /* its communicator got the global mean */
-        int64_t posted;      /* one of its workers posted its receive of the broadcast */
-    } *times;
-
-    int ncomputed;           /* gradients of the current step computed */
-    int nstepped;            /* workers that applied the current update */
-} lsgd_t;
 
 static int node_of(const lsgd_t *l, int w) { return w / l->g; }
 
@@ -329,11 +278,6 @@ static void comm_enter_reduce(lsgd_t *l, int a, int64_t t)
 }
 
 /* Message fidelity: completions of the collectives' ranks. */
-typedef struct lsgd_node_ctx {
-    lsgd_t *l;
-    int node;
-} lsgd_node_ctx_t;
-
 static void node_reduce_done(void *arg, int rank, int64_t t)
 {
     lsgd_node_ctx_t *nc = arg;
@@ -430,10 +374,13 @@ static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
              * has finished loading and posted its receive (the broadcast blocks it). */
             sim_coll_set_rendezvous(l->node_reduce[a], true);
             sim_coll_set_rendezvous(l->node_bcast[a], true);
+            alg_sync_trace_coll(&l->y, l->node_reduce[a], "reduce", l->g + 1, a, 1, a * l->g);
+            alg_sync_trace_coll(&l->y, l->node_bcast[a], "broadcast", l->g + 1, a, 1, a * l->g);
         }
         l->inter = sim_coll_create(e, l->y.net, &l->y.topo, l->allreduce, hosts, l->y.call_elems,
                                    l->y.ncalls, sizeof(float), inter_done, l, "lsgd.allreduce");
         sim_coll_set_rendezvous(l->inter, true);
+        alg_sync_trace_coll(&l->y, l->inter, "allreduce", l->n, 0, l->n, 0);
     }
     free(node_eps);
     free(hosts);
@@ -504,123 +451,6 @@ static void lsgd_destroy(void *state)
     free(l);
 }
 
-/* ---- checkpoints (alg.h) ------------------------------------------------------------ */
-
-static void save_i64s(sgd_ckw_t *w, const int64_t *v, int n)
-{
-    for (int i = 0; i < n; i++) sgd_ckw_i64(w, v[i]);
-}
-
-static void restore_i64s(sgd_ckr_t *r, int64_t *v, int n)
-{
-    for (int i = 0; i < n; i++) v[i] = sgd_ckr_i64(r);
-}
-
-static void save_workers_and_nodes(const lsgd_t *l, sgd_ckw_t *w)
-{
-    for (int i = 0; i < l->p; i++) {
-        const lsgd_worker_t *k = &l->w[i];
-        sgd_ckw_u64(w, (uint64_t)k->loaded | (uint64_t)k->have_update << 1 |
-                           (uint64_t)k->stepping << 2);
-        sgd_ckw_i64(w, k->iter);
-        sgd_ckw_i64(w, k->t_reduce_ns);
-        sgd_ckw_i64(w, k->t_bcast_ns);
-    }
-    save_i64s(w, l->comm_t0_ns, l->n);
-    for (int a = 0; a < l->n; a++) {
-        const struct lsgd_node_times *t = &l->times[a];
-        const int64_t v[4] = {t->comm_in, t->worker_in, t->result, t->posted};
-        save_i64s(w, v, 4);
-    }
-}
-
-static void restore_workers_and_nodes(lsgd_t *l, sgd_ckr_t *r)
-{
-    for (int i = 0; i < l->p && !r->failed; i++) {
-        lsgd_worker_t *k = &l->w[i];
-        uint64_t flags = sgd_ckr_count(r, 7, "worker flags");
-        *k = (lsgd_worker_t){.loaded = flags & 1, .have_update = (flags >> 1) & 1,
-                             .stepping = (flags >> 2) & 1};
-        k->iter = sgd_ckr_i64(r);
-        k->t_reduce_ns = sgd_ckr_i64(r);
-        k->t_bcast_ns = sgd_ckr_i64(r);
-    }
-    restore_i64s(r, l->comm_t0_ns, l->n);
-    for (int a = 0; a < l->n; a++) {
-        int64_t v[4];
-        restore_i64s(r, v, 4);
-        l->times[a] = (struct lsgd_node_times){v[0], v[1], v[2], v[3]};
-    }
-}
-
-static int lsgd_save(const void *state, sgd_ckw_t *w, sgd_err_t *err)
-{
-    const lsgd_t *l = state;
-    if (alg_sync_save(&l->y, w, err)) return -1;
-    sgd_ckw_tag(w, "lsgd");
-    save_workers_and_nodes(l, w);
-    sgd_ckw_i64(w, l->ncomputed);
-    sgd_ckw_i64(w, l->nstepped);
-    sgd_ckw_u64(w, l->exchanges);
-    if (l->analytic) {
-        sgd_ckw_i64(w, l->comms_entered);
-        for (int a = 0; a < l->n; a++) {
-            sgd_ckw_i64(w, l->node_entered[a]);
-            sgd_ckw_i64(w, l->node_last_entry[a]);
-            sgd_ckw_u64(w, l->node_has_result[a]);
-            sgd_ckw_i64(w, l->node_posted[a]);
-        }
-        return 0;
-    }
-    for (int a = 0; a < l->n; a++) {
-        sim_coll_save(l->node_reduce[a], w);
-        sim_coll_save(l->node_bcast[a], w);
-    }
-    sim_coll_save(l->inter, w);
-    return 0;
-}
-
-/* The analytic fidelity's counters, each checked against what it counts. */
-static void restore_analytic(lsgd_t *l, sgd_ckr_t *r)
-{
-    l->comms_entered = (int)sgd_ckr_count(r, (uint64_t)l->n, "communicators entered");
-    for (int a = 0; a < l->n && !r->failed; a++) {
-        l->node_entered[a] = (int)sgd_ckr_count(r, (uint64_t)l->g, "workers entered");
-        l->node_last_entry[a] = sgd_ckr_i64(r);
-        l->node_has_result[a] = sgd_ckr_count(r, 1, "node result") != 0;
-        l->node_posted[a] = (int)sgd_ckr_count(r, (uint64_t)l->g, "workers posted");
-    }
-}
-
-static int lsgd_restore(void *state, sgd_ckr_t *r, sgd_err_t *err)
-{
-    lsgd_t *l = state;
-    if (alg_sync_restore(&l->y, r, err)) return -1;
-    sgd_ckr_tag(r, "lsgd");
-    restore_workers_and_nodes(l, r);
-    l->ncomputed = (int)sgd_ckr_count(r, (uint64_t)l->p, "gradients computed");
-    l->nstepped = (int)sgd_ckr_count(r, (uint64_t)l->p, "workers stepped");
-    l->exchanges = sgd_ckr_u64(r);
-    if (l->analytic) restore_analytic(l, r);
-    if (sgd_ckr_check(r, "lsgd", err)) return -1;
-    if (l->analytic) return 0;
-    for (int a = 0; a < l->n; a++)
-        if (sim_coll_restore(l->node_reduce[a], r, err) ||
-            sim_coll_restore(l->node_bcast[a], r, err))
-            return -1;
-    return sim_coll_restore(l->inter, r, err);
-}
-
-static size_t lsgd_state_size(const void *state)
-{
-    const lsgd_t *l = state;
-    return alg_sync_state_size(&l->y) + (size_t)l->p * 32 + (size_t)l->n * 64 + 64;
-}
-
-static const alg_ckpt_ops_t lsgd_ckpt = {
-    .state_size = lsgd_state_size, .save = lsgd_save, .restore = lsgd_restore,
-    .backend_state = true};
-
 /* algorithm.reduce / broadcast / overlap; LSGD needs the cluster topology (communicators
  * run on the node hosts). */
 static int lsgd_parse_options(const sgd_jobj_t *alg, scn_t *s, sgd_err_t *err)
@@ -646,5 +476,5 @@ const alg_ops_t alg_lsgd = {
     .start = lsgd_start,
     .report = lsgd_report,
     .destroy = lsgd_destroy,
-    .ckpt = &lsgd_ckpt,
+    .ckpt = &lsgd_ckpt_ops,
 };

@@ -183,7 +183,7 @@ static void fetch_opportunity(ps_t *p, int k, int64_t now)
      * server serialises it then), and takes the network's time to arrive. */
     int route[2];
     sim_star_route(&p->timed.star, 0, k + 1, route);
-    int64_t at = sim_net_reserve(p->timed.net, route, 2, p->msg_bytes, now);
+    int64_t at = ps_trace_reserve(p, route, p->msg_bytes, now, "fetch", k, snap->version);
     if (ps_trace_of(p))
         ps_trace_fetch(p, k, now, ps_trace_moved_at(p, route, p->msg_bytes), at, snap);
     c->timed.incoming = snap;
@@ -266,7 +266,7 @@ static void deliver_push(ps_t *p, int k, int64_t now)
     }
     int route[2];
     sim_star_route(&p->timed.star, k + 1, 0, route);
-    int64_t at = sim_net_reserve(p->timed.net, route, 2, bytes, now);
+    int64_t at = ps_trace_reserve(p, route, bytes, now, "push", k, p->cl[k].push.version);
     if (ps_trace_of(p)) ps_trace_push(p, k, now, ps_trace_moved_at(p, route, bytes), at, bytes);
     sim_engine_schedule(p->ctx->engine, at, p->timed.ev_push_arrive, (uint32_t)k, 0, NULL);
 }

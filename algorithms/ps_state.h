@@ -137,8 +137,9 @@ bool ps_schedule_update(ps_t *p, int64_t now);
  * the counters the schedule had at that update and the events processed until then. */
 bool ps_drain(ps_t *p);
 
-/* The timeline (ps_trace.c; no-ops without --trace).  Nothing they record is read back by
- * the schedule. */
+/* The timeline (ps_trace.c; no-ops without --trace, but for ps_trace_reserve, which books
+ * a message either way and tags it only for the timeline).  Nothing they record is read
+ * back by the schedule. */
 sim_trace_t *ps_trace_of(const ps_t *p);
 void ps_trace_client(const ps_t *p, int k, const char *name, int64_t t0, int64_t t1,
                      const sim_trace_arg_t *args, int nargs);
@@ -146,6 +147,8 @@ void ps_trace_tracks(ps_t *p);
 void ps_trace_in_flight(const ps_t *p, int64_t now);
 void ps_trace_queue(const ps_t *p, int64_t now);
 void ps_trace_compute(const ps_t *p, int k, int64_t now, int64_t comp, int64_t io);
+int64_t ps_trace_reserve(const ps_t *p, const int route[2], uint64_t bytes, int64_t now,
+                         const char *kind, int k, int64_t version);
 int64_t ps_trace_moved_at(const ps_t *p, const int route[2], uint64_t bytes);
 void ps_trace_push(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1, uint64_t bytes);
 void ps_trace_fetch(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1,

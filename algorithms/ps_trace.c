@@ -5,10 +5,10 @@
  * run is the same run.  Tracks: "client k" (fetch, io, compute, push, then queued / served /
  * wait update at the server; no wait under fetch "after_push"), "server" (one service span
  * per push it takes in, named "update" when that push completes an update), the star's links
- * (their messages, sim_net_set_trace); flows from each push to its update; counters: the
- * server's queue, the staleness of each update and the bytes in flight.  The uniform driver
- * has no clock: its pushes and updates are 1 ns spans at their iteration's time (iteration i
- * at i + 1 ns). */
+ * (their messages, sim_net_set_trace, each a push or fetch of one client and parameter
+ * version); flows from each push to its update; counters: the server's queue, the staleness
+ * of each update and the bytes in flight.  The uniform driver has no clock: its pushes and
+ * updates are 1 ns spans at their iteration's time (iteration i at i + 1 ns). */
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -85,6 +85,17 @@ void ps_trace_compute(const ps_t *p, int k, int64_t now, int64_t comp, int64_t i
     const sim_trace_arg_t v[] = {SIM_TRACE_I("version", p->cl[k].snap->version)};
     if (io > 0) ps_trace_client(p, k, "io", now, now + io, NULL, 0);
     ps_trace_client(p, k, "compute", now + io, now + io + comp, v, 1);
+}
+
+/* Timed: books client k's push or fetch (kind) of parameter version `version` on the star,
+ * tagged for the timeline when it is traced.  Returns the arrival time. */
+int64_t ps_trace_reserve(const ps_t *p, const int route[2], uint64_t bytes, int64_t now,
+                         const char *kind, int k, int64_t version)
+{
+    if (!ps_trace_of(p)) return sim_net_reserve(p->timed.net, route, 2, bytes, now);
+    const sim_trace_arg_t group[] = {SIM_TRACE_I("client", k), SIM_TRACE_I("version", version)};
+    const sim_trace_msg_t tag = {kind, group, 2, NULL, 0};
+    return sim_net_reserve_tagged(p->timed.net, route, 2, bytes, now, &tag);
 }
 
 /* Timed: when a message of `bytes` just reserved on `route` started to move.  Per

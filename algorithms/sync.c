@@ -64,6 +64,22 @@ static void name_link_tracks(alg_sync_t *y)
     }
 }
 
+void alg_sync_trace_coll(const alg_sync_t *y, sim_coll_t *c, const char *kind, int nranks,
+                         int comm0, int ncomm, int worker0)
+{
+    if (!y->ctx->trace) return;
+    char (*buf)[48] = sgd_xmalloc((size_t)nranks * sizeof *buf);
+    const char **names = sgd_xmalloc((size_t)nranks * sizeof *names);
+    for (int r = 0; r < nranks; r++) {
+        if (r < ncomm) snprintf(buf[r], sizeof buf[r], "node %d communicator", comm0 + r);
+        else snprintf(buf[r], sizeof buf[r], "worker %d", worker0 + r - ncomm);
+        names[r] = buf[r];
+    }
+    sim_coll_set_trace(c, kind, "update", names);
+    free(names);
+    free(buf);
+}
+
 static void build_network(alg_sync_t *y)
 {
     const scn_t *s = y->s;

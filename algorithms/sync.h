@@ -93,6 +93,13 @@ int alg_sync_check_allreduce(const scn_t *s, int nranks, const char *ranks_key, 
 /* Closed-form time of one exchange (every call of the plan) of schedule s over endpoints. */
 int64_t alg_sync_analytic_ns(const alg_sync_t *y, const sim_sched_t *s, const int *endpoints);
 
+/* Timeline: when the run is traced, tags the messages of collective c (sim_coll_set_trace)
+ * as `kind` of an update, between its nranks ranks named after what they are: ranks below
+ * ncomm are the communicators of nodes comm0, comm0 + 1, ..., the others workers worker0,
+ * worker0 + 1, ... */
+void alg_sync_trace_coll(const alg_sync_t *y, sim_coll_t *c, const char *kind, int nranks,
+                         int comm0, int ncomm, int worker0);
+
 /* Messages and bytes of one exchange of schedule s. */
 void alg_sync_traffic(const alg_sync_t *y, const sim_sched_t *s, uint64_t *messages,
                       uint64_t *bytes);

@@ -182,7 +182,8 @@ static void usage(FILE *f)
             "usage: sgdsim run SCENARIO [--db PATH] [--seed N] [--backend cpu|cuda] "
             "[--blas-core NAME] [--threads N]\n"
             "                  [--set key.path=value ...] [--tag KEY=VALUE ...] [--quiet]\n"
-            "                  [--trace FILE [--trace-window T0:T1] [--trace-max-events N]]\n"
+            "                  [--trace FILE [--trace-window T0:T1] [--trace-max-events N]\n"
+            "                   [--trace-level step|message]]\n"
             "                  [--checkpoint FILE [--checkpoint-every DURATION]\n"
             "                   [--checkpoint-every-updates N] [--checkpoint-exit-at N]]\n"
             "                  [--resume FILE]\n\n"
@@ -208,6 +209,9 @@ static void usage(FILE *f)
             "  --trace-max-events N  write at most N events: spans, flows, counter samples\n"
             "                        (default 1000000; 0 = no limit); the finished file is\n"
             "                        recorded with its SHA-256 in the table artifacts\n"
+            "  --trace-level LEVEL   a link's messages: step (default: those of one collective\n"
+            "                        in one update, or one push or fetch, as one span) or\n"
+            "                        message (one span each)\n"
             "  --sweep-axes KEY,...  the swept keys of a sweep's point, stored with the run\n"
             "                        (runs.sweep_axes); sweep passes it, each KEY a --set key\n"
             "  --progress-fd N       write \"DONE TOTAL\" lines to open file descriptor N as\n"
@@ -309,6 +313,20 @@ static bool opt_max_events(void *target, const char *opt, const char *v, char *m
     return false;
 }
 
+/* --trace-level step|message */
+static bool opt_level(void *target, const char *opt, const char *v, char *msg, size_t size)
+{
+    run_args_t *t = target;
+    t->needs_trace = opt;
+    if (strcmp(v, "step") == 0) t->opts.level = SIM_TRACE_LEVEL_STEP;
+    else if (strcmp(v, "message") == 0) t->opts.level = SIM_TRACE_LEVEL_MESSAGE;
+    else {
+        snprintf(msg, size, "%s %s: expected step or message", opt, v);
+        return false;
+    }
+    return true;
+}
+
 /* --checkpoint-every DURATION */
 static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *msg,
                            size_t size)
@@ -321,6 +339,7 @@ static const cli_opt_t trace_opts[] = {
     {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, path)},
     {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = opt_window},
     {.name = "--trace-max-events", .kind = CLI_ARG_CUSTOM, .parse = opt_max_events},
+    {.name = "--trace-level", .kind = CLI_ARG_CUSTOM, .parse = opt_level},
     {.name = "--sweep-axes", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, sweep_axes),
      .metavar = "KEY,..."},
     {.name = "--progress-fd", .kind = CLI_ARG_U64, .off = offsetof(run_args_t, progress_fd),

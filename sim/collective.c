@@ -87,12 +87,12 @@ static sim_sched_t *sched_finish(sim_sched_t *s)
         for (int m = s->step_off[st]; m < s->step_off[st + 1]; m++) {
             const sim_sched_msg_t *g = &s->msgs[m];
             s->ops[cursor[g->src]++] = (sched_op_t){g->dst, slot_base[g->dst] + msg_slot[m],
-                                                    g->mul, g->den, 1};
+                                                    g->mul, g->den, st, 1};
         }
         for (int m = s->step_off[st]; m < s->step_off[st + 1]; m++) {
             const sim_sched_msg_t *g = &s->msgs[m];
             s->ops[cursor[g->dst]++] = (sched_op_t){g->src, slot_base[g->dst] + msg_slot[m],
-                                                    g->mul, g->den, 0};
+                                                    g->mul, g->den, st, 0};
         }
     }
     for (int r = 0; r < n; r++) free(peers[r]);

@@ -123,11 +123,20 @@ void sim_coll_enter(sim_coll_t *c, int rank, int64_t t_ns);
  * it.  Set before the first message. */
 void sim_coll_set_rendezvous(sim_coll_t *c, bool on);
 
+/* Timeline (sim/trace.h; only when the network has a trace): tags every message this
+ * collective sends with kind "allreduce", "reduce" or "broadcast" and group {round_key:
+ * the sender's round} -- a rank's k-th entry is its round k, which the algorithms enter once
+ * per update, so they name it "update" -- and, at the message level, with "call" (of the
+ * sequence), "step" (of the schedule), "from" and "to" (rank_names[0..nranks)).  The strings
+ * are copied.  Without it the collective's messages are untagged. */
+void sim_coll_set_trace(sim_coll_t *c, const char *kind, const char *round_key,
+                        const char *const *rank_names);
+
 uint64_t sim_coll_messages(const sim_coll_t *c);
 uint64_t sim_coll_bytes(const sim_coll_t *c);
 
-/* Checkpoints: every rank's place in its program, the per-slot message counters, the
- * rendezvous queues and the traffic counters; restored into a collective created as the
+/* Checkpoints: every rank's place in its program and its round, the per-slot message
+ * counters, the rendezvous queues and the traffic counters; restored into a collective created as the
  * saved one was (same schedule, so the same ranks and slots). */
 void sim_coll_save(const sim_coll_t *c, sgd_ckw_t *w);
 int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err);

@@ -1,5 +1,6 @@
 /* Message-level execution of a collective schedule (collective.h): every message through
- * the network's links as engine events, and the execution's checkpoints. */
+ * the network's links as engine events (tagged for the timeline when asked), and the
+ * execution's checkpoints. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ typedef struct coll_rank {
     bool active;         /* entered and not yet done */
     bool waking;         /* a wake-up event for the end-of-call wait is pending */
     int64_t sends_until; /* when this call's sends so far have left this rank, ns */
+    int64_t round;       /* times it entered: its current round (timeline) */
 } coll_rank_t;
 
 struct sim_coll {
@@ -44,17 +46,39 @@ struct sim_coll {
     uint8_t *npending;
     coll_rank_t *ranks;
     uint64_t messages, bytes;
+    char *tr_kind, *tr_round_key; /* sim_coll_set_trace, or NULL */
+    char **tr_names;              /* per rank */
 };
+
+/* Where in the collective a message is: for its tag. */
+typedef struct msg_place {
+    int call, step;
+    int64_t round;
+} msg_place_t;
+
+/* Books the message on the network, tagged when the timeline wants it. */
+static int64_t reserve(sim_coll_t *c, int src, int dst, const int *route, int len,
+                       uint64_t bytes, int64_t now, msg_place_t at)
+{
+    if (!c->tr_kind || !sim_net_traced(c->net))
+        return sim_net_reserve(c->net, route, len, bytes, now);
+    const sim_trace_arg_t group[] = {SIM_TRACE_I(c->tr_round_key, at.round)};
+    const sim_trace_arg_t detail[] = {SIM_TRACE_I("call", at.call), SIM_TRACE_I("step", at.step),
+                                      SIM_TRACE_S("from", c->tr_names[src]),
+                                      SIM_TRACE_S("to", c->tr_names[dst])};
+    const sim_trace_msg_t tag = {c->tr_kind, group, 1, detail, 4};
+    return sim_net_reserve_tagged(c->net, route, len, bytes, now, &tag);
+}
 
 /* Puts a message of `bytes` on the wire from the sender of `slot` to its receiver now, and
  * returns when the sender's copy is locally complete (the last byte has left: arrival minus
  * the route's propagation latency). */
 static int64_t transmit(sim_coll_t *c, int src, int dst, int32_t slot, uint64_t bytes,
-                        int64_t now)
+                        int64_t now, msg_place_t at)
 {
     int route[SIM_ROUTE_MAX];
     int len = sim_topo_route(c->topo, c->endpoints[src], c->endpoints[dst], route);
-    int64_t arrive = sim_net_reserve(c->net, route, len, bytes, now);
+    int64_t arrive = reserve(c, src, dst, route, len, bytes, now, at);
     sim_engine_schedule(c->engine, arrive, c->ev_arrive, (uint32_t)dst, (uint64_t)slot, NULL);
     double bw;
     int64_t lat;
@@ -112,7 +136,8 @@ static void advance(sim_coll_t *c, int r)
             uint64_t bytes = sched_msg_elems(op->mul, op->den, c->elems[rk->call]) * c->elem_bytes;
             if (!c->rendezvous || c->posted[op->slot] > c->started[op->slot]) {
                 if (c->rendezvous) c->started[op->slot]++;
-                int64_t done_at = transmit(c, r, op->peer, op->slot, bytes, now);
+                const msg_place_t at = {rk->call, op->step, rk->round};
+                int64_t done_at = transmit(c, r, op->peer, op->slot, bytes, now, at);
                 if (done_at > rk->sends_until) rk->sends_until = done_at;
             } else {
                 /* The receiver has not posted its receive: the data waits with the sender. */
@@ -126,7 +151,8 @@ static void advance(sim_coll_t *c, int r)
                  * order; a sender waiting for one of them moves its data now. */
                 int j = rk->op;
                 for (; j < nops && !s->ops[s->op_off[r] + j].is_send; j++) {
-                    int32_t slot = s->ops[s->op_off[r] + j].slot;
+                    const sched_op_t *recv = &s->ops[s->op_off[r] + j];
+                    int32_t slot = recv->slot;
                     c->posted[slot]++;
                     if (c->npending[slot] > 0) {
                         uint64_t bytes = c->pending[slot][0];
@@ -134,7 +160,9 @@ static void advance(sim_coll_t *c, int r)
                                 (size_t)(--c->npending[slot]) * sizeof(uint64_t));
                         c->started[slot]++;
                         int src = s->slot_src[slot];
-                        int64_t done_at = transmit(c, src, r, slot, bytes, now);
+                        /* The send matching this receive: same call, step and round. */
+                        const msg_place_t at = {rk->call, recv->step, rk->round};
+                        int64_t done_at = transmit(c, src, r, slot, bytes, now, at);
                         c->ranks[src].pending_sends--;
                         note_sent(c, src, done_at, now);
                     }
@@ -154,6 +182,7 @@ static void on_enter(sim_engine_t *e, const sim_event_t *ev, void *ctx)
     sim_coll_t *c = ctx;
     coll_rank_t *rk = &c->ranks[ev->entity];
     rk->active = true;
+    rk->round++;
     rk->call = 0;
     rk->op = 0;
     rk->sends_until = 0;
@@ -227,6 +256,16 @@ void sim_coll_enter(sim_coll_t *c, int rank, int64_t t_ns)
     sim_engine_schedule(c->engine, t_ns, c->ev_enter, (uint32_t)rank, 0, NULL);
 }
 
+void sim_coll_set_trace(sim_coll_t *c, const char *kind, const char *round_key,
+                        const char *const *rank_names)
+{
+    SGD_ASSERT(kind && round_key && rank_names && !c->tr_kind);
+    c->tr_kind = sgd_xstrdup(kind);
+    c->tr_round_key = sgd_xstrdup(round_key);
+    c->tr_names = sgd_xmalloc((size_t)c->sched->nranks * sizeof *c->tr_names);
+    for (int r = 0; r < c->sched->nranks; r++) c->tr_names[r] = sgd_xstrdup(rank_names[r]);
+}
+
 void sim_coll_set_rendezvous(sim_coll_t *c, bool on)
 {
     SGD_ASSERT(c->messages == 0);
@@ -261,6 +300,7 @@ void sim_coll_save(const sim_coll_t *c, sgd_ckw_t *w)
         sgd_ckw_i64(w, rk->pending_sends);
         sgd_ckw_u64(w, (uint64_t)rk->active | (uint64_t)rk->waking << 1);
         sgd_ckw_i64(w, rk->sends_until);
+        sgd_ckw_i64(w, rk->round);
     }
     save_u64s(w, c->arrived, nslots);
     save_u64s(w, c->consumed, nslots);
@@ -284,15 +324,17 @@ static void restore_rank(sim_coll_t *c, int i, sgd_ckr_t *r)
     int64_t pending = sgd_ckr_i64(r);
     uint64_t flags = sgd_ckr_u64(r);
     rk->sends_until = sgd_ckr_i64(r);
+    int64_t round = sgd_ckr_i64(r);
     if (r->failed) return;
     if (call < 0 || call > c->ncalls || op < 0 || op > nops || posted < 0 || posted > nops ||
-        pending < 0 || pending > nops || flags > 3 || rk->sends_until < 0) {
+        pending < 0 || pending > nops || flags > 3 || rk->sends_until < 0 || round < 0) {
         sgd_ckr_fail(r, "rank %d: state out of range", i);
         return;
     }
     *rk = (coll_rank_t){.call = (int)call, .op = (int)op, .posted_upto = (int)posted,
                         .pending_sends = (int)pending, .active = flags & 1,
-                        .waking = (flags >> 1) & 1, .sends_until = rk->sends_until};
+                        .waking = (flags >> 1) & 1, .sends_until = rk->sends_until,
+                        .round = round};
 }
 
 int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err)
@@ -332,5 +374,10 @@ void sim_coll_destroy(sim_coll_t *c)
     free(c->started);
     free(c->pending);
     free(c->npending);
+    if (c->tr_names)
+        for (int r = 0; r < c->sched->nranks; r++) free(c->tr_names[r]);
+    free(c->tr_names);
+    free(c->tr_kind);
+    free(c->tr_round_key);
     free(c);
 }

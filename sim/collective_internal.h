@@ -9,11 +9,13 @@
 #include "sim/collective.h"
 
 /* One operation of a rank's program: post a send, or wait for a receive.  `slot` indexes
- * the receiver's per-sender counters (for a send: the destination's slot for this rank). */
+ * the receiver's per-sender counters (for a send: the destination's slot for this rank);
+ * `step` is the schedule's step it belongs to (for the timeline). */
 typedef struct sched_op {
     int32_t peer;
     int32_t slot;
     uint32_t mul, den;
+    int32_t step;
     uint8_t is_send;
 } sched_op_t;
 

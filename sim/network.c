@@ -58,6 +58,8 @@ struct sim_net {
 
 void sim_net_set_trace(sim_net_t *n, sim_trace_t *t) { n->trace = t; }
 
+bool sim_net_traced(const sim_net_t *n) { return n->trace != NULL; }
+
 sim_net_t *sim_net_create(void) { return sgd_xcalloc(1, sizeof(sim_net_t)); }
 
 void sim_net_destroy(sim_net_t *n)
@@ -90,6 +92,12 @@ const sim_link_t *sim_net_link(const sim_net_t *n, int id)
 int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t bytes,
                         int64_t t_ns)
 {
+    return sim_net_reserve_tagged(n, route, nroute, bytes, t_ns, NULL);
+}
+
+int64_t sim_net_reserve_tagged(sim_net_t *n, const int *route, int nroute, uint64_t bytes,
+                               int64_t t_ns, const sim_trace_msg_t *tag)
+{
     SGD_ASSERT(nroute >= 1);
     int64_t start = t_ns, latency = 0;
     double bw = INFINITY;
@@ -109,10 +117,7 @@ int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t byt
         l->free_at_ns = end;
         l->messages++;
         l->bytes += bytes;
-        const sim_trace_arg_t args[] = {SIM_TRACE_I("bytes", bytes),
-                                        SIM_TRACE_I("waited_ns", start - t_ns)};
-        sim_trace_span_args(n->trace, SIM_TRACK_LINK, (uint32_t)route[i], "message", start, end,
-                            args, 2);
+        sim_trace_message(n->trace, (uint32_t)route[i], start, end, bytes, start - t_ns, tag);
     }
     return sim_time_add(end, latency);
 }

@@ -17,6 +17,7 @@
 #ifndef SGDSIM_SIM_NETWORK_H
 #define SGDSIM_SIM_NETWORK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/ckbuf.h"
@@ -44,10 +45,13 @@ typedef struct sim_net sim_net_t;
 sim_net_t *sim_net_create(void);
 void sim_net_destroy(sim_net_t *n);
 
-/* Records every reserved message as a span "message" on its links' tracks (SIM_TRACK_LINK,
- * link id) of trace t (sim/trace.h; borrowed, NULL = off), with its bytes and the time it
- * waited for its links ("waited_ns"). */
+/* Records every reserved message on its links' tracks (SIM_TRACK_LINK, link id) of trace t
+ * (sim/trace.h, sim_trace_message: its bytes, the time it waited for its links, and what the
+ * caller of sim_net_reserve_tagged says it is; borrowed, NULL = off). */
 void sim_net_set_trace(sim_net_t *n, sim_trace_t *t);
+
+/* Whether a trace is set: callers build a message's tag only then. */
+bool sim_net_traced(const sim_net_t *n);
 
 /* Adds an idle link; bandwidth_Bps must be finite and > 0, latency_ns >= 0 (the scenario
  * loader validates user values; here they are invariants).  Returns its id: 0, 1, 2, ... */
@@ -63,6 +67,11 @@ const sim_link_t *sim_net_link(const sim_net_t *n, int id);
  * Returns the arrival time, ns. */
 int64_t sim_net_reserve(sim_net_t *n, const int *route, int nroute, uint64_t bytes,
                         int64_t t_ns);
+
+/* sim_net_reserve of a message that the timeline shows as `tag` says (NULL: untagged); the
+ * tag changes nothing else. */
+int64_t sim_net_reserve_tagged(sim_net_t *n, const int *route, int nroute, uint64_t bytes,
+                               int64_t t_ns, const sim_trace_msg_t *tag);
 
 /* Checkpoints: every link's state (free_at_ns and its counters), restored into a network
  * built as the saved one was (the same number of links; bandwidths and latencies come from

@@ -2,7 +2,9 @@
  * complete events (ph "X": ts, dur in microseconds), flow pairs (ph "s" then "f", "bp": "e"),
  * counter samples (ph "C") and metadata events (ph "M") naming each kind's process and each
  * track's thread, written the first time a track is used; notes, warnings and counts go
- * into "otherData" at close. */
+ * into "otherData" at close.  Events wait in trace_hold.c until they are final; this file
+ * renders them on the way in and writes them on the way out, merging a link's messages at
+ * the step level. */
 #include "sim/trace.h"
 
 #include <errno.h>
@@ -12,55 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/outpath.h"
-
-typedef struct track {
-    sim_track_kind_t kind;
-    uint32_t id;
-} track_t;
-
-typedef struct pending_flow { /* a flow started and not yet ended */
-    uint64_t flow;
-    track_t from;
-    int64_t t_ns;
-    char *name;
-} pending_flow_t;
-
-typedef struct note {
-    char *key, *value;
-} note_t;
-
-struct sim_trace {
-    FILE *f;
-    sgd_outfile_t out; /* the file beside the target, renamed into place at close */
-    char *path;
-    sim_trace_opts_t opts;
-    uint64_t spans, flows, samples; /* events written, by type */
-    uint64_t dropped;
-    int nevents_json; /* JSON array elements written, for the commas */
-    track_t *tracks;  /* tracks already named, kept sorted by (kind, id) */
-    size_t ntracks, cap;
-    int kinds_named;  /* bit per kind: process name written */
-    pending_flow_t *open; /* open flows, kept sorted by flow id */
-    size_t nopen, open_cap;
-    bool resumed;     /* sim_trace_resumed: flows may end that started before the trace */
-    uint64_t flows_before; /* such flows, left out */
-    note_t *notes;    /* in the order first added */
-    size_t nnotes;
-    char **warnings;  /* distinct, in the order first given */
-    size_t nwarnings;
-};
-
-static const char *kind_name(sim_track_kind_t k)
-{
-    switch (k) {
-    case SIM_TRACK_WORKER: return "worker";
-    case SIM_TRACK_SERVER: return "server";
-    case SIM_TRACK_LINK: return "link";
-    case SIM_TRACK_COMMUNICATOR: return "communicator";
-    }
-    return "track";
-}
+#include "sim/trace_internal.h"
 
 static const char *kind_process(sim_track_kind_t k)
 {
@@ -73,65 +27,12 @@ static const char *kind_process(sim_track_kind_t k)
     return "tracks";
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-/* Microseconds with exactly three decimals from integer nanoseconds (no rounding). */
-static void json_us(FILE *f, int64_t ns)
-{
-    if (ns < 0) {
-        fputc('-', f);
-        ns = -ns;
-    }
-    fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
-}
-
-/* The shortest of %.15g .. %.17g that reads back as the same double: short for values such
- * as 2.5, exact for all, and a function of the bits only. */
-static void json_double(FILE *f, double v)
-{
-    if (!isfinite(v)) {
-        fputs("null", f);
-        return;
-    }
-    char buf[32];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    fputs(buf, f);
-}
-
-/* {"key": value, ...} */
-static void json_args(FILE *f, const sim_trace_arg_t *args, int nargs)
-{
-    fputc('{', f);
-    for (int i = 0; i < nargs; i++) {
-        const sim_trace_arg_t *a = &args[i];
-        if (i) fputs(", ", f);
-        json_string(f, a->key);
-        fputs(": ", f);
-        switch (a->type) {
-        case SIM_TRACE_INT: fprintf(f, "%lld", (long long)a->i); break;
-        case SIM_TRACE_DOUBLE: json_double(f, a->d); break;
-        case SIM_TRACE_STR: json_string(f, a->s); break;
-        }
-    }
-    fputc('}', f);
-}
-
-static void sep(sim_trace_t *t)
+/* Writes the event rendered in t->ev as the next element of traceEvents. */
+static void put_event(sim_trace_t *t)
 {
     fputs(t->nevents_json++ ? ",\n" : "\n", t->f);
+    fwrite(t->ev.s, 1, t->ev.len, t->f);
+    t->ev.len = 0;
 }
 
 int sim_trace_open(const char *path, const sim_trace_opts_t *opts, sim_trace_t **out,
@@ -166,7 +67,7 @@ static size_t track_pos(const sim_trace_t *t, sim_track_kind_t kind, uint32_t id
     size_t lo = 0, hi = t->ntracks;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        const track_t *m = &t->tracks[mid];
+        const tr_track_t *m = &t->tracks[mid];
         if (m->kind < kind || (m->kind == kind && m->id < id)) lo = mid + 1;
         else hi = mid;
     }
@@ -179,14 +80,14 @@ static void name_process(sim_trace_t *t, sim_track_kind_t kind)
 {
     if (t->kinds_named & (1 << kind)) return;
     t->kinds_named |= 1 << kind;
-    sep(t);
-    fprintf(t->f, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"args\": "
-                  "{\"name\": ", (int)kind);
-    json_string(t->f, kind_process(kind));
-    fputs("}}", t->f);
-    sep(t);
-    fprintf(t->f, "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, "
-                  "\"args\": {\"sort_index\": %d}}", (int)kind, (int)kind);
+    tr_buf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"args\": "
+                          "{\"name\": ", (int)kind);
+    tr_json_string(&t->ev, kind_process(kind));
+    tr_buf_puts(&t->ev, "}}");
+    put_event(t);
+    tr_buf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, "
+                          "\"args\": {\"sort_index\": %d}}", (int)kind, (int)kind);
+    put_event(t);
 }
 
 static void name_track(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name)
@@ -199,22 +100,22 @@ static void name_track(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const
         t->tracks = sgd_xrealloc(t->tracks, t->cap * sizeof *t->tracks);
     }
     memmove(&t->tracks[pos + 1], &t->tracks[pos], (t->ntracks - pos) * sizeof *t->tracks);
-    t->tracks[pos] = (track_t){kind, id};
+    t->tracks[pos] = (tr_track_t){kind, id};
     t->ntracks++;
     name_process(t, kind);
     char buf[64];
     if (!name) {
-        snprintf(buf, sizeof buf, "%s %u", kind_name(kind), id);
+        snprintf(buf, sizeof buf, "%s %u", tr_kind_name(kind), id);
         name = buf;
     }
-    sep(t);
-    fprintf(t->f, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %u, "
-                  "\"args\": {\"name\": ", (int)kind, id);
-    json_string(t->f, name);
-    fputs("}}", t->f);
-    sep(t);
-    fprintf(t->f, "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, \"tid\": %u, "
-                  "\"args\": {\"sort_index\": %u}}", (int)kind, id, id);
+    tr_buf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %u, "
+                          "\"args\": {\"name\": ", (int)kind, id);
+    tr_json_string(&t->ev, name);
+    tr_buf_puts(&t->ev, "}}");
+    put_event(t);
+    tr_buf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, "
+                          "\"tid\": %u, \"args\": {\"sort_index\": %u}}", (int)kind, id, id);
+    put_event(t);
 }
 
 void sim_trace_name_track(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name)
@@ -237,33 +138,50 @@ static bool admit(sim_trace_t *t)
     return true;
 }
 
+/* ---- events on their way in: rendered, then held until final (trace_hold.c) ---------- */
+
+/* args[0..n) rendered into b (emptied first); NULL when there are none. */
+static char *render(tr_buf_t *b, const sim_trace_arg_t *args, int n)
+{
+    b->len = 0;
+    if (n <= 0) return NULL;
+    tr_json_args(b, args, n);
+    return b->s;
+}
+
 void sim_trace_span_args(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name,
                          int64_t t0_ns, int64_t t1_ns, const sim_trace_arg_t *args, int nargs)
 {
     if (!t) return;
     SGD_ASSERT(t1_ns >= t0_ns && nargs >= 0);
-    if (!in_window(t, t0_ns, t1_ns) || !admit(t)) return;
-    name_track(t, kind, id, NULL);
-    sep(t);
-    fputs("{\"ph\": \"X\", \"name\": ", t->f);
-    json_string(t->f, name);
-    fprintf(t->f, ", \"cat\": \"%s\", \"pid\": %d, \"tid\": %u, \"ts\": ", kind_name(kind),
-            (int)kind, id);
-    json_us(t->f, t0_ns);
-    fputs(", \"dur\": ", t->f);
-    json_us(t->f, t1_ns - t0_ns);
-    if (nargs > 0) {
-        fputs(", \"args\": ", t->f);
-        json_args(t->f, args, nargs);
-    }
-    fputs("}", t->f);
-    t->spans++;
+    if (!in_window(t, t0_ns, t1_ns)) return;
+    trace_ev_t e = {.type = TR_SPAN, .kind = kind, .id = id, .t0 = t0_ns, .t1 = t1_ns,
+                    .name = (char *)name, .args = render(&t->argbuf, args, nargs)};
+    trace_hold_put(t, &e);
 }
 
 void sim_trace_span(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name,
                     int64_t t0_ns, int64_t t1_ns)
 {
     sim_trace_span_args(t, kind, id, name, t0_ns, t1_ns, NULL, 0);
+}
+
+void sim_trace_message(sim_trace_t *t, uint32_t link, int64_t t0_ns, int64_t t1_ns,
+                       uint64_t bytes, int64_t waited_ns, const sim_trace_msg_t *msg)
+{
+    if (!t) return;
+    SGD_ASSERT(t1_ns >= t0_ns && waited_ns >= 0);
+    if (!in_window(t, t0_ns, t1_ns)) return;
+    trace_ev_t e = {.type = TR_MESSAGE, .kind = SIM_TRACK_LINK, .id = link, .t0 = t0_ns,
+                    .t1 = t1_ns, .bytes = bytes, .waited_ns = waited_ns, .messages = 1,
+                    .busy_ns = t1_ns - t0_ns};
+    if (msg) {
+        SGD_ASSERT(msg->kind && msg->ngroup >= 0 && msg->ndetail >= 0);
+        e.name = (char *)msg->kind;
+        e.args = render(&t->argbuf, msg->group, msg->ngroup);
+        e.detail = render(&t->detailbuf, msg->detail, msg->ndetail);
+    }
+    trace_hold_put(t, &e);
 }
 
 /* Index where flow id `flow` is or would be inserted in the sorted list of open flows. */
@@ -291,21 +209,8 @@ void sim_trace_flow_start(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, co
         t->open = sgd_xrealloc(t->open, t->open_cap * sizeof *t->open);
     }
     memmove(&t->open[pos + 1], &t->open[pos], (t->nopen - pos) * sizeof *t->open);
-    t->open[pos] = (pending_flow_t){flow, {kind, id}, t_ns, sgd_xstrdup(name)};
+    t->open[pos] = (tr_pending_flow_t){flow, {kind, id}, t_ns, sgd_xstrdup(name)};
     t->nopen++;
-}
-
-/* One half of a flow: {"ph": "s"|"f", "name", "cat": "flow", "id", "pid", "tid", "ts"}. */
-static void flow_event(sim_trace_t *t, char ph, const char *name, uint64_t flow, track_t at,
-                       int64_t t_ns)
-{
-    sep(t);
-    fprintf(t->f, "{\"ph\": \"%c\", \"name\": ", ph);
-    json_string(t->f, name);
-    fprintf(t->f, ", \"cat\": \"flow\", \"id\": %llu, \"pid\": %d, \"tid\": %u, \"ts\": ",
-            (unsigned long long)flow, (int)at.kind, at.id);
-    json_us(t->f, t_ns);
-    fputs(ph == 'f' ? ", \"bp\": \"e\"}" : "}", t->f);
 }
 
 void sim_trace_flow_end(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, uint64_t flow,
@@ -319,17 +224,15 @@ void sim_trace_flow_end(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, uint
         return;
     }
     SGD_ASSERT(found); /* every flow ended was started */
-    pending_flow_t s = t->open[pos];
+    tr_pending_flow_t s = t->open[pos];
     memmove(&t->open[pos], &t->open[pos + 1], (t->nopen - pos - 1) * sizeof *t->open);
     t->nopen--;
     SGD_ASSERT(t_ns >= s.t_ns);
-    if (in_window(t, s.t_ns, s.t_ns) && in_window(t, t_ns, t_ns) && admit(t)) {
-        track_t to = {kind, id};
-        name_track(t, s.from.kind, s.from.id, NULL);
-        name_track(t, kind, id, NULL);
-        flow_event(t, 's', s.name, flow, s.from, s.t_ns);
-        flow_event(t, 'f', s.name, flow, to, t_ns);
-        t->flows++;
+    if (in_window(t, s.t_ns, s.t_ns) && in_window(t, t_ns, t_ns)) {
+        trace_ev_t e = {.type = TR_FLOW, .kind = kind, .id = id, .t0 = s.t_ns, .t1 = t_ns,
+                        .name = s.name, .flow = flow, .from_kind = s.from.kind,
+                        .from_id = s.from.id};
+        trace_hold_put(t, &e);
     }
     free(s.name);
 }
@@ -342,18 +245,137 @@ void sim_trace_counter(sim_trace_t *t, sim_track_kind_t kind, const char *name, 
     for (int i = 0; i < nseries; i++)
         SGD_ASSERT(series[i].type == SIM_TRACE_INT ||
                    (series[i].type == SIM_TRACE_DOUBLE && isfinite(series[i].d)));
-    if (!in_window(t, t_ns, t_ns) || !admit(t)) return;
-    name_process(t, kind);
-    sep(t);
-    fputs("{\"ph\": \"C\", \"name\": ", t->f);
-    json_string(t->f, name);
-    fprintf(t->f, ", \"pid\": %d, \"ts\": ", (int)kind);
-    json_us(t->f, t_ns);
-    fputs(", \"args\": ", t->f);
-    json_args(t->f, series, nseries);
-    fputs("}", t->f);
-    t->samples++;
+    if (!in_window(t, t_ns, t_ns)) return;
+    trace_ev_t e = {.type = TR_SAMPLE, .kind = kind, .id = TR_COUNTER_LANE, .t0 = t_ns,
+                    .t1 = t_ns, .name = (char *)name,
+                    .args = render(&t->argbuf, series, nseries)};
+    trace_hold_put(t, &e);
 }
+
+void sim_trace_settle(sim_trace_t *t, int64_t t_ns)
+{
+    if (t) trace_hold_settle(t, t_ns);
+}
+
+void sim_trace_run_end(sim_trace_t *t, int64_t end_ns)
+{
+    if (!t || t->ended) return;
+    SGD_ASSERT(end_ns >= 0);
+    t->ended = true;
+    t->end_ns = end_ns;
+    trace_hold_flush(t);
+}
+
+/* ---- events on their way out ----------------------------------------------------------- */
+
+/* The args of a span written for one message (message level, or a message without a tag):
+ * its kind, group and detail when tagged, then its bytes and wait. */
+static void message_args(tr_buf_t *b, const trace_ev_t *e)
+{
+    b->len = 0;
+    if (e->name) {
+        tr_buf_puts(b, "\"kind\": ");
+        tr_json_string(b, e->name);
+        tr_buf_puts(b, ", ");
+    }
+    if (e->args) tr_buf_printf(b, "%s, ", e->args);
+    if (e->detail) tr_buf_printf(b, "%s, ", e->detail);
+    tr_buf_printf(b, "\"bytes\": %llu, \"waited_ns\": %lld", (unsigned long long)e->bytes,
+                  (long long)e->waited_ns);
+}
+
+static void write_span(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name,
+                       int64_t t0, int64_t t1, const char *args, bool cut)
+{
+    name_track(t, kind, id, NULL);
+    tr_json_span(&t->ev, kind, id, name, t0, t1, args, cut);
+    put_event(t);
+    t->cut += cut;
+}
+
+void trace_agg_close(sim_trace_t *t, tr_lane_t *l)
+{
+    tr_agg_t *a = &l->agg;
+    if (!a->open) return;
+    if (a->admitted) {
+        tr_buf_t *b = &t->compose;
+        b->len = 0;
+        if (a->group[0]) tr_buf_printf(b, "%s, ", a->group);
+        tr_buf_printf(b, "\"messages\": %llu, \"bytes\": %llu, \"busy_ns\": %lld, "
+                         "\"waited_ns\": %lld", (unsigned long long)a->messages,
+                      (unsigned long long)a->bytes, (long long)a->busy_ns,
+                      (long long)a->waited_ns);
+        write_span(t, l->kind, l->id, a->kind, a->t0, a->t1, b->s, a->cut);
+    }
+    free(a->kind);
+    free(a->group);
+    *a = (tr_agg_t){0};
+}
+
+/* Step level: message e joins its link's open aggregate when it has the same kind and
+ * group, or closes it and opens the next.  Messages never overlap on a link (network.h), so
+ * neither do the aggregates. */
+static void merge(sim_trace_t *t, tr_lane_t *l, const trace_ev_t *e, bool cut)
+{
+    tr_agg_t *a = &l->agg;
+    const char *group = e->args ? e->args : "";
+    if (!a->open || strcmp(a->kind, e->name) != 0 || strcmp(a->group, group) != 0) {
+        trace_agg_close(t, l);
+        *a = (tr_agg_t){.open = true, .admitted = admit(t), .t0 = e->t0,
+                        .kind = sgd_xstrdup(e->name), .group = sgd_xstrdup(group)};
+        t->spans += a->admitted; /* counted now, so that the limit sees it */
+    }
+    a->t1 = e->t1;
+    a->messages += e->messages;
+    a->bytes += e->bytes;
+    a->busy_ns += e->busy_ns;
+    a->waited_ns += e->waited_ns;
+    a->cut = a->cut || cut;
+}
+
+void trace_emit(sim_trace_t *t, tr_lane_t *l, const trace_ev_t *e, bool cut)
+{
+    switch (e->type) {
+    case TR_MESSAGE:
+        if (!in_window(t, e->t0, e->t1)) return;
+        if (e->name && t->opts.level == SIM_TRACE_LEVEL_STEP) {
+            merge(t, l, e, cut);
+            return;
+        }
+        trace_agg_close(t, l);
+        if (!admit(t)) return;
+        message_args(&t->compose, e);
+        write_span(t, e->kind, e->id, "message", e->t0, e->t1, t->compose.s, cut);
+        t->spans++;
+        return;
+    case TR_SPAN:
+        if (!in_window(t, e->t0, e->t1)) return;
+        trace_agg_close(t, l);
+        if (!admit(t)) return;
+        write_span(t, e->kind, e->id, e->name, e->t0, e->t1, e->args, cut);
+        t->spans++;
+        return;
+    case TR_FLOW:
+        if (!admit(t)) return;
+        name_track(t, e->from_kind, e->from_id, NULL);
+        name_track(t, e->kind, e->id, NULL);
+        tr_json_flow(&t->ev, 's', e->name, e->flow, e->from_kind, e->from_id, e->t0);
+        put_event(t);
+        tr_json_flow(&t->ev, 'f', e->name, e->flow, e->kind, e->id, e->t1);
+        put_event(t);
+        t->flows++;
+        return;
+    case TR_SAMPLE:
+        if (!admit(t)) return;
+        name_process(t, e->kind);
+        tr_json_sample(&t->ev, e->kind, e->name, e->t0, e->args);
+        put_event(t);
+        t->samples++;
+        return;
+    }
+}
+
+/* ---- notes, counts and the end of the file --------------------------------------------- */
 
 void sim_trace_note(sim_trace_t *t, const char *key, const char *value)
 {
@@ -365,7 +387,7 @@ void sim_trace_note(sim_trace_t *t, const char *key, const char *value)
             return;
         }
     t->notes = sgd_xrealloc(t->notes, (t->nnotes + 1) * sizeof *t->notes);
-    t->notes[t->nnotes++] = (note_t){sgd_xstrdup(key), sgd_xstrdup(value)};
+    t->notes[t->nnotes++] = (tr_note_t){sgd_xstrdup(key), sgd_xstrdup(value)};
 }
 
 void sim_trace_warn(sim_trace_t *t, const char *text)
@@ -388,39 +410,49 @@ void sim_trace_resumed(sim_trace_t *t, const char *note)
 uint64_t sim_trace_written(const sim_trace_t *t) { return t->spans + t->flows + t->samples; }
 uint64_t sim_trace_dropped(const sim_trace_t *t) { return t->dropped; }
 
-/* "otherData": what was written and left out, the window, then the notes and warnings. */
+/* "otherData": what was written and left out, the window, the level, the run's end, then
+ * the notes and warnings. */
 static void write_other(sim_trace_t *t)
 {
-    FILE *f = t->f;
-    fprintf(f, "\n], \"otherData\": {\"generator\": \"sgdsim\", \"spans_written\": %llu, "
-               "\"flows_written\": %llu, \"counter_samples_written\": %llu, "
-               "\"events_dropped_over_max_events\": %llu, \"flows_unfinished\": %llu, "
-               "\"window_ns\": [%lld, %lld]",
-            (unsigned long long)t->spans, (unsigned long long)t->flows,
-            (unsigned long long)t->samples, (unsigned long long)t->dropped,
-            (unsigned long long)t->nopen, (long long)t->opts.t0_ns, (long long)t->opts.t1_ns);
+    tr_buf_t *b = &t->ev;
+    tr_buf_printf(b, "\n], \"otherData\": {\"generator\": \"sgdsim\", \"spans_written\": %llu, "
+                     "\"flows_written\": %llu, \"counter_samples_written\": %llu, ",
+                  (unsigned long long)t->spans, (unsigned long long)t->flows,
+                  (unsigned long long)t->samples);
+    tr_buf_printf(b, "\"events_dropped_over_max_events\": %llu, \"flows_unfinished\": %llu, "
+                     "\"window_ns\": [%lld, %lld], \"trace_level\": \"%s\"",
+                  (unsigned long long)t->dropped, (unsigned long long)t->nopen,
+                  (long long)t->opts.t0_ns, (long long)t->opts.t1_ns,
+                  t->opts.level == SIM_TRACE_LEVEL_MESSAGE ? "message" : "step");
+    if (t->ended)
+        tr_buf_printf(b, ", \"run_end_ns\": %lld, \"spans_cut_at_run_end\": %llu, "
+                         "\"events_after_run_end\": %llu", (long long)t->end_ns,
+                      (unsigned long long)t->cut, (unsigned long long)t->after);
     if (t->resumed)
-        fprintf(f, ", \"flows_started_before_resume\": %llu",
-                (unsigned long long)t->flows_before);
+        tr_buf_printf(b, ", \"flows_started_before_resume\": %llu",
+                      (unsigned long long)t->flows_before);
     for (size_t i = 0; i < t->nnotes; i++) {
-        fputs(", ", f);
-        json_string(f, t->notes[i].key);
-        fputs(": ", f);
-        json_string(f, t->notes[i].value);
+        tr_buf_puts(b, ", ");
+        tr_json_string(b, t->notes[i].key);
+        tr_buf_puts(b, ": ");
+        tr_json_string(b, t->notes[i].value);
     }
     if (t->nwarnings) {
-        fputs(", \"warnings\": [", f);
+        tr_buf_puts(b, ", \"warnings\": [");
         for (size_t i = 0; i < t->nwarnings; i++) {
-            if (i) fputs(", ", f);
-            json_string(f, t->warnings[i]);
+            if (i) tr_buf_puts(b, ", ");
+            tr_json_string(b, t->warnings[i]);
         }
-        fputc(']', f);
+        tr_buf_puts(b, "]");
     }
-    fputs("}}\n", f);
+    tr_buf_puts(b, "}}\n");
+    fwrite(b->s, 1, b->len, t->f);
+    b->len = 0;
 }
 
 static void free_trace(sim_trace_t *t)
 {
+    trace_hold_free(t);
     for (size_t i = 0; i < t->nopen; i++) free(t->open[i].name);
     for (size_t i = 0; i < t->nnotes; i++) {
         free(t->notes[i].key);
@@ -431,6 +463,10 @@ static void free_trace(sim_trace_t *t)
     free(t->notes);
     free(t->warnings);
     free(t->tracks);
+    tr_buf_free(&t->ev);
+    tr_buf_free(&t->argbuf);
+    tr_buf_free(&t->detailbuf);
+    tr_buf_free(&t->compose);
     free(t->path);
     free(t);
 }
@@ -446,6 +482,7 @@ void sim_trace_discard(sim_trace_t *t)
 int sim_trace_close(sim_trace_t *t, sgd_err_t *err)
 {
     if (!t) return 0;
+    trace_hold_flush(t); /* without sim_trace_run_end: every event whole */
     write_other(t);
     int bad = ferror(t->f);
     int saved = errno;

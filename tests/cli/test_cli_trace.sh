@@ -1,27 +1,38 @@
 # sgdsim run --trace: the timeline has every worker's io, compute, allreduce and update
-# spans and the ring's messages on link tracks, is the same bytes for the same run, does not
-# change the run's results, and honours --trace-window and --trace-max-events.
+# spans and the ring's messages on link tracks -- per update and link by default, one by one
+# with --trace-level message, each tagged with its update, call, step and workers -- is the
+# same bytes for the same run, does not change the run's results, and honours
+# --trace-window and --trace-max-events.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
 "$SGDSIM" run "$S" --db "$TMP/a.db" --quiet --trace "$TMP/a.json" || fail "traced run"
 "$SGDSIM" run "$S" --db "$TMP/a.db" --quiet --trace "$TMP/b.json" || fail "second traced run"
 "$SGDSIM" run "$S" --db "$TMP/a.db" --quiet || fail "untraced run"
+"$SGDSIM" run "$S" --db "$TMP/a.db" --quiet --trace "$TMP/msg.json" --trace-level message || fail "traced run, message level"
 cmp -s "$TMP/a.json" "$TMP/b.json" || fail "the same run gave different traces"
-[ "$(sqlite3 "$TMP/a.db" "SELECT count(DISTINCT digest) FROM runs")" = 1 ] || fail "tracing changed the run's digest"
+[ "$(sqlite3 "$TMP/a.db" "SELECT count(*), count(DISTINCT digest) FROM runs")" = "4|1" ] || fail "tracing changed the run's digest"
 head -c 40 "$TMP/a.json" | grep -q '"traceEvents"' || fail "not a trace-event file"
 tail -c 400 "$TMP/a.json" | grep -q '"events_dropped_over_max_events": 0' || fail "no footer"
 n() { grep -c "\"ph\": \"X\", \"name\": \"$2\"" "$1"; }
 # 3 workers x 60 updates: each update is one compute, allreduce and update span per worker;
-# the ring sends 2(P-1) = 4 messages per worker per update, each occupying 2 links.
-[ "$(n "$TMP/a.json" allreduce)" = 180 ] || fail "allreduce spans: $(n "$TMP/a.json" allreduce)"
+# the ring sends 2(P-1) = 4 messages per worker per update, each occupying 2 links (its
+# worker's uplink and its receiver's downlink): per link and update, one span of 4 messages.
+[ "$(n "$TMP/a.json" allreduce)" = $((180 + 60 * 6)) ] || fail "allreduce spans: $(n "$TMP/a.json" allreduce)"
+[ "$(grep -c '"cat": "link", .*"messages": 4, ' "$TMP/a.json")" = $((60 * 6)) ] ||
+  fail "link spans of 4 messages: $(grep -c '"cat": "link", .*"messages": 4, ' "$TMP/a.json")"
 [ "$(n "$TMP/a.json" update)" = 180 ] || fail "update spans: $(n "$TMP/a.json" update)"
-[ "$(n "$TMP/a.json" message)" = $((60 * 3 * 4 * 2)) ] || fail "message spans: $(n "$TMP/a.json" message)"
+[ "$(n "$TMP/a.json" message)" = 0 ] || fail "message spans at the step level: $(n "$TMP/a.json" message)"
+[ "$(n "$TMP/msg.json" message)" = $((60 * 3 * 4 * 2)) ] || fail "message spans: $(n "$TMP/msg.json" message)"
+grep -q '"args": {"kind": "allreduce", "update": 60, "call": 0, "step": 3, "from": "worker 2", "to": "worker 0", ' "$TMP/msg.json" ||
+  fail "no message of the last step of update 60 from worker 2 to worker 0"
 [ "$(n "$TMP/a.json" compute)" -ge 180 ] || fail "compute spans: $(n "$TMP/a.json" compute)"
 [ "$(n "$TMP/a.json" io)" -ge 180 ] || fail "io spans: $(n "$TMP/a.json" io)"
 grep -q '"name": "worker 2 uplink"' "$TMP/a.json" || fail "link tracks are not named"
 if command -v python3 >/dev/null; then
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert all(e['dur'] >= 0 for e in d['traceEvents'] if e['ph'] == 'X')" "$TMP/a.json" || fail "trace is not valid JSON"
+  for f in a msg; do
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert all(e['dur'] >= 0 for e in d['traceEvents'] if e['ph'] == 'X')" "$TMP/$f.json" || fail "$f.json is not valid JSON"
+  done
 fi
 # Window 0.1 s .. 0.2 s: every span overlaps it; max events caps the count.
 "$SGDSIM" run "$S" --db "$TMP/a.db" --quiet --trace "$TMP/w.json" --trace-window 0.1:0.2 || fail "windowed run"

@@ -1,7 +1,9 @@
 /* trace_check: checks the structure of a timeline `sgdsim run --trace` wrote, for the CLI
  * tests (test_cli_trace_all.sh).  Usage:
  *
- *   trace_check FILE [--span NAME]... [--counter NAME]... [--flows N] [--note KEY]...
+ *   trace_check FILE [--span NAME]... [--link-span NAME]... [--args NAME=KEY,...]...
+ *                    [--link-args NAME=KEY,...]... [--counter NAME]... [--flows N]
+ *                    [--note KEY]...
  *
  * Always checked: the file is JSON with a "traceEvents" array and an "otherData" object
  * whose counts match the events; every span ("X"), flow end and counter sample is on a named
@@ -9,8 +11,12 @@
  * and never overlap another span of their track (they may touch); every flow start ("s") has
  * exactly one end ("f", "bp": "e") with the same id, cat and name, no earlier, and vice
  * versa; when no event was dropped, each flow end lies inside a span of its track; every
- * counter sample ("C") has at least one series, all numbers.  The options require at least
- * one span or counter sample of that name, at least N flows, a key of otherData.
+ * counter sample ("C") has at least one series, all numbers; otherData has "run_end_ns", no
+ * span ends after it unless marked "cut_at_run_end": true, and a marked span ends exactly
+ * there (and is counted in "spans_cut_at_run_end"), no flow end or counter sample lies after
+ * it.  The options require at least one span or counter sample of that name (--link-span: on
+ * a track of the process "network links"), that every span of that name (on a link track)
+ * has those args and there is one, at least N flows, a key of otherData.
  * Exit 0 when every check passed, 1 otherwise (each failure printed), 2 on bad usage. */
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +39,8 @@ typedef struct span {
     int pid, tid;
     int64_t t0, t1; /* ns */
     const char *name;
+    int cut;        /* marked "cut_at_run_end": true */
+    const cJSON *args;
 } span_t;
 
 typedef struct flow_end {
@@ -49,9 +57,11 @@ typedef struct trace {
     flow_end_t *starts, *ends;
     size_t nstarts, nends;
     size_t nsamples;
+    int64_t *sample_ts; /* each sample's time, ns */
     int (*threads)[2]; /* named (pid, tid) */
     size_t nthreads;
     int procs[64];     /* named pids (< 64) */
+    int link_pid;      /* the process named "network links", or -1 */
 } trace_t;
 
 static char *slurp(const char *path)
@@ -112,6 +122,8 @@ static void read_names(trace_t *t)
         const char *label = str(item(e, "args"), "name");
         if (strcmp(name, "process_name") == 0 && label && pid >= 0 && pid < 64)
             t->procs[(int)pid] = 1;
+        if (strcmp(name, "process_name") == 0 && label && strcmp(label, "network links") == 0)
+            t->link_pid = (int)pid;
         if (strcmp(name, "thread_name") == 0 && label && !num(e, "tid", &tid)) {
             t->threads = realloc(t->threads, (t->nthreads + 1) * sizeof *t->threads);
             t->threads[t->nthreads][0] = (int)pid;
@@ -131,9 +143,12 @@ static void read_span(trace_t *t, const cJSON *e, size_t idx)
     }
     if (!named_thread(t, (int)pid, (int)tid))
         FAIL("event %zu: span \"%s\" on unnamed track (%g, %g)", idx, name, pid, tid);
+    const cJSON *cut = item(item(e, "args"), "cut_at_run_end");
+    if (cut && !cJSON_IsTrue(cut)) FAIL("event %zu: \"cut_at_run_end\" is not true", idx);
     t->spans = realloc(t->spans, (t->nspans + 1) * sizeof *t->spans);
     t->spans[t->nspans++] =
-        (span_t){(int)pid, (int)tid, to_ns(ts), to_ns(ts) + to_ns(dur), name};
+        (span_t){(int)pid, (int)tid, to_ns(ts), to_ns(ts) + to_ns(dur), name, cut != NULL,
+                 item(e, "args")};
 }
 
 static void read_flow(trace_t *t, const cJSON *e, size_t idx, int is_end)
@@ -160,6 +175,8 @@ static void read_flow(trace_t *t, const cJSON *e, size_t idx, int is_end)
 static void read_counter(trace_t *t, const cJSON *e, size_t idx)
 {
     double pid, ts;
+    t->sample_ts = realloc(t->sample_ts, (t->nsamples + 1) * sizeof *t->sample_ts);
+    t->sample_ts[t->nsamples] = num(e, "ts", &ts) ? 0 : to_ns(ts);
     const char *name = str(e, "name");
     const cJSON *args = item(e, "args"), *s;
     if (!name || num(e, "pid", &pid) || num(e, "ts", &ts) || !cJSON_IsObject(args) ||
@@ -218,7 +235,7 @@ static void check_overlaps(trace_t *t)
 static int enclosed(const trace_t *t, int pid, int tid, int64_t at)
 {
     size_t lo = 0, hi = t->nspans;
-    const span_t key = {pid, tid, at, INT64_MAX, ""};
+    const span_t key = {pid, tid, at, INT64_MAX, "", 0, NULL};
     while (lo < hi) { /* first span after key */
         size_t mid = (lo + hi) / 2;
         if (by_track_then_time(&t->spans[mid], &key) <= 0) lo = mid + 1;
@@ -268,6 +285,39 @@ static void check_flows(trace_t *t, int complete)
     }
 }
 
+/* Nothing after the run's end: spans end by it (a cut one exactly there), flows and counter
+ * samples lie before it. */
+static void check_run_end(const trace_t *t)
+{
+    double end_d;
+    if (num(t->other, "run_end_ns", &end_d)) {
+        FAIL("otherData has no \"run_end_ns\"");
+        return;
+    }
+    int64_t end = (int64_t)end_d;
+    size_t cut = 0;
+    for (size_t i = 0; i < t->nspans; i++) {
+        const span_t *s = &t->spans[i];
+        cut += (size_t)s->cut;
+        if (s->t1 > end && !s->cut)
+            FAIL("track (%d, %d): \"%s\" [%lld, %lld] ns goes past the run's end at %lld ns "
+                 "unmarked", s->pid, s->tid, s->name, (long long)s->t0, (long long)s->t1,
+                 (long long)end);
+        if (s->cut && s->t1 != end)
+            FAIL("track (%d, %d): \"%s\" [%lld, %lld] ns is marked cut at the run's end but "
+                 "does not end there (%lld ns)", s->pid, s->tid, s->name, (long long)s->t0,
+                 (long long)s->t1, (long long)end);
+    }
+    for (size_t i = 0; i < t->nends; i++)
+        if (t->ends[i].t > end) FAIL("flow %g ends after the run's end", t->ends[i].id);
+    for (size_t i = 0; i < t->nsamples; i++)
+        if (t->sample_ts[i] > end)
+            FAIL("a counter sample at %lld ns, after the run's end", (long long)t->sample_ts[i]);
+    double n;
+    if (num(t->other, "spans_cut_at_run_end", &n) || n != (double)cut)
+        FAIL("otherData.spans_cut_at_run_end is not %zu, the spans marked cut", cut);
+}
+
 static void check_count(const trace_t *t, const char *key, size_t n)
 {
     double v;
@@ -275,11 +325,37 @@ static void check_count(const trace_t *t, const char *key, size_t n)
         FAIL("otherData.%s is not %zu, the number of such events", key, n);
 }
 
-static size_t count_spans(const trace_t *t, const char *name)
+static size_t count_spans(const trace_t *t, const char *name, int link_only)
 {
     size_t n = 0;
-    for (size_t i = 0; i < t->nspans; i++) n += strcmp(t->spans[i].name, name) == 0;
+    for (size_t i = 0; i < t->nspans; i++)
+        n += strcmp(t->spans[i].name, name) == 0 && (!link_only || t->spans[i].pid == t->link_pid);
     return n;
+}
+
+/* "NAME=KEY,KEY...": every span NAME (on a link track) has each KEY among its args. */
+static void check_args(const trace_t *t, const char *spec, int link_only)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq) {
+        FAIL("--args %s: expected NAME=KEY,...", spec);
+        return;
+    }
+    char name[128], keys[512];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+    snprintf(keys, sizeof keys, "%s", eq + 1);
+    if (!count_spans(t, name, link_only)) FAIL("no span named \"%s\" to check args of", name);
+    size_t bad = 0;
+    for (size_t i = 0; i < t->nspans; i++) {
+        const span_t *s = &t->spans[i];
+        if (strcmp(s->name, name) != 0 || (link_only && s->pid != t->link_pid)) continue;
+        char copy[512];
+        snprintf(copy, sizeof copy, "%s", keys);
+        for (char *save, *k = strtok_r(copy, ",", &save); k; k = strtok_r(NULL, ",", &save))
+            if (!item(s->args, k) && bad++ < 5)
+                FAIL("span \"%s\" at %lld ns on (%d, %d) has no arg \"%s\"", name,
+                     (long long)s->t0, s->pid, s->tid, k);
+    }
 }
 
 static size_t count_samples(const trace_t *t, const char *name)
@@ -300,7 +376,11 @@ static int check_requirements(const trace_t *t, int argc, char **argv)
         const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return -1;
         if (strcmp(opt, "--span") == 0) {
-            if (!count_spans(t, v)) FAIL("no span named \"%s\"", v);
+            if (!count_spans(t, v, 0)) FAIL("no span named \"%s\"", v);
+        } else if (strcmp(opt, "--link-span") == 0) {
+            if (!count_spans(t, v, 1)) FAIL("no span named \"%s\" on a link", v);
+        } else if (strcmp(opt, "--args") == 0 || strcmp(opt, "--link-args") == 0) {
+            check_args(t, v, strcmp(opt, "--link-args") == 0);
         } else if (strcmp(opt, "--counter") == 0) {
             if (!count_samples(t, v)) FAIL("no sample of counter \"%s\"", v);
         } else if (strcmp(opt, "--flows") == 0) {
@@ -318,13 +398,15 @@ static int check_requirements(const trace_t *t, int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2 || argc % 2) {
-        fprintf(stderr, "usage: trace_check FILE [--span NAME | --counter NAME | --flows N | "
-                        "--note KEY]...\n");
+        fprintf(stderr, "usage: trace_check FILE [--span NAME | --link-span NAME | "
+                        "--args NAME=KEY,... | --link-args NAME=KEY,... | --counter NAME | "
+                        "--flows N | --note KEY]...\n");
         return 2;
     }
     char *text = slurp(argv[1]);
     cJSON *root = text ? cJSON_Parse(text) : NULL;
-    trace_t t = {.events = item(root, "traceEvents"), .other = item(root, "otherData")};
+    trace_t t = {.events = item(root, "traceEvents"), .other = item(root, "otherData"),
+                 .link_pid = -1};
     if (!root || !cJSON_IsArray(t.events) || !cJSON_IsObject(t.other)) {
         fprintf(stderr, "trace_check: %s: not JSON with a traceEvents array and otherData\n",
                 argv[1]);
@@ -339,6 +421,7 @@ int main(int argc, char **argv)
     check_count(&t, "spans_written", t.nspans);
     check_count(&t, "flows_written", t.nstarts);
     check_count(&t, "counter_samples_written", t.nsamples);
+    check_run_end(&t);
     if (check_requirements(&t, argc, argv)) {
         fprintf(stderr, "trace_check: bad option list\n");
         return 2;
@@ -352,5 +435,6 @@ int main(int argc, char **argv)
     free(t.starts);
     free(t.ends);
     free(t.threads);
+    free(t.sample_ts);
     return failures ? 1 : 0;
 }

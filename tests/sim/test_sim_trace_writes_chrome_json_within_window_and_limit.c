@@ -2,7 +2,8 @@
  * exact microsecond times and their typed args, tracks are named once, flows are written as
  * s/f pairs only once both ends are known and in the window, counters are numeric series,
  * notes and warnings land in otherData, events outside the window are left out, and
- * max_events caps the events written while counting the rest as dropped. */
+ * max_events caps the events written while counting the rest as dropped; events are written
+ * once the run cannot end before they do (sim_trace_settle, never backwards). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,13 @@ int main(void)
     sim_trace_span(t, SIM_TRACK_WORKER, 0, "allreduce", 2750, 123456789);
     sim_trace_span(t, SIM_TRACK_LINK, 7, "message", 3000, 3000);
     sim_trace_span(NULL, SIM_TRACK_WORKER, 0, "ignored", 0, 1); /* NULL trace: no-op */
+    /* Events are held back until the run cannot end before they do. */
+    CHECK_INT_EQ(sim_trace_written(t), 0);
+    sim_trace_settle(t, 2750); /* io and compute are final, allreduce and message not yet */
+    CHECK_INT_EQ(sim_trace_written(t), 2);
+    sim_trace_settle(t, 1000); /* never backwards */
+    CHECK_INT_EQ(sim_trace_written(t), 2);
+    sim_trace_settle(t, INT64_MAX);
     CHECK_INT_EQ(sim_trace_written(t), 4);
     CHECK(sim_trace_close(t, &err) == 0);
     char *text = slurp(path);
@@ -102,6 +110,7 @@ int main(void)
     sim_trace_counter(NULL, SIM_TRACK_SERVER, "x", 0, q, 1);
     sim_trace_note(NULL, "k", "v");
     sim_trace_warn(NULL, "w");
+    sim_trace_settle(t, INT64_MAX);
     CHECK_INT_EQ(sim_trace_written(t), 4); /* two spans, one flow, one counter sample */
     CHECK(sim_trace_close(t, &err) == 0);
     text = slurp(path);
@@ -140,6 +149,7 @@ int main(void)
     sim_trace_span(t, SIM_TRACK_SERVER, 0, "inside", 3000, 4000);  /* kept */
     sim_trace_span(t, SIM_TRACK_WORKER, 1, "third", 4000, 4500);   /* over the limit */
     sim_trace_span(t, SIM_TRACK_WORKER, 1, "after", 5001, 6000);   /* outside */
+    sim_trace_settle(t, INT64_MAX);
     CHECK_INT_EQ(sim_trace_written(t), 2);
     CHECK_INT_EQ(sim_trace_dropped(t), 1);
     CHECK(sim_trace_close(t, &err) == 0);
@@ -170,6 +180,7 @@ int main(void)
     sim_trace_counter(t, SIM_TRACK_SERVER, "q", 999, q, 1);        /* before t0 */
     sim_trace_counter(t, SIM_TRACK_SERVER, "q", 1000, q, 1);       /* the third event */
     sim_trace_flow_end(t, SIM_TRACK_WORKER, 0, 4, 1450);           /* over the limit */
+    sim_trace_settle(t, INT64_MAX);
     CHECK_INT_EQ(sim_trace_written(t), 3);
     CHECK_INT_EQ(sim_trace_dropped(t), 1);
     CHECK(sim_trace_close(t, &err) == 0);
