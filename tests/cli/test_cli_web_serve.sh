@@ -16,6 +16,9 @@ expect_exit 2 "missing DB" -- "$SGDSIM" serve
 # start_server ARGS...: starts serve in the background, waits (polling, 60 s at most) for
 # its address line, sets URL and SERVER.
 start_server() {
+  # emptied here, before the background server's own redirection does it: the loop below
+  # must not read the previous server's address line
+  : > serve.out; : > serve.err
   "$SGDSIM" serve "$@" > serve.out 2> serve.err &
   SERVER=$!
   URL=""
