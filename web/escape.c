@@ -113,6 +113,12 @@ void web_json_number(web_buf_t *b, double d)
     else web_buf_puts(b, sgd_json_format_number(d, num));
 }
 
+void web_json_number_digits(web_buf_t *b, double d, int digits)
+{
+    if (!isfinite(d)) web_buf_puts(b, "null");
+    else web_buf_printf(b, "%.*g", digits, d); /* "1e-05", "-0": JSON numbers too */
+}
+
 void web_base64(web_buf_t *b, const void *data, size_t n)
 {
     static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -30,4 +30,8 @@ void web_base64(web_buf_t *b, const void *data, size_t n);
  * (sgd_json_format_number); null when not finite (JSON has no NaN). */
 void web_json_number(web_buf_t *b, double d);
 
+/* A number as JSON rounded to `digits` significant digits (what a drawing needs, in less
+ * text); null when not finite. */
+void web_json_number_digits(web_buf_t *b, double d, int digits);
+
 #endif

@@ -55,6 +55,11 @@ static void string_array(web_buf_t *b, char *const *v, int n)
 
 /* ---- series --------------------------------------------------------------------------- */
 
+/* Digits of what is only drawn (a band), half the text of 17 (docs/performance.md): a step
+ * of the 7th digit is 1e-7 of the value, so it stays under a pixel of a 1,000-pixel chart
+ * unless the chart is zoomed into a span under 1e-4 of the values' magnitude. */
+#define DRAWN_DIGITS 7
+
 static void int_list(web_buf_t *b, const int64_t *v, const int *idx, int n)
 {
     web_buf_put(b, "[", 1);
@@ -62,12 +67,12 @@ static void int_list(web_buf_t *b, const int64_t *v, const int *idx, int n)
     web_buf_put(b, "]", 1);
 }
 
-static void real_list(web_buf_t *b, const double *v, const int *idx, int n)
+static void drawn_list(web_buf_t *b, const double *v, const int *idx, int n)
 {
     web_buf_put(b, "[", 1);
     for (int i = 0; i < n; i++) {
         if (i) web_buf_put(b, ",", 1);
-        web_json_number(b, v[idx[i]]);
+        web_json_number_digits(b, v[idx[i]], DRAWN_DIGITS);
     }
     web_buf_put(b, "]", 1);
 }
@@ -204,7 +209,7 @@ static void band_json(web_buf_t *b, const web_band_t *d, bool clock, const int *
     int_list(b, d->update, idx, n);
     if (clock) {
         key(b, "t", false);
-        real_list(b, d->vtime_s, idx, n);
+        drawn_list(b, d->vtime_s, idx, n);
     }
     static const char *const part[] = {"mean", "lo", "hi"};
     for (int p = 0; p < 3; p++) {
@@ -214,7 +219,8 @@ static void band_json(web_buf_t *b, const web_band_t *d, bool clock, const int *
             const ana_summary_t *x = &d->sum[idx[i]];
             double sd = x->n > 1 ? x->sd : 0;
             if (i) web_buf_put(b, ",", 1);
-            web_json_number(b, p == 0 ? x->mean : p == 1 ? x->mean - sd : x->mean + sd);
+            web_json_number_digits(b, p == 0 ? x->mean : p == 1 ? x->mean - sd : x->mean + sd,
+                                   DRAWN_DIGITS);
         }
         web_buf_put(b, "]", 1);
     }

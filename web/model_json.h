@@ -20,10 +20,11 @@
  *             "k": [SEEDS AT THE POINT], "dec": BOOL}   (lo, hi: mean -+ sd)
  * Series are indexed by the position of their metric in "metrics", so no name from a
  * database is ever an object key.  A band longer than 2 x columns points is decimated
- * (web/decimate.h, "dec": true).  The runs' series are not in it: a thousand runs' rows
- * would slow every opening of the page.  They are in two binary documents (web/pack.h),
- * which the page reads only when it draws runs: the series longer than 2 x columns as drawn
- * (decimated, single precision), and every series whole and exact.
+ * (web/decimate.h, "dec": true); its times and values, only ever drawn, have 7 significant
+ * digits.  The runs' series are not in it: a thousand runs' rows would slow every opening
+ * of the page.  They are in two binary documents (web/pack.h), which the page reads only
+ * when it draws runs: the series longer than 2 x columns as drawn (decimated, single
+ * precision), and every series whole and exact.
  * The data model is safe inside a <script> element (web/escape.h). */
 #ifndef SGDSIM_WEB_MODEL_JSON_H
 #define SGDSIM_WEB_MODEL_JSON_H
