@@ -66,65 +66,12 @@
     return r.tags.map(function (t) { return t[0] + '=' + t[1]; }).join(' ');
   }
 
-  // The runs' series: two binary documents (web/pack.h), gzip-compressed (base64 in the
-  // page's data blocks, or fetched when served), inflated and read only when the page first
-  // draws runs: "series", the decimated ones as drawn; "exact", every one whole and exact.
+  // The runs' series: two binary documents (web/pack.h, read by web/pack.js), gzip-compressed
+  // (base64 in the page's data blocks, or fetched when served), inflated and read only when
+  // the page first draws runs: "series", the decimated ones as drawn; "exact", every one
+  // whole and exact.
   var docs = {series: null, exact: null, pending: {}};
-  var LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-  function base64Bytes(text) {
-    var bin = atob(text.trim()), out = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  }
-  function inflate(bytes) {
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return new Response(stream).arrayBuffer();
-  }
-  // count elements of w bytes stored byte plane by byte plane at bytes[at], as numbers.
-  function planes(bytes, at, count, w) {
-    var out = new Uint8Array(count * w);
-    for (var b = 0; b < w; b++) {
-      var o = LITTLE_ENDIAN ? b : w - 1 - b, from = at + b * count;
-      for (var i = 0; i < count; i++) out[i * w + o] = bytes[from + i];
-    }
-    return w === 8 ? new Float64Array(out.buffer) : new Float32Array(out.buffer);
-  }
-  // The series of a pack by "RUN:METRIC": {n, dec, u, t (with a clock), v, nf}, v null
-  // where nf says [index, "nan" | "inf" | "-inf"].
-  function unpack(buffer) {
-    var bytes = new Uint8Array(buffer);
-    if (bytes.length < 16 || String.fromCharCode.apply(null, bytes.subarray(0, 8)) !== 'sgdpack1')
-      throw new Error('the runs\' series: not a series pack');
-    var ns = planes(bytes, 8, 1, 8)[0], k;
-    if (!(ns >= 0 && 16 + 40 * ns <= bytes.length)) throw new Error('the runs\' series: a pack cut short');
-    var head = planes(bytes, 16, 5 * ns, 8);
-    var count = {u: 0, t: 0, v8: 0, v4: 0};
-    for (k = 0; k < ns; k++) {
-      var pts = head[5 * k + 3], flags = head[5 * k + 4];
-      count.u += pts;
-      if (flags & 1) count.t += pts;
-      if (flags & 2) count.v4 += pts; else count.v8 += pts;
-    }
-    var at = 16 + 40 * ns, U = planes(bytes, at, count.u, 8), T = planes(bytes, at += 8 * count.u, count.t, 8);
-    var V8 = planes(bytes, at += 8 * count.t, count.v8, 8), V4 = planes(bytes, at += 8 * count.v8, count.v4, 4);
-    if (at + 4 * count.v4 !== bytes.length) throw new Error('the runs\' series: a pack cut short or too long');
-    var out = new Map(), iu = 0, it = 0, i8 = 0, i4 = 0;
-    for (k = 0; k < ns; k++) {
-      var h = head.subarray(5 * k, 5 * k + 5), n = h[3], clock = h[4] & 1, single = h[4] & 2;
-      var s = {n: h[2], dec: n < h[2], u: new Array(n), v: new Array(n), nf: []}, u = 0, t = 0;
-      if (clock) s.t = new Array(n);
-      for (var i = 0; i < n; i++) {
-        s.u[i] = u += U[iu++];
-        if (clock) s.t[i] = (t += T[it++]) * 1e-9;
-        var v = single ? V4[i4++] : V8[i8++];
-        s.v[i] = isFinite(v) ? v : null;
-        if (!isFinite(v)) s.nf.push([i, v !== v ? 'nan' : v > 0 ? 'inf' : '-inf']);
-      }
-      out.set(h[0] + ':' + h[1], s);
-    }
-    return out;
-  }
   function loadDoc(name) {
     var mine = docs; // a new model (live) starts new documents; this one fills its own
     if (mine[name]) return Promise.resolve(mine[name]);
@@ -134,8 +81,9 @@
             if (!r.ok) throw new Error(name + '.gz: HTTP ' + r.status);
             return r.arrayBuffer();
           })
-        : Promise.resolve(base64Bytes(byId('sgdsim-' + name).textContent));
-      mine.pending[name] = bytes.then(inflate).then(unpack).then(function (m) { return (mine[name] = m); });
+        : Promise.resolve(sgdsimPack.fromBase64(byId('sgdsim-' + name).textContent));
+      mine.pending[name] = bytes.then(sgdsimPack.inflate).then(sgdsimPack.unpack)
+        .then(function (m) { return (mine[name] = m); });
     }
     return mine.pending[name];
   }

@@ -24,7 +24,7 @@
  *           digits: what a drawing needs)
  *
  * Updates and times are exact integers while they stay below 2^53 (104 days of virtual
- * time in ns).  web/app.js ("the runs' series") reads it; docs/results.md describes it. */
+ * time in ns).  web/pack.js reads it; docs/results.md describes it. */
 #ifndef SGDSIM_WEB_PACK_H
 #define SGDSIM_WEB_PACK_H
 

@@ -1,9 +1,10 @@
 /* The results browser's page: one HTML document holding its styles, dygraphs (read from its
- * installed path when the page is made), the page's own script (web/app.js, compiled in) and
- * the study's JSON data model (web/model_json.h) and runs' series (web/pack.h, as base64 in
- * <script type="application/gzip"> elements, which no browser executes), so that it opens
- * offline and makes no network request.  A Content-Security-Policy in the page allows exactly those two scripts
- * (by their SHA-256 hashes) and that one style element, no other source of anything, and
+ * installed path when the page is made), the page's own script (web/pack.js and web/app.js,
+ * compiled in), the study's JSON data model (web/model_json.h) and its runs' series
+ * (web/pack.h, as base64 in <script type="application/gzip"> elements, which no browser
+ * executes), so that it opens offline and makes no network request.  A
+ * Content-Security-Policy in the page allows exactly those two scripts (by their SHA-256
+ * hashes) and that one style element, no other source of anything, and
  * — when served live — requests to the page's own origin only.
  *
  * Why dygraphs: it draws large line series with error bands natively (customBars), hovers,
