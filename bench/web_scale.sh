@@ -48,7 +48,7 @@ for k in $(seq "$OPENINGS"); do
   start=$(date +%s.%N)
   "$SGDSIM" report big.db --html big.html
   end=$(date +%s.%N)
-  echo "page generation $k: $(echo "$end - $start" | bc) s"
+  printf "page generation %d: %.2f s\n" "$k" "$(echo "$end - $start" | bc)"
 done
 echo "page: $(stat -c %s big.html) bytes"
 python3 - "file://$WORK/big.html" "$OPENINGS" <<PY
