@@ -1,7 +1,12 @@
 # Writes OUT, a C file defining NAME[] (the bytes of IN, NUL-terminated) and NAME_len, so a
-# file of the source tree (the results browser's script and styles) is compiled in.
+# file of the source tree (the results browser's script and styles) is compiled in.  IN may
+# be a list of files (separated by $<SEMICOLON> in a custom command): their bytes, in order.
 # Usage: cmake -DIN=file -DOUT=file.c -DNAME=symbol -P embed.cmake
-file(READ "${IN}" hex HEX)
+set(hex "")
+foreach(in IN LISTS IN)
+  file(READ "${in}" part HEX)
+  string(APPEND hex "${part}")
+endforeach()
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
 string(LENGTH "${hex}" nhex)
 math(EXPR n "${nhex} / 2")

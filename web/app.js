@@ -66,32 +66,33 @@
     return r.tags.map(function (t) { return t[0] + '=' + t[1]; }).join(' ');
   }
 
-  // The runs' series (as drawn) and the exact rows of decimated ones: documents of their
-  // own, parsed (or fetched, when served) only when the page first draws runs.
-  var docs = {series: null, exact: null};
-  function indexDoc(j) {
-    var m = new Map();
-    j.runs.forEach(function (e) { m.set(e[0] + ':' + e[1], e[2]); });
-    return m;
-  }
+  // The runs' series: two binary documents (web/pack.h, read by web/pack.js), gzip-compressed
+  // (base64 in the page's data blocks, or fetched when served), inflated and read only when
+  // the page first draws runs: "series", the decimated ones as drawn; "exact", every one
+  // whole and exact.
+  var docs = {series: null, exact: null, pending: {}};
+
   function loadDoc(name) {
-    if (docs[name]) return Promise.resolve(docs[name]);
-    var got = model.live
-      ? fetch(name + '.json', {cache: 'no-store'}).then(function (r) {
-          if (!r.ok) throw new Error(name + '.json: HTTP ' + r.status);
-          return r.json();
-        })
-      : Promise.resolve(JSON.parse(byId('sgdsim-' + name).textContent));
-    return got.then(function (j) { docs[name] = indexDoc(j); return docs[name]; });
+    var mine = docs; // a new model (live) starts new documents; this one fills its own
+    if (mine[name]) return Promise.resolve(mine[name]);
+    if (!mine.pending[name]) {
+      var bytes = model.live
+        ? fetch(name + '.gz', {cache: 'no-store'}).then(function (r) {
+            if (!r.ok) throw new Error(name + '.gz: HTTP ' + r.status);
+            return r.arrayBuffer();
+          })
+        : Promise.resolve(sgdsimPack.fromBase64(byId('sgdsim-' + name).textContent));
+      mine.pending[name] = bytes.then(sgdsimPack.inflate).then(sgdsimPack.unpack)
+        .then(function (m) { return (mine[name] = m); });
+    }
+    return mine.pending[name];
   }
-  function loadRunDocs() {
-    return state.useExact ? Promise.all([loadDoc('series'), loadDoc('exact')]) : loadDoc('series');
-  }
-  // A run's series of metric mi: exact when asked for and decimated, else as drawn.
+  function loadRunDocs() { return Promise.all([loadDoc('series'), loadDoc('exact')]); }
+  // A run's series of metric mi: as drawn when decimated (unless exact values are asked
+  // for), else exact.
   function runSeries(ri, mi) {
-    var s = docs.series ? docs.series.get(ri + ':' + mi) : null;
-    if (s && s.dec && state.useExact && docs.exact) return docs.exact.get(ri + ':' + mi) || s;
-    return s || null;
+    var key = ri + ':' + mi, s = !state.useExact && docs.series ? docs.series.get(key) : null;
+    return s || (docs.exact && docs.exact.get(key)) || null;
   }
 
   // ---- the runs table ---------------------------------------------------------------------
@@ -313,7 +314,8 @@
       var total = 0, shown = 0;
       dec.forEach(function (s) { total += s.n; shown += s.shown; });
       add(note, el('span', 'decimated', dec.length + ' series decimated for drawing: ' + shown + ' of ' + total +
-        ' points (the smallest and largest value of each of ' + model.columns + ' pixel columns). '));
+        ' points (the smallest and largest value of each of ' + model.columns +
+        ' pixel columns, to 7 significant digits). '));
       if (state.view === 'runs' && !state.useExact) {
         var btn = add(note, el('button', '', 'Show exact values'));
         btn.id = 'show-exact';
@@ -330,8 +332,35 @@
       : ' runs past the first ' + RUNS_DRAWN_MAX + ' of the table are not drawn; filter the table to choose.')));
   }
 
+  // A band (customBars) as one polygon per stretch of points, upper edge forward and lower
+  // edge back: dygraphs' own error plotter fills one quadrilateral per pair of points, and a
+  // hundred configurations' thousand-point bands made that half of the page's opening
+  // (docs/performance.md).  The same area, in the same colour and opacity.  As there, a
+  // point a series lacks (null) is passed over and one without a value (NaN) ends a stretch.
+  function bandPlotter(e) {
+    var ctx = e.drawingContext, area = e.plotArea, run = [];
+    function y(p, edge) { return area.h * (isNaN(edge) ? p.y : edge) + area.y; }
+    function fill() {
+      for (var i = 0; i < run.length; i++) ctx[i ? 'lineTo' : 'moveTo'](run[i].canvasx, y(run[i], run[i].y_top));
+      for (i = run.length - 1; i >= 0; i--) ctx.lineTo(run[i].canvasx, y(run[i], run[i].y_bottom));
+      if (run.length) ctx.closePath();
+      run = [];
+    }
+    ctx.save();
+    ctx.fillStyle = e.color;
+    ctx.globalAlpha = e.dygraph.getNumericOption('fillAlpha', e.setName);
+    ctx.beginPath();
+    e.points.forEach(function (p) {
+      if (p.yval === null) return;
+      if (isNaN(p.y)) fill(); else run.push(p);
+    });
+    fill();
+    ctx.fill();
+    ctx.restore();
+  }
+
   function renderCurves() {
-    if (state.view === 'runs' && (!docs.series || (state.useExact && !docs.exact))) {
+    if (state.view === 'runs' && (!docs.series || !docs.exact)) {
       byId('chart').textContent = 'Reading the runs\' series\u2026';
       loadRunDocs().then(renderCurves, function (e) { byId('chart').textContent = String(e); });
       return;
@@ -355,6 +384,7 @@
       unhighlightCallback: function () { showLegend(series, null, []); },
       series: {}
     };
+    if (bars) opts.plotter = [bandPlotter, Dygraph.Plotters.linePlotter];
     series.forEach(function (s) { if (s.dash) opts.series[s.id] = {strokePattern: s.dash}; });
     chart = new Dygraph(box, chartRows(series, bars), opts);
     byId('x-label').textContent = state.x === 'time' ? 'virtual time (s)' : 'update';
@@ -514,7 +544,7 @@
       lastText = text;
       var zoom = chart && chart.isZoomed('x') ? chart.xAxisRange() : null;
       model = JSON.parse(text);
-      docs = {series: null, exact: null};
+      docs = {series: null, exact: null, pending: {}};
       renderAll();
       if (zoom && chart) chart.updateOptions({dateWindow: zoom});
     }).catch(function (e) {
@@ -529,9 +559,8 @@
   api.series = function (db, id, metric) {
     var ri = -1, mi = metricIndex(metric);
     model.runs.forEach(function (r, i) { if (r.db === db && r.id === id) ri = i; });
-    return Promise.all([loadDoc('series'), loadDoc('exact')]).then(function () {
-      var s = docs.series.get(ri + ':' + mi);
-      if (s && s.dec) s = docs.exact.get(ri + ':' + mi);
+    return loadDoc('exact').then(function (exact) {
+      var s = exact.get(ri + ':' + mi);
       return s ? s.u.map(function (u, i) { return [u, s.v[i]]; }) : null;
     });
   };

@@ -1,5 +1,6 @@
-/* The page's own script and styles (web/app.js, web/style.css), compiled into sgdsim by
- * cmake/embed.cmake so that a page needs no file of sgdsim's at run time. */
+/* The page's own script and styles (web/pack.js and web/app.js as one script, web/style.css),
+ * compiled into sgdsim by cmake/embed.cmake so that a page needs no file of sgdsim's at run
+ * time. */
 #ifndef SGDSIM_WEB_ASSETS_H
 #define SGDSIM_WEB_ASSETS_H
 

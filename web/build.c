@@ -51,8 +51,8 @@ int web_build_page(const web_build_opts_t *o, const web_docs_t *d, web_buf_t *pa
     if (o->paths) title_of(o, &title);
     else web_buf_puts(&title, "sgdsim results");
     web_page_opts_t p = {.title = title.p, .live = o->live,
-                         .data_json = d ? d->data.p : NULL, .series_json = d ? d->series.p : NULL,
-                         .exact_json = d ? d->exact.p : NULL, .dygraphs_dir = o->dygraphs_dir};
+                         .data_json = d ? d->data.p : NULL, .series = d ? &d->series : NULL,
+                         .exact = d ? &d->exact : NULL, .dygraphs_dir = o->dygraphs_dir};
     int rc = web_page_html(&p, page, csp, err);
     web_buf_free(&title);
     return rc;

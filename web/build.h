@@ -18,7 +18,8 @@ typedef struct web_build_opts {
     int columns;              /* pixel columns of decimation; 0: WEB_COLUMNS */
 } web_build_opts_t;
 
-/* The three documents of web/model_json.h: data model, runs' series, exact rows. */
+/* The three documents of web/model_json.h: data model (JSON), the decimated runs' series as
+ * drawn and every run's series exact (both gzip-compressed, web/pack.h). */
 typedef struct web_docs {
     web_buf_t data, series, exact;
 } web_docs_t;

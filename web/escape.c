@@ -112,3 +112,24 @@ void web_json_number(web_buf_t *b, double d)
     if (!isfinite(d)) web_buf_puts(b, "null");
     else web_buf_puts(b, sgd_json_format_number(d, num));
 }
+
+void web_json_number_digits(web_buf_t *b, double d, int digits)
+{
+    if (!isfinite(d)) web_buf_puts(b, "null");
+    else web_buf_printf(b, "%.*g", digits, d); /* "1e-05", "-0": JSON numbers too */
+}
+
+void web_base64(web_buf_t *b, const void *data, size_t n)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const unsigned char *d = data;
+    char out[4];
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) |
+                     (i + 2 < n ? d[i + 2] : 0);
+        out[0] = b64[v >> 18 & 63], out[1] = b64[v >> 12 & 63];
+        out[2] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+        out[3] = i + 2 < n ? b64[v & 63] : '=';
+        web_buf_put(b, out, 4);
+    }
+}

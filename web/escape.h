@@ -9,8 +9,10 @@
  *                   caller picks the weaker one);
  *   web_json_string a JSON string literal that is also a JavaScript string literal and
  *                   cannot end the <script> element it sits in: besides " \ and control
- *                   characters, < > & and U+2028, U+2029 as \uXXXX.
- * Bytes that are not UTF-8 become U+FFFD in both, so the page is always valid UTF-8 and
+ *                   characters, < > & and U+2028, U+2029 as \uXXXX;
+ *   web_base64      bytes as base64 (A-Z a-z 0-9 + / =, no character that could end an
+ *                   element): binary data in a non-executed <script> element.
+ * Bytes that are not UTF-8 become U+FFFD in the first two, so the page is always valid UTF-8 and
  * JSON.parse never sees a broken sequence.  NULL reads as the empty string in HTML and as
  * null in JSON. */
 #ifndef SGDSIM_WEB_ESCAPE_H
@@ -22,8 +24,14 @@ void web_html_text(web_buf_t *b, const char *s);
 
 void web_json_string(web_buf_t *b, const char *s);
 
+void web_base64(web_buf_t *b, const void *data, size_t n);
+
 /* A number as JSON: the shortest text that reads back as the same double
  * (sgd_json_format_number); null when not finite (JSON has no NaN). */
 void web_json_number(web_buf_t *b, double d);
+
+/* A number as JSON rounded to `digits` significant digits (what a drawing needs, in less
+ * text); null when not finite. */
+void web_json_number_digits(web_buf_t *b, double d, int digits);
 
 #endif

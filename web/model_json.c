@@ -11,6 +11,7 @@
 #include "web/bands.h"
 #include "web/decimate.h"
 #include "web/escape.h"
+#include "web/pack.h"
 
 static void key(web_buf_t *b, const char *k, bool first)
 {
@@ -54,6 +55,11 @@ static void string_array(web_buf_t *b, char *const *v, int n)
 
 /* ---- series --------------------------------------------------------------------------- */
 
+/* Digits of what is only drawn (a band), half the text of 17 (docs/performance.md): a step
+ * of the 7th digit is 1e-7 of the value, so it stays under a pixel of a 1,000-pixel chart
+ * unless the chart is zoomed into a span under 1e-4 of the values' magnitude. */
+#define DRAWN_DIGITS 7
+
 static void int_list(web_buf_t *b, const int64_t *v, const int *idx, int n)
 {
     web_buf_put(b, "[", 1);
@@ -61,49 +67,22 @@ static void int_list(web_buf_t *b, const int64_t *v, const int *idx, int n)
     web_buf_put(b, "]", 1);
 }
 
-/* Values at idx[0..n) (scale: 1, or 1e-9 for nanoseconds as seconds). */
-static void real_list(web_buf_t *b, const double *v, const int64_t *iv, double scale,
-                      const int *idx, int n)
+static void drawn_list(web_buf_t *b, const double *v, const int *idx, int n)
 {
     web_buf_put(b, "[", 1);
     for (int i = 0; i < n; i++) {
         if (i) web_buf_put(b, ",", 1);
-        web_json_number(b, v ? v[idx[i]] : (double)iv[idx[i]] * scale);
+        web_json_number_digits(b, v[idx[i]], DRAWN_DIGITS);
     }
     web_buf_put(b, "]", 1);
 }
 
-/* A run's series at idx[0..n): update, time (with a clock), value, the non-finite rows. */
-static void series_json(web_buf_t *b, const rdb_series_t *s, bool clock, const int *idx, int n)
-{
-    web_buf_printf(b, "{\"n\":%d,\"dec\":%s", s->n, n < s->n ? "true" : "false");
-    key(b, "u", false);
-    int_list(b, s->update, idx, n);
-    if (clock) {
-        key(b, "t", false);
-        real_list(b, NULL, s->vtime, 1e-9, idx, n);
-    }
-    key(b, "v", false);
-    web_buf_put(b, "[", 1);
-    for (int i = 0; i < n; i++) {
-        if (i) web_buf_put(b, ",", 1);
-        web_json_number(b, s->kind[idx[i]] ? NAN : s->value[idx[i]]);
-    }
-    web_buf_puts(b, "],\"nf\":[");
-    for (int i = 0, k = 0; i < n; i++) {
-        char kind = s->kind[idx[i]];
-        if (!kind) continue;
-        web_buf_printf(b, "%s[%d,\"%s\"]", k++ ? "," : "", i,
-                       kind == 'n' ? "nan" : kind == '-' ? "-inf" : "inf");
-    }
-    web_buf_puts(b, "]}");
-}
-
-/* The indices a drawing of s keeps (all of them up to 2 x columns). */
-static int drawn(const rdb_series_t *s, int columns, int *idx)
-{
-    return web_decimate(s->update, s->value, s->kind, s->n, columns, idx);
-}
+/* The runs' series: the decimated ones as drawn (single precision) into drawn, every one
+ * whole and exact into exact. */
+typedef struct packs {
+    web_pack_t *drawn, *exact;
+    int *idx, *all; /* room for the longest series; all[i] = i */
+} packs_t;
 
 /* ---- runs ----------------------------------------------------------------------------- */
 
@@ -156,10 +135,8 @@ static void run_text_json(web_buf_t *b, const web_run_t *r)
     web_buf_put(b, "}", 1);
 }
 
-/* "final", one value per metric of the study, into b; each series as drawn into series and,
- * when decimated, exact into exact. */
-static void run_series_json(web_buf_t *b, const web_study_t *s, int ri, int columns,
-                            web_buf_t *series, web_buf_t *exact, int *idx, int *all)
+/* "final", one value per metric of the study, into b; the run's series into the packs. */
+static void run_series(web_buf_t *b, const web_study_t *s, int ri, int columns, packs_t *pk)
 {
     const web_run_t *r = &s->run[ri];
     key(b, "final", false);
@@ -174,19 +151,13 @@ static void run_series_json(web_buf_t *b, const web_study_t *s, int ri, int colu
     for (int m = 0; m < s->nmetrics; m++) {
         const rdb_series_t *sr = web_run_series(r, s->metric[m]);
         if (!sr) continue;
-        int n = drawn(sr, columns, idx);
-        web_buf_printf(series, "%s[%d,%d,", series->p[series->n - 1] == '[' ? "" : ",", ri, m);
-        series_json(series, sr, r->clock, idx, n);
-        web_buf_put(series, "]", 1);
-        if (n == sr->n) continue;
-        web_buf_printf(exact, "%s[%d,%d,", exact->p[exact->n - 1] == '[' ? "" : ",", ri, m);
-        series_json(exact, sr, r->clock, all, sr->n);
-        web_buf_put(exact, "]", 1);
+        int n = web_decimate(sr->update, sr->value, sr->kind, sr->n, columns, pk->idx);
+        if (n < sr->n) web_pack_add(pk->drawn, ri, m, sr, r->clock, pk->idx, n, true);
+        web_pack_add(pk->exact, ri, m, sr, r->clock, pk->all, sr->n, false);
     }
 }
 
-static void run_json(web_buf_t *b, const web_study_t *s, int ri, int columns,
-                     web_buf_t *series, web_buf_t *exact, int *idx, int *all)
+static void run_json(web_buf_t *b, const web_study_t *s, int ri, int columns, packs_t *pk)
 {
     const web_run_t *r = &s->run[ri];
     web_buf_printf(b, "{\"db\":%d,\"id\":%lld", r->db, (long long)r->id);
@@ -214,7 +185,7 @@ static void run_json(web_buf_t *b, const web_study_t *s, int ri, int columns,
     bins_json(b, r->version_age, r->nversion_age);
     key(b, "traffic", false);
     traffic_json(b, r);
-    run_series_json(b, s, ri, columns, series, exact, idx, all);
+    run_series(b, s, ri, columns, pk);
     web_buf_put(b, "}", 1);
 }
 
@@ -238,7 +209,7 @@ static void band_json(web_buf_t *b, const web_band_t *d, bool clock, const int *
     int_list(b, d->update, idx, n);
     if (clock) {
         key(b, "t", false);
-        real_list(b, d->vtime_s, NULL, 1, idx, n);
+        drawn_list(b, d->vtime_s, idx, n);
     }
     static const char *const part[] = {"mean", "lo", "hi"};
     for (int p = 0; p < 3; p++) {
@@ -248,7 +219,8 @@ static void band_json(web_buf_t *b, const web_band_t *d, bool clock, const int *
             const ana_summary_t *x = &d->sum[idx[i]];
             double sd = x->n > 1 ? x->sd : 0;
             if (i) web_buf_put(b, ",", 1);
-            web_json_number(b, p == 0 ? x->mean : p == 1 ? x->mean - sd : x->mean + sd);
+            web_json_number_digits(b, p == 0 ? x->mean : p == 1 ? x->mean - sd : x->mean + sd,
+                                   DRAWN_DIGITS);
         }
         web_buf_put(b, "]", 1);
     }
@@ -362,9 +334,10 @@ void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_mod
     for (int g = 0; g < s->ngroups; g++)
         for (int m = 0; m < s->group[g].nbands; m++)
             if (s->group[g].band[m].n > longest) longest = s->group[g].band[m].n;
-    int *idx = sgd_xcalloc((size_t)longest + 1, sizeof *idx);
-    int *all = sgd_xcalloc((size_t)longest + 1, sizeof *all);
-    for (int i = 0; i < longest; i++) all[i] = i;
+    packs_t pk = {.drawn = web_pack_new(), .exact = web_pack_new(),
+                  .idx = sgd_xcalloc((size_t)longest + 1, sizeof *pk.idx),
+                  .all = sgd_xcalloc((size_t)longest + 1, sizeof *pk.all)};
+    for (int i = 0; i < longest; i++) pk.all[i] = i;
     web_buf_puts(data, "{\"format\":1");
     str_field(data, "generator", o->generator);
     bool_field(data, "live", o->live);
@@ -375,23 +348,21 @@ void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_mod
     key(data, "labelKeys", false);
     string_array(data, s->label_key, s->nlabel_keys);
     axes_json(data, s);
-    web_buf_puts(series, "{\"runs\":[");
-    web_buf_puts(exact, "{\"runs\":[");
     web_buf_puts(data, ",\"runs\":[");
     for (int i = 0; i < s->nruns; i++) {
         if (i) web_buf_put(data, ",", 1);
-        run_json(data, s, i, o->columns, series, exact, idx, all);
+        run_json(data, s, i, o->columns, &pk);
     }
     web_buf_puts(data, "],\"groups\":[");
     for (int g = 0; g < s->ngroups; g++) {
         if (g) web_buf_put(data, ",", 1);
-        group_json(data, s, &s->group[g], o->columns, idx);
+        group_json(data, s, &s->group[g], o->columns, pk.idx);
     }
     web_buf_put(data, "]", 1);
     verdicts_json(data, v);
     web_buf_put(data, "}", 1);
-    web_buf_puts(series, "]}");
-    web_buf_puts(exact, "]}");
-    free(idx);
-    free(all);
+    web_pack_finish(pk.drawn, series);
+    web_pack_finish(pk.exact, exact);
+    free(pk.idx);
+    free(pk.all);
 }

@@ -16,17 +16,16 @@
  *                "bands": [BAND or null per metric]}],
  *    "verdicts": null or {"rule", "nnew", "rows": [[SCENARIO, CONFIGURATION, SEEDS, METRIC,
  *                VERDICT, DETAIL, FAILS]]}}
- *   SERIES = {"n": ROWS, "u": [UPDATE], "t": [VTIME_S] (runs with a clock), "v": [VALUE],
- *             "nf": [[INDEX, "nan"|"inf"|"-inf"]], "dec": BOOL}
  *   BAND   = {"n": POINTS, "u": [...], "t": [...], "mean": [...], "lo": [...], "hi": [...],
  *             "k": [SEEDS AT THE POINT], "dec": BOOL}   (lo, hi: mean -+ sd)
  * Series are indexed by the position of their metric in "metrics", so no name from a
- * database is ever an object key.  A series or band longer than 2 x columns points is
- * decimated (web/decimate.h, "dec": true).  The runs' series are in a second document,
- * {"runs": [[RUN INDEX, METRIC INDEX, SERIES], ...]}, which the page reads only when it
- * draws runs (a thousand runs' rows would slow every opening of the page), and the exact
- * rows of the decimated ones in a third of the same form.
- * Every document is safe inside a <script> element (web/escape.h). */
+ * database is ever an object key.  A band longer than 2 x columns points is decimated
+ * (web/decimate.h, "dec": true); its times and values, only ever drawn, have 7 significant
+ * digits.  The runs' series are not in it: a thousand runs' rows would slow every opening
+ * of the page.  They are in two binary documents (web/pack.h), which the page reads only
+ * when it draws runs: the series longer than 2 x columns as drawn (decimated, single
+ * precision), and every series whole and exact.
+ * The data model is safe inside a <script> element (web/escape.h). */
 #ifndef SGDSIM_WEB_MODEL_JSON_H
 #define SGDSIM_WEB_MODEL_JSON_H
 
@@ -42,8 +41,9 @@ typedef struct web_model_opts {
     int columns;           /* WEB_COLUMNS; tests make it small to decimate short series */
 } web_model_opts_t;
 
-/* The data model into data, the runs' series as drawn into series and the exact rows of
- * decimated ones into exact. v: the verdicts of a two-database study, or NULL. */
+/* The data model into data, the decimated runs' series as drawn into series and every
+ * run's series exact into exact (both gzip-compressed, web/pack.h). v: the verdicts of a
+ * two-database study, or NULL. */
 void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_model_opts_t *o,
                     web_buf_t *data, web_buf_t *series, web_buf_t *exact);
 

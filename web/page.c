@@ -50,7 +50,6 @@ static bool leaves_element(const char *s)
 /* "'sha256-BASE64'" of the bytes, the form a policy names an inline element by. */
 static void csp_hash(web_buf_t *csp, const char *s, size_t n)
 {
-    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     char hex[SGD_SHA256_HEX_LEN + 1];
     unsigned char d[32];
     sgd_sha256_hex(s, n, hex);
@@ -60,13 +59,7 @@ static void csp_hash(web_buf_t *csp, const char *s, size_t n)
         d[i] = (unsigned char)v;
     }
     web_buf_puts(csp, " 'sha256-");
-    for (int i = 0; i < 33; i += 3) { /* 32 bytes: ten full groups and one of two bytes */
-        unsigned v = (unsigned)d[i] << 16 | (i + 1 < 32 ? (unsigned)d[i + 1] << 8 : 0) |
-                     (i + 2 < 32 ? d[i + 2] : 0);
-        char out[4] = {b64[v >> 18 & 63], b64[v >> 12 & 63], b64[v >> 6 & 63], b64[v & 63]};
-        if (i + 2 >= 32) out[3] = '=';
-        web_buf_put(csp, out, 4);
-    }
+    web_base64(csp, d, sizeof d);
     web_buf_put(csp, "'", 1);
 }
 
@@ -114,6 +107,14 @@ static void script_block(web_buf_t *h, const char *id, const char *json)
     web_buf_puts(h, "</script>\n");
 }
 
+/* Gzip-compressed bytes as base64: a data block no browser executes or parses. */
+static void binary_block(web_buf_t *h, const char *id, const web_buf_t *gz)
+{
+    web_buf_printf(h, "<script type=\"application/gzip\" id=\"%s\">", id);
+    if (gz) web_base64(h, gz->p, gz->n);
+    web_buf_puts(h, "</script>\n");
+}
+
 int web_page_html(const web_page_opts_t *o, web_buf_t *h, web_buf_t *csp, sgd_err_t *err)
 {
     web_buf_t dy = {0}, dycss = {0}, style = {0};
@@ -137,8 +138,8 @@ int web_page_html(const web_page_opts_t *o, web_buf_t *h, web_buf_t *csp, sgd_er
         web_buf_puts(h, "</style>\n</head>\n");
         body(h, o->title);
         script_block(h, "sgdsim-data", o->data_json);
-        script_block(h, "sgdsim-series", o->series_json);
-        script_block(h, "sgdsim-exact", o->exact_json);
+        binary_block(h, "sgdsim-series", o->series);
+        binary_block(h, "sgdsim-exact", o->exact);
         web_buf_puts(h, "<script>");
         web_buf_put(h, dy.p, dy.n);
         web_buf_puts(h, "</script>\n<script>");

@@ -1,8 +1,10 @@
 /* The results browser's page: one HTML document holding its styles, dygraphs (read from its
- * installed path when the page is made), the page's own script (web/app.js, compiled in) and
- * the study's JSON data model (web/model_json.h), so that it opens offline and makes no
- * network request.  A Content-Security-Policy in the page allows exactly those two scripts
- * (by their SHA-256 hashes) and that one style element, no other source of anything, and
+ * installed path when the page is made), the page's own script (web/pack.js and web/app.js,
+ * compiled in), the study's JSON data model (web/model_json.h) and its runs' series
+ * (web/pack.h, as base64 in <script type="application/gzip"> elements, which no browser
+ * executes), so that it opens offline and makes no network request.  A
+ * Content-Security-Policy in the page allows exactly those two scripts (by their SHA-256
+ * hashes) and that one style element, no other source of anything, and
  * — when served live — requests to the page's own origin only.
  *
  * Why dygraphs: it draws large line series with error bands natively (customBars), hovers,
@@ -21,10 +23,11 @@
 
 typedef struct web_page_opts {
     const char *title;        /* shown in the tab and the header (escaped) */
-    bool live;                /* served: the script asks for data.json and exact.json */
+    bool live;                /* served: the script asks for data.json, series.gz, exact.gz */
     const char *data_json;    /* the data model; NULL when live (the script fetches it) */
-    const char *series_json;  /* the runs' series; NULL when live */
-    const char *exact_json;   /* exact rows of decimated series; NULL when live */
+    const web_buf_t *series;  /* the decimated runs' series as drawn (web/pack.h); NULL when
+                                 live */
+    const web_buf_t *exact;   /* every run's series, exact (web/pack.h); NULL when live */
     const char *dygraphs_dir; /* WEB_DYGRAPHS_DIR, or another folder holding its two files */
 } web_page_opts_t;
 

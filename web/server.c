@@ -118,7 +118,7 @@ static enum MHD_Result route(server_t *s, struct MHD_Connection *c, const char *
     sgd_err_t err = {{0}};
     if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0)
         return respond(c, s, MHD_HTTP_OK, "text/html; charset=utf-8", s->page, s->npage);
-    static const char *const docs[] = {"/data.json", "/series.json", "/exact.json"};
+    static const char *const docs[] = {"/data.json", "/series.gz", "/exact.gz"};
     int doc = -1;
     for (int i = 0; i < 3; i++)
         if (strcmp(url, docs[i]) == 0) doc = i;
@@ -129,7 +129,8 @@ static enum MHD_Result route(server_t *s, struct MHD_Connection *c, const char *
                          "see the server's log\n");
     }
     const web_buf_t *b = doc == 0 ? &s->docs.data : doc == 1 ? &s->docs.series : &s->docs.exact;
-    return respond(c, s, MHD_HTTP_OK, "application/json", b->p, b->n);
+    return respond(c, s, MHD_HTTP_OK, doc == 0 ? "application/json" : "application/gzip", b->p,
+                   b->n);
 }
 
 /* Whether the request announces a body (no route takes one). */

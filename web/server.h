@@ -5,8 +5,9 @@
  *   /data.json   the study's data model (web/model_json.h), read again from the databases
  *                when one of their files changed since the last answer (so new rows appear
  *                as runs commit them), else the last answer again;
- *   /series.json the runs' series (as drawn), which the page asks for when it draws runs;
- *   /exact.json  the exact rows of the series the model decimated.
+ *   /series.gz   the decimated runs' series as drawn, and
+ *   /exact.gz    every run's series exact (web/pack.h, gzip-compressed bytes the page
+ *                inflates itself), which the page asks for when it draws runs.
  * Every other path is 404; a path with a ".." segment, a backslash or a NUL is 400 (path
  * traversal), a URL over WEB_MAX_URL bytes 414, request headers over WEB_MAX_HEADERS bytes
  * are refused by the library (431), and a request with a body 413.  The databases are opened

@@ -16,6 +16,9 @@ expect_exit 2 "missing DB" -- "$SGDSIM" serve
 # start_server ARGS...: starts serve in the background, waits (polling, 60 s at most) for
 # its address line, sets URL and SERVER.
 start_server() {
+  # emptied here, before the background server's own redirection does it: the loop below
+  # must not read the previous server's address line
+  : > serve.out; : > serve.err
   "$SGDSIM" serve "$@" > serve.out 2> serve.err &
   SERVER=$!
   URL=""
@@ -71,8 +74,10 @@ want('nosniff', h.get('X-Content-Type-Options'), 'nosniff')
 s, h, d = req('GET', '/data.json')
 want('GET /data.json', s, 200)
 want('runs in data.json', len(json.loads(d)['runs']), 1)
-want('GET /exact.json', req('GET', '/exact.json')[0], 200)
-for path in ('/nope', '/index.htm', '/data.json/x', '/etc/passwd', '/a.db'):
+for doc in ('/series.gz', '/exact.gz'):  # the runs' series: gzip-compressed packs
+    s, h, d = req('GET', doc)
+    want('GET ' + doc, (s, h.get('Content-Type'), d[:2]), (200, 'application/gzip', b'\x1f\x8b'))
+for path in ('/nope', '/index.htm', '/data.json/x', '/exact.json', '/etc/passwd', '/a.db'):
     want('GET ' + path, req('GET', path)[0], 404)
 for line in ('GET /../a.db HTTP/1.1', 'GET /x/../../a.db HTTP/1.1', 'GET /..%2fa.db HTTP/1.1',
              'GET /%2e%2e/a.db HTTP/1.1', 'GET /x\\..\\a.db HTTP/1.1'):

@@ -1,6 +1,6 @@
 /* web/escape.h: each context's escaping of hostile text — "</script>", quotes, "<img
- * onerror>", U+2028/U+2029, control characters, bytes that are not UTF-8 — and exact
- * numbers. */
+ * onerror>", U+2028/U+2029, control characters, bytes that are not UTF-8 — base64, exact
+ * numbers and drawn ones (7 significant digits). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,22 @@ static void check_json(const char *in, const char *want)
     web_buf_t b = {0};
     web_json_string(&b, in);
     CHECK(strcmp(b.p, want) == 0);
+    web_buf_free(&b);
+}
+
+static void check_drawn(double d, const char *want)
+{
+    web_buf_t b = {0};
+    web_json_number_digits(&b, d, 7);
+    CHECK(strcmp(b.p, want) == 0);
+    web_buf_free(&b);
+}
+
+static void check_base64(const char *in, const char *want)
+{
+    web_buf_t b = {0};
+    web_base64(&b, in, strlen(in));
+    CHECK(strcmp(b.p ? b.p : "", want) == 0);
     web_buf_free(&b);
 }
 
@@ -51,10 +67,24 @@ int main(void)
                                             "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
     check_json(NULL, "null");
 
+    /* RFC 4648's test vectors: every length modulo 3 */
+    const char *b64[][2] = {{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"},
+                            {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+                            {"</script>\xff", "PC9zY3JpcHQ+/w=="}};
+    for (size_t i = 0; i < sizeof b64 / sizeof *b64; i++) check_base64(b64[i][0], b64[i][1]);
+
     check_number(0.1, "0.1");
     check_number(0.30000000000000004, "0.30000000000000004");
     check_number(42, "42");
     check_number(NAN, "null");
     check_number(-INFINITY, "null");
+
+    /* drawn values: 7 significant digits, still JSON numbers */
+    check_drawn(0.30000000000000004, "0.3");
+    check_drawn(2.8211068971913766, "2.821107");
+    check_drawn(-1.234567891e-5, "-1.234568e-05");
+    check_drawn(123456789, "1.234568e+08");
+    check_drawn(NAN, "null");
+    check_drawn(INFINITY, "null");
     return check_exit();
 }

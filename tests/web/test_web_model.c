@@ -1,13 +1,17 @@
 /* web/study.h, web/model_json.h: a database of three seeds of one configuration and one run
  * of another, written here through the results writer, reads back as two groups whose band
  * is the seeds' mean and sample sd at each update; a hostile metric name and tag come out
- * escaped for a <script>; a long series is decimated with its exact rows in the second
- * document; two databases get compare's verdicts. */
+ * escaped for a <script>; the runs' series come out as gzip-compressed packs (read back
+ * here as the page reads them): a long one decimated, in single precision, in the first, and
+ * every one whole and exact (non-finite rows too) in the second; two databases get
+ * compare's verdicts. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "results/rdb.h"
 #include "tests/check.h"
@@ -32,6 +36,8 @@ static void write_run(rdb_t *db, const char *config, int64_t seed, int n, double
         CHECK(rdb_metric(db, id, u, (int64_t)u * 1000000, "loss", base + (double)seed + u, &err) == 0);
         CHECK(rdb_metric(db, id, u, (int64_t)u * 1000000, HOSTILE, 1.0, &err) == 0);
     }
+    const double div[] = {1, NAN, INFINITY, -INFINITY}; /* rows of every kind */
+    for (int u = 0; u < 4; u++) CHECK(rdb_metric(db, id, u, 0, "div", div[u], &err) == 0);
     rdb_run_end_t end = {.status = "complete", .vtime_ns = (int64_t)n * 1000000, .updates = n};
     CHECK(rdb_run_end(db, id, &end, &err) == 0);
 }
@@ -68,20 +74,144 @@ static void check_groups(const web_study_t *s)
     CHECK_NEAR(b->final.mean, 2.0 + 49, 1e-12);
 }
 
+/* ---- the packs (web/pack.h), read back as the page reads them ------------------------ */
+
+/* The gzip-compressed bytes gz inflated into out; -1 when they are not gzip. */
+static int gunzip(const web_buf_t *gz, web_buf_t *out)
+{
+    z_stream z = {0};
+    unsigned char buf[1 << 14];
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return -1;
+    z.next_in = (unsigned char *)gz->p;
+    z.avail_in = (uInt)gz->n;
+    int rc;
+    do {
+        z.next_out = buf;
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        web_buf_put(out, buf, sizeof buf - z.avail_out);
+    } while (rc == Z_OK);
+    inflateEnd(&z);
+    return rc == Z_STREAM_END ? 0 : -1;
+}
+
+/* Element i of count elements of w bytes stored as byte planes at p, as a double. */
+static double element(const unsigned char *p, size_t count, size_t i, int w)
+{
+    uint64_t bits = 0;
+    for (int b = 0; b < w; b++) bits |= (uint64_t)p[(size_t)b * count + i] << (8 * b);
+    if (w == 8) {
+        double d;
+        memcpy(&d, &bits, 8);
+        return d;
+    }
+    uint32_t b32 = (uint32_t)bits;
+    float f;
+    memcpy(&f, &b32, 4);
+    return f;
+}
+
+/* A series of a pack: its head and where its points start in each section. */
+typedef struct packed {
+    double head[5];
+    size_t u, t, v;
+} packed_t;
+
+/* Series (run, metric) of the pack p (inflated) into *out, with the sections' offsets and
+ * sizes; -1 when it holds none. */
+static int find_series(const web_buf_t *p, int run, int metric, packed_t *out, size_t at[5],
+                       size_t count[5])
+{
+    const unsigned char *b = (const unsigned char *)p->p;
+    CHECK(p->n >= 16 && memcmp(b, "sgdpack1", 8) == 0);
+    size_t ns = (size_t)element(b + 8, 1, 0, 8), found = SIZE_MAX;
+    memset(count, 0, 5 * sizeof *count);
+    count[0] = 5 * ns;
+    packed_t cur = {0};
+    for (size_t k = 0; k < ns; k++) {
+        double h[5];
+        for (int f = 0; f < 5; f++) h[f] = element(b + 16, 5 * ns, 5 * k + (size_t)f, 8);
+        if ((int)h[0] == run && (int)h[1] == metric) {
+            memcpy(cur.head, h, sizeof h);
+            cur.u = count[1], cur.t = count[2], cur.v = ((int)h[4] & 2) ? count[4] : count[3];
+            found = k;
+        }
+        count[1] += (size_t)h[3];
+        if ((int)h[4] & 1) count[2] += (size_t)h[3];
+        count[((int)h[4] & 2) ? 4 : 3] += (size_t)h[3];
+    }
+    at[0] = 16;
+    for (int s = 1; s < 5; s++) at[s] = at[s - 1] + count[s - 1] * 8;
+    CHECK(at[4] + count[4] * 4 == p->n); /* the sections fill the document exactly */
+    *out = cur;
+    return found == SIZE_MAX ? -1 : 0;
+}
+
+/* Run 0 (seed 1) has "loss" = 1 + u at u = 0..49, time u ms: exact in exact, every row;
+ * decimated in series, single precision, each kept point on the line. */
+static void check_packs(const web_buf_t *series, const web_buf_t *exact, int loss)
+{
+    for (int d = 0; d < 2; d++) {
+        const web_buf_t *gz = d ? exact : series;
+        web_buf_t p = {0};
+        CHECK(gz->n > 2 && (unsigned char)gz->p[0] == 0x1f && (unsigned char)gz->p[1] == 0x8b);
+        CHECK(gunzip(gz, &p) == 0);
+        packed_t s;
+        size_t at[5], count[5];
+        CHECK(find_series(&p, 0, loss, &s, at, count) == 0);
+        const unsigned char *b = (const unsigned char *)p.p;
+        CHECK(s.head[2] == 50 && (d ? s.head[3] == 50 : s.head[3] < 50));
+        CHECK((int)s.head[4] == (d ? 1 : 3)); /* clock; series: single precision */
+        double u = 0, t = 0;
+        for (size_t i = 0; i < (size_t)s.head[3]; i++) {
+            u += element(b + at[1], count[1], s.u + i, 8);
+            t += element(b + at[2], count[2], s.t + i, 8);
+            double v = d ? element(b + at[3], count[3], s.v + i, 8)
+                         : element(b + at[4], count[4], s.v + i, 4);
+            CHECK(d == 0 || u == (double)i);
+            CHECK(t == u * 1e6);
+            CHECK(v == 1 + u); /* exact, and small integers are exact in a float too */
+        }
+        web_buf_free(&p);
+    }
+}
+
+/* Run 0's "div" rows (1, NaN, +Inf, -Inf) come out of the exact pack as those doubles. */
+static void check_nonfinite(const web_buf_t *exact, int div)
+{
+    web_buf_t p = {0};
+    CHECK(gunzip(exact, &p) == 0);
+    packed_t s;
+    size_t at[5], count[5];
+    CHECK(find_series(&p, 0, div, &s, at, count) == 0);
+    CHECK(s.head[3] == 4);
+    const unsigned char *b = (const unsigned char *)p.p;
+    double v[4];
+    for (size_t i = 0; i < 4; i++) v[i] = element(b + at[3], count[3], s.v + i, 8);
+    CHECK(v[0] == 1 && isnan(v[1]) && v[2] == INFINITY && v[3] == -INFINITY);
+    web_buf_free(&p);
+}
+
+static int metric_index(const web_study_t *s, const char *name)
+{
+    for (int m = 0; m < s->nmetrics; m++)
+        if (strcmp(s->metric[m], name) == 0) return m;
+    return -1;
+}
+
 static void check_json(const web_study_t *s)
 {
     web_buf_t data = {0}, series = {0}, exact = {0};
     web_model_opts_t o = {.generator = "test", .columns = 10};
     web_model_json(s, NULL, &o, &data, &series, &exact);
-    const char *block[] = {data.p, series.p, exact.p};
-    for (int k = 0; k < 3; k++) {
-        CHECK(strchr(block[k], '<') == NULL && strchr(block[k], '>') == NULL);
-        CHECK(strstr(block[k], "\xe2\x80\xa8") == NULL);
-    }
+    CHECK(strchr(data.p, '<') == NULL && strchr(data.p, '>') == NULL);
+    CHECK(strstr(data.p, "\xe2\x80\xa8") == NULL);
     CHECK(strstr(data.p, "\\u003c/script\\u003e\\u003cimg onerror=x\\u003e\\u2028") != NULL);
-    CHECK(strstr(data.p, "\"dec\":true") != NULL);   /* a band of 50 points in 10 columns */
-    CHECK(strstr(series.p, "\"dec\":true") != NULL); /* a run's 50 rows */
-    CHECK(strstr(exact.p, "\"n\":50,\"dec\":false,\"u\":[0,1,2,3") != NULL);
+    CHECK(strstr(data.p, "\"dec\":true") != NULL); /* a band of 50 points in 10 columns */
+    int loss = metric_index(s, "loss"), div = metric_index(s, "div");
+    CHECK(loss >= 0 && div >= 0);
+    check_packs(&series, &exact, loss);
+    check_nonfinite(&exact, div);
     web_buf_free(&data), web_buf_free(&series), web_buf_free(&exact);
 }
 

@@ -1,7 +1,8 @@
 /* web/page.h: the policy names exactly the page's two inline scripts and its style by their
  * SHA-256 (recomputed here from the page itself), allows no other source, connects only to
- * its own origin when live; the title is escaped; a missing charting library is an error
- * naming the file and its Debian package. */
+ * its own origin when live; the title is escaped; binary documents arrive as base64 in
+ * blocks no browser executes; a missing charting library is an error naming the file and
+ * its Debian package. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +45,11 @@ static bool policy_has_hash_of(const char *csp, const char *text)
 
 int main(void)
 {
-    web_buf_t html = {0}, csp = {0};
+    web_buf_t html = {0}, csp = {0}, bytes = {0};
     sgd_err_t err = {{0}};
+    web_buf_put(&bytes, "</script><img onerror=x>\0\xff", 26); /* binary: NUL, not UTF-8 */
     web_page_opts_t o = {.title = "t</title><script>x()</script>", .data_json = "{}",
-                         .exact_json = "{}", .dygraphs_dir = WEB_DYGRAPHS_DIR};
+                         .exact = &bytes, .dygraphs_dir = WEB_DYGRAPHS_DIR};
     CHECK(web_page_html(&o, &html, &csp, &err) == 0);
     CHECK(strstr(csp.p, "default-src 'none'") != NULL);
     CHECK(strstr(csp.p, "connect-src 'none'") != NULL);
@@ -62,10 +64,15 @@ int main(void)
     CHECK(style && policy_has_hash_of(csp.p, style));
     CHECK(app && !strstr(app, "eval(") && !strstr(app, "innerHTML") && !strstr(app, "Function("));
     CHECK(!strstr(html.p, "sourceMappingURL"));
+    /* binary documents as base64 in blocks no browser executes (Python's encoder agrees) */
+    CHECK(strstr(html.p, "<script type=\"application/gzip\" id=\"sgdsim-exact\">"
+                         "PC9zY3JpcHQ+PGltZyBvbmVycm9yPXg+AP8=</script>") != NULL);
+    CHECK(strstr(html.p, "<script type=\"application/gzip\" id=\"sgdsim-series\"></script>"));
+    CHECK(!strstr(html.p, "<img"));
     free(dy), free(app), free(style);
     web_buf_free(&html), web_buf_free(&csp);
 
-    o.live = true, o.data_json = o.exact_json = NULL;
+    o.live = true, o.data_json = NULL, o.exact = NULL;
     CHECK(web_page_html(&o, &html, &csp, &err) == 0);
     CHECK(strstr(csp.p, "connect-src 'self'") != NULL);
     web_buf_free(&html), web_buf_free(&csp);
@@ -74,6 +81,6 @@ int main(void)
     CHECK(web_page_html(&o, &html, &csp, &err) == -1);
     CHECK(strstr(err.msg, "/nonexistent-dygraphs/dygraph.min.js") != NULL);
     CHECK(strstr(err.msg, "libjs-dygraphs") != NULL);
-    web_buf_free(&html), web_buf_free(&csp);
+    web_buf_free(&html), web_buf_free(&csp), web_buf_free(&bytes);
     return check_exit();
 }
