@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,18 +105,25 @@ static void read_header(sgd_ckr_t *r, sgd_ckpt_meta_t *m)
     m->updates = sgd_ckr_i64(r);
 }
 
+/* The magic and format at the start of r's bytes; 0, or -1 with the reason. */
+static int read_preamble(const void *bytes, size_t len, sgd_ckr_t *r, sgd_err_t *err)
+{
+    if (len < 8 || memcmp(bytes, SGD_CKPT_MAGIC, 8) != 0)
+        return sgd_errf(err, "not an sgdsim checkpoint (no magic number)");
+    sgd_ckr_init(r, (const uint8_t *)bytes + 8, len - 8);
+    uint64_t format = sgd_ckr_u64(r);
+    if (!r->failed && format != SGD_CKPT_FORMAT)
+        return sgd_errf(err, "checkpoint format %llu, this sgdsim reads format %d",
+                        (unsigned long long)format, SGD_CKPT_FORMAT);
+    return 0;
+}
+
 int sgd_ckpt_parse(const void *bytes, size_t len, sgd_ckpt_meta_t *m, const uint8_t **payload,
                    size_t *n, sgd_err_t *err)
 {
     memset(m, 0, sizeof *m);
-    if (len < 8 || memcmp(bytes, SGD_CKPT_MAGIC, 8) != 0)
-        return sgd_errf(err, "not an sgdsim checkpoint (no magic number)");
     sgd_ckr_t r;
-    sgd_ckr_init(&r, (const uint8_t *)bytes + 8, len - 8);
-    uint64_t format = sgd_ckr_u64(&r);
-    if (!r.failed && format != SGD_CKPT_FORMAT)
-        return sgd_errf(err, "checkpoint format %llu, this sgdsim reads format %d",
-                        (unsigned long long)format, SGD_CKPT_FORMAT);
+    if (read_preamble(bytes, len, &r, err)) return -1;
     read_header(&r, m);
     *n = (size_t)sgd_ckr_u64(&r);
     if (r.failed || *n > r.len - r.pos || r.len - r.pos - *n < DIGEST_BYTES)
@@ -169,6 +177,31 @@ int sgd_ckpt_read(const char *path, sgd_ckpt_meta_t *m, uint8_t **file,
     free(*file);
     *file = NULL;
     return sgd_err_prefix(err, path);
+}
+
+int sgd_ckpt_read_header(const char *path, sgd_ckpt_meta_t *m, sgd_err_t *err)
+{
+    /* Room for the longest header the fields allow (sgd_ckpt_meta_t), and more. */
+    uint8_t buf[4096];
+    memset(m, 0, sizeof *m);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    size_t got = 0;
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    while (regular && got < sizeof buf) {
+        ssize_t k = read(fd, buf + got, sizeof buf - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    close(fd);
+    if (!regular) return sgd_errf(err, "%s: not a regular file", path);
+    sgd_ckr_t r;
+    if (read_preamble(buf, got, &r, err)) return sgd_err_prefix(err, path);
+    read_header(&r, m);
+    if (r.failed) return sgd_errf(err, "%s: truncated (the file ends within its header)", path);
+    return 0;
 }
 
 int sgd_ckpt_meta_diff(const sgd_ckpt_meta_t *saved, const sgd_ckpt_meta_t *now, char *buf,
