@@ -234,7 +234,7 @@ static void launch_points(pool_t *p)
         int nlive = 0;
         rdb_live_run_t live;
         if (rdb_key_finished(p->db, pt->run_key, &done, &err) ||
-            (!done && rdb_delete_unfinished(p->db, pt->run_key, &ndel, &nlive, &live, &err))) {
+            (!done && rdb_delete_unfinished(p->db, pt->run_key, NULL, &ndel, &nlive, &live, &err))) {
             fprintf(stderr, "sgdsim: %s\n", err.msg);
             p->rc = SGD_EXIT_BAD_INPUT;
             p->stop_launching = true;
