@@ -177,7 +177,8 @@ typedef struct pool {
     int nrunning, next, finished, skipped, nfailed, ndiverged, ninvalid, ncheckpointed;
     int *busy, nbusy; /* points not started: a live run of another process holds them */
     int rc;
-    bool stop_launching, forwarded;
+    bool stop_launching;
+    int forwarded; /* the signal passed on to the running points, 0 before */
     double t_start;
     cli_sweep_live_t *live; /* the status line on a terminal, or NULL */
 } pool_t;
@@ -348,14 +349,14 @@ static void launch_points(pool_t *p)
 
 /* The exit code of a finished point, checked against the database: a run that ended well
  * must carry the planned key, or the next sweep would not recognise the point as done.  A
- * point that the SIGTERM the sweep passed on killed before its run could take it (between
+ * point that the signal the sweep passed on killed before its run could take it (between
  * fork and the run's handler) has lost nothing a checkpoint holds: with checkpoints it
  * counts as checkpointed, as the run would have. */
 static int point_outcome(pool_t *p, const cli_sweep_point_t *pt, int status)
 {
     sgd_err_t err = {{0}};
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && p->forwarded &&
+    if (WIFSIGNALED(status) && p->forwarded && WTERMSIG(status) == p->forwarded &&
         cli_sweep_ckpt_on(p->x->ckpt))
         return SWEEP_EXIT_CHECKPOINTED;
     if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) return code;
@@ -439,10 +440,13 @@ static bool reap_one(pool_t *p)
     if (stop_signal && !p->forwarded) {
         /* A polite stop: each point ends after its current update and is stored as failed,
          * which the next sweep redoes -- or, with a checkpoint file, writes its checkpoint
-         * first, from which the next sweep resumes it. */
+         * first, from which the next sweep resumes it.  `run` takes SIGTERM and SIGUSR1
+         * alike, and a second signal of one kind kills it at once; the points may have had
+         * the sweep's signal too (Ctrl-C, kill of the process group, a scheduler signalling
+         * every process of the job), so they are sent the other kind. */
+        p->forwarded = stop_signal == SIGTERM ? SIGUSR1 : SIGTERM;
         for (int s = 0; s < p->x->jobs; s++)
-            if (p->slots[s].pid) kill(p->slots[s].pid, SIGTERM);
-        p->forwarded = true;
+            if (p->slots[s].pid) kill(p->slots[s].pid, p->forwarded);
     }
     int status;
     pid_t pid = waitpid(-1, &status, WNOHANG);

@@ -61,8 +61,9 @@ int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const i
  * when a point reported bad input (no new points are started then; with x->skip_invalid the
  * sweep goes on and such a point is counted as invalid, not in the exit code) or the
  * database could not be used.  SIGINT, SIGTERM and SIGUSR1 are passed on to the running
- * points as SIGTERM: a point with a checkpoint file writes it and stops, one without ends
- * failed.  The last line on stderr counts done (complete, diverged), failed, checkpointed
+ * points (SIGTERM as SIGUSR1, the others as SIGTERM, so that a point that had the signal
+ * too does not take a second one of the same kind as "kill at once"): a point with a
+ * checkpoint file writes it and stops, one without ends failed.  The last line on stderr counts done (complete, diverged), failed, checkpointed
  * and invalid points apart. */
 int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
                       int n, int ntotal, int nalready);

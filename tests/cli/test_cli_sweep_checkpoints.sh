@@ -4,9 +4,11 @@
 # leaves no checkpoint file.  Stopped with SIGTERM (exit 75, each running point
 # checkpointed), and killed with SIGKILL, then stopped with SIGUSR1 (75) and SIGINT (1),
 # resuming from the last checkpoints each time.  Points of CSGD and of FASGD (timed driver).
-# A checkpoint of another database, a foreign file in its place and a corrupted checkpoint
-# exit 2 naming the file and keep it and the run; bad options and an unusable directory exit
-# 2 naming them before anything is written.
+# SIGTERM to the whole process group (a scheduler's time limit, scancel): each point, which
+# has the signal too, still writes its checkpoint rather than taking the sweep's as a second
+# signal that kills at once.  A checkpoint of another database, a foreign file in its place
+# and a corrupted checkpoint exit 2 naming the file and keep it and the run; bad options and
+# an unusable directory exit 2 naming them before anything is written.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -110,6 +112,41 @@ stop_mid_point INT "$DB" "$DIR" # SIGINT keeps its meaning: an interrupted sweep
 "$SGDSIM" sweep "$S" "${AXES[@]}" -j2 --db "$DB" --quiet --checkpoint-dir "$DIR" "${CK[@]}" || fail "resume after SIGKILL failed"
 same_as_ref "$DB" "SIGKILL, SIGUSR1, SIGINT, resumed"
 no_files_left "$DIR" "SIGKILL, resumed"
+
+# SIGTERM to the process group: the point takes it first (the sweep, stopped, holds its own),
+# then, stopped, is sent the sweep's; let go, it must write its checkpoint, not die of a
+# second signal.  Updates slow enough (an MLP of two 1024-wide layers) that the point is
+# caught between taking the signal and its next update.
+mask_has() { # PID FIELD BITMASK: whether /proc/PID/status's FIELD (a hex mask) has a bit of BITMASK
+  local line
+  while read -r line; do
+    case "$line" in "$2:"*) (( 0x${line##*[[:space:]]} & $3 )); return ;; esac
+  done < "/proc/$1/status"
+  return 1
+}
+if command -v setsid >/dev/null; then
+  G=(--set data.dim=100 --set 'model.hidden=[1024,1024]' --set stop.updates=60 --set eval.every=20)
+  DB="$TMP/g.db"; DIR="$TMP/g-ckpt"
+  setsid "$SGDSIM" sweep "$S" "${G[@]}" --db "$DB" --quiet --checkpoint-dir "$DIR" --checkpoint-every-updates 10 2>"$TMP/err" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null && [ -z "$(find "$DIR" -type f -name '*.ckpt' 2>/dev/null)" ]; do sleep 0.01; done
+  kid=$(children "$pid")
+  kill -STOP "$pid"
+  kill -TERM -- "-$pid"
+  while kill -0 "$kid" 2>/dev/null && mask_has "$kid" SigCgt 0x4000; do :; done # SIGTERM taken
+  kill -STOP "$kid" 2>/dev/null
+  kill -CONT "$pid"
+  while kill -0 "$kid" 2>/dev/null && ! mask_has "$kid" ShdPnd 0x4200; do sleep 0.01; done # the sweep's
+  kill -CONT "$kid" 2>/dev/null
+  wait "$pid" 2>/dev/null; rc=$?
+  [ "$rc" = 75 ] || fail "SIGTERM to the group: exit $rc, wanted 75: $(cat "$TMP/err")"
+  [ "$(sqlite3 "$DB" "SELECT status FROM runs")" = failed ] || fail "SIGTERM to the group: the point did not stop with its checkpoint: $(sqlite3 "$DB" "SELECT status, status_detail FROM runs")"
+  "$SGDSIM" sweep "$S" "${G[@]}" --db "$TMP/g-ref.db" --quiet || fail "SIGTERM to the group: reference failed"
+  "$SGDSIM" sweep "$S" "${G[@]}" --db "$DB" --quiet --checkpoint-dir "$DIR" || fail "SIGTERM to the group: resume failed"
+  [ "$(sqlite3 "$DB" "SELECT digest, resumes FROM runs")" = "$(sqlite3 "$TMP/g-ref.db" "SELECT digest FROM runs")|1" ] || fail "SIGTERM to the group: not the uninterrupted digest after one resume"
+else
+  echo "no setsid: SIGTERM to a process group is not tried"
+fi
 
 # A foreign file where a point's checkpoint goes: exit 2 naming it, the file kept.
 mkdir "$TMP/f-ckpt"
