@@ -1,11 +1,12 @@
 /* `sgdsim sweep SCENARIO [--set key=v1,v2,...]... [-j N] [--db PATH] [--shard I/N]`: runs the
  * cartesian product of the scenario's "sweep" block and the command line's lists (zip groups
  * advancing together), one run per point, in a pool of N processes writing into one
- * database; resumable (finished points are skipped, unfinished ones redone); --shard splits
- * a sweep over independent jobs (Slurm arrays, GNU parallel), mpirun over MPI ranks.
+ * database; resumable (finished points are skipped, unfinished ones redone, or continued
+ * from their checkpoints with --checkpoint-dir); --shard splits a sweep over independent
+ * jobs (Slurm arrays, GNU parallel), mpirun over MPI ranks.
  * Planning is in sweep_plan.c (zip groups in sweep_zip.c), running the points in
- * sweep_exec.c, spreading them over MPI ranks in sweep_mpi.c; this file reads as
- * parse -> plan -> list or execute -> summarise. */
+ * sweep_exec.c, their checkpoints in sweep_ckpt.c, spreading them over MPI ranks in
+ * sweep_mpi.c; this file reads as parse -> plan -> list or execute -> summarise. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,9 @@ static void usage(FILE *f)
         "usage: sgdsim sweep SCENARIO [--set key.path=v1,v2,...]... [-j N] [--db PATH]\n"
         "                    [--shard I/N] [--seed N] [--blas-core NAME] [--threads N]\n"
         "                    [--zip KEY1,KEY2,...]... [--skip-invalid] [--tag KEY=VALUE ...]\n"
-        "                    [--quiet] [--list]\n\n"
+        "                    [--quiet] [--list]\n"
+        "                    [--checkpoint-dir DIR [--checkpoint-every DURATION]\n"
+        "                     [--checkpoint-every-updates N]]\n\n"
         "Runs every point of the cartesian product of SCENARIO's \"sweep\" block and the\n"
         "--set lists, one run per point, into one results database.  Points that already\n"
         "have a complete (or diverged) run in the database are skipped; unfinished ones are\n"
@@ -60,11 +63,24 @@ static void usage(FILE *f)
         "  --list               print the points (index, run key, overrides) of this shard\n"
         "                       and exit without running anything; with --db of an\n"
         "                       existing database, a fourth column says done or pending\n"
+        "  --checkpoint-dir DIR each point writes its whole state, as sgdsim run does, to\n"
+        "                       DIR/RUN_KEY.ckpt (DIR is created if missing), on SIGTERM\n"
+        "                       or SIGUSR1 and as often as asked below; a point with a\n"
+        "                       checkpoint there is resumed from it (the same bits as a\n"
+        "                       point never interrupted), a finished point deletes its\n"
+        "                       file.  One DIR per database; not under mpirun\n"
+        "  --checkpoint-every DURATION  ... every DURATION of wall time (90s, 10m, 2h)\n"
+        "  --checkpoint-every-updates N  ... after every N-th update of a point\n"
         "Under mpirun (built with MPI) the points are dealt out over the ranks and rank 0\n"
         "merges the ranks' files into --db.\n\n"
+        "SIGINT, SIGTERM and SIGUSR1 stop the sweep: running points end after their\n"
+        "current update (with --checkpoint-dir they write their checkpoints first).\n\n"
         "exit codes: 0 every point complete or diverged (with --skip-invalid: every valid\n"
-        "point), 1 a point failed or the sweep was interrupted, 2 bad input (scenario, a\n"
-        "point, --set or --zip list, --shard, database; with --skip-invalid: no valid point)\n");
+        "point), 1 a point failed or the sweep was interrupted (SIGINT; SIGTERM/SIGUSR1\n"
+        "without --checkpoint-dir), 2 bad input (scenario, a point, --set or --zip list,\n"
+        "--shard, database, --checkpoint-dir or a checkpoint in it; with --skip-invalid: no\n"
+        "valid point), 75 stopped with checkpoints (SIGTERM/SIGUSR1 with --checkpoint-dir):\n"
+        "run the same command again to go on\n");
 }
 
 /* sweep's own options; the shared ones are cli_opts_t's. */
@@ -74,10 +90,17 @@ typedef struct sweep_args {
     bool list;            /* --list */
     bool skip_invalid;    /* --skip-invalid */
     cli_list_t zips;      /* --zip KEY1,KEY2,... (owned; cli_list_free) */
+    cli_sweep_ckpt_t ckpt; /* --checkpoint-dir, --checkpoint-every[-updates] */
 } sweep_args_t;
 
 #define SWEEP_STR_(x) #x
 #define SWEEP_STR(x) SWEEP_STR_(x)
+
+/* --checkpoint-every DURATION */
+static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *msg, size_t size)
+{
+    return cli_sweep_ckpt_parse_every(&((sweep_args_t *)target)->ckpt, opt, v, msg, size);
+}
 
 /* --shard I/N */
 static bool opt_shard(void *target, const char *opt, const char *v, char *msg, size_t size)
@@ -98,6 +121,12 @@ static const cli_opt_t sweep_opts[] = {
     {.name = "--list", .kind = CLI_ARG_FLAG, .off = offsetof(sweep_args_t, list)},
     {.name = "--zip", .kind = CLI_ARG_LIST, .off = offsetof(sweep_args_t, zips)},
     {.name = "--skip-invalid", .kind = CLI_ARG_FLAG, .off = offsetof(sweep_args_t, skip_invalid)},
+    {.name = "--checkpoint-dir", .kind = CLI_ARG_STRING, .off = offsetof(sweep_args_t, ckpt.dir),
+     .metavar = "DIR"},
+    {.name = "--checkpoint-every", .kind = CLI_ARG_CUSTOM, .parse = opt_ckpt_every},
+    {.name = "--checkpoint-every-updates", .kind = CLI_ARG_U64,
+     .off = offsetof(sweep_args_t, ckpt.every_updates), .lo = 1, .hi = INT64_MAX,
+     .expect = "expected a number of updates >= 1"},
     {.name = NULL},
 };
 
@@ -111,6 +140,7 @@ static int parse_sweep_args(int argc, char **argv, cli_opts_t *o, sweep_args_t *
                             CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_NUMERICS |
                                 CLI_OPT_TAG, &extra, o);
     if (rc == 0 && o->help) usage(stdout);
+    if (rc == 0 && !o->help) rc = cli_sweep_ckpt_check_args(&a->ckpt, cli_sweep_under_mpi());
     return rc;
 }
 
@@ -207,6 +237,17 @@ static int list_points(const cli_opts_t *o, const cli_sweep_plan_t *plan, const 
     return rc;
 }
 
+/* Points finished in the database (mine[] less todo[], both in plan order) keep no
+ * checkpoint: one is left when a sweep was killed after its point ended. */
+static void remove_done_checkpoints(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan,
+                                    const int *mine, int nmine, const int *todo, int ntodo)
+{
+    for (int i = 0, t = 0; i < nmine && cli_sweep_ckpt_on(x->ckpt); i++) {
+        if (t < ntodo && todo[t] == mine[i]) t++;
+        else cli_sweep_ckpt_remove(x->ckpt, plan->points[mine[i]].run_key);
+    }
+}
+
 /* Runs this process's points: under mpirun over the ranks, else in the local pool. */
 static int execute_points(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan,
                           const int *mine, int nmine)
@@ -227,6 +268,7 @@ static int execute_points(const cli_sweep_exec_t *x, const cli_sweep_plan_t *pla
     if (cli_sweep_pending(x->db, plan, mine, nmine, todo, &ntodo, &err)) {
         rc = cli_bad_input("%s", err.msg);
     } else {
+        remove_done_checkpoints(x, plan, mine, nmine, todo, ntodo);
         if (!x->quiet)
             fprintf(stderr, "sweep: %d already done in %s, %d to run with -j %d\n",
                     nmine - ntodo, x->db, ntodo, x->jobs);
@@ -245,6 +287,11 @@ int cli_sweep_main(int argc, char **argv)
     if (rc != 0 || opts.help || (rc = check_db(&opts)) != 0 ||
         (rc = plan_sweep(&opts, &sa, &plan)) != 0)
         goto out;
+    /* The checkpoint directory after the plan, so that a bad scenario creates nothing. */
+    if (!sa.list && (rc = cli_sweep_ckpt_ready(&sa.ckpt)) != 0) {
+        cli_sweep_plan_free(&plan);
+        goto out;
+    }
     int *mine = sgd_xcalloc((size_t)plan.npoints + 1, sizeof *mine), nmine = 0;
     for (int p = 0; p < plan.npoints; p++)
         if (p % sa.shard_n == sa.shard_i) mine[nmine++] = p;
@@ -260,7 +307,8 @@ int cli_sweep_main(int argc, char **argv)
                           .tags = opts.tags.v,
                           .ntags = opts.tags.n,
                           .skip_invalid = sa.skip_invalid,
-                          .ninvalid = plan.ninvalid};
+                          .ninvalid = plan.ninvalid,
+                          .ckpt = &sa.ckpt};
     rc = sa.list ? list_points(&opts, &plan, mine, nmine) : execute_points(&x, &plan, mine, nmine);
     free(mine);
     cli_sweep_plan_free(&plan);

@@ -9,15 +9,22 @@
  * with --threads K (K = the CPUs this process may use / -j, at least 1) when the point's
  * configuration leaves numerics.threads to "auto".
  * Children die with the sweep (PR_SET_PDEATHSIG): a sweep killed with SIGKILL leaves no
- * orphan still writing into the database. */
+ * orphan still writing into the database.  With checkpoints (sweep_ckpt.h) each child also
+ * writes its point's checkpoint, and a point that has one is continued from it. */
 #ifndef SGDSIM_CLI_SWEEP_EXEC_H
 #define SGDSIM_CLI_SWEEP_EXEC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli/sweep_ckpt.h"
 #include "cli/sweep_plan.h"
 #include "common/error.h"
+
+/* Exit code of a sweep that stopped with its running points checkpointed (SIGTERM or
+ * SIGUSR1 with --checkpoint-dir), or that has a point a checkpoint stopped: run it again to
+ * go on.  The code `run` uses for the same (EX_TEMPFAIL, cmd_run_ckpt.h). */
+#define SWEEP_EXIT_CHECKPOINTED 75
 
 typedef struct cli_sweep_exec {
     const char *scenario; /* scenario file, as given */
@@ -33,6 +40,7 @@ typedef struct cli_sweep_exec {
     bool skip_invalid;     /* --skip-invalid: a point that reports bad input does not stop
                               the sweep, and the exit code leaves it out */
     int ninvalid;          /* points the plan left out as invalid, for the summary line */
+    const cli_sweep_ckpt_t *ckpt; /* --checkpoint-dir and its intervals, or NULL */
 } cli_sweep_exec_t;
 
 /* Selects, from plan points idx[0..n), those without a finished run (status complete or
@@ -44,12 +52,19 @@ int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const i
 /* Runs plan points idx[0..n) that are not finished in x->db yet; `ntotal` and `nalready` are
  * only for the progress line (points of the whole sweep, points already done elsewhere).
  * Before a point starts, its unfinished rows (status running or failed, from a killed or
- * interrupted earlier attempt) are deleted.  Returns the exit code: 0 when every point ended
- * complete or diverged, 1 when one failed or the sweep was interrupted (SIGINT/SIGTERM are
- * passed on to the running points), 2 when a point reported bad input (no new points are
- * started then; with x->skip_invalid the sweep goes on and such a point is counted as
- * invalid, not in the exit code) or the database could not be used.  The last line on
- * stderr counts done (complete, diverged), failed and invalid points apart. */
+ * interrupted earlier attempt) are deleted -- except, with x->ckpt, the run the point's
+ * checkpoint continues: the point is then resumed from it.  A checkpoint of a run this
+ * database does not hold stops the sweep with exit 2, naming the file, and changes
+ * nothing.  Returns the exit code: 0 when every point ended complete or diverged, 1 when
+ * one failed or the sweep was interrupted, 75 (SWEEP_EXIT_CHECKPOINTED) when, with x->ckpt,
+ * SIGTERM or SIGUSR1 stopped it or a point stopped with a checkpoint and nothing failed, 2
+ * when a point reported bad input (no new points are started then; with x->skip_invalid the
+ * sweep goes on and such a point is counted as invalid, not in the exit code) or the
+ * database could not be used.  SIGINT, SIGTERM and SIGUSR1 are passed on to the running
+ * points (SIGTERM as SIGUSR1, the others as SIGTERM, so that a point that had the signal
+ * too does not take a second one of the same kind as "kill at once"): a point with a
+ * checkpoint file writes it and stops, one without ends failed.  The last line on stderr counts done (complete, diverged), failed, checkpointed
+ * and invalid points apart. */
 int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
                       int n, int ntotal, int nalready);
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +16,16 @@
 
 #define DIGEST_BYTES 32
 
-/* The raw 32 bytes of a SHA-256 (sha256.h gives hex). */
-static void digest_of(const void *p, size_t n, uint8_t out[DIGEST_BYTES])
+/* The raw 32 bytes of the SHA-256 of a then b (sha256.h gives hex). */
+static void digest_of2(const void *a, size_t na, const void *b, size_t nb,
+                       uint8_t out[DIGEST_BYTES])
 {
     char hex[SGD_SHA256_HEX_LEN + 1];
-    sgd_sha256_hex(p, n, hex);
+    sgd_sha256_t s;
+    sgd_sha256_init(&s);
+    sgd_sha256_update(&s, a, na);
+    sgd_sha256_update(&s, b, nb);
+    sgd_sha256_final_hex(&s, hex);
     for (int i = 0; i < DIGEST_BYTES; i++) {
         unsigned v;
         sscanf(hex + 2 * i, "%2x", &v);
@@ -27,7 +33,15 @@ static void digest_of(const void *p, size_t n, uint8_t out[DIGEST_BYTES])
     }
 }
 
-static void encode(sgd_ckw_t *w, const sgd_ckpt_meta_t *m, const void *payload, size_t n)
+static void digest_of(const void *p, size_t n, uint8_t out[DIGEST_BYTES])
+{
+    digest_of2(p, n, NULL, 0, out);
+}
+
+/* Everything before the payload's bytes: magic, format, header, the payload's length.  The
+ * payload follows as it is and the digest closes the file, so a checkpoint of gigabytes is
+ * written from the run's own buffer, never copied. */
+static void encode_head(sgd_ckw_t *w, const sgd_ckpt_meta_t *m, size_t n)
 {
     sgd_ckw_init(w);
     sgd_ckw_raw(w, SGD_CKPT_MAGIC, 8);
@@ -41,10 +55,7 @@ static void encode(sgd_ckw_t *w, const sgd_ckpt_meta_t *m, const void *payload, 
     sgd_ckw_str(w, m->run_started);
     sgd_ckw_i64(w, m->run_id);
     sgd_ckw_i64(w, m->updates);
-    sgd_ckw_bytes(w, payload, n);
-    uint8_t d[DIGEST_BYTES];
-    digest_of(w->buf, w->len, d);
-    sgd_ckw_raw(w, d, sizeof d); /* without a length: the digest closes the file */
+    sgd_ckw_u64(w, (uint64_t)n); /* as sgd_ckw_bytes writes it */
 }
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -75,10 +86,13 @@ int sgd_ckpt_write(const char *path, const sgd_ckpt_meta_t *m, const void *paylo
                    sgd_err_t *err)
 {
     sgd_ckw_t w;
-    encode(&w, m, payload, n);
+    encode_head(&w, m, n);
+    uint8_t d[DIGEST_BYTES]; /* without a length: the digest closes the file */
+    digest_of2(w.buf, w.len, payload, n, d);
     sgd_outfile_t o;
     int rc = sgd_outfile_open(&o, path, err);
-    if (rc == 0 && (write_all(o.fd, w.buf, w.len) || fsync(o.fd))) {
+    if (rc == 0 && (write_all(o.fd, w.buf, w.len) || write_all(o.fd, payload, n) ||
+                    write_all(o.fd, d, sizeof d) || fsync(o.fd))) {
         sgd_errf(err, "%s: cannot write: %s", path, strerror(errno));
         sgd_outfile_abort(&o, false);
         rc = -1;
@@ -104,18 +118,25 @@ static void read_header(sgd_ckr_t *r, sgd_ckpt_meta_t *m)
     m->updates = sgd_ckr_i64(r);
 }
 
+/* The magic and format at the start of r's bytes; 0, or -1 with the reason. */
+static int read_preamble(const void *bytes, size_t len, sgd_ckr_t *r, sgd_err_t *err)
+{
+    if (len < 8 || memcmp(bytes, SGD_CKPT_MAGIC, 8) != 0)
+        return sgd_errf(err, "not an sgdsim checkpoint (no magic number)");
+    sgd_ckr_init(r, (const uint8_t *)bytes + 8, len - 8);
+    uint64_t format = sgd_ckr_u64(r);
+    if (!r->failed && format != SGD_CKPT_FORMAT)
+        return sgd_errf(err, "checkpoint format %llu, this sgdsim reads format %d",
+                        (unsigned long long)format, SGD_CKPT_FORMAT);
+    return 0;
+}
+
 int sgd_ckpt_parse(const void *bytes, size_t len, sgd_ckpt_meta_t *m, const uint8_t **payload,
                    size_t *n, sgd_err_t *err)
 {
     memset(m, 0, sizeof *m);
-    if (len < 8 || memcmp(bytes, SGD_CKPT_MAGIC, 8) != 0)
-        return sgd_errf(err, "not an sgdsim checkpoint (no magic number)");
     sgd_ckr_t r;
-    sgd_ckr_init(&r, (const uint8_t *)bytes + 8, len - 8);
-    uint64_t format = sgd_ckr_u64(&r);
-    if (!r.failed && format != SGD_CKPT_FORMAT)
-        return sgd_errf(err, "checkpoint format %llu, this sgdsim reads format %d",
-                        (unsigned long long)format, SGD_CKPT_FORMAT);
+    if (read_preamble(bytes, len, &r, err)) return -1;
     read_header(&r, m);
     *n = (size_t)sgd_ckr_u64(&r);
     if (r.failed || *n > r.len - r.pos || r.len - r.pos - *n < DIGEST_BYTES)
@@ -169,6 +190,31 @@ int sgd_ckpt_read(const char *path, sgd_ckpt_meta_t *m, uint8_t **file,
     free(*file);
     *file = NULL;
     return sgd_err_prefix(err, path);
+}
+
+int sgd_ckpt_read_header(const char *path, sgd_ckpt_meta_t *m, sgd_err_t *err)
+{
+    /* Room for the longest header the fields allow (sgd_ckpt_meta_t), and more. */
+    uint8_t buf[4096];
+    memset(m, 0, sizeof *m);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    size_t got = 0;
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    while (regular && got < sizeof buf) {
+        ssize_t k = read(fd, buf + got, sizeof buf - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    close(fd);
+    if (!regular) return sgd_errf(err, "%s: not a regular file", path);
+    sgd_ckr_t r;
+    if (read_preamble(buf, got, &r, err)) return sgd_err_prefix(err, path);
+    read_header(&r, m);
+    if (r.failed) return sgd_errf(err, "%s: truncated (the file ends within its header)", path);
+    return 0;
 }
 
 int sgd_ckpt_meta_diff(const sgd_ckpt_meta_t *saved, const sgd_ckpt_meta_t *now, char *buf,

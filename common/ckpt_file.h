@@ -55,6 +55,12 @@ int sgd_ckpt_parse(const void *bytes, size_t len, sgd_ckpt_meta_t *m, const uint
 int sgd_ckpt_read(const char *path, sgd_ckpt_meta_t *m, uint8_t **file,
                   const uint8_t **payload, size_t *n, sgd_err_t *err);
 
+/* Reads only the magic, format and header of the checkpoint at path (a few hundred bytes,
+ * whatever the file's size), e.g. to learn which run it continues before a process is
+ * started to resume it; the content and its digest are not checked (sgd_ckpt_read does
+ * that).  0, or -1 with "PATH: why" in err. */
+int sgd_ckpt_read_header(const char *path, sgd_ckpt_meta_t *m, sgd_err_t *err);
+
 /* The first field in which a checkpoint's header (saved) differs from the run that would
  * resume it (now), as "FIELD: the checkpoint's A, this run's B" in buf; run id, started_at
  * and updates are not compared.  Returns 0 when they agree, -1 otherwise. */

@@ -4,6 +4,7 @@
 #ifndef SGDSIM_COMMON_SHA256_H
 #define SGDSIM_COMMON_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,11 @@ void sgd_sha256_update(sgd_sha256_t *s, const void *data, size_t n);
 void sgd_sha256_final_hex(sgd_sha256_t *s, char hex[SGD_SHA256_HEX_LEN + 1]);
 /* One-shot convenience. */
 void sgd_sha256_hex(const void *data, size_t n, char hex[SGD_SHA256_HEX_LEN + 1]);
+/* Whether the compression runs on this CPU's SHA instructions (x86 SHA extensions), else
+ * the portable code; both give the same bits. */
+bool sgd_sha256_hardware(void);
+/* Tests: true makes every later call use the portable code; false decides again. */
+void sgd_sha256_force_portable(bool on);
 /* The digest of the file at path (what `sha256sum` prints) and its size in bytes; -1 with a
  * message naming the path when it cannot be read. */
 int sgd_sha256_file(const char *path, char hex[SGD_SHA256_HEX_LEN + 1], uint64_t *bytes,

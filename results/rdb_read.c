@@ -91,32 +91,45 @@ static bool row_is_live(sqlite3_stmt *st, const rdb_owner_t *self, int64_t now_m
     return true;
 }
 
-int rdb_delete_unfinished(rdb_t *db, const char *run_key, int *ndeleted, int *nlive,
-                          rdb_live_run_t *live, sgd_err_t *err)
+/* Whether the run at st's current row (id, ..., started_at in column 7) is keep's. */
+static bool row_is_kept(sqlite3_stmt *st, const rdb_keep_run_t *keep)
+{
+    const char *started = (const char *)sqlite3_column_text(st, 7);
+    return keep && sqlite3_column_int64(st, 0) == keep->id && started &&
+           strcmp(started, keep->started_at) == 0;
+}
+
+int rdb_delete_unfinished(rdb_t *db, const char *run_key, rdb_keep_run_t *keep, int *ndeleted,
+                          int *nlive, rdb_live_run_t *live, sgd_err_t *err)
 {
     static const char what[] = "cannot remove an unfinished earlier run of a point";
     sqlite3_stmt *st = NULL, *del = NULL;
     *ndeleted = *nlive = 0;
     *live = (rdb_live_run_t){0};
+    if (keep) keep->found = false;
     rdb_owner_t self;
     rdb_owner_self(&self);
     /* Decided and deleted in one write transaction: no run of the key can begin or end
      * between the look at its owner and the delete. */
     if (rdb_exec(db, "BEGIN IMMEDIATE", what, err)) return -1;
     if (sqlite3_prepare_v2(db->db, "SELECT r.id, r.status, o.host, o.boot_id, o.pid,"
-                           " o.start_ticks, o.heartbeat_ms FROM runs r LEFT JOIN run_owner o"
-                           " ON o.run_id = r.id WHERE r.run_key = ?1 AND r.status IN"
-                           " ('running', 'failed') ORDER BY r.id", -1, &st, NULL) != SQLITE_OK ||
+                           " o.start_ticks, o.heartbeat_ms, r.started_at FROM runs r"
+                           " LEFT JOIN run_owner o ON o.run_id = r.id WHERE r.run_key = ?1"
+                           " AND r.status IN ('running', 'failed') ORDER BY r.id", -1, &st,
+                           NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db->db, "DELETE FROM runs WHERE id = ?1", -1, &del, NULL) != SQLITE_OK)
         goto fail;
     sqlite3_bind_text(st, 1, run_key, -1, SQLITE_STATIC);
     int64_t now_ms = rdb_wall_ms();
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        bool kept = row_is_kept(st, keep);
+        if (kept) keep->found = true;
         if (row_is_live(st, &self, now_ms, *nlive, live)) {
             (*nlive)++;
             continue;
         }
+        if (kept) continue;
         sqlite3_bind_int64(del, 1, sqlite3_column_int64(st, 0));
         if (sqlite3_step(del) != SQLITE_DONE) goto fail;
         sqlite3_reset(del);
@@ -126,6 +139,12 @@ int rdb_delete_unfinished(rdb_t *db, const char *run_key, int *ndeleted, int *nl
     sqlite3_finalize(st);
     sqlite3_finalize(del);
     st = del = NULL;
+    if (keep && !keep->found) { /* the checkpoint is not of this database: change nothing */
+        rdb_rollback(db);
+        *ndeleted = *nlive = 0;
+        *live = (rdb_live_run_t){0};
+        return 0;
+    }
     if (sqlite3_exec(db->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) goto fail;
     return 0;
 fail:

@@ -37,13 +37,24 @@ typedef struct rdb_live_run {
     int64_t heartbeat_age_s; /* seconds since its last commit */
 } rdb_live_run_t;
 
+/* The run a point's checkpoint continues (sweep --checkpoint-dir), which
+ * rdb_delete_unfinished must keep: the checkpoint names it by id and runs.started_at. */
+typedef struct rdb_keep_run {
+    int64_t id;
+    const char *started_at;
+    bool found; /* out: an unfinished run of the key with this id and start is there */
+} rdb_keep_run_t;
+
 /* Deletes the abandoned runs with this run key, with their rows, in one transaction:
  * every 'failed' one and every 'running' one whose owner is provably gone (rdb_lease.h);
  * *ndeleted = how many.  A running run whose owner may be alive is left alone: *nlive =
  * how many, and *live describes the first (id 0 when none).  For a resumed sweep, before it
- * redoes the point, which it must not redo while *nlive > 0. */
-int rdb_delete_unfinished(rdb_t *db, const char *run_key, int *ndeleted, int *nlive,
-                          rdb_live_run_t *live, sgd_err_t *err);
+ * redoes the point, which it must not redo while *nlive > 0.
+ * With keep (else NULL), that run is not deleted (it is counted in *nlive if its owner may
+ * be alive); when it is not among the key's unfinished runs, keep->found is false and
+ * nothing is deleted, so that a checkpoint of another database costs this one no rows. */
+int rdb_delete_unfinished(rdb_t *db, const char *run_key, rdb_keep_run_t *keep, int *ndeleted,
+                          int *nlive, rdb_live_run_t *live, sgd_err_t *err);
 
 /* How many run keys with a finished run in db have none in other. */
 int rdb_finished_keys_not_in(rdb_t *db, rdb_t *other, int *count, sgd_err_t *err);

@@ -1,7 +1,10 @@
 /* The checkpoint container and its byte streams: a round trip keeps every field and the
  * payload; a file cut short anywhere, a flipped byte anywhere, a foreign file, another format
  * and trailing bytes are each refused with their own reason; the streams refuse reads past
- * the end, oversized counts and wrong section tags; a failed write leaves the old file. */
+ * the end, oversized counts and wrong section tags; a failed write leaves the old file.  The
+ * header alone (sgd_ckpt_read_header) reads back every field from the file, also when its
+ * content is damaged, and refuses a file cut within its header, a foreign file, another
+ * format, a missing file and a directory. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +105,53 @@ static void expect_refused(const uint8_t *b, size_t len, const char *reason)
     CHECK_STR_CONTAINS(err.msg, reason);
 }
 
+/* Writes len bytes of b to path. */
+static void put_bytes(const char *path, const uint8_t *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    SGD_ASSERT(f && fwrite(b, 1, len, f) == len);
+    fclose(f);
+}
+
+static void expect_header_refused(const char *path, const char *reason)
+{
+    sgd_ckpt_meta_t m;
+    sgd_err_t err = {{0}};
+    CHECK(sgd_ckpt_read_header(path, &m, &err) == -1);
+    CHECK_STR_CONTAINS(err.msg, path);
+    CHECK_STR_CONTAINS(err.msg, reason);
+}
+
+/* sgd_ckpt_read_header on the checkpoint at path (written from m) and damaged copies of it
+ * in dir. */
+static void test_header_only(const char *path, const char *dir, const sgd_ckpt_meta_t *m)
+{
+    sgd_ckpt_meta_t got;
+    sgd_err_t err = {{0}};
+    CHECK(sgd_ckpt_read_header(path, &got, &err) == 0);
+    CHECK(memcmp(&got, m, sizeof *m) == 0);
+    size_t len;
+    uint8_t *b = file_bytes(path, &len);
+    char copy[600];
+    snprintf(copy, sizeof copy, "%s/copy.ckpt", dir);
+    b[len - 3] ^= 1; /* the digest is the run's to check, not the header reader's */
+    put_bytes(copy, b, len);
+    CHECK(sgd_ckpt_read_header(copy, &got, &err) == 0);
+    CHECK(got.run_id == m->run_id && got.updates == m->updates);
+    b[len - 3] ^= 1;
+    put_bytes(copy, b, 40);
+    expect_header_refused(copy, "truncated");
+    put_bytes(copy, b, 4);
+    expect_header_refused(copy, "not an sgdsim checkpoint");
+    b[8] = 9;
+    put_bytes(copy, b, len);
+    expect_header_refused(copy, "checkpoint format 9");
+    unlink(copy);
+    expect_header_refused(copy, "cannot open");
+    expect_header_refused(dir, "not a regular file");
+    free(b);
+}
+
 static void test_file(const char *dir)
 {
     char path[512];
@@ -155,6 +205,8 @@ static void test_file(const char *dir)
     CHECK_STR_CONTAINS(err.msg, "none.ckpt: cannot open");
     CHECK(sgd_ckpt_read(dir, &got, &file, &p, &n, &err) == -1);
     CHECK_STR_CONTAINS(err.msg, "not a regular file");
+
+    test_header_only(path, dir, &m);
 
     /* A write that cannot happen leaves the old checkpoint as it was. */
     char bad[600];

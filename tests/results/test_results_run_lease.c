@@ -3,10 +3,14 @@
  * a dead or recycled pid on this host, a reboot, a stale heartbeat on another host, no lease
  * (older schema), or the run failed — and leaves a live one alone; ids are never reused; and
  * a writer whose row was deleted or taken over stops at its next commit with an error naming
- * the database and the run, without writing a row anywhere. */
+ * the database and the run, without writing a row anywhere.  The run a point's checkpoint
+ * continues is kept while the point's other abandoned runs go, and a checkpoint's run that
+ * the database does not hold (another id, or the same id started at another time) changes
+ * nothing. */
 #include "results/rdb.h"
 #include "results/rdb_lease.h"
 #include "results/rdb_read.h"
+#include "results/rdb_resume.h"
 
 #include <sys/wait.h>
 
@@ -37,7 +41,7 @@ static int clean(rdb_t *db, const char *key, int *nlive, rdb_live_run_t *live)
 {
     int ndel = -1;
     sgd_err_t err = {{0}};
-    CHECK_INT_EQ(rdb_delete_unfinished(db, key, &ndel, nlive, live, &err), 0);
+    CHECK_INT_EQ(rdb_delete_unfinished(db, key, NULL, &ndel, nlive, live, &err), 0);
     return ndel;
 }
 
@@ -129,6 +133,51 @@ static void abandoned_runs_are_deleted(const char *dir)
     rdb_close(db);
 }
 
+/* Three abandoned runs of `k` (failed, failed, killed) and one of another key: keeping the
+ * second deletes the first and third only; keeping a run the database does not have deletes
+ * nothing and says so. */
+static void checkpointed_run_is_kept(const char *dir)
+{
+    char path[512], started[64];
+    rdbt_path(path, dir, "keep.db");
+    rdb_t *db = NULL;
+    sgd_err_t err = {{0}};
+    CHECK_INT_EQ(rdb_open(path, &db, &err), 0);
+    int64_t ids[3];
+    for (int i = 0; i < 3; i++) ids[i] = begin(db, "k");
+    int64_t other = begin(db, "other");
+    rdb_close(db);
+    CHECK_INT_EQ(rdb_open(path, &db, &err), 0);
+    sqlite3 *h = rdb_handle(db);
+    char sql[160];
+    snprintf(sql, sizeof sql, "UPDATE run_owner SET pid = %lld", (long long)dead_pid());
+    exec(h, sql); /* every owner is gone */
+    exec(h, "UPDATE runs SET status = 'failed' WHERE run_key = 'k' AND id < (SELECT max(id)"
+            " FROM runs WHERE run_key = 'k')");
+    int ndel = -1, nlive = -1;
+    rdb_live_run_t live;
+    rdb_keep_run_t stranger = {.id = ids[1], .started_at = "1999-01-01T00:00:00.000Z"};
+    CHECK_INT_EQ(rdb_delete_unfinished(db, "k", &stranger, &ndel, &nlive, &live, &err), 0);
+    CHECK(!stranger.found);
+    CHECK_INT_EQ(ndel, 0);
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM runs"), 4);
+    rdb_keep_run_t absent = {.id = other + 100, .started_at = "x"};
+    CHECK_INT_EQ(rdb_delete_unfinished(db, "k", &absent, &ndel, &nlive, &live, &err), 0);
+    CHECK(!absent.found);
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM runs"), 4);
+    CHECK_INT_EQ(rdb_run_started_at(db, ids[1], started, sizeof started, &err), 0);
+    rdb_keep_run_t keep = {.id = ids[1], .started_at = started};
+    CHECK_INT_EQ(rdb_delete_unfinished(db, "k", &keep, &ndel, &nlive, &live, &err), 0);
+    CHECK(keep.found);
+    CHECK_INT_EQ(ndel, 2);
+    CHECK_INT_EQ(nlive, 0);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id IN (%lld, %lld)",
+             (long long)ids[1], (long long)other);
+    CHECK_INT_EQ(rdbt_int(h, sql), 2);
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM runs"), 2);
+    rdb_close(db);
+}
+
 /* The pure decision, for the cases a live process cannot stage. */
 static void owner_alive_rules(void)
 {
@@ -195,6 +244,7 @@ int main(void)
     rdbt_tmpdir(dir);
     live_runs_are_left_alone(dir);
     abandoned_runs_are_deleted(dir);
+    checkpointed_run_is_kept(dir);
     owner_alive_rules();
     writer_stops_when_its_row_is_gone(dir, "PRAGMA foreign_keys = ON; DELETE FROM runs WHERE"
                                            " id = ");

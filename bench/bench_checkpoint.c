@@ -1,0 +1,198 @@
+/* bench_checkpoint: what one checkpoint costs a run, as ratios to the run's own update time
+ * (bench/checkpoint_cost.sh runs it on FASGD with lambda = 10,000 and mu = 128).
+ *
+ * Usage: bench_checkpoint SCENARIO UPDATES FILE [--set key.path=value]...
+ * Loads SCENARIO with the overrides (its data files relative to it, as `sgdsim run` reads
+ * them), runs it on one thread until update UPDATES, writes one checkpoint there to FILE the
+ * way `run --checkpoint` does (alg_set_checkpoints, then sgd_ckpt_write: a temporary file,
+ * fsync, rename, the directory fsync'ed) and stops; then prepares the same run afresh, reads
+ * the file and restores it.  Measured in this process, with CLOCK_MONOTONIC:
+ *   update_s   wall seconds per update from the start of the run to update UPDATES
+ *              (evaluation included: the run's own pace);
+ *   write_s    from the end of update UPDATES to the file renamed into place: settling the
+ *              deferred updates (the parameter-server family applies the few its schedule
+ *              ran ahead), serialising, SHA-256, writing, fsync; file_s is the part inside
+ *              sgd_ckpt_write;
+ *   read_s     sgd_ckpt_read (whole file, SHA-256 checked) and alg_restore into the freshly
+ *              prepared run; prepare_s is preparing that run, which every run does anyway;
+ *   live_bytes the run's live state as the kernel counts it: resident memory (VmRSS) at
+ *              update UPDATES less resident memory once the run was prepared -- the
+ *              parameter snapshots, the ledger, the clients' state, everything the run grew
+ *              (recycled snapshot buffers included, so an upper bound);
+ *   ckpt_bytes the file's size; params_bytes one parameter vector.
+ * Prints one line of KEY=VALUE pairs.  Asserts nothing about time; exits 1 if the run or the
+ * restore fails, 2 on bad arguments.  The OpenBLAS kernel is OPENBLAS_CORETYPE's (the script
+ * exports the one `sgdsim --version` reports). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "algorithms/alg.h"
+#include "common/ckpt_file.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Resident memory of this process in bytes (VmRSS), or -1. */
+static long long rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %lld kB", &kb) == 1) break;
+    if (f) fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+typedef struct probe {
+    const char *path;      /* the checkpoint file */
+    int64_t at;            /* UPDATES */
+    double t_start, t_at;  /* the run's start, update UPDATES */
+    long long rss_at;      /* VmRSS at update UPDATES */
+    double file_s, t_done; /* time in sgd_ckpt_write; when it returned */
+    size_t payload;
+    size_t nparams;
+} probe_t;
+
+static int on_begin(void *ctx, size_t nparams, sgd_err_t *err)
+{
+    (void)err;
+    ((probe_t *)ctx)->nparams = nparams;
+    return 0;
+}
+
+static void on_update(void *ctx, int64_t update, int64_t vtime_ns, double train_loss,
+                      uint64_t events)
+{
+    (void)vtime_ns, (void)train_loss, (void)events;
+    probe_t *p = ctx;
+    if (update == p->at) p->t_at = now(), p->rss_at = rss_bytes();
+}
+
+/* The checkpoint writer: sgd_ckpt_write, as the CLI's (less its database flush). */
+static int write_ckpt(void *ctx, const void *payload, size_t n, int64_t updates, sgd_err_t *err)
+{
+    probe_t *p = ctx;
+    sgd_ckpt_meta_t m = {.run_id = 1, .updates = updates};
+    snprintf(m.algorithm, sizeof m.algorithm, "bench");
+    double t0 = now();
+    int rc = sgd_ckpt_write(p->path, &m, payload, n, err);
+    p->t_done = now();
+    p->file_s = p->t_done - t0;
+    p->payload = n;
+    return rc;
+}
+
+/* A prepared run of s on one thread; NULL after a message. */
+static alg_prepared_t *prepare(scn_t *s)
+{
+    sgd_err_t err = {{0}};
+    alg_prepare_opts_t po = {.backend = ALG_BACKEND_NEEDED};
+    alg_prepared_t *run;
+    s->numerics.threads_resolved = 1;
+    if (alg_prepare(s, &po, &run, &err) == 0) return run;
+    fprintf(stderr, "bench_checkpoint: %s: %s\n", s->path, err.msg);
+    return NULL;
+}
+
+/* Runs to update p->at and writes the checkpoint there; 0 or 1 after a message. */
+static int run_and_write(scn_t *s, probe_t *p, long long *rss_prepared)
+{
+    alg_prepared_t *run = prepare(s);
+    if (!run) return 1;
+    *rss_prepared = rss_bytes();
+    alg_checkpoint_opts_t co = {.exit_at_update = p->at, .write = write_ckpt, .ctx = p};
+    alg_set_checkpoints(run, &co);
+    alg_sink_t sink = {.ctx = p, .begin = on_begin, .progress = on_update};
+    alg_outcome_t o;
+    sgd_err_t err = {{0}};
+    p->t_start = now();
+    int rc = alg_execute(run, &sink, &o, &err);
+    free(o.final_params);
+    alg_prepared_free(run);
+    if (rc == 0 && o.status == ALG_CHECKPOINTED && p->t_at > 0) return 0;
+    fprintf(stderr, "bench_checkpoint: the run did not stop with a checkpoint at update %lld: "
+                    "%s%s\n", (long long)p->at, err.msg, o.detail);
+    return 1;
+}
+
+/* Prepares the run afresh and restores the checkpoint; 0 or 1 after a message. */
+static int read_back(scn_t *s, const char *path, double *prepare_s, double *read_s)
+{
+    double t0 = now();
+    alg_prepared_t *run = prepare(s);
+    if (!run) return 1;
+    double t1 = now();
+    sgd_ckpt_meta_t m;
+    uint8_t *file;
+    const uint8_t *payload;
+    size_t n;
+    sgd_err_t err = {{0}};
+    int rc = sgd_ckpt_read(path, &m, &file, &payload, &n, &err);
+    if (rc == 0) {
+        rc = alg_restore(run, payload, n, &err);
+        free(file);
+    }
+    *read_s = now() - t1;
+    *prepare_s = t1 - t0;
+    alg_prepared_free(run);
+    if (rc) fprintf(stderr, "bench_checkpoint: restore: %s\n", err.msg);
+    return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4 || (argc - 4) % 2 != 0) {
+        fprintf(stderr, "usage: bench_checkpoint SCENARIO UPDATES FILE [--set key=value]...\n");
+        return 2;
+    }
+    char *end;
+    long long at = strtoll(argv[2], &end, 10);
+    int nsets = (argc - 4) / 2;
+    scn_override_t *sets = calloc((size_t)nsets + 1, sizeof *sets);
+    if (!sets) return 1;
+    for (int i = 0; i < nsets; i++) {
+        if (strcmp(argv[4 + 2 * i], "--set") != 0) at = 0; /* refused below */
+        sets[i].assignment = argv[5 + 2 * i];
+    }
+    if (*end || at < 1) {
+        fprintf(stderr, "bench_checkpoint: UPDATES %s: expected a number >= 1, then --set "
+                        "pairs\n", argv[2]);
+        free(sets);
+        return 2;
+    }
+    scn_t s;
+    sgd_err_t err = {{0}};
+    if (scn_load(argv[1], sets, nsets, NULL, alg_scenario_table, &s, &err)) {
+        fprintf(stderr, "bench_checkpoint: %s\n", err.msg);
+        free(sets);
+        return 2;
+    }
+    probe_t p = {.path = argv[3], .at = at};
+    long long rss0 = 0;
+    double prepare_s = 0, read_s = 0;
+    int rc = at < s.stop_updates ? run_and_write(&s, &p, &rss0)
+                                 : (fprintf(stderr, "bench_checkpoint: UPDATES must be below "
+                                                    "stop.updates (%lld)\n",
+                                            (long long)s.stop_updates), 2);
+    if (rc == 0) rc = read_back(&s, argv[3], &prepare_s, &read_s);
+    struct stat st;
+    if (rc == 0 && stat(argv[3], &st) != 0) rc = 1;
+    if (rc == 0)
+        printf("updates=%lld update_s=%.6g write_s=%.6g file_s=%.6g read_s=%.6g "
+               "prepare_s=%.6g ckpt_bytes=%lld payload_bytes=%zu params_bytes=%zu "
+               "live_bytes=%lld\n",
+               (long long)at, (p.t_at - p.t_start) / (double)at, p.t_done - p.t_at, p.file_s,
+               read_s, prepare_s, (long long)st.st_size, p.payload,
+               p.nparams * sizeof(float), p.rss_at - rss0);
+    scn_free(&s);
+    free(sets);
+    return rc;
+}

@@ -1,0 +1,151 @@
+/* sweep's checkpoints, declared in sweep_ckpt.h. */
+#include "cli/sweep_ckpt.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cmd_run_ckpt.h"
+
+bool cli_sweep_ckpt_on(const cli_sweep_ckpt_t *c) { return c && c->dir; }
+
+bool cli_sweep_ckpt_parse_every(void *target, const char *opt, const char *v, char *msg,
+                                size_t size)
+{
+    run_ckpt_t check = {0}; /* run's own parser: the sweep accepts exactly what run does */
+    if (!run_ckpt_parse_duration(&check, opt, v, msg, size)) return false;
+    ((cli_sweep_ckpt_t *)target)->every = v;
+    return true;
+}
+
+int cli_sweep_ckpt_check_args(const cli_sweep_ckpt_t *c, bool under_mpi)
+{
+    if (!c->dir && (c->every || c->every_updates))
+        return cli_bad_input("sweep: --checkpoint-every and --checkpoint-every-updates need "
+                             "--checkpoint-dir DIR");
+    if (c->dir && !c->dir[0]) return cli_bad_input("sweep: --checkpoint-dir: empty path");
+    if (c->dir && under_mpi)
+        return cli_bad_input("sweep: --checkpoint-dir %s: not under mpirun (a checkpoint "
+                             "names its run in one rank's database, which the next attempt "
+                             "merges away); use --shard I/N with one --db per shard instead",
+                             c->dir);
+    return 0;
+}
+
+int cli_sweep_ckpt_ready(const cli_sweep_ckpt_t *c)
+{
+    if (!cli_sweep_ckpt_on(c)) return 0;
+    struct stat st;
+    if (mkdir(c->dir, 0777) != 0 && errno != EEXIST)
+        return cli_bad_input("sweep: --checkpoint-dir %s: cannot create it: %s", c->dir,
+                             strerror(errno));
+    if (stat(c->dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cli_bad_input("sweep: --checkpoint-dir %s: not a directory", c->dir);
+    /* Permission bits do not say it (root, read-only mounts, ACLs): a file is tried. */
+    size_t n = strlen(c->dir) + 32;
+    char *probe = sgd_xmalloc(n);
+    snprintf(probe, n, "%s/.sgdsim-probe-XXXXXX", c->dir);
+    int fd = mkstemp(probe);
+    int e = errno;
+    if (fd >= 0) {
+        close(fd);
+        unlink(probe);
+    }
+    free(probe);
+    if (fd < 0)
+        return cli_bad_input("sweep: --checkpoint-dir %s: cannot create files in it: %s",
+                             c->dir, strerror(e));
+    return 0;
+}
+
+/* DIR/RUN_KEY.ckpt, a new string. */
+static char *point_path(const cli_sweep_ckpt_t *c, const char *run_key)
+{
+    size_t n = strlen(c->dir) + strlen(run_key) + 8;
+    char *p = sgd_xmalloc(n);
+    snprintf(p, n, "%s/%s.ckpt", c->dir, run_key);
+    return p;
+}
+
+int cli_sweep_ckpt_find(const cli_sweep_ckpt_t *c, const char *run_key,
+                        cli_sweep_point_ckpt_t *pc, sgd_err_t *err)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->path = point_path(c, run_key);
+    struct stat st;
+    if (lstat(pc->path, &st) != 0 && errno == ENOENT) return 0;
+    sgd_err_t why = {{0}};
+    if (sgd_ckpt_read_header(pc->path, &pc->meta, &why))
+        return sgd_errf(err, "sweep: --checkpoint-dir: %s (remove it to redo the point from "
+                             "update 0)", why.msg);
+    if (strcmp(pc->meta.run_key, run_key) != 0)
+        return sgd_errf(err, "sweep: --checkpoint-dir: %s holds the checkpoint of another "
+                             "point (run key %.12s...), not of the point named by its file "
+                             "name", pc->path, pc->meta.run_key);
+    pc->resume = true;
+    return 0;
+}
+
+void cli_sweep_point_ckpt_free(cli_sweep_point_ckpt_t *pc)
+{
+    free(pc->path);
+    pc->path = NULL;
+}
+
+int cli_sweep_ckpt_argv(const cli_sweep_ckpt_t *c, const cli_sweep_point_ckpt_t *pc,
+                        const char **argv, int a, char num[32])
+{
+    if (!cli_sweep_ckpt_on(c)) return a;
+    argv[a++] = "--checkpoint";
+    argv[a++] = pc->path;
+    if (pc->resume) {
+        argv[a++] = "--resume";
+        argv[a++] = pc->path;
+    }
+    if (c->every) {
+        argv[a++] = "--checkpoint-every";
+        argv[a++] = c->every;
+    }
+    if (c->every_updates) {
+        snprintf(num, 32, "%llu", (unsigned long long)c->every_updates);
+        argv[a++] = "--checkpoint-every-updates";
+        argv[a++] = num;
+    }
+    return a;
+}
+
+/* Deletes path; a file already gone is fine. */
+static void remove_file(const char *path)
+{
+    if (unlink(path) != 0 && errno != ENOENT)
+        fprintf(stderr, "sgdsim: sweep: warning: cannot remove %s: %s\n", path,
+                strerror(errno));
+}
+
+void cli_sweep_ckpt_remove(const cli_sweep_ckpt_t *c, const char *run_key)
+{
+    if (!cli_sweep_ckpt_on(c)) return;
+    char *path = point_path(c, run_key);
+    remove_file(path);
+    /* A writer killed between creating its temporary file and the rename leaves
+     * RUN_KEY.ckpt.tmp.PID.K (common/outpath.h) beside the checkpoint. */
+    size_t dlen = strlen(c->dir), plen = strlen(path) - dlen - 1;
+    DIR *d = opendir(c->dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, path + dlen + 1, plen) != 0 ||
+            strncmp(e->d_name + plen, ".tmp.", 5) != 0)
+            continue;
+        size_t n = dlen + strlen(e->d_name) + 2;
+        char *tmp = sgd_xmalloc(n);
+        snprintf(tmp, n, "%s/%s", c->dir, e->d_name);
+        remove_file(tmp);
+        free(tmp);
+    }
+    if (d) closedir(d);
+    free(path);
+}
