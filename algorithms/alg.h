@@ -279,6 +279,8 @@ typedef struct alg_checkpoint_opts {
                                since the last one (or the start); 0 = not by time */
     int64_t exit_at_update; /* write one after this update and stop (ALG_CHECKPOINTED); 0 =
                                no such stop */
+    int64_t once_at_update; /* write one after this update and go on (one checkpoint in a
+                               benchmark, bench/bench_checkpoint.c); 0 = none */
     /* Stores one checkpoint: payload (n bytes, the whole state, allocated with malloc;
      * write owns it from the call on, also when it fails) after update `updates`.  It may
      * return before the bytes are stored, handing them to a background writer; `wait` then

@@ -93,6 +93,7 @@ bool alg_runner_checkpoint_check(alg_ctx_t *ctx)
     const alg_checkpoint_opts_t *o = &r->ckpt;
     bool exit_now = exit_requested || (o->exit_at_update && ctx->updates >= o->exit_at_update);
     bool due = exit_now || (o->every_updates && ctx->updates % o->every_updates == 0) ||
+               (o->once_at_update && ctx->updates == o->once_at_update) ||
                (o->every_wall_s > 0 && mono_s() - r->last_ckpt_wall_s >= o->every_wall_s);
     if (!due) return true;
     r->ckpt_due = true;

@@ -9,8 +9,9 @@
  *         fsync'ed) and returns when the file is in place; the run stops there
  *         (--checkpoint-exit-at);
  *   bg    as `run --checkpoint` does now: the callback hands the payload to the background
- *         writer (common/ckpt_writer.h) and the run goes on; when the write has ended the
- *         run is interrupted (stop.updates must leave room for the updates made meanwhile).
+ *         writer (common/ckpt_writer.h) and the run goes on; once the write has ended and the
+ *         run has made as many updates again, it is interrupted (stop.updates must leave room
+ *         for them).
  * Then it prepares the same run afresh, reads the file and restores it.  Measured in this
  * process, with CLOCK_MONOTONIC:
  *   update_s   wall seconds per update from the start of the run to update UPDATES
@@ -24,7 +25,9 @@
  *   file_s     sgd_ckpt_write's own time: in sync mode inside stall_s, in bg mode on the
  *              writer's thread while the run goes on;
  *   during_n, during_s  (bg) updates the run made while the file was written, and its wall
- *              seconds per update meanwhile (the two cores shared with the writer);
+ *              seconds per update meanwhile (the cores shared with the writer);
+ *   after_s    (bg) wall seconds per update over as many updates again once the write had
+ *              ended; the run is interrupted there;
  *   read_s     sgd_ckpt_read (whole file, SHA-256 checked) and alg_restore into the freshly
  *              prepared run; prepare_s is preparing that run, which every run does anyway;
  *   live_bytes the run's live state as the kernel counts it: resident memory (VmRSS) at
@@ -77,7 +80,7 @@ typedef struct probe {
     double file_s, t_handed; /* time in sgd_ckpt_write; when the run went on */
     sgd_ckpt_writer_t *writer;
     int64_t handed_update, ended_update; /* (bg) the updates at hand-over and write's end */
-    double t_ended;
+    double t_ended, t_after; /* (bg) the write seen ended; as many updates later */
     size_t payload;
     size_t nparams;
 } probe_t;
@@ -101,6 +104,11 @@ static void on_update(void *ctx, int64_t update, int64_t vtime_ns, double train_
     if (p->bg && p->t_handed > 0 && !p->ended_update && sgd_ckpt_writer_ended(p->writer)) {
         p->t_ended = now();
         p->ended_update = update;
+    }
+    /* As many updates again after the write, for the pace without it (after_s). */
+    if (p->ended_update && !p->t_after &&
+        update >= 2 * p->ended_update - p->handed_update) {
+        p->t_after = now();
         alg_request_interrupt();
     }
 }
@@ -162,7 +170,7 @@ static int run_and_write(scn_t *s, probe_t *p, long long *rss_prepared)
     if (!run) return 1;
     *rss_prepared = rss_bytes();
     alg_checkpoint_opts_t sync = {.exit_at_update = p->at, .write = write_sync, .ctx = p};
-    alg_checkpoint_opts_t bg = {.every_updates = p->at, .write = write_bg, .wait = wait_bg,
+    alg_checkpoint_opts_t bg = {.once_at_update = p->at, .write = write_bg, .wait = wait_bg,
                                 .ctx = p};
     alg_set_checkpoints(run, p->bg ? &bg : &sync);
     alg_sink_t sink = {.ctx = p, .begin = on_begin, .progress = on_update};
@@ -210,12 +218,13 @@ static void print_line(const probe_t *p, double prepare_s, double read_s, long l
 {
     int64_t during_n = p->ended_update ? p->ended_update - p->handed_update : 0;
     double during_s = during_n > 0 ? (p->t_ended - p->t_handed) / (double)during_n : 0;
+    double after_s = during_n > 0 && p->t_after > 0 ? (p->t_after - p->t_ended) / (double)during_n : 0;
     printf("mode=%s updates=%lld update_s=%.6g base_s=%.6g stall_s=%.6g file_s=%.6g "
-           "during_n=%lld during_s=%.6g read_s=%.6g prepare_s=%.6g ckpt_bytes=%lld "
+           "during_n=%lld during_s=%.6g after_s=%.6g read_s=%.6g prepare_s=%.6g ckpt_bytes=%lld "
            "payload_bytes=%zu params_bytes=%zu live_bytes=%lld\n",
            p->bg ? "bg" : "sync", (long long)p->at, (p->t_at - p->t_start) / (double)p->at,
            (p->t_at - p->t_base) / (double)p->base_n, p->t_handed - p->t_at, p->file_s,
-           (long long)during_n, during_s, read_s, prepare_s, bytes, p->payload,
+           (long long)during_n, during_s, after_s, read_s, prepare_s, bytes, p->payload,
            p->nparams * sizeof(float), p->rss_at - rss0);
 }
 
