@@ -1,12 +1,10 @@
 /* The background checkpoint writer declared in ckpt_writer.h. */
 #include "common/ckpt_writer.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <time.h>
 
 /* One write: what the thread reads (set before it starts) and what it leaves (read after
@@ -50,20 +48,8 @@ static void run_job(sgd_ckpt_writer_t *w)
     atomic_store_explicit(&w->ended, true, memory_order_release);
 }
 
-/* The writer yields to the run: where the run's thread and the writer share a core (2
- * cores and other work), the scheduler gives the run about ten times the writer's share, so
- * the file lands later rather than the run going slower.  On Linux the nice value of
- * setpriority(PRIO_PROCESS, 0) is the calling thread's own; a failure leaves it as it was. */
-static void lower_priority(void)
-{
-    errno = 0;
-    int now = getpriority(PRIO_PROCESS, 0);
-    if (errno == 0) (void)setpriority(PRIO_PROCESS, 0, now + 10 > 19 ? 19 : now + 10);
-}
-
 static void *thread_main(void *arg)
 {
-    lower_priority();
     run_job(arg);
     return NULL;
 }

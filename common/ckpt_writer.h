@@ -14,9 +14,7 @@
  *
  * Threads: one thread (the owner) calls everything; each start runs one thread, joined by
  * wait.  That thread blocks every signal, so SIGTERM, SIGUSR1 and SIGINT reach the owner's
- * thread as before, and runs 10 nice levels below it, so that on a busy machine the write
- * waits rather than the run.  When no thread can be started, start writes on the calling
- * thread.
+ * thread as before.  When no thread can be started, start writes on the calling thread.
  *
  * Ownership: sgd_ckpt_writer_create/sgd_ckpt_writer_destroy; destroy waits for the write in
  * flight (its result is dropped: collect it with wait first). */
