@@ -5,7 +5,9 @@
 # failed with the checkpoint's update and the file named, its rows kept, and a
 # --checkpoint-exit-at whose write fails does not exit 75; a run SIGKILLed while a write is
 # in flight (its temporary file beside the checkpoint) leaves the previous checkpoint whole,
-# and resumed from it ends with the uninterrupted run's rows.
+# and resumed from it ends with the uninterrupted run's rows; so does a sweep's point killed
+# with its sweep, and the sweep run again leaves no file, the killed write's temporary file
+# included.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -73,4 +75,29 @@ for try in 1 2 3 4 5; do
   break
 done
 [ "$caught" = 1 ] || fail "kill: never caught a write in flight in 5 tries"
+
+# The same under a sweep, whose point dies with it: the sweep run again resumes the point,
+# which ends complete with the uninterrupted digest, and leaves its directory empty (the
+# temporary file of the killed write removed too).
+want=$(sqlite3 "$TMP/k-ref.db" "SELECT digest FROM runs WHERE id=1")
+caught=0
+for try in 1 2 3 4 5; do
+  db="$TMP/ks$try.db"; dir="$TMP/ks$try"
+  "$SGDSIM" sweep "$K" --db "$db" --quiet --checkpoint-dir "$dir" --checkpoint-every-updates 1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    [ -n "$(find "$dir" -name '*.ckpt.tmp.*' 2>/dev/null)" ] && [ -n "$(find "$dir" -name '*.ckpt' 2>/dev/null)" ] && break
+  done
+  kids=$(ps -o pid= --ppid "$pid")
+  kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  for k in $kids; do while kill -0 "$k" 2>/dev/null; do sleep 0.01; done; done # dies with it
+  [ -n "$(find "$dir" -name '*.ckpt.tmp.*' 2>/dev/null)" ] || continue
+  caught=1; echo "sweep kill: killed with a write in flight on try $try"
+  "$SGDSIM" sweep "$K" --db "$db" --quiet --checkpoint-dir "$dir" --checkpoint-every-updates 1 || fail "sweep kill: the sweep run again failed"
+  [ "$(sqlite3 "$db" "SELECT status || ' ' || resumes || ' ' || digest FROM runs")" = "complete 1 $want" ] ||
+    fail "sweep kill: $(sqlite3 "$db" "SELECT status, resumes, digest FROM runs"), wanted complete 1 $want"
+  [ -z "$(ls -A "$dir")" ] || fail "sweep kill: files left in the checkpoint directory: $(ls -A "$dir")"
+  break
+done
+[ "$caught" = 1 ] || fail "sweep kill: never caught a write in flight in 5 tries"
 finish
