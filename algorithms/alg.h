@@ -279,10 +279,21 @@ typedef struct alg_checkpoint_opts {
                                since the last one (or the start); 0 = not by time */
     int64_t exit_at_update; /* write one after this update and stop (ALG_CHECKPOINTED); 0 =
                                no such stop */
-    /* Stores one checkpoint: payload (n bytes, the whole state) after update `updates`.
-     * The CLI commits the database's rows first, then writes the file.  0, or -1 with err
-     * (the run then fails with that message). */
-    int (*write)(void *ctx, const void *payload, size_t n, int64_t updates, sgd_err_t *err);
+    int64_t once_at_update; /* write one after this update and go on (one checkpoint in a
+                               benchmark, bench/bench_checkpoint.c); 0 = none */
+    /* Stores one checkpoint: payload (n bytes, the whole state, allocated with malloc;
+     * write owns it from the call on, also when it fails) after update `updates`.  It may
+     * return before the bytes are stored, handing them to a background writer; `wait` then
+     * says how that ended.  The CLI commits the database's rows first, then starts the
+     * file's write.  0, or -1 with err (the run then fails with that message). */
+    int (*write)(void *ctx, void *payload, size_t n, int64_t updates, sgd_err_t *err);
+    /* NULL when write stores the checkpoint before it returns.  Else the write in flight:
+     * block waits for it to end, !block only looks.  0 when none is in flight (any more)
+     * and the last one stored its file, 1 when one is still in flight (only when !block),
+     * -1 with err when it failed.  The runner waits before it serialises the next
+     * checkpoint (at most one in flight), before a checkpoint's exit and at the end of the
+     * run, and looks after every update, so a failed write ends the run soon. */
+    int (*wait)(void *ctx, bool block, sgd_err_t *err);
     void *ctx;
 } alg_checkpoint_opts_t;
 

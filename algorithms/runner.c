@@ -152,8 +152,7 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
         sim_engine_stop(ctx->engine);
         return false;
     }
-    alg_runner_checkpoint_check(ctx);
-    return true;
+    return alg_runner_checkpoint_check(ctx);
 }
 
 /* ---- memory guard (the guard itself: runner_memory.c) ------------------------------------ */
@@ -434,6 +433,7 @@ static void simulate(alg_prepared_t *run, const alg_sink_t *sink)
     do
         sim_engine_run(r->engine, &lim);
     while (rn->ckpt_due && ctx->status == ALG_RUNNING && alg_runner_checkpoint_write(run));
+    alg_runner_checkpoint_drain(run); /* however the run ends, its last checkpoint is whole */
     if (ctx->status == ALG_CHECKPOINTED) return;
     if (ops->finish) ops->finish(r->state);
     if (ctx->status == ALG_RUNNING && sim_engine_past_horizon(r->engine)) {

@@ -50,18 +50,56 @@ void alg_set_checkpoints(alg_prepared_t *run, const alg_checkpoint_opts_t *o)
     run->runner.last_ckpt_wall_s = mono_s();
 }
 
-void alg_runner_checkpoint_check(alg_ctx_t *ctx)
+/* Ends the run with a checkpoint's error, worded as the synchronous write always was;
+ * a run that already ended otherwise (diverged, interrupted) keeps its first reason. */
+static void fail_checkpoint(alg_ctx_t *ctx, int64_t update, const sgd_err_t *err)
+{
+    if (ctx->status != ALG_RUNNING && ctx->status != ALG_COMPLETE) return;
+    ctx->status = ALG_FAILED;
+    snprintf(ctx->detail, sizeof ctx->detail, "checkpoint after update %lld: %.900s",
+             (long long)update, err->msg);
+}
+
+/* The write in flight (alg_checkpoint_opts_t.wait): waits for it to end (block) or only
+ * looks.  1 while it is still in flight (!block only); 0 when none is in flight any more
+ * and the last one stored its file; -1 when it failed, after failing the run. */
+static int settle_write(struct alg_runner *rn, alg_ctx_t *ctx, bool block)
+{
+    if (!rn->write_in_flight) return 0;
+    sgd_err_t err = {{0}};
+    int rc = rn->ckpt.wait(rn->ckpt.ctx, block, &err);
+    if (rc == 1) return 1;
+    rn->write_in_flight = false;
+    if (rc == 0) return 0;
+    fail_checkpoint(ctx, rn->in_flight_update, &err);
+    return -1;
+}
+
+void alg_runner_checkpoint_drain(alg_prepared_t *run)
+{
+    settle_write(&run->runner, &run->ctx, true);
+}
+
+bool alg_runner_checkpoint_check(alg_ctx_t *ctx)
 {
     struct alg_runner *r = ctx->runner;
-    if (!r->checkpoints) return;
+    if (!r->checkpoints) return true;
+    /* Looked at after every update, so a failed background write ends the run within an
+     * update or so of failing; which update that is depends on wall time, like the failure. */
+    if (settle_write(r, ctx, false) < 0) {
+        sim_engine_stop(ctx->engine);
+        return false;
+    }
     const alg_checkpoint_opts_t *o = &r->ckpt;
     bool exit_now = exit_requested || (o->exit_at_update && ctx->updates >= o->exit_at_update);
     bool due = exit_now || (o->every_updates && ctx->updates % o->every_updates == 0) ||
+               (o->once_at_update && ctx->updates == o->once_at_update) ||
                (o->every_wall_s > 0 && mono_s() - r->last_ckpt_wall_s >= o->every_wall_s);
-    if (!due) return;
+    if (!due) return true;
     r->ckpt_due = true;
     r->ckpt_exit = exit_now;
     sim_engine_stop(ctx->engine);
+    return true;
 }
 
 /* ---- the payload ------------------------------------------------------------------- */
@@ -148,6 +186,10 @@ bool alg_runner_checkpoint_write(alg_prepared_t *run)
     sgd_ckw_init(&w);
     sgd_err_t err = {{0}};
     rn->ckpt_due = false;
+    /* At most one write in flight: a checkpoint due while the previous one is still being
+     * written waits for it before its own state is serialised, so the run never holds two
+     * serialised copies. */
+    if (settle_write(rn, ctx, true) < 0) return false;
     const alg_ckpt_ops_t *ops = run->ops->ckpt;
     /* Updates settle applies may find another checkpoint due (and stop the engine again):
      * the loop in runner.c then writes the same state once more, which costs a write and
@@ -157,16 +199,20 @@ bool alg_runner_checkpoint_write(alg_prepared_t *run)
         return false;
     }
     int rc = save_payload(run, &w, &err);
-    if (rc == 0) rc = rn->ckpt.write(rn->ckpt.ctx, w.buf, w.len, ctx->updates, &err);
+    if (rc == 0) { /* the buffer passes to write: the serialised state is never copied */
+        rc = rn->ckpt.write(rn->ckpt.ctx, w.buf, w.len, ctx->updates, &err);
+        sgd_ckw_init(&w);
+        rn->write_in_flight = rc == 0 && rn->ckpt.wait;
+        rn->in_flight_update = ctx->updates;
+    }
     sgd_ckw_free(&w);
-    rn->last_ckpt_wall_s = mono_s();
+    rn->last_ckpt_wall_s = mono_s(); /* the next interval counts from the hand-over */
     if (rc) {
-        ctx->status = ALG_FAILED;
-        snprintf(ctx->detail, sizeof ctx->detail, "checkpoint after update %lld: %.900s",
-                 (long long)ctx->updates, err.msg);
+        fail_checkpoint(ctx, ctx->updates, &err);
         return false;
     }
     if (!rn->ckpt_exit) return true;
+    if (settle_write(rn, ctx, true) < 0) return false; /* stopped only once the file is in place */
     exit_requested = 0;
     ctx->status = ALG_CHECKPOINTED;
     snprintf(ctx->detail, sizeof ctx->detail, "stopped after update %lld with a checkpoint",

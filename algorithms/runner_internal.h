@@ -19,6 +19,8 @@ struct alg_runner {
     double last_ckpt_wall_s;   /* monotonic seconds of the last checkpoint (or the start) */
     bool ckpt_due;             /* write one once the current event has returned */
     bool ckpt_exit;            /* ... and stop there */
+    bool write_in_flight;      /* ckpt.write returned, ckpt.wait has not said how it ended */
+    int64_t in_flight_update;  /* ... the update it is of */
     bool restored;             /* the run continues from a checkpoint: no start() */
 };
 
@@ -42,15 +44,21 @@ struct alg_prepared {
     bool executed;
 };
 
-/* Called by alg_update_done after an update that lets the run go on: decides whether a
- * checkpoint is due (by updates, wall time or a signal) and, when it is, stops the engine
- * after the current event so that it is written between events. */
-void alg_runner_checkpoint_check(alg_ctx_t *ctx);
+/* Called by alg_update_done after an update that lets the run go on: looks whether the
+ * write in flight failed (then the run fails: false), decides whether a checkpoint is due (by
+ * updates, wall time or a signal) and, when it is, stops the engine after the current event
+ * so that it is written between events.  Returns whether the run may go on. */
+bool alg_runner_checkpoint_check(alg_ctx_t *ctx);
 
 /* Writes the checkpoint that is due (runner.c's loop, between events).  Returns false when
  * the run must stop: it failed to write one (ctx->status failed, detail says why) or it was
  * asked to stop after it (ALG_CHECKPOINTED). */
 bool alg_runner_checkpoint_write(alg_prepared_t *run);
+
+/* Waits for the checkpoint write in flight, if any, when the run's engine has stopped for
+ * good (runner.c): the run ends only once its last checkpoint is in place.  A failed write
+ * fails a run that was running or complete (the first reason a run ends with wins). */
+void alg_runner_checkpoint_drain(alg_prepared_t *run);
 
 /* Whether alg_request_checkpoint_exit was called (and not yet served). */
 bool alg_runner_checkpoint_exit_requested(void);

@@ -423,6 +423,7 @@ typedef struct run_state {
 
 static void run_close(run_state_t *st)
 {
+    run_ckpt_close(&st->ckpt);
     alg_prepared_free(st->prepared);
     free(st->r.sweep_axes);
     free(st->r.command_line);

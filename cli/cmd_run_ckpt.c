@@ -137,15 +137,29 @@ int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t
                               err);
 }
 
-/* The runner's writer: the database's rows up to this update first, then the file, so that
- * a checkpoint never runs ahead of the rows it continues. */
-static int write_checkpoint(void *ctx, const void *payload, size_t n, int64_t updates,
+/* The runner's writer: the database's rows up to this update are committed here, on the
+ * run's thread, before the file's write starts in the background, so that a checkpoint
+ * never runs ahead of the rows it continues.  The payload passes to the writer thread. */
+static int write_checkpoint(void *ctx, void *payload, size_t n, int64_t updates,
                             sgd_err_t *err)
 {
     run_ckpt_t *c = ctx;
-    if (rdb_flush(c->db, err)) return -1;
+    if (rdb_flush(c->db, err)) {
+        free(payload);
+        return -1;
+    }
     c->meta.updates = updates;
-    return sgd_ckpt_write(c->path, &c->meta, payload, n, err);
+    if (!c->writer) c->writer = sgd_ckpt_writer_create();
+    sgd_ckpt_writer_start(c->writer, c->path, &c->meta, payload, n);
+    return 0;
+}
+
+/* The runner's wait (alg_checkpoint_opts_t.wait) on the background writer. */
+static int wait_checkpoint(void *ctx, bool block, sgd_err_t *err)
+{
+    run_ckpt_t *c = ctx;
+    if (!block && !sgd_ckpt_writer_ended(c->writer)) return 1;
+    return sgd_ckpt_writer_wait(c->writer, err);
 }
 
 void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run)
@@ -155,8 +169,15 @@ void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run)
                                .every_wall_s = c->every_s,
                                .exit_at_update = (int64_t)c->exit_at,
                                .write = write_checkpoint,
+                               .wait = wait_checkpoint,
                                .ctx = c};
     alg_set_checkpoints(run, &o);
+}
+
+void run_ckpt_close(run_ckpt_t *c)
+{
+    sgd_ckpt_writer_destroy(c->writer);
+    c->writer = NULL;
 }
 
 void run_ckpt_detail(const run_ckpt_t *c, const alg_outcome_t *o, char *buf, size_t size)

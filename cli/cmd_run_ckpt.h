@@ -13,6 +13,7 @@
 
 #include "algorithms/alg.h"
 #include "common/ckpt_file.h"
+#include "common/ckpt_writer.h"
 #include "results/rdb.h"
 #include "sim/trace.h"
 
@@ -31,6 +32,7 @@ typedef struct run_ckpt {
     sgd_ckpt_meta_t meta;      /* this run's header (run id and start set at begin) */
     sgd_ckpt_meta_t saved;     /* the header of the checkpoint resumed from */
     rdb_t *db;
+    sgd_ckpt_writer_t *writer; /* writes the files in the background (common/ckpt_writer.h) */
 } run_ckpt_t;
 
 /* --checkpoint-every DURATION: "90", "90s", "10m", "2h" (a plain decimal and a unit). */
@@ -58,6 +60,10 @@ int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t
 
 /* Makes the prepared run write checkpoints as the options say, once it has begun. */
 void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run);
+
+/* Waits for a checkpoint write still in flight (only on paths where the runner did not:
+ * it waits for the last one before the run ends) and frees the writer. */
+void run_ckpt_close(run_ckpt_t *c);
 
 /* Status detail of a run that stopped with a checkpoint (buf). */
 void run_ckpt_detail(const run_ckpt_t *c, const alg_outcome_t *o, char *buf, size_t size);
