@@ -124,6 +124,19 @@ mask_has() { # PID FIELD BITMASK: whether /proc/PID/status's FIELD (a hex mask) 
   done < "/proc/$1/status"
   return 1
 }
+until_stopped() { # PID: waits until every thread of PID is stopped (state T), or PID is gone
+  local t state deadline=$((SECONDS + 60))
+  while [ -d "/proc/$1" ]; do
+    state=T
+    for t in /proc/"$1"/task/*/stat; do
+      read -r _ _ st _ < "$t" 2>/dev/null || continue
+      [ "$st" = T ] || state=running
+    done
+    [ "$state" = T ] && return
+    [ "$SECONDS" -lt "$deadline" ] || { fail "process $1 did not stop"; return; }
+    sleep 0.01
+  done
+}
 if command -v setsid >/dev/null; then
   G=(--set data.dim=100 --set 'model.hidden=[1024,1024]' --set stop.updates=60 --set eval.every=20)
   DB="$TMP/g.db"; DIR="$TMP/g-ckpt"
@@ -131,12 +144,22 @@ if command -v setsid >/dev/null; then
   pid=$!
   while kill -0 "$pid" 2>/dev/null && [ -z "$(find "$DIR" -type f -name '*.ckpt' 2>/dev/null)" ]; do sleep 0.01; done
   kid=$(children "$pid")
-  kill -STOP "$pid"
+  # kill returns before its target stops, and both processes have threads (OpenBLAS's, the
+  # numerics'), any of which may take a process's signal: each is seen stopped before the
+  # next step, or the sweep could pass its signal on before the point is stopped.
+  kill -STOP "$pid"; until_stopped "$pid"
   kill -TERM -- "-$pid"
-  while kill -0 "$kid" 2>/dev/null && mask_has "$kid" SigCgt 0x4000; do :; done # SIGTERM taken
-  kill -STOP "$kid" 2>/dev/null
+  deadline=$((SECONDS + 60))
+  while kill -0 "$kid" 2>/dev/null && mask_has "$kid" SigCgt 0x4000; do # SIGTERM taken
+    [ "$SECONDS" -lt "$deadline" ] || { fail "SIGTERM to the group: the point never took it"; break; }
+  done
+  kill -STOP "$kid" 2>/dev/null; until_stopped "$kid"
   kill -CONT "$pid"
-  while kill -0 "$kid" 2>/dev/null && ! mask_has "$kid" ShdPnd 0x4200; do sleep 0.01; done # the sweep's
+  deadline=$((SECONDS + 60))
+  while kill -0 "$kid" 2>/dev/null && ! mask_has "$kid" ShdPnd 0x4200; do # the sweep's
+    [ "$SECONDS" -lt "$deadline" ] || { fail "SIGTERM to the group: the sweep passed no signal on to its stopped point"; break; }
+    sleep 0.01
+  done
   kill -CONT "$kid" 2>/dev/null
   wait "$pid" 2>/dev/null; rc=$?
   [ "$rc" = 75 ] || fail "SIGTERM to the group: exit $rc, wanted 75: $(cat "$TMP/err")"
