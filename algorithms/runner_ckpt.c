@@ -14,19 +14,13 @@
 #include "algorithms/alg.h"
 #include "algorithms/runner_internal.h"
 #include "common/ckbuf.h"
+#include "common/clock.h"
 
 static volatile sig_atomic_t exit_requested;
 
 void alg_request_checkpoint_exit(void) { exit_requested = 1; }
 
 bool alg_runner_checkpoint_exit_requested(void) { return exit_requested != 0; }
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 const char *alg_checkpoint_unsupported(const alg_prepared_t *run)
 {
@@ -47,7 +41,7 @@ void alg_set_checkpoints(alg_prepared_t *run, const alg_checkpoint_opts_t *o)
     SGD_ASSERT(!alg_checkpoint_unsupported(run) && o->write);
     run->runner.checkpoints = true;
     run->runner.ckpt = *o;
-    run->runner.last_ckpt_wall_s = mono_s();
+    run->runner.last_ckpt_wall_s = sgd_monotonic_s();
 }
 
 /* Ends the run with a checkpoint's error, worded as the synchronous write always was;
@@ -94,7 +88,7 @@ bool alg_runner_checkpoint_check(alg_ctx_t *ctx)
     bool exit_now = exit_requested || (o->exit_at_update && ctx->updates >= o->exit_at_update);
     bool due = exit_now || (o->every_updates && ctx->updates % o->every_updates == 0) ||
                (o->once_at_update && ctx->updates == o->once_at_update) ||
-               (o->every_wall_s > 0 && mono_s() - r->last_ckpt_wall_s >= o->every_wall_s);
+               (o->every_wall_s > 0 && sgd_monotonic_s() - r->last_ckpt_wall_s >= o->every_wall_s);
     if (!due) return true;
     r->ckpt_due = true;
     r->ckpt_exit = exit_now;
@@ -206,7 +200,7 @@ bool alg_runner_checkpoint_write(alg_prepared_t *run)
         rn->in_flight_update = ctx->updates;
     }
     sgd_ckw_free(&w);
-    rn->last_ckpt_wall_s = mono_s(); /* the next interval counts from the hand-over */
+    rn->last_ckpt_wall_s = sgd_monotonic_s(); /* the next interval counts from the hand-over */
     if (rc) {
         fail_checkpoint(ctx, ctx->updates, &err);
         return false;

@@ -17,6 +17,7 @@
 #include "cli/machine.h"
 #include "cli/sweep_exec.h"
 #include "cli/sweep_live.h"
+#include "common/clock.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
 
@@ -43,13 +44,6 @@ int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const i
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig) { stop_signal = sig; }
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 typedef struct slot {
     pid_t pid;
@@ -324,7 +318,7 @@ static bool start_point(pool_t *p, const cli_sweep_point_t *pt, const cli_sweep_
         return false;
     }
     p->slots[s].point = (int)(pt - p->plan->points);
-    p->slots[s].t0 = now_s();
+    p->slots[s].t0 = sgd_monotonic_s();
     p->slots[s].resumed = pc->resume;
     p->nrunning++;
     return true;
@@ -413,7 +407,7 @@ static void settle_checkpoint(pool_t *p, const slot_t *slot, const cli_sweep_poi
 static void point_finished(pool_t *p, int s, int status)
 {
     const cli_sweep_point_t *pt = &p->plan->points[p->slots[s].point];
-    double secs = now_s() - p->slots[s].t0;
+    double secs = sgd_monotonic_s() - p->slots[s].t0;
     p->slots[s].pid = 0;
     p->nrunning--;
     p->finished++;
@@ -425,7 +419,7 @@ static void point_finished(pool_t *p, int s, int status)
                        : code == SGD_EXIT_BAD_INPUT ? "bad input" : "failed";
     book_outcome(p, code);
     settle_checkpoint(p, &p->slots[s], pt, code);
-    double elapsed = now_s() - p->t_start;
+    double elapsed = sgd_monotonic_s() - p->t_start;
     int left = p->n - p->finished - p->skipped - p->nbusy;
     double eta = p->stop_launching || stop_signal ? -1 : elapsed / p->finished * left;
     progress_line(p->x, p->live, what, pt, secs, p->nalready + p->skipped + p->finished,
@@ -507,7 +501,7 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
                 .nalready = nalready, .self = self, .db = db,
                 .slots = sgd_xcalloc((size_t)x->jobs, sizeof(slot_t)), .rc = SGD_EXIT_OK,
                 .busy = sgd_xcalloc((size_t)n + 1, sizeof(int)),
-                .t_start = now_s()};
+                .t_start = sgd_monotonic_s()};
     int64_t total_updates = 0;
     for (int i = 0; i < n; i++) total_updates += plan->points[idx[i]].updates;
     p.live = cli_sweep_live_start(x->quiet, x->jobs, total_updates);

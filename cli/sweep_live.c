@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 
 typedef struct live_slot {
@@ -29,13 +30,6 @@ struct cli_sweep_live {
     double last_draw;
     bool drawn;
 };
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 cli_sweep_live_t *cli_sweep_live_start(bool quiet, int nslots, int64_t total_updates)
 {
@@ -145,7 +139,7 @@ void cli_sweep_live_poll(cli_sweep_live_t *l)
     if (!l) return;
     for (int i = 0; i < l->nslots; i++)
         if (l->slots[i].fd >= 0) read_slot(&l->slots[i]);
-    double t = now_s();
+    double t = sgd_monotonic_s();
     if (l->drawn && t - l->last_draw < 0.2) return;
     l->last_draw = t;
     draw(l);

@@ -5,7 +5,8 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "common/clock.h"
 
 /* One write: what the thread reads (set before it starts) and what it leaves (read after
  * the join, or after `ended` was seen true: the release/acquire pair orders them). */
@@ -28,23 +29,16 @@ struct sgd_ckpt_writer {
     double last_seconds;
 };
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Writes the file and gives the payload back to the allocator at once: the memory is free
  * before the owner collects the result. */
 static void run_job(sgd_ckpt_writer_t *w)
 {
     job_t *j = &w->job;
-    double t0 = mono_s();
+    double t0 = sgd_monotonic_s();
     j->rc = sgd_ckpt_write(j->path, &j->meta, j->payload, j->n, &j->err);
     free(j->payload);
     j->payload = NULL;
-    j->seconds = mono_s() - t0;
+    j->seconds = sgd_monotonic_s() - t0;
     atomic_store_explicit(&w->ended, true, memory_order_release);
 }
 
