@@ -18,8 +18,10 @@
 # comparisons check that both thread counts give the same digest, and run only when the cores
 # are free: right before each, CORES copies of the FMA peak kernel must give CORES x (± 10%)
 # of one; otherwise the row says why it was not measured (a busy core caps any thread ratio near
-# 1x, which would read as sgdsim's).  The header also gives the transparent huge page
-# settings, which the page-fault figures depend on.  Everything runs on the
+# 1x, which would read as sgdsim's).  The MLP gradient is also timed on the kernel sgdsim
+# picks against another candidate, and the FASGD row gets the share of system time in its
+# 1-thread runs.  The header also gives the transparent huge page settings, which the
+# page-fault and system-time figures depend on.  Everything runs on the
 # kernel `sgdsim --version` reports (exported as OPENBLAS_CORETYPE, so the benchmark
 # executables and numpy use it too).  Benchmarks assert nothing: the exit status is 0 unless a
 # command failed.  Sizes can be overridden: FASGD_UPDATES, FASGD_WARMUP, FASGD_CLI_UPDATES,
@@ -85,6 +87,14 @@ row() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >> "$ROWS"; }
 timed() {
   local out="$1"; shift
   local TIMEFORMAT=%R t
+  t=$( { time "$@" > "$out" 2>&1; } 2>&1 ) || { cat "$out" >&2; die "failed: $*"; }
+  echo "$t"
+}
+
+# timed_sys OUT CMD...: as timed, but prints "wall_seconds system_seconds".
+timed_sys() {
+  local out="$1"; shift
+  local TIMEFORMAT='%R %S' t
   t=$( { time "$@" > "$out" 2>&1; } 2>&1 ) || { cat "$out" >&2; die "failed: $*"; }
   echo "$t"
 }
@@ -198,13 +208,41 @@ cores_free() {
     'BEGIN { exit !(p >= (1 - f) * c && p <= (1 + f) * c) }'
 }
 
-# threads_pair NAME SCENARIO: REPS alternating pairs of `sgdsim run -t 1` and `-t CORES`,
-# whole-process wall time; one row with the median speed-up and whether every digest agreed.
+# The kernel sgdsim picks against the other candidate this CPU runs (Haswell, or SkylakeX
+# where the CPU has AVX-512 and the pick is Haswell), by the MLP gradient's GFLOP/s,
+# alternating: the pick should be the faster (bench/blas_kernels.sh compares every kernel).
+kernel_row() {
+  local other=Haswell
+  if [ "$KERNEL" = Haswell ]; then
+    grep -qw avx512f /proc/cpuinfo || {
+      row "gradient, MLP 784-200-10, μ = 128: $KERNEL against another kernel" \
+          "not measured: no other candidate on this CPU (no AVX-512)" "the faster" "—"
+      return
+    }
+    other=SkylakeX
+  fi
+  say "gradient: $KERNEL vs $other ($REPS pairs)"
+  note_cmd "OPENBLAS_CORETYPE=$KERNEL $BENCH/bench_mlp_grad   (and OPENBLAS_CORETYPE=$other)"
+  local i a b r=()
+  for i in $(seq "$REPS"); do
+    a=$(OPENBLAS_CORETYPE="$KERNEL" "$BENCH/bench_mlp_grad" | awk '$1 == "784-200-10" && $2 == 128 { print $4 }')
+    b=$(OPENBLAS_CORETYPE="$other" "$BENCH/bench_mlp_grad" | awk '$1 == "784-200-10" && $2 == 128 { print $4 }')
+    [ -n "$a" ] && [ -n "$b" ] || die "bench_mlp_grad failed on $KERNEL or $other"
+    r+=("$(ratio "$a" "$b")")
+  done
+  row "gradient, MLP 784-200-10, μ = 128: $KERNEL (sgdsim's pick) vs $other, GFLOP/s" \
+      "$(fmt %.2fx "${r[@]}")" "the faster: ≥ 0.98x" "$(met "$(median "${r[@]}")" ">=" 0.98)"
+}
+
+# threads_pair NAME SCENARIO [SYS_ROW]: REPS alternating pairs of `sgdsim run -t 1` and
+# `-t CORES`, whole-process wall time; one row with the median speed-up and whether every
+# digest agreed.  With SYS_ROW = 1, a second row gives the 1-thread runs' system time (the
+# kernel's: page faults, zeroing fresh memory) as a share of their wall time.
 # wall_of DB: the run's simulation wall time (runs.wall_s: the loop, without loading the data).
 wall_of() { "$SGDSIM" query "$1" "SELECT wall_s FROM runs" --csv | sed -n 2p; }
 
 threads_pair() {
-  local name="$1" scn="$2" i r=() rs=() d1 d2 same=1 t1 t2
+  local name="$1" scn="$2" sys_row="${3:-0}" i r=() rs=() sys=() d1 d2 same=1 t1 t2
   parallel_peak_row
   if ! cores_free; then
     row "$name, $CORES threads vs 1" \
@@ -215,7 +253,8 @@ threads_pair() {
   say "$name: $CORES threads vs 1 ($REPS pairs)"
   note_cmd "$SGDSIM run $scn --db \$TMP/x.db -t 1   (and -t $CORES; whole process timed, and runs.wall_s)"
   for i in $(seq "$REPS"); do
-    t1=$(timed "$TMP/t1.log" "$SGDSIM" run "$scn" --db "$TMP/t1.$i.db" -t 1)
+    set -- $(timed_sys "$TMP/t1.log" "$SGDSIM" run "$scn" --db "$TMP/t1.$i.db" -t 1)
+    t1="$1" sys+=("$(awk -v s="$2" -v w="$1" 'BEGIN { print 100 * s / w }')")
     t2=$(timed "$TMP/t2.log" "$SGDSIM" run "$scn" --db "$TMP/t2.$i.db" -t "$CORES")
     d1=$(digest_of "$TMP/t1.log") d2=$(digest_of "$TMP/t2.log")
     [ -n "$d1" ] && [ "$d1" = "$d2" ] || same=0
@@ -227,6 +266,9 @@ threads_pair() {
   row "$name, $CORES threads vs 1" \
       "$(fmt %.2fx "${r[@]}") whole process, $(fmt %.2fx "${rs[@]}") the simulation alone (runs.wall_s); digests $([ "$same" = 1 ] && echo "the same (${d1:0:8}...)" || echo DIFFER)" \
       "≥ 1.8x, same digest" "$(met "$m" ">=" 1.8 "$same")"
+  [ "$sys_row" = 1 ] || return 0
+  row "the same, 1 thread, whole process: system time (kernel) of the wall time" \
+      "$(fmt %.1f%% "${sys[@]}")" "≤ 3%" "$(met "$(median "${sys[@]}")" "<=" 3)"
 }
 
 # sgdsim vs the numpy port (bench/ps-vs-numpy.sh: bench_ps, then numpy, per pair).
@@ -305,7 +347,8 @@ export OPENBLAS_CORETYPE="$KERNEL"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 write_scenarios
 gradient_and_fasgd
-threads_pair "FASGD λ = 10,000, μ = 128 ($FASGD_CLI_UPDATES updates)" "$TMP/fasgd.json"
+kernel_row
+threads_pair "FASGD λ = 10,000, μ = 128 ($FASGD_CLI_UPDATES updates)" "$TMP/fasgd.json" 1
 threads_pair "CSGD 256 workers × 32, MLP 784-256-10 ($CSGD_UPDATES updates)" "$TMP/csgd.json"
 numpy_rows
 quickstart_row
