@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "models/xxh64.h"
@@ -361,10 +362,21 @@ static const char *file_kind(const struct stat *st)
 }
 
 /* Marks the entry used now (its mtime), which is what least-recently-used eviction goes by;
- * best effort: a cache shared read-only still serves hits. */
+ * best effort: a cache shared read-only still serves hits.  The time is read here, to the
+ * nanosecond, rather than left to the kernel (UTIME_NOW or a write): the kernel stamps files
+ * from a clock that advances once per timer tick, so two entries used milliseconds apart (a
+ * data set's images, then its labels) could get the same time and be ordered by name. */
 static void touch(int fd)
 {
-    const struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_nsec = UTIME_NOW}};
+    struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_nsec = UTIME_NOW}};
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) == 0) {
+        t[1] = now;
+        if (futimens(fd, t) == 0) return;
+        /* A given time needs the entry's owner; "now" needs only write permission, as in a
+         * cache directory a group shares. */
+        t[1] = (struct timespec){.tv_nsec = UTIME_NOW};
+    }
     (void)futimens(fd, t);
 }
 
@@ -494,7 +506,9 @@ static int write_entry(const char *dir, const char *entry, const source_t *src,
         return reason(why, n, "cannot create a file in %s: %s", dir, strerror(e));
     }
     bool ok = write_all(fd, &h, sizeof h) == 0 &&
-              write_all(fd, a->data, (size_t)h.payload_bytes) == 0 && fsync(fd) == 0;
+              write_all(fd, a->data, (size_t)h.payload_bytes) == 0;
+    if (ok) touch(fd); /* stored counts as used, on the same clock as a hit */
+    ok = ok && fsync(fd) == 0;
     int e = errno;
     if (close(fd) != 0 && ok) ok = false, e = errno;
     /* The one step that makes the entry visible, whole. */
