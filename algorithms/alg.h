@@ -294,6 +294,12 @@ typedef struct alg_checkpoint_opts {
      * checkpoint (at most one in flight), before a checkpoint's exit and at the end of the
      * run, and looks after every update, so a failed write ends the run soon. */
     int (*wait)(void *ctx, bool block, sgd_err_t *err);
+    /* NULL, or: a payload write was given earlier and is done with (allocated with malloc,
+     * at least *n bytes), which the runner then owns and serialises the next checkpoint
+     * into, or NULL with *n = 0.  Memory the process has touched already costs no page
+     * faults; a fresh buffer of gigabytes does (common/ckpt_writer.h, "Reuse").  Called
+     * only when no write is in flight. */
+    void *(*reclaim)(void *ctx, size_t *n);
     void *ctx;
 } alg_checkpoint_opts_t;
 

@@ -188,9 +188,12 @@ bool alg_runner_checkpoint_write(alg_prepared_t *run)
     /* Updates settle applies may find another checkpoint due (and stop the engine again):
      * the loop in runner.c then writes the same state once more, which costs a write and
      * changes nothing. */
-    if (ops->settle && !ops->settle(run->res.state)) { /* the run ended there */
-        sgd_ckw_free(&w);
+    if (ops->settle && !ops->settle(run->res.state)) /* the run ended there */
         return false;
+    if (rn->ckpt.reclaim) { /* the last checkpoint's buffer, its pages already ours */
+        size_t cap = 0;
+        void *buf = rn->ckpt.reclaim(rn->ckpt.ctx, &cap);
+        sgd_ckw_adopt(&w, buf, cap);
     }
     int rc = save_payload(run, &w, &err);
     if (rc == 0) { /* the buffer passes to write: the serialised state is never copied */

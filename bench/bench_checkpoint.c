@@ -1,7 +1,7 @@
 /* bench_checkpoint: what one checkpoint costs a run, as ratios to the run's own update time
  * (bench/checkpoint_cost.sh runs it on FASGD with lambda = 10,000 and mu = 128).
  *
- * Usage: bench_checkpoint sync|bg SCENARIO UPDATES FILE [--set key.path=value]...
+ * Usage: bench_checkpoint sync|bg|bg-again SCENARIO UPDATES FILE [--set key.path=value]...
  * Loads SCENARIO with the overrides (its data files relative to it, as `sgdsim run` reads
  * them), runs it on one thread and writes one checkpoint after update UPDATES to FILE:
  *   sync  as `run --checkpoint` did before background writes: the runner's write callback
@@ -11,7 +11,11 @@
  *   bg    as `run --checkpoint` does now: the callback hands the payload to the background
  *         writer (common/ckpt_writer.h) and the run goes on; once the write has ended and the
  *         run has made as many updates again, it is interrupted (stop.updates must leave room
- *         for them).
+ *         for them);
+ *   bg-again  as bg, but the measured checkpoint is the run's second: a first one is written
+ *         after UPDATES / 2 updates (UPDATES even), and the second serialises into its
+ *         buffer, as every checkpoint after a run's first does (common/ckpt_writer.h,
+ *         "Reuse"); the run is interrupted before a third would be due.
  * Then it prepares the same run afresh, reads the file and restores it.  Measured in this
  * process, with CLOCK_MONOTONIC:
  *   update_s   wall seconds per update from the start of the run to update UPDATES
@@ -70,7 +74,8 @@ static long long rss_bytes(void)
 #define BASE_UPDATES 300
 
 typedef struct probe {
-    bool bg;               /* the mode */
+    bool bg;               /* the mode: bg or bg-again */
+    bool again;            /* bg-again */
     const char *path;      /* the checkpoint file */
     int64_t at;            /* UPDATES */
     double t_start, t_at;  /* the run's start, update UPDATES */
@@ -107,7 +112,8 @@ static void on_update(void *ctx, int64_t update, int64_t vtime_ns, double train_
     }
     /* As many updates again after the write, for the pace without it (after_s). */
     if (p->ended_update && !p->t_after &&
-        update >= 2 * p->ended_update - p->handed_update) {
+        (update >= 2 * p->ended_update - p->handed_update ||
+         (p->again && update == p->at + p->at / 2 - 1))) {
         p->t_after = now();
         alg_request_interrupt();
     }
@@ -136,10 +142,16 @@ static int write_bg(void *ctx, void *payload, size_t n, int64_t updates, sgd_err
     sgd_ckpt_meta_t m = {.run_id = 1, .updates = updates};
     snprintf(m.algorithm, sizeof m.algorithm, "bench");
     sgd_ckpt_writer_start(p->writer, p->path, &m, payload, n);
+    if (updates < p->at) return 0; /* bg-again's first checkpoint: not the one measured */
     p->t_handed = now();
     p->handed_update = updates;
     p->payload = n;
     return 0;
+}
+
+static void *reclaim_bg(void *ctx, size_t *n)
+{
+    return sgd_ckpt_writer_reclaim(((probe_t *)ctx)->writer, n);
 }
 
 static int wait_bg(void *ctx, bool block, sgd_err_t *err)
@@ -170,7 +182,9 @@ static int run_and_write(scn_t *s, probe_t *p, long long *rss_prepared)
     if (!run) return 1;
     *rss_prepared = rss_bytes();
     alg_checkpoint_opts_t sync = {.exit_at_update = p->at, .write = write_sync, .ctx = p};
-    alg_checkpoint_opts_t bg = {.once_at_update = p->at, .write = write_bg, .wait = wait_bg,
+    alg_checkpoint_opts_t bg = {.once_at_update = p->again ? 0 : p->at,
+                                .every_updates = p->again ? p->at / 2 : 0,
+                                .write = write_bg, .wait = wait_bg, .reclaim = reclaim_bg,
                                 .ctx = p};
     alg_set_checkpoints(run, p->bg ? &bg : &sync);
     alg_sink_t sink = {.ctx = p, .begin = on_begin, .progress = on_update};
@@ -222,7 +236,7 @@ static void print_line(const probe_t *p, double prepare_s, double read_s, long l
     printf("mode=%s updates=%lld update_s=%.6g base_s=%.6g stall_s=%.6g file_s=%.6g "
            "during_n=%lld during_s=%.6g after_s=%.6g read_s=%.6g prepare_s=%.6g ckpt_bytes=%lld "
            "payload_bytes=%zu params_bytes=%zu live_bytes=%lld\n",
-           p->bg ? "bg" : "sync", (long long)p->at, (p->t_at - p->t_start) / (double)p->at,
+           p->again ? "bg-again" : p->bg ? "bg" : "sync", (long long)p->at, (p->t_at - p->t_start) / (double)p->at,
            (p->t_at - p->t_base) / (double)p->base_n, p->t_handed - p->t_at, p->file_s,
            (long long)during_n, during_s, after_s, read_s, prepare_s, bytes, p->payload,
            p->nparams * sizeof(float), p->rss_at - rss0);
@@ -231,9 +245,9 @@ static void print_line(const probe_t *p, double prepare_s, double read_s, long l
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
-    bool bg = strcmp(mode, "bg") == 0;
+    bool again = strcmp(mode, "bg-again") == 0, bg = again || strcmp(mode, "bg") == 0;
     if (argc < 5 || (argc - 5) % 2 != 0 || (!bg && strcmp(mode, "sync") != 0)) {
-        fprintf(stderr, "usage: bench_checkpoint sync|bg SCENARIO UPDATES FILE "
+        fprintf(stderr, "usage: bench_checkpoint sync|bg|bg-again SCENARIO UPDATES FILE "
                         "[--set key=value]...\n");
         return 2;
     }
@@ -246,9 +260,9 @@ int main(int argc, char **argv)
         if (strcmp(argv[5 + 2 * i], "--set") != 0) at = 0; /* refused below */
         sets[i].assignment = argv[6 + 2 * i];
     }
-    if (*end || at < 2) {
-        fprintf(stderr, "bench_checkpoint: UPDATES %s: expected a number >= 2, then --set "
-                        "pairs\n", argv[3]);
+    if (*end || at < 2 || (again && at % 2)) {
+        fprintf(stderr, "bench_checkpoint: UPDATES %s: expected a number >= 2 (even for "
+                        "bg-again), then --set pairs\n", argv[3]);
         free(sets);
         return 2;
     }
@@ -259,7 +273,7 @@ int main(int argc, char **argv)
         free(sets);
         return 2;
     }
-    probe_t p = {.bg = bg, .path = argv[4], .at = at,
+    probe_t p = {.bg = bg, .again = again, .path = argv[4], .at = at,
                  .base_n = at - 1 < BASE_UPDATES ? at - 1 : BASE_UPDATES,
                  .writer = sgd_ckpt_writer_create()};
     long long rss0 = 0;

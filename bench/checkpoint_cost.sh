@@ -24,8 +24,9 @@
 #   UPDATES=1000 REPS=5 bench/checkpoint_cost.sh
 # Environment: BUILD_DIR (default build), CKPT_DIR (where the file is written, default a
 # scratch folder in out/: a checkpoint of 3000 updates is about 1.7 GB, and the disk under it
-# is part of what is measured), MODES (default "sync bg").  Needs data/mnist (README,
-# "Data").  Asserts nothing.
+# is part of what is measured), MODES (default "sync bg"; "bg-again" measures a run's second
+# checkpoint, which reuses the first one's buffer: bench/bench_checkpoint.c).  Needs
+# data/mnist (README, "Data").  Asserts nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD="${BUILD_DIR:-build}"
@@ -102,7 +103,7 @@ END {
   row("the run stands still, s", stall, "%.2f")
   row("standing still / update time", sr, "%.0f")
   row("file write (SHA-256, write, fsync, rename), s", file_s, "%.2f")
-  if (mode == "bg") {
+  if (mode != "sync") {
     row("updates made while the file was written", during, "%.0f")
     row("update time while the file was written, ms", during_ms, "%.2f")
     row("update time over as many updates after it, ms", after_ms, "%.2f")

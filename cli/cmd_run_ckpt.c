@@ -162,6 +162,14 @@ static int wait_checkpoint(void *ctx, bool block, sgd_err_t *err)
     return sgd_ckpt_writer_wait(c->writer, err);
 }
 
+/* The runner's reclaim: the last written payload, to serialise the next checkpoint into. */
+static void *reclaim_checkpoint(void *ctx, size_t *n)
+{
+    run_ckpt_t *c = ctx;
+    *n = 0;
+    return c->writer ? sgd_ckpt_writer_reclaim(c->writer, n) : NULL;
+}
+
 void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run)
 {
     if (!run_ckpt_wanted(c)) return;
@@ -170,6 +178,7 @@ void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run)
                                .exit_at_update = (int64_t)c->exit_at,
                                .write = write_checkpoint,
                                .wait = wait_checkpoint,
+                               .reclaim = reclaim_checkpoint,
                                .ctx = c};
     alg_set_checkpoints(run, &o);
 }

@@ -9,6 +9,11 @@
 
 void sgd_ckw_init(sgd_ckw_t *w) { memset(w, 0, sizeof *w); }
 
+void sgd_ckw_adopt(sgd_ckw_t *w, void *buf, size_t cap)
+{
+    *w = (sgd_ckw_t){.buf = buf, .len = 0, .cap = buf ? cap : 0};
+}
+
 void sgd_ckw_free(sgd_ckw_t *w)
 {
     free(w->buf);

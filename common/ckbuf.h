@@ -28,6 +28,10 @@ typedef struct sgd_ckw {
 } sgd_ckw_t;
 
 void sgd_ckw_init(sgd_ckw_t *w);
+/* An empty writer over buf (cap bytes, from malloc; NULL with cap 0 is an empty writer),
+ * which it now owns: a buffer kept from an earlier checkpoint, whose memory the process has
+ * already touched. */
+void sgd_ckw_adopt(sgd_ckw_t *w, void *buf, size_t cap);
 void sgd_ckw_free(sgd_ckw_t *w);
 void sgd_ckw_u64(sgd_ckw_t *w, uint64_t v);
 void sgd_ckw_i64(sgd_ckw_t *w, int64_t v);

@@ -22,6 +22,8 @@ typedef struct job {
 
 struct sgd_ckpt_writer {
     job_t job;
+    void *spare; /* the last written payload, for sgd_ckpt_writer_reclaim */
+    size_t spare_n;
     pthread_t thread;
     bool busy;      /* started, not collected (the owner's alone) */
     bool threaded;  /* the job runs on `thread` (else it ran in start) */
@@ -29,15 +31,12 @@ struct sgd_ckpt_writer {
     double last_seconds;
 };
 
-/* Writes the file and gives the payload back to the allocator at once: the memory is free
- * before the owner collects the result. */
+/* Writes the file; the payload stays in the job until the owner collects it. */
 static void run_job(sgd_ckpt_writer_t *w)
 {
     job_t *j = &w->job;
     double t0 = sgd_monotonic_s();
     j->rc = sgd_ckpt_write(j->path, &j->meta, j->payload, j->n, &j->err);
-    free(j->payload);
-    j->payload = NULL;
     j->seconds = sgd_monotonic_s() - t0;
     atomic_store_explicit(&w->ended, true, memory_order_release);
 }
@@ -71,6 +70,9 @@ void sgd_ckpt_writer_start(sgd_ckpt_writer_t *w, const char *path, const sgd_ckp
                            void *payload, size_t n)
 {
     SGD_ASSERT(!w->busy);
+    free(w->spare); /* not reclaimed: the caller serialised into another buffer */
+    w->spare = NULL;
+    w->spare_n = 0;
     w->job = (job_t){.path = sgd_xstrdup(path), .meta = *m, .payload = payload, .n = n};
     atomic_store_explicit(&w->ended, false, memory_order_relaxed);
     w->busy = true;
@@ -93,10 +95,21 @@ int sgd_ckpt_writer_wait(sgd_ckpt_writer_t *w, sgd_err_t *err)
     job_t *j = &w->job;
     free(j->path);
     j->path = NULL;
+    w->spare = j->payload;
+    w->spare_n = j->n;
+    j->payload = NULL;
     w->last_seconds = j->seconds;
     if (j->rc == 0) return 0;
     *err = j->err;
     return -1;
+}
+
+void *sgd_ckpt_writer_reclaim(sgd_ckpt_writer_t *w, size_t *n)
+{
+    void *p = w->busy ? NULL : w->spare;
+    *n = p ? w->spare_n : 0;
+    if (p) w->spare = NULL, w->spare_n = 0;
+    return p;
 }
 
 double sgd_ckpt_writer_last_seconds(const sgd_ckpt_writer_t *w) { return w->last_seconds; }
@@ -106,5 +119,6 @@ void sgd_ckpt_writer_destroy(sgd_ckpt_writer_t *w)
     if (!w) return;
     sgd_err_t ignored = {{0}};
     sgd_ckpt_writer_wait(w, &ignored);
+    free(w->spare);
     free(w);
 }

@@ -12,6 +12,13 @@
  * (sgd_ckpt_writer_wait), so a caller holds at most one serialised copy at a time besides
  * its live state.
  *
+ * Reuse: a written payload is not freed but kept, and sgd_ckpt_writer_reclaim hands it back
+ * for the next checkpoint's serialisation.  Its pages are then the process's already; a fresh
+ * buffer of gigabytes is memory the kernel must find, zero and charge first, which was most
+ * of the time a large run stood still for a checkpoint (docs/performance.md, "Checkpoints").
+ * The price is that the buffer stays allocated between checkpoints, up to the size the run
+ * needs at each one anyway.
+ *
  * Threads: one thread (the owner) calls everything; each start runs one thread, joined by
  * wait.  That thread blocks every signal, so SIGTERM, SIGUSR1 and SIGINT reach the owner's
  * thread as before.  When no thread can be started, start writes on the calling thread.
@@ -33,8 +40,9 @@ sgd_ckpt_writer_t *sgd_ckpt_writer_create(void);
 void sgd_ckpt_writer_destroy(sgd_ckpt_writer_t *w);
 
 /* Starts writing the checkpoint at path (copied) with header m (copied) and payload, n bytes
- * allocated with malloc that the writer now owns and frees once written.  No write may be in
- * flight (asserted): wait for it first. */
+ * allocated with malloc that the writer now owns: it keeps it for sgd_ckpt_writer_reclaim
+ * once written, and frees it at the next start or at destroy.  No write may be in flight
+ * (asserted): wait for it first. */
 void sgd_ckpt_writer_start(sgd_ckpt_writer_t *w, const char *path, const sgd_ckpt_meta_t *m,
                            void *payload, size_t n);
 
@@ -48,6 +56,11 @@ bool sgd_ckpt_writer_ended(const sgd_ckpt_writer_t *w);
 /* Waits for the write in flight to end and collects it: 0 when it wrote the file (or none
  * was in flight), -1 with sgd_ckpt_write's "PATH: cannot write: why" in err. */
 int sgd_ckpt_writer_wait(sgd_ckpt_writer_t *w, sgd_err_t *err);
+
+/* The payload of the last collected write, which the caller now owns (malloc'ed, at least
+ * *n bytes), to serialise the next checkpoint into; NULL (and *n = 0) when there is none or
+ * a write is in flight. */
+void *sgd_ckpt_writer_reclaim(sgd_ckpt_writer_t *w, size_t *n);
 
 /* Wall seconds the last collected write took on its thread (0 before the first). */
 double sgd_ckpt_writer_last_seconds(const sgd_ckpt_writer_t *w);

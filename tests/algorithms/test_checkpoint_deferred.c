@@ -5,7 +5,9 @@
  * in flight when the run returns; a checkpoint that stops the run (exit_at_update) returns
  * only once its write completed; a write that fails ends the run failed naming the update of
  * its checkpoint and the writer's message, a little after that update; a run that is
- * already ending (here: complete) waits for the write in flight and fails with its error.
+ * already ending (here: complete) waits for the write in flight and fails with its error;
+ * with a reclaim callback, every checkpoint after the first is serialised into the buffer of
+ * the one before, giving the same payloads byte for byte.
  * CSGD: one update per event, so a checkpoint can follow any update. */
 #include "tests/algorithms/ckpt_harness.h"
 
@@ -32,14 +34,28 @@ typedef struct deferred {
     int looks;
     int started, ended, overlaps;
     int64_t last_ended;    /* update of the last write that ended */
+    bool reuse;            /* keep an ended write's payload for d_reclaim */
+    void *spare;           /* that payload, until reclaimed */
+    size_t n, spare_n;     /* the bytes of the payload in flight, of the spare */
+    int reclaims;          /* buffers d_reclaim handed back */
+    uint64_t hash[64];     /* FNV-1a of each write's payload, in order */
 } deferred_t;
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
 
 static int d_write(void *ctx, void *payload, size_t n, int64_t updates, sgd_err_t *err)
 {
     (void)n, (void)err;
     deferred_t *d = ctx;
     if (d->payload) d->overlaps++, free(d->payload);
+    if (d->started < 64) d->hash[d->started] = fnv1a(payload, n);
     d->payload = payload;
+    d->n = n;
     d->updates = updates;
     d->looks = 0;
     d->started++;
@@ -51,7 +67,12 @@ static int d_wait(void *ctx, bool block, sgd_err_t *err)
     deferred_t *d = ctx;
     if (!d->payload) return 0;
     if (!block && (d->lag < 0 || d->looks++ < d->lag)) return 1;
-    free(d->payload);
+    if (d->reuse) {
+        free(d->spare);
+        d->spare = d->payload, d->spare_n = d->n;
+    } else {
+        free(d->payload);
+    }
     d->payload = NULL;
     d->ended++;
     d->last_ended = d->updates;
@@ -59,11 +80,23 @@ static int d_wait(void *ctx, bool block, sgd_err_t *err)
     return sgd_errf(err, "x.ckpt: cannot write: No space left on device");
 }
 
+static void *d_reclaim(void *ctx, size_t *n)
+{
+    deferred_t *d = ctx;
+    CHECK(!d->payload); /* only with no write in flight */
+    void *p = d->spare;
+    *n = p ? d->spare_n : 0;
+    d->spare = NULL;
+    d->reclaims += p != NULL;
+    return p;
+}
+
 static alg_outcome_t run_with(const scn_t *s, deferred_t *d, int64_t every, int64_t exit_at,
                               rows_t *rows)
 {
     alg_checkpoint_opts_t co = {.every_updates = every, .exit_at_update = exit_at,
-                                .write = d_write, .wait = d_wait, .ctx = d};
+                                .write = d_write, .wait = d_wait,
+                                .reclaim = d->reuse ? d_reclaim : NULL, .ctx = d};
     rows->n = 0;
     return execute(s, NULL, 0, &co, rows);
 }
@@ -112,6 +145,20 @@ int main(void)
     CHECK(o.status == ALG_FAILED);
     CHECK_STR_CONTAINS(o.detail, "checkpoint after update 39:");
     CHECK(!last.payload && last.ended == 1);
+    free(o.final_params);
+
+    /* Serialised into the last checkpoint's buffer: the same payloads, the same run. */
+    deferred_t fresh = {.lag = 1}, reuse = {.lag = 1, .reuse = true};
+    o = run_with(&s, &fresh, 3, 0, &got);
+    free(o.final_params);
+    o = run_with(&s, &reuse, 3, 0, &got);
+    CHECK(o.status == ALG_COMPLETE);
+    CHECK_STR_EQ(o.digest, o_full.digest);
+    CHECK(same_rows(&got, &full));
+    CHECK(reuse.started == fresh.started && reuse.started >= 10 && reuse.started <= 64);
+    CHECK_INT_EQ(reuse.reclaims, reuse.started - 1);
+    CHECK(memcmp(reuse.hash, fresh.hash, sizeof fresh.hash) == 0);
+    free(reuse.spare);
     free(o.final_params);
 
     free(o_full.final_params);
