@@ -213,7 +213,11 @@ cores_free() {
 # alternating: the pick should be the faster (bench/blas_kernels.sh compares every kernel).
 kernel_row() {
   local other=Haswell
-  if [ "$KERNEL" = Haswell ]; then
+  if ! grep -qw avx2 /proc/cpuinfo; then
+    row "gradient, MLP 784-200-10, μ = 128: $KERNEL against another kernel" \
+        "not measured: no other candidate on this CPU (no AVX2)" "the faster" "—"
+    return
+  elif [ "$KERNEL" = Haswell ]; then
     grep -qw avx512f /proc/cpuinfo || {
       row "gradient, MLP 784-200-10, μ = 128: $KERNEL against another kernel" \
           "not measured: no other candidate on this CPU (no AVX-512)" "the faster" "—"
