@@ -236,7 +236,8 @@ static void print_line(const probe_t *p, double prepare_s, double read_s, long l
     printf("mode=%s updates=%lld update_s=%.6g base_s=%.6g stall_s=%.6g file_s=%.6g "
            "during_n=%lld during_s=%.6g after_s=%.6g read_s=%.6g prepare_s=%.6g ckpt_bytes=%lld "
            "payload_bytes=%zu params_bytes=%zu live_bytes=%lld\n",
-           p->again ? "bg-again" : p->bg ? "bg" : "sync", (long long)p->at, (p->t_at - p->t_start) / (double)p->at,
+           p->again ? "bg-again" : p->bg ? "bg" : "sync", (long long)p->at,
+           (p->t_at - p->t_start) / (double)p->at,
            (p->t_at - p->t_base) / (double)p->base_n, p->t_handed - p->t_at, p->file_s,
            (long long)during_n, during_s, after_s, read_s, prepare_s, bytes, p->payload,
            p->nparams * sizeof(float), p->rss_at - rss0);
