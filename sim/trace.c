@@ -31,8 +31,8 @@ static const char *kind_process(sim_track_kind_t k)
 static void put_event(sim_trace_t *t)
 {
     fputs(t->nevents_json++ ? ",\n" : "\n", t->f);
-    fwrite(t->ev.s, 1, t->ev.len, t->f);
-    t->ev.len = 0;
+    fwrite(t->ev.p, 1, t->ev.n, t->f);
+    sgd_strbuf_clear(&t->ev);
 }
 
 int sim_trace_open(const char *path, const sim_trace_opts_t *opts, sim_trace_t **out,
@@ -80,12 +80,12 @@ static void name_process(sim_trace_t *t, sim_track_kind_t kind)
 {
     if (t->kinds_named & (1 << kind)) return;
     t->kinds_named |= 1 << kind;
-    tr_buf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"args\": "
+    sgd_strbuf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"args\": "
                           "{\"name\": ", (int)kind);
     tr_json_string(&t->ev, kind_process(kind));
-    tr_buf_puts(&t->ev, "}}");
+    sgd_strbuf_puts(&t->ev, "}}");
     put_event(t);
-    tr_buf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, "
+    sgd_strbuf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, "
                           "\"args\": {\"sort_index\": %d}}", (int)kind, (int)kind);
     put_event(t);
 }
@@ -108,12 +108,12 @@ static void name_track(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const
         snprintf(buf, sizeof buf, "%s %u", tr_kind_name(kind), id);
         name = buf;
     }
-    tr_buf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %u, "
+    sgd_strbuf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %u, "
                           "\"args\": {\"name\": ", (int)kind, id);
     tr_json_string(&t->ev, name);
-    tr_buf_puts(&t->ev, "}}");
+    sgd_strbuf_puts(&t->ev, "}}");
     put_event(t);
-    tr_buf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, "
+    sgd_strbuf_printf(&t->ev, "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, "
                           "\"tid\": %u, \"args\": {\"sort_index\": %u}}", (int)kind, id, id);
     put_event(t);
 }
@@ -141,12 +141,12 @@ static bool admit(sim_trace_t *t)
 /* ---- events on their way in: rendered, then held until final (trace_hold.c) ---------- */
 
 /* args[0..n) rendered into b (emptied first); NULL when there are none. */
-static char *render(tr_buf_t *b, const sim_trace_arg_t *args, int n)
+static char *render(sgd_strbuf_t *b, const sim_trace_arg_t *args, int n)
 {
-    b->len = 0;
+    sgd_strbuf_clear(b);
     if (n <= 0) return NULL;
     tr_json_args(b, args, n);
-    return b->s;
+    return b->p;
 }
 
 void sim_trace_span_args(sim_trace_t *t, sim_track_kind_t kind, uint32_t id, const char *name,
@@ -270,17 +270,17 @@ void sim_trace_run_end(sim_trace_t *t, int64_t end_ns)
 
 /* The args of a span written for one message (message level, or a message without a tag):
  * its kind, group and detail when tagged, then its bytes and wait. */
-static void message_args(tr_buf_t *b, const trace_ev_t *e)
+static void message_args(sgd_strbuf_t *b, const trace_ev_t *e)
 {
-    b->len = 0;
+    sgd_strbuf_clear(b);
     if (e->name) {
-        tr_buf_puts(b, "\"kind\": ");
+        sgd_strbuf_puts(b, "\"kind\": ");
         tr_json_string(b, e->name);
-        tr_buf_puts(b, ", ");
+        sgd_strbuf_puts(b, ", ");
     }
-    if (e->args) tr_buf_printf(b, "%s, ", e->args);
-    if (e->detail) tr_buf_printf(b, "%s, ", e->detail);
-    tr_buf_printf(b, "\"bytes\": %llu, \"waited_ns\": %lld", (unsigned long long)e->bytes,
+    if (e->args) sgd_strbuf_printf(b, "%s, ", e->args);
+    if (e->detail) sgd_strbuf_printf(b, "%s, ", e->detail);
+    sgd_strbuf_printf(b, "\"bytes\": %llu, \"waited_ns\": %lld", (unsigned long long)e->bytes,
                   (long long)e->waited_ns);
 }
 
@@ -298,14 +298,14 @@ void trace_agg_close(sim_trace_t *t, tr_lane_t *l)
     tr_agg_t *a = &l->agg;
     if (!a->open) return;
     if (a->admitted) {
-        tr_buf_t *b = &t->compose;
-        b->len = 0;
-        if (a->group[0]) tr_buf_printf(b, "%s, ", a->group);
-        tr_buf_printf(b, "\"messages\": %llu, \"bytes\": %llu, \"busy_ns\": %lld, "
+        sgd_strbuf_t *b = &t->compose;
+        sgd_strbuf_clear(b);
+        if (a->group[0]) sgd_strbuf_printf(b, "%s, ", a->group);
+        sgd_strbuf_printf(b, "\"messages\": %llu, \"bytes\": %llu, \"busy_ns\": %lld, "
                          "\"waited_ns\": %lld", (unsigned long long)a->messages,
                       (unsigned long long)a->bytes, (long long)a->busy_ns,
                       (long long)a->waited_ns);
-        write_span(t, l->kind, l->id, a->kind, a->t0, a->t1, b->s, a->cut);
+        write_span(t, l->kind, l->id, a->kind, a->t0, a->t1, b->p, a->cut);
     }
     free(a->kind);
     free(a->group);
@@ -345,7 +345,7 @@ void trace_emit(sim_trace_t *t, tr_lane_t *l, const trace_ev_t *e, bool cut)
         trace_agg_close(t, l);
         if (!admit(t)) return;
         message_args(&t->compose, e);
-        write_span(t, e->kind, e->id, "message", e->t0, e->t1, t->compose.s, cut);
+        write_span(t, e->kind, e->id, "message", e->t0, e->t1, t->compose.p, cut);
         t->spans++;
         return;
     case TR_SPAN:
@@ -414,40 +414,40 @@ uint64_t sim_trace_dropped(const sim_trace_t *t) { return t->dropped; }
  * the notes and warnings. */
 static void write_other(sim_trace_t *t)
 {
-    tr_buf_t *b = &t->ev;
-    tr_buf_printf(b, "\n], \"otherData\": {\"generator\": \"sgdsim\", \"spans_written\": %llu, "
+    sgd_strbuf_t *b = &t->ev;
+    sgd_strbuf_printf(b, "\n], \"otherData\": {\"generator\": \"sgdsim\", \"spans_written\": %llu, "
                      "\"flows_written\": %llu, \"counter_samples_written\": %llu, ",
                   (unsigned long long)t->spans, (unsigned long long)t->flows,
                   (unsigned long long)t->samples);
-    tr_buf_printf(b, "\"events_dropped_over_max_events\": %llu, \"flows_unfinished\": %llu, "
+    sgd_strbuf_printf(b, "\"events_dropped_over_max_events\": %llu, \"flows_unfinished\": %llu, "
                      "\"window_ns\": [%lld, %lld], \"trace_level\": \"%s\"",
                   (unsigned long long)t->dropped, (unsigned long long)t->nopen,
                   (long long)t->opts.t0_ns, (long long)t->opts.t1_ns,
                   t->opts.level == SIM_TRACE_LEVEL_MESSAGE ? "message" : "step");
     if (t->ended)
-        tr_buf_printf(b, ", \"run_end_ns\": %lld, \"spans_cut_at_run_end\": %llu, "
+        sgd_strbuf_printf(b, ", \"run_end_ns\": %lld, \"spans_cut_at_run_end\": %llu, "
                          "\"events_after_run_end\": %llu", (long long)t->end_ns,
                       (unsigned long long)t->cut, (unsigned long long)t->after);
     if (t->resumed)
-        tr_buf_printf(b, ", \"flows_started_before_resume\": %llu",
+        sgd_strbuf_printf(b, ", \"flows_started_before_resume\": %llu",
                       (unsigned long long)t->flows_before);
     for (size_t i = 0; i < t->nnotes; i++) {
-        tr_buf_puts(b, ", ");
+        sgd_strbuf_puts(b, ", ");
         tr_json_string(b, t->notes[i].key);
-        tr_buf_puts(b, ": ");
+        sgd_strbuf_puts(b, ": ");
         tr_json_string(b, t->notes[i].value);
     }
     if (t->nwarnings) {
-        tr_buf_puts(b, ", \"warnings\": [");
+        sgd_strbuf_puts(b, ", \"warnings\": [");
         for (size_t i = 0; i < t->nwarnings; i++) {
-            if (i) tr_buf_puts(b, ", ");
+            if (i) sgd_strbuf_puts(b, ", ");
             tr_json_string(b, t->warnings[i]);
         }
-        tr_buf_puts(b, "]");
+        sgd_strbuf_puts(b, "]");
     }
-    tr_buf_puts(b, "}}\n");
-    fwrite(b->s, 1, b->len, t->f);
-    b->len = 0;
+    sgd_strbuf_puts(b, "}}\n");
+    fwrite(b->p, 1, b->n, t->f);
+    sgd_strbuf_clear(b);
 }
 
 static void free_trace(sim_trace_t *t)
@@ -463,10 +463,10 @@ static void free_trace(sim_trace_t *t)
     free(t->notes);
     free(t->warnings);
     free(t->tracks);
-    tr_buf_free(&t->ev);
-    tr_buf_free(&t->argbuf);
-    tr_buf_free(&t->detailbuf);
-    tr_buf_free(&t->compose);
+    sgd_strbuf_free(&t->ev);
+    sgd_strbuf_free(&t->argbuf);
+    sgd_strbuf_free(&t->detailbuf);
+    sgd_strbuf_free(&t->compose);
     free(t->path);
     free(t);
 }

@@ -15,25 +15,16 @@
 #include <stdio.h>
 
 #include "common/outpath.h"
+#include "common/strbuf.h"
 #include "sim/trace.h"
-
-/* A growable string. */
-typedef struct tr_buf {
-    char *s;
-    size_t len, cap;
-} tr_buf_t;
-
-void tr_buf_puts(tr_buf_t *b, const char *s);
-void tr_buf_printf(tr_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tr_buf_free(tr_buf_t *b);
 
 /* JSON pieces appended to b: a string with its quotes and escapes; integer nanoseconds as
  * microseconds with three decimals (exact); a double as the shortest text that reads back
  * as it (null when not finite); args[0..n) as `"key": value, ...` without braces. */
-void tr_json_string(tr_buf_t *b, const char *s);
-void tr_json_us(tr_buf_t *b, int64_t ns);
-void tr_json_double(tr_buf_t *b, double v);
-void tr_json_args(tr_buf_t *b, const sim_trace_arg_t *args, int n);
+void tr_json_string(sgd_strbuf_t *b, const char *s);
+void tr_json_us(sgd_strbuf_t *b, int64_t ns);
+void tr_json_double(sgd_strbuf_t *b, double v);
+void tr_json_args(sgd_strbuf_t *b, const sim_trace_arg_t *args, int n);
 
 typedef enum { TR_SPAN, TR_MESSAGE, TR_FLOW, TR_SAMPLE } tr_type_t;
 
@@ -118,7 +109,7 @@ struct sim_trace {
     uint64_t cut, after;   /* spans cut at the run's end; events left out after it */
     /* scratch: the event being written; an event's args and detail on their way in (an
      * event released at once borrows them); args composed on the way out */
-    tr_buf_t ev, argbuf, detailbuf, compose;
+    sgd_strbuf_t ev, argbuf, detailbuf, compose;
     int nevents_json;      /* JSON array elements written, for the commas */
     tr_track_t *tracks;    /* tracks already named, kept sorted by (kind, id) */
     size_t ntracks, cap;
@@ -157,11 +148,11 @@ void trace_agg_close(sim_trace_t *t, tr_lane_t *lane);
 
 /* trace_json.c: one event's JSON into b (no separator): a span (args: a rendered body or
  * NULL; cut adds "cut_at_run_end": true), a flow's half ('s' or 'f'), a counter sample. */
-void tr_json_span(tr_buf_t *b, sim_track_kind_t kind, uint32_t id, const char *name,
+void tr_json_span(sgd_strbuf_t *b, sim_track_kind_t kind, uint32_t id, const char *name,
                   int64_t t0, int64_t t1, const char *args, bool cut);
-void tr_json_flow(tr_buf_t *b, char ph, const char *name, uint64_t flow, sim_track_kind_t kind,
+void tr_json_flow(sgd_strbuf_t *b, char ph, const char *name, uint64_t flow, sim_track_kind_t kind,
                   uint32_t id, int64_t t_ns);
-void tr_json_sample(tr_buf_t *b, sim_track_kind_t kind, const char *name, int64_t t_ns,
+void tr_json_sample(sgd_strbuf_t *b, sim_track_kind_t kind, const char *name, int64_t t_ns,
                     const char *args);
 const char *tr_kind_name(sim_track_kind_t k);
 

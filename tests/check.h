@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_failures;
@@ -60,6 +61,29 @@ static int check_failures;
             check_failures++;                                                            \
         }                                                                                \
     } while (0)
+
+/* The whole file at path (malloc'ed), with a NUL after it so that text reads as a string,
+ * and its length in *len unless len is NULL; NULL, counted as a failure, when it cannot be
+ * read. */
+static inline void *check_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *b = NULL;
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n + 1)) &&
+        fread(b, 1, (size_t)n, f) == (size_t)n) {
+        b[n] = '\0';
+    } else {
+        fprintf(stderr, "cannot read %s\n", path);
+        check_failures++;
+        free(b);
+        b = NULL;
+    }
+    if (f) fclose(f);
+    if (len) *len = b ? (size_t)n : 0;
+    return b;
+}
 
 static inline int check_exit(void)
 {

@@ -31,35 +31,35 @@ int web_build_model(const web_build_opts_t *o, web_docs_t *d, sgd_err_t *err)
 }
 
 /* "sgdsim results: a.db" or "sgdsim results: a.db vs b.db" (or "+ N more"). */
-static void title_of(const web_build_opts_t *o, web_buf_t *t)
+static void title_of(const web_build_opts_t *o, sgd_strbuf_t *t)
 {
-    web_buf_puts(t, "sgdsim results");
+    sgd_strbuf_puts(t, "sgdsim results");
     for (int i = 0; i < o->npaths && i < 2; i++)
-        web_buf_printf(t, "%s%s", i ? (o->npaths == 2 ? " vs " : ", ") : ": ", o->paths[i]);
-    if (o->npaths > 2) web_buf_printf(t, " + %d more", o->npaths - 2);
+        sgd_strbuf_printf(t, "%s%s", i ? (o->npaths == 2 ? " vs " : ", ") : ": ", o->paths[i]);
+    if (o->npaths > 2) sgd_strbuf_printf(t, " + %d more", o->npaths - 2);
 }
 
 void web_docs_free(web_docs_t *d)
 {
-    web_buf_free(&d->data), web_buf_free(&d->series), web_buf_free(&d->exact);
+    sgd_strbuf_free(&d->data), sgd_strbuf_free(&d->series), sgd_strbuf_free(&d->exact);
 }
 
-int web_build_page(const web_build_opts_t *o, const web_docs_t *d, web_buf_t *page,
-                   web_buf_t *csp, sgd_err_t *err)
+int web_build_page(const web_build_opts_t *o, const web_docs_t *d, sgd_strbuf_t *page,
+                   sgd_strbuf_t *csp, sgd_err_t *err)
 {
-    web_buf_t title = {0};
+    sgd_strbuf_t title = {0};
     if (o->paths) title_of(o, &title);
-    else web_buf_puts(&title, "sgdsim results");
+    else sgd_strbuf_puts(&title, "sgdsim results");
     web_page_opts_t p = {.title = title.p, .live = o->live,
                          .data_json = d ? d->data.p : NULL, .series = d ? &d->series : NULL,
                          .exact = d ? &d->exact : NULL, .dygraphs_dir = o->dygraphs_dir};
     int rc = web_page_html(&p, page, csp, err);
-    web_buf_free(&title);
+    sgd_strbuf_free(&title);
     return rc;
 }
 
 /* All of b to fd; -1 with errno set. */
-static int write_all(int fd, const web_buf_t *b)
+static int write_all(int fd, const sgd_strbuf_t *b)
 {
     for (size_t at = 0; at < b->n;) {
         ssize_t w = write(fd, b->p + at, b->n - at);
@@ -86,7 +86,7 @@ int web_write_html(const web_build_opts_t *o, const char *file, sgd_err_t *err)
 {
     if (refuse_inputs(o, file, err)) return -1;
     web_docs_t d = {0};
-    web_buf_t page = {0}, csp = {0};
+    sgd_strbuf_t page = {0}, csp = {0};
     int rc = web_build_model(o, &d, err) || web_build_page(o, &d, &page, &csp, err) ? -1 : 0;
     sgd_outfile_t out;
     if (rc == 0 && sgd_outfile_open(&out, file, err)) rc = -1;
@@ -96,6 +96,6 @@ int web_write_html(const web_build_opts_t *o, const char *file, sgd_err_t *err)
     } else if (rc == 0) {
         rc = sgd_outfile_commit(&out, false, err);
     }
-    web_docs_free(&d), web_buf_free(&page), web_buf_free(&csp);
+    web_docs_free(&d), sgd_strbuf_free(&page), sgd_strbuf_free(&csp);
     return rc;
 }

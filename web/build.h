@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
-#include "web/buf.h"
+#include "common/strbuf.h"
 
 typedef struct web_build_opts {
     const char *const *paths; /* the databases (the first the baseline when there are two) */
@@ -21,7 +21,7 @@ typedef struct web_build_opts {
 /* The three documents of web/model_json.h: data model (JSON), the decimated runs' series as
  * drawn and every run's series exact (both gzip-compressed, web/pack.h). */
 typedef struct web_docs {
-    web_buf_t data, series, exact;
+    sgd_strbuf_t data, series, exact;
 } web_docs_t;
 
 int web_build_model(const web_build_opts_t *o, web_docs_t *d, sgd_err_t *err);
@@ -29,8 +29,8 @@ int web_build_model(const web_build_opts_t *o, web_docs_t *d, sgd_err_t *err);
 void web_docs_free(web_docs_t *d);
 
 /* The page with the documents inlined (d NULL for a live page) and its policy. */
-int web_build_page(const web_build_opts_t *o, const web_docs_t *d, web_buf_t *page,
-                   web_buf_t *csp, sgd_err_t *err);
+int web_build_page(const web_build_opts_t *o, const web_docs_t *d, sgd_strbuf_t *page,
+                   sgd_strbuf_t *csp, sgd_err_t *err);
 
 /* `report --html FILE`: the whole page into FILE, which must not be one of the databases
  * or their companions; nothing is written when anything fails (no partial file). */

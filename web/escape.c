@@ -38,7 +38,7 @@ static size_t utf8_next(const unsigned char *s, uint32_t *cp)
 }
 
 /* The code point as UTF-8. */
-static void put_utf8(web_buf_t *b, uint32_t cp)
+static void put_utf8(sgd_strbuf_t *b, uint32_t cp)
 {
     unsigned char o[4];
     size_t n;
@@ -59,10 +59,10 @@ static void put_utf8(web_buf_t *b, uint32_t cp)
         o[3] = (unsigned char)(0x80 | (cp & 0x3F));
         n = 4;
     }
-    web_buf_put(b, o, n);
+    sgd_strbuf_put(b, o, n);
 }
 
-void web_html_text(web_buf_t *b, const char *s)
+void web_html_text(sgd_strbuf_t *b, const char *s)
 {
     if (!s) return;
     const unsigned char *p = (const unsigned char *)s;
@@ -70,11 +70,11 @@ void web_html_text(web_buf_t *b, const char *s)
         uint32_t cp;
         p += utf8_next(p, &cp);
         switch (cp) {
-        case '&': web_buf_puts(b, "&amp;"); break;
-        case '<': web_buf_puts(b, "&lt;"); break;
-        case '>': web_buf_puts(b, "&gt;"); break;
-        case '"': web_buf_puts(b, "&quot;"); break;
-        case '\'': web_buf_puts(b, "&#39;"); break;
+        case '&': sgd_strbuf_puts(b, "&amp;"); break;
+        case '<': sgd_strbuf_puts(b, "&lt;"); break;
+        case '>': sgd_strbuf_puts(b, "&gt;"); break;
+        case '"': sgd_strbuf_puts(b, "&quot;"); break;
+        case '\'': sgd_strbuf_puts(b, "&#39;"); break;
         default: put_utf8(b, cp);
         }
     }
@@ -87,39 +87,39 @@ static bool json_needs_escape(uint32_t cp)
            cp == 0x2029;
 }
 
-void web_json_string(web_buf_t *b, const char *s)
+void web_json_string(sgd_strbuf_t *b, const char *s)
 {
     if (!s) {
-        web_buf_puts(b, "null");
+        sgd_strbuf_puts(b, "null");
         return;
     }
     const unsigned char *p = (const unsigned char *)s;
-    web_buf_put(b, "\"", 1);
+    sgd_strbuf_put(b, "\"", 1);
     while (*p) {
         uint32_t cp;
         p += utf8_next(p, &cp);
-        if (cp == '"') web_buf_puts(b, "\\\"");
-        else if (cp == '\\') web_buf_puts(b, "\\\\");
-        else if (json_needs_escape(cp)) web_buf_printf(b, "\\u%04x", (unsigned)cp);
+        if (cp == '"') sgd_strbuf_puts(b, "\\\"");
+        else if (cp == '\\') sgd_strbuf_puts(b, "\\\\");
+        else if (json_needs_escape(cp)) sgd_strbuf_printf(b, "\\u%04x", (unsigned)cp);
         else put_utf8(b, cp);
     }
-    web_buf_put(b, "\"", 1);
+    sgd_strbuf_put(b, "\"", 1);
 }
 
-void web_json_number(web_buf_t *b, double d)
+void web_json_number(sgd_strbuf_t *b, double d)
 {
     char num[SGD_JSON_NUMBER_MAX];
-    if (!isfinite(d)) web_buf_puts(b, "null");
-    else web_buf_puts(b, sgd_json_format_number(d, num));
+    if (!isfinite(d)) sgd_strbuf_puts(b, "null");
+    else sgd_strbuf_puts(b, sgd_json_format_number(d, num));
 }
 
-void web_json_number_digits(web_buf_t *b, double d, int digits)
+void web_json_number_digits(sgd_strbuf_t *b, double d, int digits)
 {
-    if (!isfinite(d)) web_buf_puts(b, "null");
-    else web_buf_printf(b, "%.*g", digits, d); /* "1e-05", "-0": JSON numbers too */
+    if (!isfinite(d)) sgd_strbuf_puts(b, "null");
+    else sgd_strbuf_printf(b, "%.*g", digits, d); /* "1e-05", "-0": JSON numbers too */
 }
 
-void web_base64(web_buf_t *b, const void *data, size_t n)
+void web_base64(sgd_strbuf_t *b, const void *data, size_t n)
 {
     static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const unsigned char *d = data;
@@ -130,6 +130,6 @@ void web_base64(web_buf_t *b, const void *data, size_t n)
         out[0] = b64[v >> 18 & 63], out[1] = b64[v >> 12 & 63];
         out[2] = i + 1 < n ? b64[v >> 6 & 63] : '=';
         out[3] = i + 2 < n ? b64[v & 63] : '=';
-        web_buf_put(b, out, 4);
+        sgd_strbuf_put(b, out, 4);
     }
 }

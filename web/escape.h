@@ -18,20 +18,20 @@
 #ifndef SGDSIM_WEB_ESCAPE_H
 #define SGDSIM_WEB_ESCAPE_H
 
-#include "web/buf.h"
+#include "common/strbuf.h"
 
-void web_html_text(web_buf_t *b, const char *s);
+void web_html_text(sgd_strbuf_t *b, const char *s);
 
-void web_json_string(web_buf_t *b, const char *s);
+void web_json_string(sgd_strbuf_t *b, const char *s);
 
-void web_base64(web_buf_t *b, const void *data, size_t n);
+void web_base64(sgd_strbuf_t *b, const void *data, size_t n);
 
 /* A number as JSON: the shortest text that reads back as the same double
  * (sgd_json_format_number); null when not finite (JSON has no NaN). */
-void web_json_number(web_buf_t *b, double d);
+void web_json_number(sgd_strbuf_t *b, double d);
 
 /* A number as JSON rounded to `digits` significant digits (what a drawing needs, in less
  * text); null when not finite. */
-void web_json_number_digits(web_buf_t *b, double d, int digits);
+void web_json_number_digits(sgd_strbuf_t *b, double d, int digits);
 
 #endif

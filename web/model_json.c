@@ -13,44 +13,44 @@
 #include "web/escape.h"
 #include "web/pack.h"
 
-static void key(web_buf_t *b, const char *k, bool first)
+static void key(sgd_strbuf_t *b, const char *k, bool first)
 {
-    web_buf_printf(b, "%s\"%s\":", first ? "" : ",", k); /* keys are this file's literals */
+    sgd_strbuf_printf(b, "%s\"%s\":", first ? "" : ",", k); /* keys are this file's literals */
 }
 
-static void str_field(web_buf_t *b, const char *k, const char *v)
+static void str_field(sgd_strbuf_t *b, const char *k, const char *v)
 {
     key(b, k, false);
     web_json_string(b, v);
 }
 
-static void num_field(web_buf_t *b, const char *k, double v)
+static void num_field(sgd_strbuf_t *b, const char *k, double v)
 {
     key(b, k, false);
     web_json_number(b, v);
 }
 
-static void int_field(web_buf_t *b, const char *k, bool has, int64_t v)
+static void int_field(sgd_strbuf_t *b, const char *k, bool has, int64_t v)
 {
     key(b, k, false);
-    if (has) web_buf_printf(b, "%lld", (long long)v);
-    else web_buf_puts(b, "null");
+    if (has) sgd_strbuf_printf(b, "%lld", (long long)v);
+    else sgd_strbuf_puts(b, "null");
 }
 
-static void bool_field(web_buf_t *b, const char *k, bool v)
+static void bool_field(sgd_strbuf_t *b, const char *k, bool v)
 {
     key(b, k, false);
-    web_buf_puts(b, v ? "true" : "false");
+    sgd_strbuf_puts(b, v ? "true" : "false");
 }
 
-static void string_array(web_buf_t *b, char *const *v, int n)
+static void string_array(sgd_strbuf_t *b, char *const *v, int n)
 {
-    web_buf_put(b, "[", 1);
+    sgd_strbuf_put(b, "[", 1);
     for (int i = 0; i < n; i++) {
-        if (i) web_buf_put(b, ",", 1);
+        if (i) sgd_strbuf_put(b, ",", 1);
         web_json_string(b, v[i]);
     }
-    web_buf_put(b, "]", 1);
+    sgd_strbuf_put(b, "]", 1);
 }
 
 /* ---- series --------------------------------------------------------------------------- */
@@ -60,21 +60,21 @@ static void string_array(web_buf_t *b, char *const *v, int n)
  * unless the chart is zoomed into a span under 1e-4 of the values' magnitude. */
 #define DRAWN_DIGITS 7
 
-static void int_list(web_buf_t *b, const int64_t *v, const int *idx, int n)
+static void int_list(sgd_strbuf_t *b, const int64_t *v, const int *idx, int n)
 {
-    web_buf_put(b, "[", 1);
-    for (int i = 0; i < n; i++) web_buf_printf(b, i ? ",%lld" : "%lld", (long long)v[idx[i]]);
-    web_buf_put(b, "]", 1);
+    sgd_strbuf_put(b, "[", 1);
+    for (int i = 0; i < n; i++) sgd_strbuf_printf(b, i ? ",%lld" : "%lld", (long long)v[idx[i]]);
+    sgd_strbuf_put(b, "]", 1);
 }
 
-static void drawn_list(web_buf_t *b, const double *v, const int *idx, int n)
+static void drawn_list(sgd_strbuf_t *b, const double *v, const int *idx, int n)
 {
-    web_buf_put(b, "[", 1);
+    sgd_strbuf_put(b, "[", 1);
     for (int i = 0; i < n; i++) {
-        if (i) web_buf_put(b, ",", 1);
+        if (i) sgd_strbuf_put(b, ",", 1);
         web_json_number_digits(b, v[idx[i]], DRAWN_DIGITS);
     }
-    web_buf_put(b, "]", 1);
+    sgd_strbuf_put(b, "]", 1);
 }
 
 /* The runs' series: the decimated ones as drawn (single precision) into drawn, every one
@@ -86,68 +86,68 @@ typedef struct packs {
 
 /* ---- runs ----------------------------------------------------------------------------- */
 
-static void pairs_json(web_buf_t *b, const ana_kv_t *kv, int n)
+static void pairs_json(sgd_strbuf_t *b, const ana_kv_t *kv, int n)
 {
-    web_buf_put(b, "[", 1);
+    sgd_strbuf_put(b, "[", 1);
     for (int i = 0; i < n; i++) {
-        web_buf_puts(b, i ? ",[" : "[");
+        sgd_strbuf_puts(b, i ? ",[" : "[");
         web_json_string(b, kv[i].key);
-        web_buf_put(b, ",", 1);
+        sgd_strbuf_put(b, ",", 1);
         web_json_string(b, kv[i].value);
-        web_buf_put(b, "]", 1);
+        sgd_strbuf_put(b, "]", 1);
     }
-    web_buf_put(b, "]", 1);
+    sgd_strbuf_put(b, "]", 1);
 }
 
-static void bins_json(web_buf_t *b, const web_bin_t *bin, int n)
+static void bins_json(sgd_strbuf_t *b, const web_bin_t *bin, int n)
 {
-    web_buf_put(b, "[", 1);
+    sgd_strbuf_put(b, "[", 1);
     for (int i = 0; i < n; i++)
-        web_buf_printf(b, "%s[%lld,%lld]", i ? "," : "", (long long)bin[i].at,
+        sgd_strbuf_printf(b, "%s[%lld,%lld]", i ? "," : "", (long long)bin[i].at,
                        (long long)bin[i].count);
-    web_buf_put(b, "]", 1);
+    sgd_strbuf_put(b, "]", 1);
 }
 
-static void traffic_json(web_buf_t *b, const web_run_t *r)
+static void traffic_json(sgd_strbuf_t *b, const web_run_t *r)
 {
-    web_buf_put(b, "[", 1);
+    sgd_strbuf_put(b, "[", 1);
     for (int i = 0; i < r->ntraffic; i++) {
         const web_traffic_t *t = &r->traffic[i];
-        web_buf_puts(b, i ? ",[" : "[");
+        sgd_strbuf_puts(b, i ? ",[" : "[");
         web_json_string(b, t->kind);
-        web_buf_printf(b, ",%lld,%lld,%lld,%lld]", (long long)t->sent_msgs,
+        sgd_strbuf_printf(b, ",%lld,%lld,%lld,%lld]", (long long)t->sent_msgs,
                        (long long)t->sent_bytes, (long long)t->skipped_msgs,
                        (long long)t->skipped_bytes);
     }
-    web_buf_put(b, "]", 1);
+    sgd_strbuf_put(b, "]", 1);
 }
 
-static void run_text_json(web_buf_t *b, const web_run_t *r)
+static void run_text_json(sgd_strbuf_t *b, const web_run_t *r)
 {
     static const char *const names[] = {"command_line", "status_detail", "started_at",
                                         "git_rev", "host", "digest"};
     key(b, "text", false);
-    web_buf_put(b, "{", 1);
+    sgd_strbuf_put(b, "{", 1);
     for (int k = 0; k < 6; k++) {
         key(b, names[k], k == 0);
         web_json_string(b, r->text[k]);
     }
-    web_buf_put(b, "}", 1);
+    sgd_strbuf_put(b, "}", 1);
 }
 
 /* "final", one value per metric of the study, into b; the run's series into the packs. */
-static void run_series(web_buf_t *b, const web_study_t *s, int ri, int columns, packs_t *pk)
+static void run_series(sgd_strbuf_t *b, const web_study_t *s, int ri, int columns, packs_t *pk)
 {
     const web_run_t *r = &s->run[ri];
     key(b, "final", false);
-    web_buf_put(b, "[", 1);
+    sgd_strbuf_put(b, "[", 1);
     for (int m = 0; m < s->nmetrics; m++) {
         const rdb_series_t *sr = web_run_series(r, s->metric[m]);
-        if (m) web_buf_put(b, ",", 1);
+        if (m) sgd_strbuf_put(b, ",", 1);
         if (sr && sr->n && !sr->kind[sr->n - 1]) web_json_number(b, sr->value[sr->n - 1]);
-        else web_buf_puts(b, "null");
+        else sgd_strbuf_puts(b, "null");
     }
-    web_buf_put(b, "]", 1);
+    sgd_strbuf_put(b, "]", 1);
     for (int m = 0; m < s->nmetrics; m++) {
         const rdb_series_t *sr = web_run_series(r, s->metric[m]);
         if (!sr) continue;
@@ -157,10 +157,10 @@ static void run_series(web_buf_t *b, const web_study_t *s, int ri, int columns, 
     }
 }
 
-static void run_json(web_buf_t *b, const web_study_t *s, int ri, int columns, packs_t *pk)
+static void run_json(sgd_strbuf_t *b, const web_study_t *s, int ri, int columns, packs_t *pk)
 {
     const web_run_t *r = &s->run[ri];
-    web_buf_printf(b, "{\"db\":%d,\"id\":%lld", r->db, (long long)r->id);
+    sgd_strbuf_printf(b, "{\"db\":%d,\"id\":%lld", r->db, (long long)r->id);
     str_field(b, "scenario", r->scenario);
     str_field(b, "algorithm", r->algorithm);
     str_field(b, "status", r->status);
@@ -186,25 +186,25 @@ static void run_json(web_buf_t *b, const web_study_t *s, int ri, int columns, pa
     key(b, "traffic", false);
     traffic_json(b, r);
     run_series(b, s, ri, columns, pk);
-    web_buf_put(b, "}", 1);
+    sgd_strbuf_put(b, "}", 1);
 }
 
 /* ---- groups --------------------------------------------------------------------------- */
 
-static void summary_json(web_buf_t *b, const ana_summary_t *x)
+static void summary_json(sgd_strbuf_t *b, const ana_summary_t *x)
 {
-    web_buf_printf(b, "{\"n\":%d", x->n);
+    sgd_strbuf_printf(b, "{\"n\":%d", x->n);
     num_field(b, "mean", x->mean);
     num_field(b, "sd", x->sd);
     num_field(b, "ci_low", x->ci_low);
     num_field(b, "ci_high", x->ci_high);
-    web_buf_put(b, "}", 1);
+    sgd_strbuf_put(b, "}", 1);
 }
 
 /* The band at idx[0..n): mean -+ sd at each kept update. */
-static void band_json(web_buf_t *b, const web_band_t *d, bool clock, const int *idx, int n)
+static void band_json(sgd_strbuf_t *b, const web_band_t *d, bool clock, const int *idx, int n)
 {
-    web_buf_printf(b, "{\"n\":%d,\"dec\":%s", d->n, n < d->n ? "true" : "false");
+    sgd_strbuf_printf(b, "{\"n\":%d,\"dec\":%s", d->n, n < d->n ? "true" : "false");
     key(b, "u", false);
     int_list(b, d->update, idx, n);
     if (clock) {
@@ -214,19 +214,19 @@ static void band_json(web_buf_t *b, const web_band_t *d, bool clock, const int *
     static const char *const part[] = {"mean", "lo", "hi"};
     for (int p = 0; p < 3; p++) {
         key(b, part[p], false);
-        web_buf_put(b, "[", 1);
+        sgd_strbuf_put(b, "[", 1);
         for (int i = 0; i < n; i++) {
             const ana_summary_t *x = &d->sum[idx[i]];
             double sd = x->n > 1 ? x->sd : 0;
-            if (i) web_buf_put(b, ",", 1);
+            if (i) sgd_strbuf_put(b, ",", 1);
             web_json_number_digits(b, p == 0 ? x->mean : p == 1 ? x->mean - sd : x->mean + sd,
                                    DRAWN_DIGITS);
         }
-        web_buf_put(b, "]", 1);
+        sgd_strbuf_put(b, "]", 1);
     }
-    web_buf_puts(b, ",\"k\":[");
-    for (int i = 0; i < n; i++) web_buf_printf(b, i ? ",%d" : "%d", d->sum[idx[i]].n);
-    web_buf_puts(b, "]}");
+    sgd_strbuf_puts(b, ",\"k\":[");
+    for (int i = 0; i < n; i++) sgd_strbuf_printf(b, i ? ",%d" : "%d", d->sum[idx[i]].n);
+    sgd_strbuf_puts(b, "]}");
 }
 
 static const web_band_t *band_of(const web_group_t *g, const char *name)
@@ -236,25 +236,25 @@ static const web_band_t *band_of(const web_group_t *g, const char *name)
     return NULL;
 }
 
-static void group_json(web_buf_t *b, const web_study_t *s, const web_group_t *g, int columns,
+static void group_json(sgd_strbuf_t *b, const web_study_t *s, const web_group_t *g, int columns,
                        int *idx)
 {
-    web_buf_printf(b, "{\"db\":%d", g->db);
+    sgd_strbuf_printf(b, "{\"db\":%d", g->db);
     str_field(b, "label", g->label);
-    web_buf_puts(b, ",\"runs\":[");
-    for (int i = 0; i < g->n; i++) web_buf_printf(b, i ? ",%d" : "%d", g->run[i]);
-    web_buf_puts(b, "],\"seeds\":[");
+    sgd_strbuf_puts(b, ",\"runs\":[");
+    for (int i = 0; i < g->n; i++) sgd_strbuf_printf(b, i ? ",%d" : "%d", g->run[i]);
+    sgd_strbuf_puts(b, "],\"seeds\":[");
     for (int i = 0; i < g->n; i++)
-        web_buf_printf(b, i ? ",%lld" : "%lld", (long long)s->run[g->run[i]].seed);
-    web_buf_put(b, "]", 1);
+        sgd_strbuf_printf(b, i ? ",%lld" : "%lld", (long long)s->run[g->run[i]].seed);
+    sgd_strbuf_put(b, "]", 1);
     bool_field(b, "clock", g->clock);
     for (int part = 0; part < 2; part++) {
         key(b, part ? "bands" : "final", false);
-        web_buf_put(b, "[", 1);
+        sgd_strbuf_put(b, "[", 1);
         for (int m = 0; m < s->nmetrics; m++) {
             const web_band_t *d = band_of(g, s->metric[m]);
-            if (m) web_buf_put(b, ",", 1);
-            if (!d) web_buf_puts(b, "null");
+            if (m) sgd_strbuf_put(b, ",", 1);
+            if (!d) sgd_strbuf_puts(b, "null");
             else if (!part) summary_json(b, &d->final);
             else {
                 double *mean = sgd_xcalloc((size_t)d->n + 1, sizeof *mean);
@@ -264,54 +264,54 @@ static void group_json(web_buf_t *b, const web_study_t *s, const web_group_t *g,
                 band_json(b, d, g->clock, idx, n);
             }
         }
-        web_buf_put(b, "]", 1);
+        sgd_strbuf_put(b, "]", 1);
     }
-    web_buf_put(b, "}", 1);
+    sgd_strbuf_put(b, "}", 1);
 }
 
 /* ---- the document --------------------------------------------------------------------- */
 
-static void verdicts_json(web_buf_t *b, const web_verdicts_t *v)
+static void verdicts_json(sgd_strbuf_t *b, const web_verdicts_t *v)
 {
     key(b, "verdicts", false);
     if (!v) {
-        web_buf_puts(b, "null");
+        sgd_strbuf_puts(b, "null");
         return;
     }
-    web_buf_put(b, "{", 1);
+    sgd_strbuf_put(b, "{", 1);
     key(b, "rule", true);
     web_json_string(b, v->rule);
-    web_buf_printf(b, ",\"nnew\":%d,\"rows\":[", v->nnew);
+    sgd_strbuf_printf(b, ",\"nnew\":%d,\"rows\":[", v->nnew);
     for (int i = 0; i < v->n; i++) {
         const web_verdict_row_t *r = &v->row[i];
         const char *cells[] = {r->scenario, r->configuration, r->seeds, r->metric,
                                ana_verdict_name[r->verdict], r->detail};
-        web_buf_puts(b, i ? ",[" : "[");
+        sgd_strbuf_puts(b, i ? ",[" : "[");
         for (int c = 0; c < 6; c++) {
             web_json_string(b, cells[c]);
-            web_buf_put(b, ",", 1);
+            sgd_strbuf_put(b, ",", 1);
         }
-        web_buf_puts(b, ana_verdict_fails(r->verdict) ? "true]" : "false]");
+        sgd_strbuf_puts(b, ana_verdict_fails(r->verdict) ? "true]" : "false]");
     }
-    web_buf_puts(b, "]}");
+    sgd_strbuf_puts(b, "]}");
 }
 
-static void dbs_json(web_buf_t *b, const web_study_t *s)
+static void dbs_json(sgd_strbuf_t *b, const web_study_t *s)
 {
     key(b, "dbs", false);
-    web_buf_put(b, "[", 1);
+    sgd_strbuf_put(b, "[", 1);
     for (int i = 0; i < s->ndbs; i++) {
-        web_buf_puts(b, i ? ",{" : "{");
+        sgd_strbuf_puts(b, i ? ",{" : "{");
         key(b, "path", true);
         web_json_string(b, s->db[i].path);
         str_field(b, "label", s->db[i].label);
         str_field(b, "role", s->ndbs == 2 ? (i ? "candidate" : "baseline") : NULL);
-        web_buf_put(b, "}", 1);
+        sgd_strbuf_put(b, "}", 1);
     }
-    web_buf_put(b, "]", 1);
+    sgd_strbuf_put(b, "]", 1);
 }
 
-static void axes_json(web_buf_t *b, const web_study_t *s)
+static void axes_json(sgd_strbuf_t *b, const web_study_t *s)
 {
     key(b, "axes", false);
     /* one run per configuration, as for the labels (web/study.c): the same axes */
@@ -325,7 +325,7 @@ static void axes_json(web_buf_t *b, const web_study_t *s)
 }
 
 void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_model_opts_t *o,
-                    web_buf_t *data, web_buf_t *series, web_buf_t *exact)
+                    sgd_strbuf_t *data, sgd_strbuf_t *series, sgd_strbuf_t *exact)
 {
     int longest = 1;
     for (int i = 0; i < s->nruns; i++)
@@ -338,29 +338,29 @@ void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_mod
                   .idx = sgd_xcalloc((size_t)longest + 1, sizeof *pk.idx),
                   .all = sgd_xcalloc((size_t)longest + 1, sizeof *pk.all)};
     for (int i = 0; i < longest; i++) pk.all[i] = i;
-    web_buf_puts(data, "{\"format\":1");
+    sgd_strbuf_puts(data, "{\"format\":1");
     str_field(data, "generator", o->generator);
     bool_field(data, "live", o->live);
-    web_buf_printf(data, ",\"columns\":%d", o->columns);
+    sgd_strbuf_printf(data, ",\"columns\":%d", o->columns);
     dbs_json(data, s);
     key(data, "metrics", false);
     string_array(data, s->metric, s->nmetrics);
     key(data, "labelKeys", false);
     string_array(data, s->label_key, s->nlabel_keys);
     axes_json(data, s);
-    web_buf_puts(data, ",\"runs\":[");
+    sgd_strbuf_puts(data, ",\"runs\":[");
     for (int i = 0; i < s->nruns; i++) {
-        if (i) web_buf_put(data, ",", 1);
+        if (i) sgd_strbuf_put(data, ",", 1);
         run_json(data, s, i, o->columns, &pk);
     }
-    web_buf_puts(data, "],\"groups\":[");
+    sgd_strbuf_puts(data, "],\"groups\":[");
     for (int g = 0; g < s->ngroups; g++) {
-        if (g) web_buf_put(data, ",", 1);
+        if (g) sgd_strbuf_put(data, ",", 1);
         group_json(data, s, &s->group[g], o->columns, pk.idx);
     }
-    web_buf_put(data, "]", 1);
+    sgd_strbuf_put(data, "]", 1);
     verdicts_json(data, v);
-    web_buf_put(data, "}", 1);
+    sgd_strbuf_put(data, "}", 1);
     web_pack_finish(pk.drawn, series);
     web_pack_finish(pk.exact, exact);
     free(pk.idx);

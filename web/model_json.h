@@ -31,7 +31,7 @@
 
 #include <stdbool.h>
 
-#include "web/buf.h"
+#include "common/strbuf.h"
 #include "web/study.h"
 #include "web/verdicts.h"
 
@@ -45,6 +45,6 @@ typedef struct web_model_opts {
  * run's series exact into exact (both gzip-compressed, web/pack.h). v: the verdicts of a
  * two-database study, or NULL. */
 void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_model_opts_t *o,
-                    web_buf_t *data, web_buf_t *series, web_buf_t *exact);
+                    sgd_strbuf_t *data, sgd_strbuf_t *series, sgd_strbuf_t *exact);
 
 #endif

@@ -22,7 +22,7 @@ static const int width[NSECTIONS] = {8, 8, 8, 8, 4};
 
 /* Each section as the bit patterns of its elements, in host order until written. */
 struct web_pack {
-    web_buf_t sec[NSECTIONS];
+    sgd_strbuf_t sec[NSECTIONS];
     double nseries;
 };
 
@@ -31,18 +31,18 @@ web_pack_t *web_pack_new(void)
     return sgd_xcalloc(1, sizeof(web_pack_t));
 }
 
-static void put_f64(web_buf_t *b, double d)
+static void put_f64(sgd_strbuf_t *b, double d)
 {
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
-    web_buf_put(b, &bits, sizeof bits);
+    sgd_strbuf_put(b, &bits, sizeof bits);
 }
 
-static void put_f32(web_buf_t *b, float f)
+static void put_f32(sgd_strbuf_t *b, float f)
 {
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
-    web_buf_put(b, &bits, sizeof bits);
+    sgd_strbuf_put(b, &bits, sizeof bits);
 }
 
 /* Row i's value, its kind made a double: NaN, +Inf, -Inf. */
@@ -88,7 +88,7 @@ void web_pack_add(web_pack_t *p, int run, int metric, const rdb_series_t *s, boo
 
 typedef struct zout {
     z_stream z;
-    web_buf_t *out;
+    sgd_strbuf_t *out;
     size_t n;
     unsigned char in[1 << 16], buf[1 << 16];
 } zout_t;
@@ -103,7 +103,7 @@ static void zout_flush(zout_t *w, int mode)
         w->z.avail_out = sizeof w->buf;
         int rc = deflate(&w->z, mode);
         SGD_ASSERT(rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR);
-        web_buf_put(w->out, w->buf, sizeof w->buf - w->z.avail_out);
+        sgd_strbuf_put(w->out, w->buf, sizeof w->buf - w->z.avail_out);
     } while (w->z.avail_out == 0);
     w->n = 0;
 }
@@ -116,7 +116,7 @@ static void zout_byte(zout_t *w, unsigned char c)
 
 /* A section's elements, byte b of each (little-endian order) for b = 0, 1, ...; one
  * element is simply its little-endian bytes. */
-static void write_planes(zout_t *w, const web_buf_t *sec, int wd)
+static void write_planes(zout_t *w, const sgd_strbuf_t *sec, int wd)
 {
     size_t count = sec->n / (size_t)wd;
     for (int b = 0; b < wd; b++)
@@ -132,7 +132,7 @@ static void write_planes(zout_t *w, const web_buf_t *sec, int wd)
         }
 }
 
-void web_pack_finish(web_pack_t *p, web_buf_t *out)
+void web_pack_finish(web_pack_t *p, sgd_strbuf_t *out)
 {
     zout_t *w = sgd_xcalloc(1, sizeof *w);
     w->out = out;
@@ -141,14 +141,14 @@ void web_pack_finish(web_pack_t *p, web_buf_t *out)
     SGD_ASSERT(deflateInit2(&w->z, PACK_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY)
                == Z_OK);
     for (const char *m = "sgdpack1"; *m; m++) zout_byte(w, (unsigned char)*m);
-    web_buf_t count = {0};
+    sgd_strbuf_t count = {0};
     put_f64(&count, p->nseries);
     write_planes(w, &count, 8);
-    web_buf_free(&count);
+    sgd_strbuf_free(&count);
     for (int k = 0; k < NSECTIONS; k++) write_planes(w, &p->sec[k], width[k]);
     zout_flush(w, Z_FINISH);
     deflateEnd(&w->z);
     free(w);
-    for (int k = 0; k < NSECTIONS; k++) web_buf_free(&p->sec[k]);
+    for (int k = 0; k < NSECTIONS; k++) sgd_strbuf_free(&p->sec[k]);
     free(p);
 }

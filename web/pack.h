@@ -30,8 +30,8 @@
 
 #include <stdbool.h>
 
+#include "common/strbuf.h"
 #include "results/rdb_read.h"
-#include "web/buf.h"
 
 typedef struct web_pack web_pack_t;
 
@@ -44,6 +44,6 @@ void web_pack_add(web_pack_t *p, int run, int metric, const rdb_series_t *s, boo
                   const int *idx, int n, bool single);
 
 /* The document, gzip-compressed, into out; frees p. */
-void web_pack_finish(web_pack_t *p, web_buf_t *out);
+void web_pack_finish(web_pack_t *p, sgd_strbuf_t *out);
 
 #endif

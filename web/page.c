@@ -14,7 +14,7 @@
 
 /* The file at dir/name, whole, into *text with its "sourceMappingURL" comment (a map the
  * page does not carry) cut off. */
-static int read_asset(const char *dir, const char *name, web_buf_t *text, sgd_err_t *err)
+static int read_asset(const char *dir, const char *name, sgd_strbuf_t *text, sgd_err_t *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -24,7 +24,7 @@ static int read_asset(const char *dir, const char *name, web_buf_t *text, sgd_er
                         "libjs-dygraphs): %s", path, strerror(errno));
     char chunk[65536];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) web_buf_put(text, chunk, n);
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sgd_strbuf_put(text, chunk, n);
     int bad = ferror(f);
     fclose(f);
     if (bad || text->n == 0) return sgd_errf(err, "%s: cannot read the charting library", path);
@@ -48,7 +48,7 @@ static bool leaves_element(const char *s)
 }
 
 /* "'sha256-BASE64'" of the bytes, the form a policy names an inline element by. */
-static void csp_hash(web_buf_t *csp, const char *s, size_t n)
+static void csp_hash(sgd_strbuf_t *csp, const char *s, size_t n)
 {
     char hex[SGD_SHA256_HEX_LEN + 1];
     unsigned char d[32];
@@ -58,28 +58,28 @@ static void csp_hash(web_buf_t *csp, const char *s, size_t n)
         sscanf(hex + 2 * i, "%2x", &v);
         d[i] = (unsigned char)v;
     }
-    web_buf_puts(csp, " 'sha256-");
+    sgd_strbuf_puts(csp, " 'sha256-");
     web_base64(csp, d, sizeof d);
-    web_buf_put(csp, "'", 1);
+    sgd_strbuf_put(csp, "'", 1);
 }
 
-static void policy(web_buf_t *csp, const web_buf_t *dygraphs, const web_buf_t *style, bool live)
+static void policy(sgd_strbuf_t *csp, const sgd_strbuf_t *dygraphs, const sgd_strbuf_t *style, bool live)
 {
-    web_buf_puts(csp, "default-src 'none'; script-src");
+    sgd_strbuf_puts(csp, "default-src 'none'; script-src");
     csp_hash(csp, dygraphs->p, dygraphs->n);
     csp_hash(csp, web_app_js, web_app_js_len);
-    web_buf_puts(csp, "; style-src");
+    sgd_strbuf_puts(csp, "; style-src");
     csp_hash(csp, style->p, style->n);
-    web_buf_printf(csp, "; img-src data:; connect-src %s; base-uri 'none'; form-action 'none'",
+    sgd_strbuf_printf(csp, "; img-src data:; connect-src %s; base-uri 'none'; form-action 'none'",
                    live ? "'self'" : "'none'");
 }
 
 /* The static skeleton app.js fills; the title is the only text in it from outside. */
-static void body(web_buf_t *h, const char *title)
+static void body(sgd_strbuf_t *h, const char *title)
 {
-    web_buf_puts(h, "<body>\n<header><h1>");
+    sgd_strbuf_puts(h, "<body>\n<header><h1>");
     web_html_text(h, title);
-    web_buf_puts(h,
+    sgd_strbuf_puts(h,
         "</h1><div id=\"summary\"></div><div id=\"live\" class=\"live\"></div></header>\n<main>\n"
         "<section id=\"curves\"><h2>Curves</h2><div class=\"controls\">"
         "<label>metric <select id=\"metric\"></select></label>"
@@ -100,52 +100,52 @@ static void body(web_buf_t *h, const char *title)
         "<section id=\"run\"></section>\n</main>\n");
 }
 
-static void script_block(web_buf_t *h, const char *id, const char *json)
+static void script_block(sgd_strbuf_t *h, const char *id, const char *json)
 {
-    web_buf_printf(h, "<script type=\"application/json\" id=\"%s\">", id);
-    if (json) web_buf_puts(h, json); /* written by web/model_json.c: safe inside <script> */
-    web_buf_puts(h, "</script>\n");
+    sgd_strbuf_printf(h, "<script type=\"application/json\" id=\"%s\">", id);
+    if (json) sgd_strbuf_puts(h, json); /* written by web/model_json.c: safe inside <script> */
+    sgd_strbuf_puts(h, "</script>\n");
 }
 
 /* Gzip-compressed bytes as base64: a data block no browser executes or parses. */
-static void binary_block(web_buf_t *h, const char *id, const web_buf_t *gz)
+static void binary_block(sgd_strbuf_t *h, const char *id, const sgd_strbuf_t *gz)
 {
-    web_buf_printf(h, "<script type=\"application/gzip\" id=\"%s\">", id);
+    sgd_strbuf_printf(h, "<script type=\"application/gzip\" id=\"%s\">", id);
     if (gz) web_base64(h, gz->p, gz->n);
-    web_buf_puts(h, "</script>\n");
+    sgd_strbuf_puts(h, "</script>\n");
 }
 
-int web_page_html(const web_page_opts_t *o, web_buf_t *h, web_buf_t *csp, sgd_err_t *err)
+int web_page_html(const web_page_opts_t *o, sgd_strbuf_t *h, sgd_strbuf_t *csp, sgd_err_t *err)
 {
-    web_buf_t dy = {0}, dycss = {0}, style = {0};
+    sgd_strbuf_t dy = {0}, dycss = {0}, style = {0};
     int rc = read_asset(o->dygraphs_dir, "dygraph.min.js", &dy, err) ||
              read_asset(o->dygraphs_dir, "dygraph.min.css", &dycss, err) ? -1 : 0;
     if (rc == 0 && (leaves_element(dy.p) || leaves_element(dycss.p)))
         rc = sgd_errf(err, "%s: the charting library holds text that would end its element",
                       o->dygraphs_dir);
     if (rc == 0) {
-        web_buf_printf(&style, "\n%s\n%.*s\n", dycss.p, (int)web_style_css_len, web_style_css);
+        sgd_strbuf_printf(&style, "\n%s\n%.*s\n", dycss.p, (int)web_style_css_len, web_style_css);
         policy(csp, &dy, &style, o->live);
-        web_buf_puts(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        sgd_strbuf_puts(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                         "<meta http-equiv=\"Content-Security-Policy\" content=\"");
         web_html_text(h, csp->p);
-        web_buf_puts(h, "\">\n<meta name=\"referrer\" content=\"no-referrer\">\n"
+        sgd_strbuf_puts(h, "\">\n<meta name=\"referrer\" content=\"no-referrer\">\n"
                         "<meta name=\"viewport\" content=\"width=device-width\">\n"
                         "<link rel=\"icon\" href=\"data:,\">\n<title>");
         web_html_text(h, o->title);
-        web_buf_puts(h, "</title>\n<style>");
-        web_buf_put(h, style.p, style.n);
-        web_buf_puts(h, "</style>\n</head>\n");
+        sgd_strbuf_puts(h, "</title>\n<style>");
+        sgd_strbuf_put(h, style.p, style.n);
+        sgd_strbuf_puts(h, "</style>\n</head>\n");
         body(h, o->title);
         script_block(h, "sgdsim-data", o->data_json);
         binary_block(h, "sgdsim-series", o->series);
         binary_block(h, "sgdsim-exact", o->exact);
-        web_buf_puts(h, "<script>");
-        web_buf_put(h, dy.p, dy.n);
-        web_buf_puts(h, "</script>\n<script>");
-        web_buf_put(h, web_app_js, web_app_js_len);
-        web_buf_puts(h, "</script>\n</body></html>\n");
+        sgd_strbuf_puts(h, "<script>");
+        sgd_strbuf_put(h, dy.p, dy.n);
+        sgd_strbuf_puts(h, "</script>\n<script>");
+        sgd_strbuf_put(h, web_app_js, web_app_js_len);
+        sgd_strbuf_puts(h, "</script>\n</body></html>\n");
     }
-    web_buf_free(&dy), web_buf_free(&dycss), web_buf_free(&style);
+    sgd_strbuf_free(&dy), sgd_strbuf_free(&dycss), sgd_strbuf_free(&style);
     return rc;
 }

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
-#include "web/buf.h"
+#include "common/strbuf.h"
 
 /* Where Debian's libjs-dygraphs installs dygraph.min.js and dygraph.min.css. */
 #define WEB_DYGRAPHS_DIR "/usr/share/javascript/dygraphs"
@@ -25,15 +25,15 @@ typedef struct web_page_opts {
     const char *title;        /* shown in the tab and the header (escaped) */
     bool live;                /* served: the script asks for data.json, series.gz, exact.gz */
     const char *data_json;    /* the data model; NULL when live (the script fetches it) */
-    const web_buf_t *series;  /* the decimated runs' series as drawn (web/pack.h); NULL when
+    const sgd_strbuf_t *series;  /* the decimated runs' series as drawn (web/pack.h); NULL when
                                  live */
-    const web_buf_t *exact;   /* every run's series, exact (web/pack.h); NULL when live */
+    const sgd_strbuf_t *exact;   /* every run's series, exact (web/pack.h); NULL when live */
     const char *dygraphs_dir; /* WEB_DYGRAPHS_DIR, or another folder holding its two files */
 } web_page_opts_t;
 
 /* The page into *html and its policy (the Content-Security-Policy value, which a server
  * also sends as a header) into *csp; -1 with a message naming the file when dygraphs cannot
  * be read or would not stay inside its <script> element. */
-int web_page_html(const web_page_opts_t *o, web_buf_t *html, web_buf_t *csp, sgd_err_t *err);
+int web_page_html(const web_page_opts_t *o, sgd_strbuf_t *html, sgd_strbuf_t *csp, sgd_err_t *err);
 
 #endif

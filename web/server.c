@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "web/buf.h"
+#include "common/strbuf.h"
 #include "web/build.h"
 
 /* The study as last read, and what its files looked like then. */
@@ -29,18 +29,18 @@ typedef struct server {
 /* "size:mtime" of path and path-wal: a committed row changes one of them. */
 static char *files_stamp(const web_server_opts_t *o)
 {
-    web_buf_t b = {0};
+    sgd_strbuf_t b = {0};
     for (int i = 0; i < o->npaths; i++)
         for (int wal = 0; wal < 2; wal++) {
             char path[4200];
             struct stat st;
             snprintf(path, sizeof path, "%s%s", o->paths[i], wal ? "-wal" : "");
             if (stat(path, &st) == 0)
-                web_buf_printf(&b, "%lld:%lld.%09ld;", (long long)st.st_size,
+                sgd_strbuf_printf(&b, "%lld:%lld.%09ld;", (long long)st.st_size,
                                (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-            else web_buf_puts(&b, "-;");
+            else sgd_strbuf_puts(&b, "-;");
         }
-    return web_buf_take(&b);
+    return sgd_strbuf_take(&b);
 }
 
 /* Reads the study again when its files changed; -1 (the last answer kept) when it cannot. */
@@ -128,7 +128,7 @@ static enum MHD_Result route(server_t *s, struct MHD_Connection *c, const char *
         return send_text(c, s, MHD_HTTP_SERVICE_UNAVAILABLE, "the databases cannot be read now; "
                          "see the server's log\n");
     }
-    const web_buf_t *b = doc == 0 ? &s->docs.data : doc == 1 ? &s->docs.series : &s->docs.exact;
+    const sgd_strbuf_t *b = doc == 0 ? &s->docs.data : doc == 1 ? &s->docs.series : &s->docs.exact;
     return respond(c, s, MHD_HTTP_OK, doc == 0 ? "application/json" : "application/gzip", b->p,
                    b->n);
 }
@@ -231,14 +231,14 @@ static void server_free(server_t *s)
 int web_serve(const web_server_opts_t *o, sgd_err_t *err)
 {
     server_t s = {.o = o, .loopback = web_host_is_loopback(o->host) == 1};
-    web_buf_t page = {0}, csp = {0};
+    sgd_strbuf_t page = {0}, csp = {0};
     int rc = refresh(&s, err) ||
              web_build_page(&(web_build_opts_t){.paths = o->paths, .npaths = o->npaths,
                                                 .generator = o->generator, .live = true,
                                                 .dygraphs_dir = o->dygraphs_dir},
                             NULL, &page, &csp, err) ? -1 : 0;
     s.npage = page.n;
-    s.page = web_buf_take(&page), s.csp = web_buf_take(&csp);
+    s.page = sgd_strbuf_take(&page), s.csp = sgd_strbuf_take(&csp);
     sigset_t set = stop_signals();
     struct MHD_Daemon *d = rc ? NULL : start(&s, o->host, o->port, err);
     if (d) {

@@ -8,11 +8,11 @@
 
 #include "analysis/clock.h"
 #include "analysis/series.h"
+#include "common/strbuf.h"
 #include "results/rdb.h"
 #include "results/rdb_rows.h"
 #include "results/rdb_study.h"
 #include "web/bands.h"
-#include "web/buf.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -186,14 +186,14 @@ static void group_db(web_study_t *s, int dbi, int first, int last)
  * database's label when the study has several. */
 static char *group_label(const web_study_t *s, const web_group_t *g)
 {
-    web_buf_t b = {0};
+    sgd_strbuf_t b = {0};
     const web_run_t *r = &s->run[g->run[0]];
-    if (s->ndbs > 1) web_buf_printf(&b, "%s: ", s->db[g->db].label);
+    if (s->ndbs > 1) sgd_strbuf_printf(&b, "%s: ", s->db[g->db].label);
     for (int k = 0; k < s->nlabel_keys; k++)
-        web_buf_printf(&b, "%s%s=%s", k ? ", " : "", s->label_key[k],
+        sgd_strbuf_printf(&b, "%s%s=%s", k ? ", " : "", s->label_key[k],
                        ana_config_get(&r->a.cfg, s->label_key[k]));
-    if (s->nlabel_keys == 0) web_buf_puts(&b, r->scenario ? r->scenario : "(no scenario)");
-    return web_buf_take(&b);
+    if (s->nlabel_keys == 0) sgd_strbuf_puts(&b, r->scenario ? r->scenario : "(no scenario)");
+    return sgd_strbuf_take(&b);
 }
 
 /* The keys that tell every configuration of the study apart (analysis/series.h), chosen

@@ -10,8 +10,8 @@
 
 #include "analysis/clock.h"
 #include "analysis/pairs.h"
+#include "common/strbuf.h"
 #include "web/bands.h"
-#include "web/buf.h"
 
 /* One side: the study's indices of its database's runs that ended. */
 typedef struct side {
@@ -62,9 +62,9 @@ static const char *config_label(const web_study_t *s, const web_run_t *r)
     return r->group >= 0 ? s->group[r->group].label : r->scenario ? r->scenario : "";
 }
 
-static void seeds_text(const grp_t *g, web_buf_t *b)
+static void seeds_text(const grp_t *g, sgd_strbuf_t *b)
 {
-    for (int i = 0; i < g->n; i++) web_buf_printf(b, "%s%lld", i ? "," : "", (long long)g->r[i]->seed);
+    for (int i = 0; i < g->n; i++) sgd_strbuf_printf(b, "%s%lld", i ? "," : "", (long long)g->r[i]->seed);
 }
 
 static bool complete(const web_run_t *r)
@@ -91,11 +91,11 @@ static ana_verdict_t status_verdict(const grp_t *b, const grp_t *c)
 }
 
 /* "0.3565 ± 0.012 (n=3)" as compare writes it. */
-static void summary_text(web_buf_t *b, const ana_summary_t *s)
+static void summary_text(sgd_strbuf_t *b, const ana_summary_t *s)
 {
-    if (s->n > 1) web_buf_printf(b, "%.6g \u00b1 %.2g (n=%d)", s->mean, s->sd, s->n);
-    else if (s->n == 1) web_buf_printf(b, "%.6g (n=1)", s->mean);
-    else web_buf_puts(b, "no finite value");
+    if (s->n > 1) sgd_strbuf_printf(b, "%.6g \u00b1 %.2g (n=%d)", s->mean, s->sd, s->n);
+    else if (s->n == 1) sgd_strbuf_printf(b, "%.6g (n=1)", s->mean);
+    else sgd_strbuf_puts(b, "no finite value");
 }
 
 /* One judged metric: values a[0..na) (finite) and b[0..nb), as compare judges them. */
@@ -109,19 +109,19 @@ static void judge(web_verdicts_t *v, const char *const label[3], const char *nam
     ana_verdict_t verdict = j.verdict;
     if (verdict != ANA_SAME && (status == ANA_WORSE || status == ANA_BETTER))
         verdict = sense == ANA_NEUTRAL ? ANA_DIFFERS : status;
-    web_buf_t d = {0};
+    sgd_strbuf_t d = {0};
     summary_text(&d, &j.base);
     if (j.verdict != ANA_SAME) {
-        web_buf_puts(&d, " -> ");
+        sgd_strbuf_puts(&d, " -> ");
         summary_text(&d, &j.cand);
-        if (isfinite(j.rel_diff)) web_buf_printf(&d, ", %+.3g%%", 100 * j.rel_diff);
-        if (!isnan(j.p)) web_buf_printf(&d, ", Welch p=%.3g", j.p);
+        if (isfinite(j.rel_diff)) sgd_strbuf_printf(&d, ", %+.3g%%", 100 * j.rel_diff);
+        if (!isnan(j.p)) sgd_strbuf_printf(&d, ", Welch p=%.3g", j.p);
     } else {
-        web_buf_puts(&d, ", every run bit-equal");
+        sgd_strbuf_puts(&d, ", every run bit-equal");
     }
-    if (verdict != j.verdict) web_buf_puts(&d, "; a run did not complete");
+    if (verdict != j.verdict) sgd_strbuf_puts(&d, "; a run did not complete");
     add_row(v, label, name, verdict, d.p);
-    web_buf_free(&d);
+    sgd_strbuf_free(&d);
 }
 
 static void judge_vtime(web_verdicts_t *v, const char *const label[3], const grp_t *b,
@@ -195,10 +195,10 @@ static void judge_metric(web_verdicts_t *v, const char *const label[3], const gr
 /* The rows of one paired configuration. */
 static void pair_rows(web_verdicts_t *v, const web_study_t *s, const grp_t *b, const grp_t *c)
 {
-    web_buf_t seeds = {0}, other = {0};
+    sgd_strbuf_t seeds = {0}, other = {0};
     seeds_text(b, &seeds);
     seeds_text(c, &other);
-    if (strcmp(seeds.p, other.p) != 0) web_buf_printf(&seeds, " / %s", other.p);
+    if (strcmp(seeds.p, other.p) != 0) sgd_strbuf_printf(&seeds, " / %s", other.p);
     const web_run_t *r = b->r[0];
     const char *label[3] = {r->scenario ? r->scenario : "", config_label(s, r), seeds.p};
     bool kd = strcmp(r->blas_core ? r->blas_core : "", c->r[0]->blas_core ? c->r[0]->blas_core
@@ -208,25 +208,25 @@ static void pair_rows(web_verdicts_t *v, const web_study_t *s, const grp_t *b, c
     judge_vtime(v, label, b, c, status, kd);
     for (int m = 0; m < r->nmetrics; m++)
         judge_metric(v, label, b, c, r->metric[m].name, status, kd);
-    web_buf_free(&seeds), web_buf_free(&other);
+    sgd_strbuf_free(&seeds), sgd_strbuf_free(&other);
 }
 
 static void unpaired_row(web_verdicts_t *v, const web_study_t *s, const grp_t *b,
                          const ana_pair_t *p)
 {
-    web_buf_t seeds = {0}, d = {0};
+    sgd_strbuf_t seeds = {0}, d = {0};
     seeds_text(b, &seeds);
     const web_run_t *r = b->r[0];
     const char *label[3] = {r->scenario ? r->scenario : "", config_label(s, r), seeds.p};
     if (p->kind == ANA_UNPAIRED && p->differs)
-        web_buf_printf(&d, "no candidate configuration matches; the nearest differs in %s",
+        sgd_strbuf_printf(&d, "no candidate configuration matches; the nearest differs in %s",
                        p->differs);
-    else if (p->kind == ANA_UNPAIRED) web_buf_puts(&d, "the candidate has no runs");
-    else web_buf_printf(&d, "%d baseline and %d candidate configurations match", p->nbase,
+    else if (p->kind == ANA_UNPAIRED) sgd_strbuf_puts(&d, "the candidate has no runs");
+    else sgd_strbuf_printf(&d, "%d baseline and %d candidate configurations match", p->nbase,
                         p->ncand);
     add_row(v, label, "(configuration)", p->kind == ANA_UNPAIRED ? ANA_MISSING : ANA_AMBIGUOUS,
             d.p);
-    web_buf_free(&seeds), web_buf_free(&d);
+    sgd_strbuf_free(&seeds), sgd_strbuf_free(&d);
 }
 
 int web_verdicts(const web_study_t *s, web_verdicts_t *v, sgd_err_t *err)

@@ -1,7 +1,8 @@
 /* Shared by the parameter-server tests: an alg_sink_t that keeps what a run reports in
  * memory (every metric row in order, the traffic totals of each kind, the staleness and
  * version-age histograms bin by bin with their totals), and last(), a metric's last value.
- * A rows_t is large (about 1 MB): allocate it, do not put it on the stack. */
+ * A rows_t is large (about 1 MB): allocate it, do not put it on the stack.  Also the small
+ * SASGD scenario those tests start from (PS_SMALL_SASGD). */
 #ifndef SGDSIM_TESTS_ALGORITHMS_PS_SINK_H
 #define SGDSIM_TESTS_ALGORITHMS_PS_SINK_H
 
@@ -14,6 +15,19 @@
 
 #define PS_SINK_ROWS 20000 /* metric rows kept (later ones are dropped) */
 #define PS_SINK_BINS 4096  /* histogram bins kept (later ones count in the totals only) */
+
+/* The small SASGD scenario several parameter-server tests start from (4 clients, 60
+ * updates, gamma compute times), varied with --set overrides. */
+#define PS_SMALL_SASGD                                                                     \
+    "{\"schema_version\": 1, \"seed\": 7, \"algorithm\": {\"name\": \"sasgd\"},"                \
+    " \"cluster\": {\"workers\": 4},"                                                       \
+    " \"data\": {\"source\": \"synthetic\", \"n_train\": 512, \"n_validation\": 128,"          \
+    "           \"dim\": 12, \"classes\": 4, \"separation\": 2.0},"                           \
+    " \"model\": {\"kind\": \"mlp\", \"hidden\": [16], \"init\": \"glorot\"},"                 \
+    " \"batch\": {\"per_worker\": 8}, \"optimizer\": {\"lr\": 0.05},"                         \
+    " \"compute\": {\"kind\": \"time\", \"time_s\": {\"dist\": \"gamma\", \"mean\": 0.01,"    \
+    " \"cv\": 0.5}},"                                                                         \
+    " \"stop\": {\"updates\": 60}, \"eval\": {\"every\": 20}}"
 
 typedef struct rows {
     int n;

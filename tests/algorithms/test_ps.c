@@ -15,15 +15,7 @@
 #include "tests/algorithms/run_scenario.h"
 #include "tests/check.h"
 
-static const char *base =
-    "{\"schema_version\": 1, \"seed\": 7, \"algorithm\": {\"name\": \"sasgd\"},"
-    " \"cluster\": {\"workers\": 4},"
-    " \"data\": {\"source\": \"synthetic\", \"n_train\": 512, \"n_validation\": 128,"
-    "           \"dim\": 12, \"classes\": 4, \"separation\": 2.0},"
-    " \"model\": {\"kind\": \"mlp\", \"hidden\": [16], \"init\": \"glorot\"},"
-    " \"batch\": {\"per_worker\": 8}, \"optimizer\": {\"lr\": 0.05},"
-    " \"compute\": {\"kind\": \"time\", \"time_s\": {\"dist\": \"gamma\", \"mean\": 0.01, \"cv\": 0.5}},"
-    " \"stop\": {\"updates\": 60}, \"eval\": {\"every\": 20}}";
+static const char *base = PS_SMALL_SASGD;
 
 static alg_outcome_t run_rows(const char *const *sets, int nsets, rows_t *rows)
 {

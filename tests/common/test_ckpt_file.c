@@ -28,19 +28,6 @@ static sgd_ckpt_meta_t sample_meta(void)
     return m;
 }
 
-static uint8_t *file_bytes(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    SGD_ASSERT(f);
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    rewind(f);
-    uint8_t *b = sgd_xmalloc(*len + 1);
-    SGD_ASSERT(fread(b, 1, *len, f) == *len);
-    fclose(f);
-    return b;
-}
-
 static void test_streams(void)
 {
     sgd_ckw_t w;
@@ -131,7 +118,7 @@ static void test_header_only(const char *path, const char *dir, const sgd_ckpt_m
     CHECK(sgd_ckpt_read_header(path, &got, &err) == 0);
     CHECK(memcmp(&got, m, sizeof *m) == 0);
     size_t len;
-    uint8_t *b = file_bytes(path, &len);
+    uint8_t *b = check_read_file(path, &len);
     char copy[600];
     snprintf(copy, sizeof copy, "%s/copy.ckpt", dir);
     b[len - 3] ^= 1; /* the digest is the run's to check, not the header reader's */
@@ -174,7 +161,7 @@ static void test_file(const char *dir)
     free(file);
 
     size_t len;
-    uint8_t *b = file_bytes(path, &len);
+    uint8_t *b = check_read_file(path, &len);
     for (size_t cut = 0; cut < len; cut++) /* every truncation */
         expect_refused(b, cut, cut < 8 ? "not an sgdsim checkpoint" : "");
     expect_refused(b, len - 1, "truncated");

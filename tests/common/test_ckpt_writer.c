@@ -35,19 +35,6 @@ static uint8_t *payload_of(size_t n, uint8_t seed)
     return p;
 }
 
-static uint8_t *file_bytes(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    SGD_ASSERT(f);
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    rewind(f);
-    uint8_t *b = sgd_xmalloc(*len + 1);
-    SGD_ASSERT(fread(b, 1, *len, f) == *len);
-    fclose(f);
-    return b;
-}
-
 /* Entries of dir other than . and .. */
 static int entries(const char *dir)
 {
@@ -78,7 +65,7 @@ static void test_same_bytes(const char *dir)
     CHECK(sgd_ckpt_writer_last_seconds(w) > 0);
     CHECK(sgd_ckpt_writer_wait(w, &err) == 0); /* nothing in flight: at once */
     size_t na, nb;
-    uint8_t *a = file_bytes(bg, &na), *b = file_bytes(sync, &nb);
+    uint8_t *a = check_read_file(bg, &na), *b = check_read_file(sync, &nb);
     CHECK(na == nb && memcmp(a, b, na) == 0);
     free(a);
     free(b);

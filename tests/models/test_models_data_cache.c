@@ -84,22 +84,6 @@ static void make_sources(void)
     for (int i = 0; i < N; i++) ref.y[i] = labels[i];
 }
 
-static size_t file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
-}
-
-static uint8_t *slurp(const char *path, size_t *n)
-{
-    *n = file_size(path);
-    uint8_t *b = malloc(*n + 1);
-    FILE *f = fopen(path, "rb");
-    CHECK(f && fread(b, 1, *n, f) == *n);
-    if (f) fclose(f);
-    return b;
-}
-
 static void spit(const char *path, const uint8_t *b, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -226,7 +210,7 @@ static void test_keyed_by_content(void)
     dcache_t c;
     dcache_init(&c, true, path_of("cache/a/b"), NULL);
     size_t n;
-    uint8_t *b = slurp(path_of("img.gz"), &n);
+    uint8_t *b = check_read_file(path_of("img.gz"), &n);
     spit(path_of("copy.gz"), b, n);
     char *e1 = dcache_entry_path(&c, path_of("img.gz"), DCACHE_F32);
     char *e2 = dcache_entry_path(&c, path_of("copy.gz"), DCACHE_F32);
@@ -276,7 +260,7 @@ static void apply(const damage_t *d, const char *entry, const uint8_t *good, siz
         spit(entry, b, d->value ? d->value : n - 1);
     } else {
         size_t m;
-        uint8_t *o = slurp(others[d->value], &m);
+        uint8_t *o = check_read_file(others[d->value], &m);
         spit(entry, o, m);
         free(o);
     }
@@ -312,7 +296,7 @@ static void test_damaged_entries_are_rebuilt(void)
     dcache_array_free(&a);
     dcache_free(&c);
     size_t n;
-    uint8_t *good = slurp(entry, &n);
+    uint8_t *good = check_read_file(entry, &n);
     CHECK_INT_EQ(n, DCACHE_HEADER_BYTES + sizeof(float) * N * ROWS * COLS);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         damage_t d = cases[k];
@@ -335,7 +319,7 @@ static void test_damaged_entries_are_rebuilt(void)
         free(said);
         fclose(w);
         size_t m;
-        uint8_t *now = slurp(entry, &m);
+        uint8_t *now = check_read_file(entry, &m);
         CHECK(m == n && memcmp(now, good, n) == 0);
         free(now);
         dcache_free(&c);
@@ -370,7 +354,7 @@ static void test_entry_not_regular(void)
     char *entry = dcache_entry_path(&c, path_of("img.gz"), DCACHE_F32);
     char *copy = keep_path("entry-copy");
     size_t n;
-    uint8_t *good = slurp(entry, &n);
+    uint8_t *good = check_read_file(entry, &n);
     spit(copy, good, n);
     dcache_free(&c);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -394,7 +378,7 @@ static void test_entry_not_regular(void)
         CHECK(cases[k].replaced ? S_ISREG(st.st_mode) : S_ISDIR(st.st_mode));
         if (cases[k].replaced) {
             size_t m;
-            uint8_t *now = slurp(entry, &m);
+            uint8_t *now = check_read_file(entry, &m);
             CHECK(m == n && memcmp(now, good, n) == 0);
             free(now);
         } else {
@@ -419,7 +403,7 @@ static void test_entry_changed_after_load(void)
     load_and_check(&c, &hit);
     char *entry = dcache_entry_path(&c, path_of("img.gz"), DCACHE_F32);
     size_t n;
-    uint8_t *good = slurp(entry, &n);
+    uint8_t *good = check_read_file(entry, &n);
     for (int change = 0; change < 3; change++) {
         sgd_dataset_t d;
         sgd_err_t err = {{0}};

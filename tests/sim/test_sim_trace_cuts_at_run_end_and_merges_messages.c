@@ -18,15 +18,7 @@
 
 static cJSON *load(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
+    char *s = check_read_file(path, NULL);
     cJSON *root = cJSON_Parse(s);
     free(s);
     return root;

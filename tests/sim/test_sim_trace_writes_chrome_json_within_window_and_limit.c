@@ -14,20 +14,6 @@
 #include "sim/trace.h"
 #include "tests/check.h"
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
-}
-
 static int count_ph(const cJSON *events, const char *ph, const char *name)
 {
     int n = 0;
@@ -75,7 +61,7 @@ int main(void)
     sim_trace_settle(t, INT64_MAX);
     CHECK_INT_EQ(sim_trace_written(t), 4);
     CHECK(sim_trace_close(t, &err) == 0);
-    char *text = slurp(path);
+    char *text = check_read_file(path, NULL);
     cJSON *root = cJSON_Parse(text);
     CHECK(root != NULL);
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(root, "traceEvents"), *other;
@@ -113,7 +99,7 @@ int main(void)
     sim_trace_settle(t, INT64_MAX);
     CHECK_INT_EQ(sim_trace_written(t), 4); /* two spans, one flow, one counter sample */
     CHECK(sim_trace_close(t, &err) == 0);
-    text = slurp(path);
+    text = check_read_file(path, NULL);
     root = cJSON_Parse(text);
     CHECK(root != NULL);
     ev = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
@@ -153,7 +139,7 @@ int main(void)
     CHECK_INT_EQ(sim_trace_written(t), 2);
     CHECK_INT_EQ(sim_trace_dropped(t), 1);
     CHECK(sim_trace_close(t, &err) == 0);
-    text = slurp(path);
+    text = check_read_file(path, NULL);
     root = cJSON_Parse(text);
     CHECK(root != NULL);
     ev = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
@@ -184,7 +170,7 @@ int main(void)
     CHECK_INT_EQ(sim_trace_written(t), 3);
     CHECK_INT_EQ(sim_trace_dropped(t), 1);
     CHECK(sim_trace_close(t, &err) == 0);
-    text = slurp(path);
+    text = check_read_file(path, NULL);
     root = cJSON_Parse(text);
     CHECK(root != NULL);
     ev = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");

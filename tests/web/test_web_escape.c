@@ -10,42 +10,42 @@
 
 static void check_html(const char *in, const char *want)
 {
-    web_buf_t b = {0};
+    sgd_strbuf_t b = {0};
     web_html_text(&b, in);
     CHECK(strcmp(b.p ? b.p : "", want) == 0);
-    web_buf_free(&b);
+    sgd_strbuf_free(&b);
 }
 
 static void check_json(const char *in, const char *want)
 {
-    web_buf_t b = {0};
+    sgd_strbuf_t b = {0};
     web_json_string(&b, in);
     CHECK(strcmp(b.p, want) == 0);
-    web_buf_free(&b);
+    sgd_strbuf_free(&b);
 }
 
 static void check_drawn(double d, const char *want)
 {
-    web_buf_t b = {0};
+    sgd_strbuf_t b = {0};
     web_json_number_digits(&b, d, 7);
     CHECK(strcmp(b.p, want) == 0);
-    web_buf_free(&b);
+    sgd_strbuf_free(&b);
 }
 
 static void check_base64(const char *in, const char *want)
 {
-    web_buf_t b = {0};
+    sgd_strbuf_t b = {0};
     web_base64(&b, in, strlen(in));
     CHECK(strcmp(b.p ? b.p : "", want) == 0);
-    web_buf_free(&b);
+    sgd_strbuf_free(&b);
 }
 
 static void check_number(double d, const char *want)
 {
-    web_buf_t b = {0};
+    sgd_strbuf_t b = {0};
     web_json_number(&b, d);
     CHECK(strcmp(b.p, want) == 0);
-    web_buf_free(&b);
+    sgd_strbuf_free(&b);
 }
 
 int main(void)

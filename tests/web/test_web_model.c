@@ -77,7 +77,7 @@ static void check_groups(const web_study_t *s)
 /* ---- the packs (web/pack.h), read back as the page reads them ------------------------ */
 
 /* The gzip-compressed bytes gz inflated into out; -1 when they are not gzip. */
-static int gunzip(const web_buf_t *gz, web_buf_t *out)
+static int gunzip(const sgd_strbuf_t *gz, sgd_strbuf_t *out)
 {
     z_stream z = {0};
     unsigned char buf[1 << 14];
@@ -89,7 +89,7 @@ static int gunzip(const web_buf_t *gz, web_buf_t *out)
         z.next_out = buf;
         z.avail_out = sizeof buf;
         rc = inflate(&z, Z_NO_FLUSH);
-        web_buf_put(out, buf, sizeof buf - z.avail_out);
+        sgd_strbuf_put(out, buf, sizeof buf - z.avail_out);
     } while (rc == Z_OK);
     inflateEnd(&z);
     return rc == Z_STREAM_END ? 0 : -1;
@@ -119,7 +119,7 @@ typedef struct packed {
 
 /* Series (run, metric) of the pack p (inflated) into *out, with the sections' offsets and
  * sizes; -1 when it holds none. */
-static int find_series(const web_buf_t *p, int run, int metric, packed_t *out, size_t at[5],
+static int find_series(const sgd_strbuf_t *p, int run, int metric, packed_t *out, size_t at[5],
                        size_t count[5])
 {
     const unsigned char *b = (const unsigned char *)p->p;
@@ -149,11 +149,11 @@ static int find_series(const web_buf_t *p, int run, int metric, packed_t *out, s
 
 /* Run 0 (seed 1) has "loss" = 1 + u at u = 0..49, time u ms: exact in exact, every row;
  * decimated in series, single precision, each kept point on the line. */
-static void check_packs(const web_buf_t *series, const web_buf_t *exact, int loss)
+static void check_packs(const sgd_strbuf_t *series, const sgd_strbuf_t *exact, int loss)
 {
     for (int d = 0; d < 2; d++) {
-        const web_buf_t *gz = d ? exact : series;
-        web_buf_t p = {0};
+        const sgd_strbuf_t *gz = d ? exact : series;
+        sgd_strbuf_t p = {0};
         CHECK(gz->n > 2 && (unsigned char)gz->p[0] == 0x1f && (unsigned char)gz->p[1] == 0x8b);
         CHECK(gunzip(gz, &p) == 0);
         packed_t s;
@@ -172,14 +172,14 @@ static void check_packs(const web_buf_t *series, const web_buf_t *exact, int los
             CHECK(t == u * 1e6);
             CHECK(v == 1 + u); /* exact, and small integers are exact in a float too */
         }
-        web_buf_free(&p);
+        sgd_strbuf_free(&p);
     }
 }
 
 /* Run 0's "div" rows (1, NaN, +Inf, -Inf) come out of the exact pack as those doubles. */
-static void check_nonfinite(const web_buf_t *exact, int div)
+static void check_nonfinite(const sgd_strbuf_t *exact, int div)
 {
-    web_buf_t p = {0};
+    sgd_strbuf_t p = {0};
     CHECK(gunzip(exact, &p) == 0);
     packed_t s;
     size_t at[5], count[5];
@@ -189,7 +189,7 @@ static void check_nonfinite(const web_buf_t *exact, int div)
     double v[4];
     for (size_t i = 0; i < 4; i++) v[i] = element(b + at[3], count[3], s.v + i, 8);
     CHECK(v[0] == 1 && isnan(v[1]) && v[2] == INFINITY && v[3] == -INFINITY);
-    web_buf_free(&p);
+    sgd_strbuf_free(&p);
 }
 
 static int metric_index(const web_study_t *s, const char *name)
@@ -201,7 +201,7 @@ static int metric_index(const web_study_t *s, const char *name)
 
 static void check_json(const web_study_t *s)
 {
-    web_buf_t data = {0}, series = {0}, exact = {0};
+    sgd_strbuf_t data = {0}, series = {0}, exact = {0};
     web_model_opts_t o = {.generator = "test", .columns = 10};
     web_model_json(s, NULL, &o, &data, &series, &exact);
     CHECK(strchr(data.p, '<') == NULL && strchr(data.p, '>') == NULL);
@@ -212,7 +212,7 @@ static void check_json(const web_study_t *s)
     CHECK(loss >= 0 && div >= 0);
     check_packs(&series, &exact, loss);
     check_nonfinite(&exact, div);
-    web_buf_free(&data), web_buf_free(&series), web_buf_free(&exact);
+    sgd_strbuf_free(&data), sgd_strbuf_free(&series), sgd_strbuf_free(&exact);
 }
 
 int main(void)

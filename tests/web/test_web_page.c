@@ -45,9 +45,9 @@ static bool policy_has_hash_of(const char *csp, const char *text)
 
 int main(void)
 {
-    web_buf_t html = {0}, csp = {0}, bytes = {0};
+    sgd_strbuf_t html = {0}, csp = {0}, bytes = {0};
     sgd_err_t err = {{0}};
-    web_buf_put(&bytes, "</script><img onerror=x>\0\xff", 26); /* binary: NUL, not UTF-8 */
+    sgd_strbuf_put(&bytes, "</script><img onerror=x>\0\xff", 26); /* binary: NUL, not UTF-8 */
     web_page_opts_t o = {.title = "t</title><script>x()</script>", .data_json = "{}",
                          .exact = &bytes, .dygraphs_dir = WEB_DYGRAPHS_DIR};
     CHECK(web_page_html(&o, &html, &csp, &err) == 0);
@@ -70,17 +70,17 @@ int main(void)
     CHECK(strstr(html.p, "<script type=\"application/gzip\" id=\"sgdsim-series\"></script>"));
     CHECK(!strstr(html.p, "<img"));
     free(dy), free(app), free(style);
-    web_buf_free(&html), web_buf_free(&csp);
+    sgd_strbuf_free(&html), sgd_strbuf_free(&csp);
 
     o.live = true, o.data_json = NULL, o.exact = NULL;
     CHECK(web_page_html(&o, &html, &csp, &err) == 0);
     CHECK(strstr(csp.p, "connect-src 'self'") != NULL);
-    web_buf_free(&html), web_buf_free(&csp);
+    sgd_strbuf_free(&html), sgd_strbuf_free(&csp);
 
     o.dygraphs_dir = "/nonexistent-dygraphs";
     CHECK(web_page_html(&o, &html, &csp, &err) == -1);
     CHECK(strstr(err.msg, "/nonexistent-dygraphs/dygraph.min.js") != NULL);
     CHECK(strstr(err.msg, "libjs-dygraphs") != NULL);
-    web_buf_free(&html), web_buf_free(&csp), web_buf_free(&bytes);
+    sgd_strbuf_free(&html), sgd_strbuf_free(&csp), sgd_strbuf_free(&bytes);
     return check_exit();
 }
