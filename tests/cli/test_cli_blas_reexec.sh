@@ -6,9 +6,9 @@
 # (Cooperlake, SkylakeX, Zen, Haswell, Prescott: what OpenBLAS picks on various x86-64 CPUs)
 # and can pretend OpenBLAS ignored OPENBLAS_CORETYPE.  Expectations come from what sgdsim
 # reports on this machine (--version), never from a CPU name.
-# Arguments: sgdsim, the shim library.
+# Arguments: sgdsim, the shim library, a program printing OpenBLAS's own choice of kernel.
 . "$(dirname "$0")/lib.sh"
-SHIM="$2"
+SHIM="$2"; NATIVE_HELPER="$3"
 grep -qw pni /proc/cpuinfo 2>/dev/null || { echo "not an x86 CPU with SSE3: skipping"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 unset OPENBLAS_CORETYPE SGDSIM_BLAS_ENV
@@ -52,15 +52,42 @@ done
 unset SHIM_NATIVE
 [ "$SAME" != "" ] || fail "--version lists no kernels with the same bits"
 
-# The real OpenBLAS choice: pinning another kernel takes one re-exec, and the run records it.
+# What OpenBLAS picks by itself here, asked directly (openblas_native.c), never assumed: a
+# current CPU that OpenBLAS 0.3.21 does not know gets Prescott, and pinning Prescott there
+# needs no restart.  native_pick [SHIM_NATIVE]: the kernel, played by the shim when given.
+native_pick() {
+  env -u OPENBLAS_CORETYPE LD_PRELOAD="$SHIM" ${1:+SHIM_NATIVE="$1"} "$NATIVE_HELPER"
+}
+# pins_from NATIVE: pinning a kernel without NATIVE's bits takes one re-exec and the run
+# records it; pinning NATIVE itself takes none.  Runs with SHIM_NATIVE as the caller set it.
+pins_from() {
+  local native="$1" other=Prescott
+  same_bits "$native" Prescott && other=Core2
+  images 2 0 "" -- "$SGDSIM" validate "$S" --blas-core "$other"
+  rm -f "$TMP/r.db"
+  images 2 0 "" -- "$SGDSIM" run "$S" --db "$TMP/r.db" --quiet --blas-core "$other"
+  [ "$(sqlite3 "$TMP/r.db" "SELECT blas_core FROM runs")" = "$other" ] ||
+    fail "the re-executed run did not record $other (OpenBLAS picks $native)"
+  # The second image saw sgdsim's own OPENBLAS_CORETYPE; the first the user's (none).
+  : > "$LOG"; env LD_PRELOAD="$SHIM" SHIM_LOG="$LOG" "$SGDSIM" validate "$S" --blas-core "$other" >/dev/null
+  [ "$(cut -d' ' -f2 "$LOG" | tr '\n' ' ')" = "- $other " ] || fail "images saw OPENBLAS_CORETYPE: $(cat "$LOG")"
+  images 1 0 "" -- "$SGDSIM" validate "$S" --blas-core "$native"
+  rm -f "$TMP/r.db"
+  images 1 0 "" -- "$SGDSIM" run "$S" --db "$TMP/r.db" --quiet --blas-core "$native"
+  [ "$(sqlite3 "$TMP/r.db" "SELECT blas_core FROM runs")" = "$native" ] ||
+    fail "the run pinned to the native $native did not record it"
+}
+native=$(native_pick) || fail "cannot ask OpenBLAS which kernel it picks by itself"
+echo "OpenBLAS picks $native by itself here; auto runs $("$SGDSIM" --version | sed -n 's/.*(core \(.*\))$/\1/p')"
+pins_from "$native"
+# The same expectations where OpenBLAS picks Prescott by itself (a CPU it does not know),
+# played by the shim for every image of each command.
+[ "$(native_pick Prescott)" = Prescott ] || fail "the shim does not play OpenBLAS picking Prescott"
+export SHIM_NATIVE=Prescott
+pins_from Prescott
+unset SHIM_NATIVE
 core=$("$SGDSIM" --version | sed -n 's/.*(core \(.*\))$/\1/p')
-other=Prescott; [ "$core" = Prescott ] && other=Core2
-images 2 0 "" -- "$SGDSIM" validate "$S" --blas-core "$other"
-images 2 0 "" -- "$SGDSIM" run "$S" --db "$TMP/r.db" --quiet --blas-core "$other"
-[ "$(sqlite3 "$TMP/r.db" "SELECT blas_core FROM runs")" = "$other" ] || fail "the re-executed run did not record $other"
-# The second image saw sgdsim's own OPENBLAS_CORETYPE; the first the user's (none).
-: > "$LOG"; env LD_PRELOAD="$SHIM" SHIM_LOG="$LOG" "$SGDSIM" validate "$S" --blas-core "$other" >/dev/null
-[ "$(cut -d' ' -f2 "$LOG" | tr '\n' ' ')" = "- $other " ] || fail "images saw OPENBLAS_CORETYPE: $(cat "$LOG")"
+other=Prescott; same_bits "$native" Prescott && other=Core2
 
 # OpenBLAS pretends to run Prescott whatever it is asked: one re-exec, then a clear refusal.
 images 2 2 "OpenBLAS runs its Prescott kernel although sgdsim started it with OPENBLAS_CORETYPE=Haswell" -- \
