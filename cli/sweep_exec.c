@@ -202,11 +202,13 @@ static void point_busy(pool_t *p, const cli_sweep_point_t *pt, const rdb_live_ru
         fprintf(stderr, "sweep: %snot starting %s: run %lld of this point is still running "
                 "(pid %lld on this host); it is left alone\n", p->x->who, point_label(pt),
                 (long long)live->id, (long long)live->pid);
-    else
+    else /* a heartbeat ahead of this host's clock (RDB_LEASE_AHEAD_MS at most) is said so */
         fprintf(stderr, "sweep: %snot starting %s: run %lld of this point is still running "
-                "(pid %lld on host %s, last commit %lld s ago); it is left alone\n", p->x->who,
+                "(pid %lld on host %s, last commit %lld s %s); it is left alone\n", p->x->who,
                 point_label(pt), (long long)live->id, (long long)live->pid, live->host,
-                (long long)live->heartbeat_age_s);
+                (long long)(live->heartbeat_age_s < 0 ? -live->heartbeat_age_s
+                                                      : live->heartbeat_age_s),
+                live->heartbeat_age_s < 0 ? "ahead of this host's clock" : "ago");
 }
 
 /* When the pool ends: a busy point whose other run has finished meanwhile is done; the
