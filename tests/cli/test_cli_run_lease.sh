@@ -5,7 +5,7 @@
 # resume finds both points done.  Repeated, since it is a race.  Also: a run whose row is
 # deleted under it stops with an error naming the database and the run, and its id is not
 # given again; a killed run is abandoned and redone; a heartbeat ahead of this host's clock
-# is live within a bound and stale beyond it.
+# is live within a bound and stale beyond it; sweep --quiet that exits 1 says why.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -118,6 +118,14 @@ rc=$?
 [ "$rc" = 1 ] || fail "a live run of another host: sweep exit $rc: $out"
 ahead=$(printf '%s\n' "$out" | sed -n "s/.*not starting seed=1 .*(pid $k_pid on host elsewhere, last commit \([0-9]*\) s ahead of this host's clock); it is left alone/\1/p")
 [ -n "$ahead" ] && [ "$ahead" -gt 0 ] && [ "$ahead" -le 120 ] || fail "a heartbeat 2 minutes ahead: $out"
+# The same with --quiet: still exit 1, and still saying why (it used to say nothing).
+out=$("$SGDSIM" sweep "$S" --set seed=1,2 "${LONG[@]}" -j 2 --db "$DB" --quiet 2>&1)
+rc=$?
+[ "$rc" = 1 ] || fail "sweep --quiet with a live run of another host: exit $rc: $out"
+case "$out" in
+  *"1 point is still being run by another process; run the sweep again"*"1 running in another process"*) ;;
+  *) fail "sweep --quiet exits 1 without saying why: '$out'" ;;
+esac
 q "$DB" "UPDATE run_owner SET heartbeat_ms = $NOW_MS + 315360000000" || fail "cannot plant a heartbeat"
 out=$("$SGDSIM" sweep "$S" --set seed=1,2 "${LONG[@]}" -j 2 --db "$DB" 2>&1) ||
   fail "a heartbeat ten years ahead: sweep: $out"
