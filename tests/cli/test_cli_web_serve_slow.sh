@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `sgdsim serve` under slow clients (web/guard.h): 100 connections that trickle one byte of
 # their request's headers a second (more than the server keeps, 64) do not keep a fresh
-# client out -- it gets the page while they still trickle, long before their timeout -- and
-# with `--request-timeout 2` trickling connections, and a connection idle after its answer,
-# are cut once 2 s have passed since they began waiting, not before, and the server still
+# client out -- it gets the page while they still trickle, long before their timeout --;
+# off loopback, one client address holds 16 connections at most; and with
+# `--request-timeout 2` trickling connections, and a connection idle after its answer, are
+# cut once 2 s have passed since they began waiting, not before, and the server still
 # answers.  Nothing here depends on the machine's speed: the bounds are generous and the
 # test waits for states (a connection ended, an answer in).
 source "$(dirname "$0")/lib.sh"
@@ -42,11 +43,12 @@ fails = []
 class Slow:
     """n connections, each sending a request's first line and then one byte of a header
     a second; ended[i] is when connection i was seen ended by the server."""
-    def __init__(self, n):
+    def __init__(self, n, source='127.0.0.1'):
         self.socks, self.t0 = [], []
         for _ in range(n):
             self.t0.append(time.monotonic())
-            s = socket.create_connection((u.hostname, u.port), timeout=30)
+            s = socket.create_connection(('127.0.0.1' if u.hostname == '0.0.0.0' else u.hostname,
+                                          u.port), timeout=30, source_address=(source, 0))
             s.sendall(f'GET / HTTP/1.1\r\nHost: {u.netloc}\r\nX-Slow: '.encode())
             s.setblocking(False)
             self.socks.append(s)
@@ -86,8 +88,9 @@ class Slow:
         if not cond():
             fails.append(f'after {limit} s: {what}')
 
-def get_page():
-    c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+def get_page(source='127.0.0.1'):
+    c = http.client.HTTPConnection('127.0.0.1' if u.hostname == '0.0.0.0' else u.hostname,
+                                   u.port, timeout=30, source_address=(source, 0))
     try:
         c.request('GET', '/')
         r = c.getresponse()
@@ -108,6 +111,13 @@ if mode == 'slots':
     if slow.alive() < 32:
         fails.append(f'only {slow.alive()} of the slow clients still open')
     print(f'fresh client answered in {took:.2f} s; {slow.alive()} slow clients open')
+elif mode == 'per-client':  # --host 0.0.0.0: 16 connections per client address
+    slow = Slow(24)
+    slow.wait('more than 16 slow clients of one address kept', lambda: slow.alive() <= 16, 60)
+    status, body = get_page('127.0.0.2')
+    if status != 200:
+        fails.append(f'a client of another address did not get the page: {status}')
+    print(f'{slow.alive()} of 24 slow clients of one address open')
 else:  # timeout: --request-timeout 2
     slow = Slow(20)
     idle = socket.create_connection((u.hostname, u.port), timeout=30)
@@ -156,6 +166,12 @@ PY
 # room kept for newcomers lets the fresh client in.
 if start_server --request-timeout 600; then
   python3 slow.py "$URL" slots || fail "slow clients kept a fresh one out"
+  stop_server
+fi
+# Off loopback, one client address holds at most 16 connections: the others are refused,
+# and a client of another address (127.0.0.2; 0.0.0.0 listens on every address) gets in.
+if start_server --request-timeout 600 --host 0.0.0.0; then
+  python3 slow.py "$URL" per-client || fail "one client address took more than its share"
   stop_server
 fi
 # A short timeout: every slow client is cut once it has passed, not before.
