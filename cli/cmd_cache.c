@@ -25,6 +25,8 @@ static void usage(FILE *f)
                "bytes (default %llu GiB).\n"
                "  list             the entries, least recently used first: last use (UTC),\n"
                "                   size, file name; then their number and total size\n"
+               "                   (files named like entries without sgdsim's header are\n"
+               "                   another program's: counted, never listed or deleted)\n"
                "  prune            delete least recently used entries until the rest total\n"
                "                   at most the bound (safe while runs use the cache)\n"
                "  --dir DIR        this cache directory instead\n"
@@ -68,12 +70,20 @@ static void format_size(uint64_t b, char *buf, size_t n)
     snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
 }
 
+/* Files named like entries that are not sgdsim's (models/data_cache.h, dcache_list). */
+static void say_foreign(uint64_t n)
+{
+    if (n)
+        printf("%llu other file%s named like entries, without sgdsim's header: not entries, "
+               "left alone\n", (unsigned long long)n, n == 1 ? "" : "s");
+}
+
 static int list(const char *dir)
 {
     dcache_entry_t *e;
-    size_t n;
+    size_t n, foreign;
     sgd_err_t err = {{0}};
-    if (dcache_list(dir, &e, &n, &err)) return cli_bad_input("cache: %s", err.msg);
+    if (dcache_list(dir, &e, &n, &foreign, &err)) return cli_bad_input("cache: %s", err.msg);
     uint64_t total = 0;
     char size[32], when[32];
     if (n) printf("%-19s  %10s  %s\n", "last used (UTC)", "size", "entry");
@@ -87,6 +97,7 @@ static int list(const char *dir)
     }
     format_size(total, size, sizeof size);
     printf("%zu entr%s, %s, in %s\n", n, n == 1 ? "y" : "ies", size, dir);
+    say_foreign(foreign);
     free(e);
     return SGD_EXIT_OK;
 }
@@ -103,6 +114,7 @@ static int prune(const char *dir, uint64_t max_bytes)
     printf("removed %llu entr%s (%s); %llu left (%s, bound %s) in %s\n",
            (unsigned long long)res.removed, res.removed == 1 ? "y" : "ies", freed,
            (unsigned long long)res.kept, left, bound, dir);
+    say_foreign(res.foreign);
     return SGD_EXIT_OK;
 }
 

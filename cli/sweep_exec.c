@@ -146,11 +146,13 @@ static const char *point_label(const cli_sweep_point_t *pt)
     return pt->label[0] ? pt->label : "(the scenario as is)";
 }
 
+/* One finished point's line; under --quiet only a point that did not end well (failed, bad
+ * input, checkpointed) has one, so that a sweep's exit code always comes with its reason. */
 static void progress_line(const cli_sweep_exec_t *x, cli_sweep_live_t *live, const char *what,
                           const cli_sweep_point_t *pt, double secs, int done, int total,
-                          int running, double eta)
+                          int running, double eta, bool ended_well)
 {
-    if (x->quiet) return;
+    if (x->quiet && ended_well) return;
     cli_sweep_live_clear(live);
     fprintf(stderr, "sweep: %s%-9s %s (%.1f s) | %d/%d done, %d running", x->who, what,
             point_label(pt), secs, done, total, running);
@@ -202,11 +204,13 @@ static void point_busy(pool_t *p, const cli_sweep_point_t *pt, const rdb_live_ru
         fprintf(stderr, "sweep: %snot starting %s: run %lld of this point is still running "
                 "(pid %lld on this host); it is left alone\n", p->x->who, point_label(pt),
                 (long long)live->id, (long long)live->pid);
-    else
+    else /* a heartbeat ahead of this host's clock (RDB_LEASE_AHEAD_MS at most) is said so */
         fprintf(stderr, "sweep: %snot starting %s: run %lld of this point is still running "
-                "(pid %lld on host %s, last commit %lld s ago); it is left alone\n", p->x->who,
+                "(pid %lld on host %s, last commit %lld s %s); it is left alone\n", p->x->who,
                 point_label(pt), (long long)live->id, (long long)live->pid, live->host,
-                (long long)live->heartbeat_age_s);
+                (long long)(live->heartbeat_age_s < 0 ? -live->heartbeat_age_s
+                                                      : live->heartbeat_age_s),
+                live->heartbeat_age_s < 0 ? "ahead of this host's clock" : "ago");
 }
 
 /* When the pool ends: a busy point whose other run has finished meanwhile is done; the
@@ -226,10 +230,9 @@ static void settle_busy(pool_t *p)
     p->nbusy = left;
     if (left == 0) return;
     raise_rc(p, SGD_EXIT_FAILURE);
-    if (!p->x->quiet)
-        fprintf(stderr, "sweep: %s%d point%s still being run by another process; run the sweep "
-                "again once %s ended\n", p->x->who, left, left == 1 ? " is" : "s are",
-                left == 1 ? "it has" : "they have");
+    fprintf(stderr, "sweep: %s%d point%s still being run by another process; run the sweep "
+            "again once %s ended\n", p->x->who, left, left == 1 ? " is" : "s are",
+            left == 1 ? "it has" : "they have");
 }
 
 /* What the pool does with the point it is about to start. */
@@ -423,7 +426,7 @@ static void point_finished(pool_t *p, int s, int status)
     int left = p->n - p->finished - p->skipped - p->nbusy;
     double eta = p->stop_launching || stop_signal ? -1 : elapsed / p->finished * left;
     progress_line(p->x, p->live, what, pt, secs, p->nalready + p->skipped + p->finished,
-                  p->ntotal, p->nrunning, eta);
+                  p->ntotal, p->nrunning, eta, code == SGD_EXIT_OK || code == SGD_EXIT_DIVERGED);
 }
 
 /* Waits (polling) for one child to end; false when the pool must stop waiting. */
@@ -460,9 +463,10 @@ static bool reap_one(pool_t *p)
     return true;
 }
 
+/* The sweep's last line; under --quiet only when it fails, where it says why. */
 static void print_totals(const pool_t *p)
 {
-    if (p->x->quiet) return;
+    if (p->x->quiet && p->rc == SGD_EXIT_OK) return;
     int ndone = p->finished - p->nfailed - p->ninvalid - p->ncheckpointed;
     int ninvalid = p->ninvalid + p->x->ninvalid;
     fprintf(stderr, "sweep: %s%d point%s done (%d complete, %d diverged), %d failed",

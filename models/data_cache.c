@@ -16,8 +16,6 @@
 
 #include "models/xxh64.h"
 
-#define DCACHE_MAGIC "SGDDCACH"
-#define DCACHE_BYTE_ORDER UINT32_C(0x01020304)
 #define DCACHE_ELEM_BYTES 4
 
 /* The file header (the table in data_cache.h); no implicit padding, so its bytes are exactly

@@ -84,6 +84,8 @@
 
 #define DCACHE_VERSION 1
 #define DCACHE_HEADER_BYTES 128
+#define DCACHE_MAGIC "SGDDCACH"
+#define DCACHE_BYTE_ORDER UINT32_C(0x01020304)
 /* The environment variable that names the cache directory when the scenario does not;
  * the value "off" disables the cache. */
 #define DCACHE_ENV_DIR "SGDSIM_CACHE_DIR"
@@ -147,21 +149,29 @@ typedef struct dcache_entry {
     struct timespec used; /* its last use: the mtime, which a store or a hit sets */
 } dcache_entry_t;
 
-/* The entries (regular files named idx-*, not temporary files) of dir, least recently used
- * first, into *out (malloc'ed, the caller frees; NULL when none) and *n.  A missing directory
- * has none.  Temporary files older than an hour (left by a process that died while writing)
- * are deleted on the way.  Returns 0, or -1 with err when dir cannot be read. */
-int dcache_list(const char *dir, dcache_entry_t **out, size_t *n, sgd_err_t *err);
+/* The entries of dir, least recently used first, into *out (malloc'ed, the caller frees;
+ * NULL when none) and *n: regular files named idx-*, not temporary files, that start with
+ * sgdsim's own header (the magic and a byte-order mark, of any version or byte order).  A
+ * file named like an entry or a temporary file without that header is another program's:
+ * it is never listed, pruned or deleted, only counted in *nforeign (when not NULL).  Temporary
+ * files ("<entry>.tmp.<pid>.<k>") with the header and older than an hour, left by a process
+ * that died while writing, are deleted on the way (one that died before writing its header,
+ * an empty file, is left alone: nothing says whose it is).  A missing directory has none.
+ * Returns 0, or -1 with err when dir cannot be read. */
+int dcache_list(const char *dir, dcache_entry_t **out, size_t *n, size_t *nforeign,
+                sgd_err_t *err);
 
 /* What dcache_prune did. */
 typedef struct dcache_pruned {
     uint64_t removed, removed_bytes; /* entries deleted and their bytes */
     uint64_t kept, kept_bytes;       /* entries left and their bytes */
+    uint64_t foreign;                /* files named like entries, not sgdsim's: left alone */
 } dcache_pruned_t;
 
-/* Deletes dir's least recently used entries until the rest total at most max_bytes, never
- * the one named keep (a file name in dir, or NULL).  Safe while runs use the cache.  Returns
- * 0, or -1 with err when dir cannot be read. */
+/* Deletes dir's least recently used entries (dcache_list's: never another program's file)
+ * until the rest total at most max_bytes, never the one named keep (a file name in dir, or
+ * NULL).  Safe while runs use the cache.  Returns 0, or -1 with err when dir cannot be
+ * read. */
 int dcache_prune(const char *dir, uint64_t max_bytes, const char *keep, dcache_pruned_t *res,
                  sgd_err_t *err);
 

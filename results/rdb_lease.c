@@ -85,10 +85,18 @@ static size_t boot_part(const char *boot_id)
     return strcspn(boot_id, " ");
 }
 
+int64_t rdb_lease_age_ms(int64_t now_ms, int64_t heartbeat_ms)
+{
+    int64_t age;
+    if (!__builtin_sub_overflow(now_ms, heartbeat_ms, &age)) return age;
+    return heartbeat_ms < 0 ? INT64_MAX : INT64_MIN;
+}
+
 bool rdb_owner_alive(const rdb_owner_t *owner, int64_t heartbeat_ms, const rdb_owner_t *self,
                      int64_t now_ms)
 {
-    bool fresh = now_ms - heartbeat_ms < RDB_LEASE_STALE_MS;
+    int64_t age = rdb_lease_age_ms(now_ms, heartbeat_ms);
+    bool fresh = age < RDB_LEASE_STALE_MS && age > -RDB_LEASE_AHEAD_MS;
     if (strcmp(owner->host, self->host) != 0) return fresh;
     size_t bo = boot_part(owner->boot_id), bs = boot_part(self->boot_id);
     if (bo && bs && (bo != bs || memcmp(owner->boot_id, self->boot_id, bo) != 0))

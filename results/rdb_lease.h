@@ -12,8 +12,9 @@
  * A 'running' run is abandoned when its owner is provably gone: on this host and boot, no
  * process has its pid with its start time; on this host after a reboot, always; on another
  * host (a container, a machine sharing the file), only when its heartbeat is older than
- * RDB_LEASE_STALE_MS.  A running run without a lease (written before schema 4) counts as
- * abandoned, as every unfinished run did before. */
+ * RDB_LEASE_STALE_MS or more than RDB_LEASE_AHEAD_MS ahead of this host's clock.  A running
+ * run without a lease (written before schema 4) counts as abandoned, as every unfinished run
+ * did before. */
 #ifndef SGDSIM_RESULTS_RDB_LEASE_H
 #define SGDSIM_RESULTS_RDB_LEASE_H
 
@@ -26,6 +27,13 @@
 /* A lease on another host is stale after this long without a heartbeat (15 minutes).  A
  * writer renews it with every commit, at least every RDB_COMMIT_EVERY_MS while it makes rows. */
 #define RDB_LEASE_STALE_MS (15 * 60 * 1000)
+
+/* A heartbeat this far ahead of the reader's clock or more is stale too (15 minutes): the
+ * hosts' clocks differ by more than a lease allows, or the value was planted.  Without the
+ * bound, a heartbeat in the future never aged and its run was never redone; within it, a
+ * writer whose clock is ahead is still seen alive, and once it stops, its lease goes stale
+ * at most RDB_LEASE_AHEAD_MS later than with agreeing clocks. */
+#define RDB_LEASE_AHEAD_MS RDB_LEASE_STALE_MS
 
 #define RDB_TOKEN_LEN 32 /* hex characters of a lease token */
 
@@ -63,6 +71,10 @@ int64_t rdb_proc_start_ticks(int64_t pid);
  * provably gone (see above). */
 bool rdb_owner_alive(const rdb_owner_t *owner, int64_t heartbeat_ms, const rdb_owner_t *self,
                      int64_t now_ms);
+
+/* now_ms - heartbeat_ms, saturated at INT64_MIN and INT64_MAX (a heartbeat is whatever the
+ * database holds); negative when the heartbeat is ahead of now. */
+int64_t rdb_lease_age_ms(int64_t now_ms, int64_t heartbeat_ms);
 
 /* Milliseconds of the wall clock (CLOCK_REALTIME), the heartbeat's unit. */
 int64_t rdb_wall_ms(void);

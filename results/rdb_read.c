@@ -85,7 +85,7 @@ static bool row_is_live(sqlite3_stmt *st, const rdb_owner_t *self, int64_t now_m
     if (nlive == 0) {
         *live = (rdb_live_run_t){.id = sqlite3_column_int64(st, 0), .pid = o.pid,
                                  .this_host = strcmp(o.host, self->host) == 0,
-                                 .heartbeat_age_s = (now_ms - beat) / 1000};
+                                 .heartbeat_age_s = rdb_lease_age_ms(now_ms, beat) / 1000};
         snprintf(live->host, sizeof live->host, "%s", o.host);
     }
     return true;

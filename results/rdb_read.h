@@ -34,7 +34,8 @@ typedef struct rdb_live_run {
     int64_t pid;     /* the owner's process id */
     char host[256];  /* the owner's host name */
     bool this_host;  /* the owner is on this host (its pid and start time were checked) */
-    int64_t heartbeat_age_s; /* seconds since its last commit */
+    int64_t heartbeat_age_s; /* seconds since its last commit; negative when the owner's
+                                clock is ahead of this host's (within RDB_LEASE_AHEAD_MS) */
 } rdb_live_run_t;
 
 /* The run a point's checkpoint continues (sweep --checkpoint-dir), which

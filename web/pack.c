@@ -67,6 +67,19 @@ static bool fits_single(const rdb_series_t *s, const int *idx, int n)
     return true;
 }
 
+/* The step from the page's running sum to x (web/pack.js adds the steps up: u += U[i]), and
+ * that sum advanced as the page advances it.  Taken in doubles from the sum the page will
+ * have, not as x less the previous integer: that difference overflows for integers far
+ * apart (any int64 may be in a database), and a step rounded once would stay in every later
+ * sum; this way the page's sum lands on x exactly while x and its step are below 2^53, and
+ * within a rounding of the larger of x and the previous point otherwise, never drifting. */
+static double step(int64_t x, double *sum)
+{
+    double d = (double)x - *sum;
+    *sum += d;
+    return d;
+}
+
 void web_pack_add(web_pack_t *p, int run, int metric, const rdb_series_t *s, bool clock,
                   const int *idx, int n, bool single)
 {
@@ -74,11 +87,11 @@ void web_pack_add(web_pack_t *p, int run, int metric, const rdb_series_t *s, boo
     double head[5] = {run, metric, s->n, n, (clock ? 1 : 0) | (single ? 2 : 0)};
     for (int k = 0; k < 5; k++) put_f64(&p->sec[HEAD], head[k]);
     p->nseries++;
+    double u = 0, t = 0; /* the page's sums */
     for (int i = 0; i < n; i++) {
-        int at = idx[i], before = i ? idx[i - 1] : -1;
-        put_f64(&p->sec[U], (double)(s->update[at] - (before < 0 ? 0 : s->update[before])));
-        if (clock)
-            put_f64(&p->sec[T], (double)(s->vtime[at] - (before < 0 ? 0 : s->vtime[before])));
+        int at = idx[i];
+        put_f64(&p->sec[U], step(s->update[at], &u));
+        if (clock) put_f64(&p->sec[T], step(s->vtime[at], &t));
         if (single) put_f32(&p->sec[V4], (float)value_of(s, at));
         else put_f64(&p->sec[V8], value_of(s, at));
     }

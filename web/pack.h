@@ -23,8 +23,11 @@
  *     V4    float32, the values of the single-precision series (about 7 significant
  *           digits: what a drawing needs)
  *
- * Updates and times are exact integers while they stay below 2^53 (104 days of virtual
- * time in ns).  web/pack.js reads it; docs/results.md describes it. */
+ * U and T hold the steps of the page's running sum in doubles (web/pack.c, step): updates
+ * and times come back exact integers while they and their steps stay below 2^53 in
+ * magnitude (104 days of virtual time in ns), and for any other int64 as the nearest double
+ * give or take a rounding of the larger of the point and the previous one; errors never
+ * accumulate.  web/pack.js reads it; docs/results.md describes it. */
 #ifndef SGDSIM_WEB_PACK_H
 #define SGDSIM_WEB_PACK_H
 

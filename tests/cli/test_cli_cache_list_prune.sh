@@ -4,6 +4,8 @@
 #     a hit counts as a use (it sets the entry's mtime);
 #   - a run keeps the directory within $SGDSIM_CACHE_MAX_SIZE, and does not store an entry
 #     larger than it (with a warning), giving the same digest;
+#   - list and prune touch only files with sgdsim's header, never another program's file
+#     named like an entry or a temporary file (counted, left alone);
 #   - every bad argument exits 2 naming it.
 . "$(dirname "$0")/lib.sh"
 SGDSIM=$(cd "$(dirname "$SGDSIM")" && pwd)/$(basename "$SGDSIM")
@@ -46,6 +48,33 @@ out=$("$SGDSIM" cache prune --max-size 0)
 case "$out" in "removed 2 entries (920.2 KiB); 0 left (0 B, bound 0 B) in "*) ;; *) fail "prune 0: $out" ;; esac
 [ "$(entries)" = 0 ] || fail "entries left after prune 0"
 case "$("$SGDSIM" cache list --dir "$TMP/none")" in "0 entries, 0 B, in $TMP/none") ;; *) fail "list of a missing directory" ;; esac
+
+# Only sgdsim's files are touched.  Another program's files named like entries or temporary
+# files (no sgdsim header: text, an empty file, a directory), however old, are neither
+# listed, pruned nor deleted as stale, only counted; a temporary file sgdsim left two hours
+# ago (it has the header) is deleted by list.
+[ "$(run a)" = "$da" ] || fail "digest of a, to refill the cache"
+C="$SGDSIM_CACHE_DIR"
+own=$("$SGDSIM" cache list | sed -n 2p | awk '{print $NF}')
+cp "$C/$own" "$C/$own.tmp.99999.0"
+printf 'notes\n' > "$C/idx-notes"
+head -c 3000000 /dev/zero > "$C/idx-big.f32.v1"
+: > "$C/idx-empty"
+printf 'x' > "$C/idx-0123456789abcdef-1.f32.v1.tmp.1.0"
+mkdir "$C/idx-dir"
+touch -d '2 hours ago' "$C/$own.tmp.99999.0" "$C/idx-0123456789abcdef-1.f32.v1.tmp.1.0"
+touch -d '2 days ago' "$C/idx-notes" "$C/idx-big.f32.v1" "$C/idx-empty"
+foreign=(idx-notes idx-big.f32.v1 idx-empty idx-0123456789abcdef-1.f32.v1.tmp.1.0 idx-dir)
+out=$("$SGDSIM" cache list)
+case "$out" in *"2 entries, 920.2 KiB, in $C"*"5 other files named like entries, without sgdsim's header: not entries, left alone"*) ;;
+  *) fail "list with foreign files: $out" ;; esac
+[ ! -e "$C/$own.tmp.99999.0" ] || fail "list left sgdsim's own stale temporary file"
+out=$("$SGDSIM" cache prune --max-size 0)
+case "$out" in "removed 2 entries (920.2 KiB); 0 left (0 B, bound 0 B) in $C"*"5 other files"*) ;;
+  *) fail "prune with foreign files: $out" ;; esac
+for f in "${foreign[@]}"; do [ -e "$C/$f" ] || fail "list or prune deleted another program's $f"; done
+[ "$(cat "$C/idx-notes")" = notes ] || fail "idx-notes changed"
+rm -rf "${foreign[@]/#/$C/}"
 
 # Runs keep the directory within the bound: a, then b, in 1.5 MiB leaves b's images and the labels.
 export SGDSIM_CACHE_MAX_SIZE=1536K

@@ -4,7 +4,8 @@
 # and rows, the sweep's seed-2 run gets a new id, the sweep says what it did, and a later
 # resume finds both points done.  Repeated, since it is a race.  Also: a run whose row is
 # deleted under it stops with an error naming the database and the run, and its id is not
-# given again; a killed run is abandoned and redone.
+# given again; a killed run is abandoned and redone; a heartbeat ahead of this host's clock
+# is live within a bound and stale beyond it; sweep --quiet that exits 1 says why.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -99,4 +100,36 @@ case "$out" in *"redoing seed=1 "*"(removed 1 unfinished earlier run)"*) ;; *) f
 runs=$(q "$DB" "SELECT count(*), sum(seed = 1 AND digest = '$ref1'), sum(seed = 2 AND digest = '$ref2'),
   sum(id = 1) FROM runs")
 [ "$runs" = "2|1|1|0" ] || fail "after the kill (runs, seed 1's, seed 2's, id 1): $runs"
+# A lease of another host whose heartbeat is ahead of this host's clock (clock skew, or a
+# planted value; planted here, relative to now, so no waiting): 2 minutes ahead, within the
+# bound (RDB_LEASE_AHEAD_MS, 15 minutes), the run is live and the sweep says how far ahead
+# rather than "-120 s ago"; ten years ahead it is stale like an old one, and the point is
+# redone instead of being left alone forever.
+DB="$TMP/ahead.db"
+"$SGDSIM" run "$S" --seed 1 "${LONG[@]}" --db "$DB" --quiet &
+k_pid=$!
+wait_running "$DB" || fail "the run to plant a heartbeat in never appeared"
+kill -KILL "$k_pid"; wait "$k_pid" 2>/dev/null
+NOW_MS="CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+q "$DB" "UPDATE run_owner SET host = 'elsewhere', heartbeat_ms = $NOW_MS + 120000" ||
+  fail "cannot plant a heartbeat"
+out=$("$SGDSIM" sweep "$S" --set seed=1,2 "${LONG[@]}" -j 2 --db "$DB" 2>&1)
+rc=$?
+[ "$rc" = 1 ] || fail "a live run of another host: sweep exit $rc: $out"
+ahead=$(printf '%s\n' "$out" | sed -n "s/.*not starting seed=1 .*(pid $k_pid on host elsewhere, last commit \([0-9]*\) s ahead of this host's clock); it is left alone/\1/p")
+[ -n "$ahead" ] && [ "$ahead" -gt 0 ] && [ "$ahead" -le 120 ] || fail "a heartbeat 2 minutes ahead: $out"
+# The same with --quiet: still exit 1, and still saying why (it used to say nothing).
+out=$("$SGDSIM" sweep "$S" --set seed=1,2 "${LONG[@]}" -j 2 --db "$DB" --quiet 2>&1)
+rc=$?
+[ "$rc" = 1 ] || fail "sweep --quiet with a live run of another host: exit $rc: $out"
+case "$out" in
+  *"1 point is still being run by another process; run the sweep again"*"1 running in another process"*) ;;
+  *) fail "sweep --quiet exits 1 without saying why: '$out'" ;;
+esac
+q "$DB" "UPDATE run_owner SET heartbeat_ms = $NOW_MS + 315360000000" || fail "cannot plant a heartbeat"
+out=$("$SGDSIM" sweep "$S" --set seed=1,2 "${LONG[@]}" -j 2 --db "$DB" 2>&1) ||
+  fail "a heartbeat ten years ahead: sweep: $out"
+case "$out" in *"redoing seed=1 "*"(removed 1 unfinished earlier run)"*) ;; *) fail "a heartbeat ten years ahead was not taken for stale: $out" ;; esac
+[ "$(q "$DB" "SELECT count(*), sum(seed = 1 AND digest = '$ref1'), sum(id = 1) FROM runs")" = "2|1|0" ] ||
+  fail "after the stale heartbeat: $(q "$DB" "SELECT id, seed, status, digest FROM runs")"
 finish

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `sgdsim serve`: bad input is exit 2 before anything listens; a warning for a non-loopback
 # --host; the served routes, 404 for everything else, no write route, path traversal and
-# oversized requests refused, a foreign Host header refused; the database never changes.
+# oversized requests refused, a foreign Host header refused while the URL printed is
+# accepted for any --host (another loopback address, a name, IPv6); the database never
+# changes.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 small_scenario s.json
@@ -10,7 +12,10 @@ cp a.db a.copy
 
 expect_exit 2 "missing.db" -- "$SGDSIM" serve missing.db --port 0
 expect_exit 2 "--port" -- "$SGDSIM" serve a.db --port 70000
-expect_exit 2 "--host" -- "$SGDSIM" serve a.db --host example.org
+expect_exit 2 "--host not a host!: expected an IPv4 or IPv6 address, or a host name" -- \
+  "$SGDSIM" serve a.db --host 'not a host!'
+expect_exit 2 "--host 300.1.2.3: expected" -- "$SGDSIM" serve a.db --host 300.1.2.3
+expect_exit 2 "cannot listen on 192.0.2.1" -- "$SGDSIM" serve a.db --port 0 --host 192.0.2.1
 expect_exit 2 "missing DB" -- "$SGDSIM" serve
 
 # start_server ARGS...: starts serve in the background, waits (polling, 60 s at most) for
@@ -95,6 +100,39 @@ PY
   stop_server
 fi
 cmp -s a.db a.copy || fail "serve changed its database"
+
+# The URL serve prints is accepted, whatever the --host: another loopback address
+# (127.0.0.2 was answered 421 "unknown Host"), a name, IPv6 in brackets (where this machine
+# has ::1); localhost too; a foreign Host header, a wrong port or none (not port 80) is 421.
+cat > hosts.py <<'PY'
+import http.client, sys, urllib.parse
+u = urllib.parse.urlparse(sys.argv[1])
+def status(host):
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    c.putrequest('GET', '/data.json', skip_host=True)
+    c.putheader('Host', host)
+    c.endheaders()
+    return c.getresponse().status
+fails = [f'Host {h}: {status(h)}, wanted {want}' for h, want in (
+    (u.netloc, 200), (f'localhost:{u.port}', 200), (f'LocalHost.:{u.port}', 200),
+    (f'attacker.example:{u.port}', 421), (f'{u.hostname}.attacker.example:{u.port}', 421),
+    (u.netloc.rsplit(':', 1)[0], 421), (u.netloc.rsplit(':', 1)[0] + ':1', 421),
+    (f'{u.netloc}:1', 421), ('[::1', 421), (f'::1:{u.port}', 421)) if status(h) != want]
+for f in fails: print('FAIL:', f, file=sys.stderr)
+sys.exit(1 if fails else 0)
+PY
+hosts=(127.0.0.2 localhost)
+python3 -c "import socket; socket.socket(socket.AF_INET6).bind(('::1', 0))" 2>/dev/null &&
+  hosts+=(::1 '[::1]')
+for h in "${hosts[@]}"; do
+  if start_server a.db --port 0 --host "$h"; then
+    want=$h; case "$h" in *:*) want="[${h#[}"; want="${want%]}]" ;; esac
+    case "$URL" in "http://$want:"*/) ;; *) fail "--host $h: serving $URL" ;; esac
+    [ -s serve.err ] && fail "--host $h: a warning for a loopback address: $(cat serve.err)"
+    python3 hosts.py "$URL" || fail "--host $h: the Host headers"
+    stop_server
+  fi
+done
 
 # A non-loopback address warns (0.0.0.0 binds every interface).
 if start_server a.db --port 0 --host 0.0.0.0; then

@@ -192,6 +192,16 @@ static void owner_alive_rules(void)
     snprintf(o.host, sizeof o.host, "elsewhere");
     CHECK(rdb_owner_alive(&o, now - RDB_LEASE_STALE_MS + 1000, &self, now));
     CHECK(!rdb_owner_alive(&o, now - RDB_LEASE_STALE_MS, &self, now));
+    /* A heartbeat ahead of this clock: alive within the bound, stale beyond it, whatever
+     * the database holds (no overflow at the extremes). */
+    CHECK(rdb_owner_alive(&o, now + RDB_LEASE_AHEAD_MS - 1000, &self, now));
+    CHECK(!rdb_owner_alive(&o, now + RDB_LEASE_AHEAD_MS, &self, now));
+    CHECK(!rdb_owner_alive(&o, now + INT64_C(315360000000), &self, now)); /* ten years */
+    CHECK(!rdb_owner_alive(&o, INT64_MAX, &self, now));
+    CHECK(!rdb_owner_alive(&o, INT64_MIN, &self, now));
+    CHECK(rdb_lease_age_ms(now, INT64_MIN) == INT64_MAX);
+    CHECK(rdb_lease_age_ms(-2, INT64_MAX) == INT64_MIN);
+    CHECK_INT_EQ(rdb_lease_age_ms(now, now + 5000), -5000);
     o = self; /* same host and boot, another pid namespace: only the heartbeat can tell */
     snprintf(o.boot_id, sizeof o.boot_id, "%.*s pid:[1]", (int)strcspn(self.boot_id, " "),
              self.boot_id);
@@ -199,6 +209,7 @@ static void owner_alive_rules(void)
         o.pid = dead_pid();
         CHECK(rdb_owner_alive(&o, now, &self, now));
         CHECK(!rdb_owner_alive(&o, now - RDB_LEASE_STALE_MS, &self, now));
+        CHECK(!rdb_owner_alive(&o, now + RDB_LEASE_AHEAD_MS, &self, now));
     }
     CHECK(rdb_proc_start_ticks(0) == -1);
     CHECK(rdb_proc_start_ticks((int64_t)getpid()) == self.start_ticks);

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "results/rdb.h"
 #include "tests/check.h"
+#include "tests/web/pack_read.h"
 #include "web/bands.h"
 #include "web/model_json.h"
 #include "web/study.h"
@@ -76,41 +76,6 @@ static void check_groups(const web_study_t *s)
 
 /* ---- the packs (web/pack.h), read back as the page reads them ------------------------ */
 
-/* The gzip-compressed bytes gz inflated into out; -1 when they are not gzip. */
-static int gunzip(const sgd_strbuf_t *gz, sgd_strbuf_t *out)
-{
-    z_stream z = {0};
-    unsigned char buf[1 << 14];
-    if (inflateInit2(&z, 15 + 16) != Z_OK) return -1;
-    z.next_in = (unsigned char *)gz->p;
-    z.avail_in = (uInt)gz->n;
-    int rc;
-    do {
-        z.next_out = buf;
-        z.avail_out = sizeof buf;
-        rc = inflate(&z, Z_NO_FLUSH);
-        sgd_strbuf_put(out, buf, sizeof buf - z.avail_out);
-    } while (rc == Z_OK);
-    inflateEnd(&z);
-    return rc == Z_STREAM_END ? 0 : -1;
-}
-
-/* Element i of count elements of w bytes stored as byte planes at p, as a double. */
-static double element(const unsigned char *p, size_t count, size_t i, int w)
-{
-    uint64_t bits = 0;
-    for (int b = 0; b < w; b++) bits |= (uint64_t)p[(size_t)b * count + i] << (8 * b);
-    if (w == 8) {
-        double d;
-        memcpy(&d, &bits, 8);
-        return d;
-    }
-    uint32_t b32 = (uint32_t)bits;
-    float f;
-    memcpy(&f, &b32, 4);
-    return f;
-}
-
 /* A series of a pack: its head and where its points start in each section. */
 typedef struct packed {
     double head[5];
@@ -124,13 +89,13 @@ static int find_series(const sgd_strbuf_t *p, int run, int metric, packed_t *out
 {
     const unsigned char *b = (const unsigned char *)p->p;
     CHECK(p->n >= 16 && memcmp(b, "sgdpack1", 8) == 0);
-    size_t ns = (size_t)element(b + 8, 1, 0, 8), found = SIZE_MAX;
+    size_t ns = (size_t)webt_element(b + 8, 1, 0, 8), found = SIZE_MAX;
     memset(count, 0, 5 * sizeof *count);
     count[0] = 5 * ns;
     packed_t cur = {0};
     for (size_t k = 0; k < ns; k++) {
         double h[5];
-        for (int f = 0; f < 5; f++) h[f] = element(b + 16, 5 * ns, 5 * k + (size_t)f, 8);
+        for (int f = 0; f < 5; f++) h[f] = webt_element(b + 16, 5 * ns, 5 * k + (size_t)f, 8);
         if ((int)h[0] == run && (int)h[1] == metric) {
             memcpy(cur.head, h, sizeof h);
             cur.u = count[1], cur.t = count[2], cur.v = ((int)h[4] & 2) ? count[4] : count[3];
@@ -155,7 +120,7 @@ static void check_packs(const sgd_strbuf_t *series, const sgd_strbuf_t *exact, i
         const sgd_strbuf_t *gz = d ? exact : series;
         sgd_strbuf_t p = {0};
         CHECK(gz->n > 2 && (unsigned char)gz->p[0] == 0x1f && (unsigned char)gz->p[1] == 0x8b);
-        CHECK(gunzip(gz, &p) == 0);
+        CHECK(webt_gunzip(gz, &p) == 0);
         packed_t s;
         size_t at[5], count[5];
         CHECK(find_series(&p, 0, loss, &s, at, count) == 0);
@@ -164,10 +129,10 @@ static void check_packs(const sgd_strbuf_t *series, const sgd_strbuf_t *exact, i
         CHECK((int)s.head[4] == (d ? 1 : 3)); /* clock; series: single precision */
         double u = 0, t = 0;
         for (size_t i = 0; i < (size_t)s.head[3]; i++) {
-            u += element(b + at[1], count[1], s.u + i, 8);
-            t += element(b + at[2], count[2], s.t + i, 8);
-            double v = d ? element(b + at[3], count[3], s.v + i, 8)
-                         : element(b + at[4], count[4], s.v + i, 4);
+            u += webt_element(b + at[1], count[1], s.u + i, 8);
+            t += webt_element(b + at[2], count[2], s.t + i, 8);
+            double v = d ? webt_element(b + at[3], count[3], s.v + i, 8)
+                         : webt_element(b + at[4], count[4], s.v + i, 4);
             CHECK(d == 0 || u == (double)i);
             CHECK(t == u * 1e6);
             CHECK(v == 1 + u); /* exact, and small integers are exact in a float too */
@@ -180,14 +145,14 @@ static void check_packs(const sgd_strbuf_t *series, const sgd_strbuf_t *exact, i
 static void check_nonfinite(const sgd_strbuf_t *exact, int div)
 {
     sgd_strbuf_t p = {0};
-    CHECK(gunzip(exact, &p) == 0);
+    CHECK(webt_gunzip(exact, &p) == 0);
     packed_t s;
     size_t at[5], count[5];
     CHECK(find_series(&p, 0, div, &s, at, count) == 0);
     CHECK(s.head[3] == 4);
     const unsigned char *b = (const unsigned char *)p.p;
     double v[4];
-    for (size_t i = 0; i < 4; i++) v[i] = element(b + at[3], count[3], s.v + i, 8);
+    for (size_t i = 0; i < 4; i++) v[i] = webt_element(b + at[3], count[3], s.v + i, 8);
     CHECK(v[0] == 1 && isnan(v[1]) && v[2] == INFINITY && v[3] == -INFINITY);
     sgd_strbuf_free(&p);
 }
