@@ -11,8 +11,9 @@
  * Memory is bytes per client, never per-client structures: one permutation of the sample
  * indices (int32 per sample) and per-client offsets into it (int64 per client), so 10^6
  * clients cost 8 MB plus 4 bytes per sample.  Creation needs 8 more bytes per client and
- * (Dirichlet, shards) 12 per sample, freed before it returns.  A client's samples are a contiguous run of the
- * permutation; a client may hold none (Dirichlet and quantity skew with min_samples 0).
+ * (Dirichlet, shards) 12 per sample, freed before it returns.  A client's samples are a
+ * contiguous run of the permutation; a client may hold none (Dirichlet and quantity skew
+ * with min_samples 0).
  *
  * Ownership: partition_create returns a partition owned by the caller, freed with
  * partition_destroy.  The partition keeps no pointer to the labels. */

@@ -353,7 +353,8 @@ static void bad_parameters_name_themselves(void)
     int32_t *y = balanced_labels(n);
     partition_spec_t dir = {.scheme = PARTITION_DIRICHLET, .alpha = 0.5};
     refused((partition_spec_t){.scheme = PARTITION_DIRICHLET, .alpha = 0.0}, y, n, 10, 5, "alpha:");
-    refused((partition_spec_t){.scheme = PARTITION_DIRICHLET, .alpha = -1.0}, y, n, 10, 5, "alpha:");
+    refused((partition_spec_t){.scheme = PARTITION_DIRICHLET, .alpha = -1.0}, y, n, 10, 5,
+            "alpha:");
     refused((partition_spec_t){.scheme = PARTITION_DIRICHLET, .alpha = NAN}, y, n, 10, 5, "alpha:");
     refused((partition_spec_t){.scheme = PARTITION_QUANTITY_DIRICHLET, .alpha = INFINITY}, y,
             n, 10, 5, "alpha:");
