@@ -10,7 +10,7 @@
 
 #include "sim/rng.h"
 
-const char *const sim_client_avail_names[] = {"always", "renewal", NULL};
+const char *const sim_client_avail_names[] = {"always", "renewal", "trace", NULL};
 
 /* A generator of type sim_rng_xoshiro256ss over `state`, seeded as sim_rng_create(seed, kind,
  * entity) would be. */
@@ -24,8 +24,11 @@ static gsl_rng stream_over(uint64_t state[4], uint64_t seed, uint32_t kind, uint
 
 int sim_client_model_check(const sim_client_model_t *m, sgd_err_t *err)
 {
-    if (m->avail != SIM_AVAIL_ALWAYS && m->avail != SIM_AVAIL_RENEWAL)
+    if (m->avail != SIM_AVAIL_ALWAYS && m->avail != SIM_AVAIL_RENEWAL &&
+        m->avail != SIM_AVAIL_TRACE)
         return sgd_errf(err, "avail: unknown availability process %d", (int)m->avail);
+    if (m->avail == SIM_AVAIL_TRACE && (!m->avail_trace || m->avail_trace->n < 1))
+        return sgd_errf(err, "avail_trace: availability \"trace\" needs a loaded trace");
     if (m->avail == SIM_AVAIL_RENEWAL) {
         if (!(sim_dist_mean(&m->online_s) >= SIM_CLIENT_PERIOD_MEAN_MIN_S))
             return sgd_errf(err, "online_s: the mean online period must be at least %g s, "
@@ -36,6 +39,8 @@ int sim_client_model_check(const sim_client_model_t *m, sgd_err_t *err)
                                  "got %g s", SIM_CLIENT_PERIOD_MEAN_MIN_S,
                             sim_dist_mean(&m->offline_s));
     }
+    if (m->device_trace && m->device_trace->n < 1)
+        return sgd_errf(err, "device_trace: a capacity file without devices");
     if (!(m->dropout_p >= 0.0 && m->dropout_p <= 1.0))
         return sgd_errf(err, "dropout_p: must be a probability in [0, 1], got %g", m->dropout_p);
     return 0;
@@ -48,6 +53,16 @@ static int64_t period_ns(const sim_dist_t *d, gsl_rng *g)
     return ns < 1 ? 1 : ns;
 }
 
+/* TRACE: c's state at t, and its next change, straight from the trace. */
+static void trace_place(const sim_client_model_t *m, sim_client_avail_t *c, int64_t t_ns)
+{
+    const sim_fedscale_trace_t *tr = m->avail_trace;
+    int64_t k = (int64_t)(c->client % (uint64_t)tr->n);
+    c->since_ns = t_ns;
+    c->online = sim_fedscale_trace_online(tr, k, t_ns);
+    c->until_ns = sim_fedscale_trace_next_change(tr, k, t_ns);
+}
+
 void sim_client_avail_start(const sim_client_model_t *m, uint64_t client,
                             sim_client_avail_t *c)
 {
@@ -57,6 +72,10 @@ void sim_client_avail_start(const sim_client_model_t *m, uint64_t client,
     if (m->avail == SIM_AVAIL_ALWAYS) {
         c->online = 1;
         c->until_ns = SIM_TIME_BEYOND_NS;
+        return;
+    }
+    if (m->avail == SIM_AVAIL_TRACE) {
+        trace_place(m, c, 0);
         return;
     }
     gsl_rng g = stream_over(c->stream, m->seed, SIM_STREAM_AVAILABILITY, client);
@@ -81,6 +100,10 @@ static void walk_to(const sim_client_model_t *m, sim_client_avail_t *c, int64_t 
 static void move_to(const sim_client_model_t *m, sim_client_avail_t *c, int64_t t_ns)
 {
     SGD_ASSERT(t_ns >= 0 && t_ns <= SIM_TIME_MAX_NS);
+    if (m->avail == SIM_AVAIL_TRACE) {
+        trace_place(m, c, t_ns);
+        return;
+    }
     if (t_ns < c->since_ns) sim_client_avail_start(m, c->client, c);
     walk_to(m, c, t_ns);
 }
@@ -143,6 +166,13 @@ sim_client_task_t sim_client_task(const sim_client_model_t *m, sim_client_avail_
 
 sim_client_device_t sim_client_device(const sim_client_model_t *m, uint64_t client)
 {
+    if (m->device_trace) {
+        const sim_fedscale_capacity_t *cap = m->device_trace;
+        const sim_fedscale_device_t *dev = &cap->dev[client % (uint64_t)cap->n];
+        return (sim_client_device_t){
+            .compute_factor = dev->compute_ms / cap->mean_compute_ms,
+            .bandwidth_Bps = fmax(1.0, sim_fedscale_bytes_per_s(dev->bandwidth_kbps))};
+    }
     uint64_t state[4];
     gsl_rng g = stream_over(state, m->seed, SIM_STREAM_DEVICE, client);
     sim_client_device_t d;

@@ -17,6 +17,10 @@
  *            from the start; otherwise the first period is a full one, not a residual one.
  *            Draws, in order, from the client's availability stream: the uniform deciding
  *            the first state, then the periods' lengths one after another.
+ *   TRACE    FedScale's availability trace (sim/fedscale.h): client i follows the trace's
+ *            client i mod n (n clients in the trace, in file order), online while t mod its
+ *            'finish_time' lies in one of its windows.  No draws; each question costs
+ *            O(log windows) whatever the cursor.
  *   A client is online on [start, end) of each online period: online at a period's first
  *   instant, offline at its end.
  *
@@ -39,7 +43,10 @@
  * Device (sim_client_device).  From the client's device stream, in this order: the compute
  * factor (a multiplier on the scenario's compute time) from `compute_factor`, then the
  * bandwidth in bytes/s from `bandwidth_Bps` (a constant draws nothing).  A bandwidth below
- * 1 B/s is raised to 1 B/s, so that every transfer ends.
+ * 1 B/s is raised to 1 B/s, so that every transfer ends.  With a FedScale capacity file
+ * (`device_trace`) instead, client i takes device i mod n of the file (no draws): its
+ * factor is its 'computation' over the file's mean 'computation' (so the mean device runs
+ * at the scenario's compute time) and its bandwidth 128 x 'communication' bytes/s.
  *
  * Ownership: sim_client_model_t is plain data filled by the caller; sim_client_model_check
  * validates it.  Cursors are plain data owned by the caller. */
@@ -52,14 +59,16 @@
 #include "common/ckbuf.h"
 #include "common/error.h"
 #include "sim/dist.h"
+#include "sim/fedscale.h"
 
 /* The order matches sim_client_avail_names. */
 typedef enum {
     SIM_AVAIL_ALWAYS,
     SIM_AVAIL_RENEWAL,
+    SIM_AVAIL_TRACE,
 } sim_avail_kind_t;
 
-/* NULL-terminated names, indexed by sim_avail_kind_t: "always", "renewal". */
+/* NULL-terminated names, indexed by sim_avail_kind_t: "always", "renewal", "trace". */
 extern const char *const sim_client_avail_names[];
 
 /* The shortest mean period a RENEWAL process accepts, in seconds.  A cursor steps through
@@ -75,11 +84,14 @@ typedef struct sim_client_model {
     double dropout_p;          /* per-task dropout probability, in [0, 1] */
     sim_dist_t compute_factor; /* per-client multiplier on compute time */
     sim_dist_t bandwidth_Bps;  /* per-client bandwidth, bytes/s */
+    const sim_fedscale_trace_t *avail_trace;     /* TRACE: the trace (borrowed) */
+    const sim_fedscale_capacity_t *device_trace; /* NULL, or devices from this file instead
+                                                  * of the two laws above (borrowed) */
 } sim_client_model_t;
 
 /* 0 if m is usable, else -1 with a message naming the field ("online_s", "offline_s",
- * "dropout_p", "avail").  Distributions are taken as sim_dist_parse left them (valid); only
- * the constraints added here are checked. */
+ * "dropout_p", "avail", "avail_trace").  Distributions are taken as sim_dist_parse left them
+ * (valid) and traces as their loaders did; only the constraints added here are checked. */
 int sim_client_model_check(const sim_client_model_t *m, sgd_err_t *err);
 
 /* Where a client's availability walk is: the period [since_ns, until_ns) in which it is
