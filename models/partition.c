@@ -19,8 +19,8 @@
  *              all n samples.
  *
  * With min_samples > 0, DIRICHLET and QUANTITY_* draw again, from where r is, until every
- * client holds at least min_samples (the rule of Hsu et al.'s and Flower's Dirichlet
- * partitioners), at most PARTITION_MAX_DRAWS times.  Sums are taken in client order, so
+ * client holds at least min_samples (as Flower's DirichletPartitioner does with its
+ * min_partition_size), at most PARTITION_MAX_DRAWS times.  Sums are taken in client order, so
  * the result depends on nothing but the inputs and the C library's exp and log, as every
  * distribution of the simulator does. */
 #include "models/partition.h"
