@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"; shift || true
-if [ $# -gt 0 ]; then targets=("$@"); else targets=(scenario set idx gnuplot sweep_plan results_db checkpoint); fi
+if [ $# -gt 0 ]; then targets=("$@"); else targets=(scenario set idx gnuplot sweep_plan results_db checkpoint fedscale); fi
 CC=clang cmake -S . -B build-fuzz -DSGDSIM_FUZZ=ON -DSGDSIM_CUDA=OFF -DSGDSIM_MPI=OFF -DBUILD_TESTING=OFF \
   -DSGDSIM_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 for t in "${targets[@]}"; do cmake --build build-fuzz -j"$(nproc)" --target "fuzz_$t" >/dev/null; done

@@ -33,6 +33,10 @@ enum sim_stream_kind {
     SIM_STREAM_LINK = 7,        /* link jitter */
     SIM_STREAM_CLIENT_PICK = 8, /* which client pushes next (uniform driver) */
     SIM_STREAM_GATING = 9,      /* B-FASGD's send/skip coin flips */
+    SIM_STREAM_AVAILABILITY = 10, /* a client's online/offline periods (client_behaviour.h) */
+    SIM_STREAM_DROPOUT = 11,      /* a client's per-task dropouts (client_behaviour.h) */
+    SIM_STREAM_DEVICE = 12,       /* a client's compute factor, bandwidth (client_behaviour.h) */
+    SIM_STREAM_PARTITION = 13,    /* the data over clients (models/partition.h), entity 0 */
 };
 
 /* The fixed mixing function (part of the determinism contract):
