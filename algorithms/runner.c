@@ -516,6 +516,8 @@ int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
     return 0;
 }
 
+const model_t *alg_prepared_model(const alg_prepared_t *run) { return run->res.model; }
+
 void alg_prepared_free(alg_prepared_t *run)
 {
     if (!run) return;
