@@ -60,12 +60,14 @@ typedef struct model_spec {
     int ninputs;                  /* features per sample, >= 1 (CNN: in_h * in_w * in_c) */
     int nclasses;                 /* outputs, >= 2 */
     union {
+        /* Any other kind's own settings.  First, so that an initialiser that names none of
+         * these fields zeroes them all. */
+        unsigned char payload[MODEL_SPEC_PAYLOAD];
         struct {                  /* kinds "softmax" (nhidden 0) and "mlp" (model_dense.c) */
             int nhidden;          /* mlp: 1 .. MODEL_MAX_LAYERS-1 */
             int hidden[MODEL_MAX_LAYERS]; /* hidden[0 .. nhidden-1]: widths, each >= 1 */
         };
         cnn_spec_t cnn;           /* kind "cnn" (model_cnn.c): input shape and layers */
-        unsigned char payload[MODEL_SPEC_PAYLOAD]; /* any other kind's own settings */
     };
 } model_spec_t;
 
