@@ -328,7 +328,7 @@ static void print_ok_and_estimates(const cli_opts_t *o, scn_t *s, checked_t *c)
            s->config_hash);
     const model_t *model = c->run ? alg_prepared_model(c->run) : NULL;
     if (model) {
-        char what[256];
+        char what[640];
         model_describe(model_spec(model), what, sizeof what);
         printf("model: %s\n", what);
     }

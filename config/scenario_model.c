@@ -55,8 +55,8 @@ static void model_keys(const char **keys)
     keys[n] = NULL;
 }
 
-/* A key of the model object that the kind being parsed (`kind`, or NULL for "preset") does
- * not take: the error names the kinds that do. */
+/* A key of the model object that kind `kind` does not take: the error names the kinds that
+ * do. */
 static int foreign_key(const sgd_jobj_t *m, const char *key, const char *kind, sgd_err_t *err)
 {
     char takers[256] = "";
@@ -67,7 +67,7 @@ static int foreign_key(const sgd_jobj_t *m, const char *key, const char *kind, s
             len += (size_t)snprintf(takers + len, sizeof takers - len, "%s\"%s\"",
                                     n++ ? " or " : "", (*k)->name);
     return sgd_errf(err, "%s.%s: not valid with kind \"%s\" (only with kind %s)", m->path, key,
-                    kind ? kind : cost_only_kind, takers);
+                    kind, takers);
 }
 
 /* Refuses every key of the other kinds that m holds. */

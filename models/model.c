@@ -41,7 +41,7 @@ double model_workspace_bytes(const model_spec_t *spec, int64_t max_batch)
 
 void model_describe(const model_spec_t *spec, char *buf, size_t size)
 {
-    char what[160];
+    char what[512];
     spec->kind->describe(spec, what, sizeof what);
     snprintf(buf, size, "%s, %.0f parameters", what, model_spec_nparams(spec));
 }
