@@ -52,9 +52,11 @@ typedef enum { MODEL_INIT_NORMAL01, MODEL_INIT_HE, MODEL_INIT_GLOROT } model_ini
 /* Bytes of a kind's own spec in model_spec_t.payload. */
 #define MODEL_SPEC_PAYLOAD 320
 
-/* A model as plain data (copied with =): its kind, the data's shape and the kind's own
- * settings.  Those of the kinds this module was written with have names; any other kind keeps
- * a struct of its own in `payload` (copied in and out with memcpy, model_kind.h). */
+/* A model as plain data: its kind (a pointer to the kind's static table), the data's shape
+ * and the kind's own settings, so a spec is copied with = and compared or hashed byte for
+ * byte within a process (an initialiser that names no kind-specific field zeroes them all).
+ * The built-in kinds' settings have named fields, for their code and tests; any other kind
+ * keeps a struct of its own in `payload` (copied in and out with memcpy, model_kind.h). */
 typedef struct model_spec {
     const model_kind_t *kind;     /* a registered kind (model_kind_find); NULL: none */
     int ninputs;                  /* features per sample, >= 1 (CNN: in_h * in_w * in_c) */
