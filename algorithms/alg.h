@@ -266,6 +266,9 @@ int alg_prepare(const scn_t *scn, alg_prepare_opts_t *o, alg_prepared_t **run, s
 int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
                 sgd_err_t *err);
 
+/* The prepared run's model (its spec fitted to the data), NULL for a cost-only run. */
+const model_t *alg_prepared_model(const alg_prepared_t *run);
+
 /* Frees what alg_prepare built; NULL is a no-op. */
 void alg_prepared_free(alg_prepared_t *run);
 

@@ -157,29 +157,12 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
 
 /* ---- memory guard (the guard itself: runner_memory.c) ------------------------------------ */
 
-/* Parameters, gradient, velocity and the stacked batch, plus activations of the widest layer.
- * A CNN: its parameters and the workspace model_create allocates (im2col matrices too). */
+/* Parameters, gradient, velocity and the stacked batch, and the workspace model_create
+ * allocates (the model's own counts, models/model.h). */
 static double model_bytes(const model_spec_t *spec, int64_t global_batch)
 {
-    double nparams = 0, widest = spec->nclasses, prev = spec->ninputs;
-    if (spec->kind == MODEL_CNN) {
-        cnn_geom_t g[CNN_MAX_GEOMS];
-        int n;
-        sgd_err_t e = {{0}};
-        SGD_ASSERT(cnn_geometry(&spec->cnn, spec->nclasses, g, &n, &e) == 0);
-        for (int i = 0; i < n; i++)
-            if (g[i].wl >= 0) nparams += (double)g[i].kdim * g[i].oc + g[i].oc;
-        return 4.0 * (4.0 * nparams + (double)global_batch * spec->ninputs) +
-               model_workspace_bytes(spec, global_batch);
-    }
-    for (int i = 0; i <= spec->nhidden; i++) {
-        double w = i < spec->nhidden ? spec->hidden[i] : spec->nclasses;
-        nparams += prev * w + w;
-        if (w > widest) widest = w;
-        prev = w;
-    }
-    return 4.0 * (4.0 * nparams + (double)global_batch * (spec->ninputs + 4.0 * widest *
-                                                          (spec->nhidden + 1)));
+    return 4.0 * (4.0 * model_spec_nparams(spec) + (double)global_batch * spec->ninputs) +
+           model_workspace_bytes(spec, global_batch);
 }
 
 /* ---- data ---------------------------------------------------------------------------- */
@@ -351,15 +334,14 @@ static int setup_numerics(const scn_t *s, const alg_ops_t *ops, alg_prepare_opts
     if (load_data(s, &r->train_all, &r->test_all, &r->train, &r->val, o->missing, err))
         return -1;
     model_spec_t spec = s->model;
-    spec.ninputs = r->train.dim;
     spec.nclasses = r->train.classes > r->val.classes ? r->train.classes : r->val.classes;
     if (r->val.dim != r->train.dim)
         return sgd_errf(err, "data: validation samples have %d values, training samples %d",
                         r->val.dim, r->train.dim);
-    /* A CNN's shapes, once the data's is known: before the memory estimate, which reads them.
-     * Messages name the scenario path ("model.layers[2].conv.k: ..."). */
-    if (spec.kind == MODEL_CNN &&
-        (model_cnn_fit_input(&spec, r->train.dim, err) || model_spec_check(&spec, err))) {
+    /* What the data's shape decides (an image's shape, where the kind has one), once it is
+     * known: before the memory estimate, which reads it.  Messages name the scenario path
+     * ("model.layers[2].conv.k: ..."). */
+    if (model_fit_input(&spec, r->train.dim, err)) {
         char msg[SGD_ERR_MAX];
         snprintf(msg, sizeof msg, "%s", err->msg);
         return sgd_errf(err, "model.%s", msg);
@@ -533,6 +515,8 @@ int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
     fill_outcome(&run->ctx, &run->res, out);
     return 0;
 }
+
+const model_t *alg_prepared_model(const alg_prepared_t *run) { return run->res.model; }
 
 void alg_prepared_free(alg_prepared_t *run)
 {

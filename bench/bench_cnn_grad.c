@@ -32,6 +32,7 @@
 #include "bench/bench_timing.h"
 #include "bench/fp32_peak.h"
 #include "models/model.h"
+#include "models/model_kind.h"
 
 #define REPS 9
 #define MIN_SECONDS 0.05
@@ -57,8 +58,8 @@ static void run_grad(void *arg)
 static void run_sgemm(void *arg)
 {
     work_t *w = arg;
-    int n;
-    const cnn_geom_t *g = cnn_layers(model_cnn(w->m), &n);
+    const int n = model_layout(w->m)->ngeoms;
+    const cnn_geom_t *g = model_layout(w->m)->geom;
     for (int i = 0; i < n; i++) {
         if (g[i].wl < 0) continue;
         int rows = w->batch * (int)g[i].rows, k = (int)g[i].kdim, oc = g[i].oc;
@@ -92,14 +93,15 @@ static void time_pair(work_t *w, double *t_grad, double *t_sgemm)
 
 static model_spec_t lenet5(void)
 {
-    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10, .cnn = cnn_lenet5()};
+    return (model_spec_t){.kind = model_kind_find("cnn"), .ninputs = 784, .nclasses = 10,
+                          .cnn = cnn_lenet5()};
 }
 
 /* Largest operand of any replayed call, in floats. */
 static size_t largest_operand(const model_t *m, int batch)
 {
-    int n;
-    const cnn_geom_t *g = cnn_layers(model_cnn(m), &n);
+    const int n = model_layout(m)->ngeoms;
+    const cnn_geom_t *g = model_layout(m)->geom;
     size_t big = 0;
     for (int i = 0; i < n; i++) {
         size_t rows = (size_t)batch * (size_t)(g[i].rows ? g[i].rows : 1);

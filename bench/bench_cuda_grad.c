@@ -22,6 +22,7 @@
 
 #include "models/backend.h"
 #include "models/model.h"
+#include "models/model_kind.h"
 
 static double now(void)
 {
@@ -54,7 +55,8 @@ static double cpu_seconds(model_t *m, int k, int batch, gsl_rng *r)
 
 static model_spec_t lenet5(void)
 {
-    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10, .cnn = cnn_lenet5()};
+    return (model_spec_t){.kind = model_kind_find("cnn"), .ninputs = 784, .nclasses = 10,
+                          .cnn = cnn_lenet5()};
 }
 
 int main(void)
@@ -88,7 +90,8 @@ int main(void)
     gsl_rng_set(r, 1);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         model_spec_t s = shapes[i].nhidden < 0 ? lenet5() : (model_spec_t){
-            .kind = MODEL_MLP, .ninputs = 784, .nclasses = 10, .nhidden = shapes[i].nhidden};
+            .kind = model_kind_find("mlp"), .ninputs = 784, .nclasses = 10,
+            .nhidden = shapes[i].nhidden};
         for (int h = 0; h < s.nhidden; h++) s.hidden[h] = shapes[i].hidden[h];
         int k = shapes[i].k, b = shapes[i].batch;
         model_t *m = model_create(&s, b);

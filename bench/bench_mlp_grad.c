@@ -25,6 +25,7 @@
 #include "bench/bench_timing.h"
 #include "bench/fp32_peak.h"
 #include "models/model.h"
+#include "models/model_kind.h"
 
 #define REPS 9            /* timed repetitions; the best one is reported */
 #define MIN_SECONDS 0.05  /* each repetition runs at least this long */
@@ -108,8 +109,8 @@ int main(int argc, char **argv)
     for (int h = 0; h < 2; h++) {
         for (int bi = 0; bi < 2; bi++) {
             int B = batches[bi];
-            model_spec_t s = {.kind = MODEL_MLP, .ninputs = 784, .nclasses = 10, .nhidden = 1,
-                              .hidden = {hidden[h]}};
+            model_spec_t s = {.kind = model_kind_find("mlp"), .ninputs = 784, .nclasses = 10,
+                              .nhidden = 1, .hidden = {hidden[h]}};
             model_t *m = model_create(&s, B);
             size_t np = model_nparams(m);
             float *params = malloc(np * sizeof *params), *grad = malloc(np * sizeof *grad);

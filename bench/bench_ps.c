@@ -43,6 +43,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "algorithms/alg.h"
+#include "models/model_kind.h"
 #include "sim/rng.h"
 
 #define NTRAIN 8192
@@ -158,8 +159,8 @@ static int run_fasgd(const args_t *a, const char *set, window_t *w, alg_outcome_
 /* Best seconds per cache-hot gradient call with the run's shapes; *mflop per call. */
 static double hot_grad_seconds(int mu, int calls, double *mflop)
 {
-    model_spec_t spec = {.kind = MODEL_MLP, .ninputs = DIM, .nclasses = 10, .nhidden = 1,
-                         .hidden = {200}};
+    model_spec_t spec = {.kind = model_kind_find("mlp"), .ninputs = DIM, .nclasses = 10,
+                         .nhidden = 1, .hidden = {200}};
     model_t *m = model_create(&spec, mu);
     size_t n = model_nparams(m);
     float *theta = malloc(n * sizeof *theta), *g = malloc(n * sizeof *g);

@@ -13,6 +13,8 @@
 #        test_cli_cuda_runs                    the same scenario twice on the GPU -> identical
 #                                              digests and rows; CPU vs GPU metrics within 1e-3
 #                                              (an MLP, batched FASGD and a small CNN)
+#        test_model_conformance_cuda           every registered model kind's example, CPU vs
+#        test_model_conformance_example_cuda   GPU as above (the test-only kind: refused)
 #   2. bench_cuda_grad: gradient throughput as a fraction of cuBLAS SGEMM on the same shapes
 #      (MLPs and LeNet-5);
 #   3. speed-up of the GPU backend over the CPU backend (wall_s of the simulation) for CSGD with
@@ -51,12 +53,15 @@ echo "== tests"
 ctest --test-dir "$BUILD" -j"$JOBS" --output-on-failure --timeout 300 > "$TMP/ctest.log" 2>&1 ||
   fail "ctest: $(grep -E 'tests failed|\(Failed\)' "$TMP/ctest.log" | head -5)"
 tail -15 "$TMP/ctest.log"
-for t in test_models_backend_cuda_matches_cpu test_cli_cuda_runs; do
+for t in test_models_backend_cuda_matches_cpu test_cli_cuda_runs test_model_conformance_cuda \
+         test_model_conformance_example_cuda; do
   grep -E "$t .*Passed" "$TMP/ctest.log" >/dev/null || fail "$t did not pass (skipped or failed)"
 done
 # Their figures (normalised errors, bitwise equality), shown verbosely.
-ctest --test-dir "$BUILD" -R 'test_models_backend_cuda_matches_cpu|test_cli_cuda_runs' -V 2>&1 |
-  grep -E "device:|loss cpu|bit for bit|training|largest" | sed 's/^[0-9]*: //' > "$TMP/agree.txt"
+ctest --test-dir "$BUILD" \
+  -R 'test_models_backend_cuda_matches_cpu|test_cli_cuda_runs|test_model_conformance_cuda' -V 2>&1 |
+  grep -E "device:|loss cpu|bit for bit|training|largest|cuda against cpu" |
+  sed 's/^[0-9]*: //' > "$TMP/agree.txt"
 cat "$TMP/agree.txt"
 
 echo "== bench_cuda_grad"

@@ -9,7 +9,8 @@
  * stored).  The BLAS kernel is resolved and started exactly as for `run` (cli/machine.h), so
  * a scenario that validates gets its kernel.
  *
- * Without --print it also estimates what a run would cost — events, updates, memory and wall
+ * Without --print it also says what the model is (model_describe: its kind's words and its
+ * parameter count) and estimates what a run would cost — events, updates, memory and wall
  * time — so that `stop.updates: 1e15` (valid, and endless) shows up before it is started, and
  * shows the estimates `run`'s memory guard compares with this machine's memory before it
  * allocates (alg_check_memory; seen during the check), which `run` refuses on.  The
@@ -43,7 +44,8 @@ static void usage(FILE *f)
                "BLAS kernel this machine runs, shapes against the dataset's, sizes, memory):\n"
                "exit 2 with run's message for anything run refuses; exit 0 with a note when\n"
                "only this machine keeps it from running (a dataset file not there, no GPU).\n"
-               "Then prints estimates of a run's events, updates, memory and wall time,\n"
+               "Then prints what the model is (its kind, layers and parameters), and\n"
+               "estimates of a run's events, updates, memory and wall time,\n"
                "extrapolated from a short pilot run in memory (at most %d updates, about\n"
                "%.0f s; nothing is written), and the memory estimates that run checks against\n"
                "this machine's memory before it allocates (and refuses on).\n"
@@ -315,7 +317,8 @@ static void print_missing(const checked_t *c)
                    : "what depends on the dataset's shapes (model, batches, memory) is unchecked");
 }
 
-/* The ok line, then the estimates from the pilot (not without what this machine lacks). */
+/* The ok line and what the model is (its kind's description, models/model.h), then the
+ * estimates from the pilot (not without what this machine lacks). */
 static void print_ok_and_estimates(const cli_opts_t *o, scn_t *s, checked_t *c)
 {
     printf("%s: ok (algorithm %s, %lld worker%s, BLAS kernel %s, %lld thread%s, config "
@@ -323,6 +326,12 @@ static void print_ok_and_estimates(const cli_opts_t *o, scn_t *s, checked_t *c)
            s->workers == 1 ? "" : "s", s->numerics.blas_core,
            (long long)s->numerics.threads_resolved, s->numerics.threads_resolved == 1 ? "" : "s",
            s->config_hash);
+    const model_t *model = c->run ? alg_prepared_model(c->run) : NULL;
+    if (model) {
+        char what[640];
+        model_describe(model_spec(model), what, sizeof what);
+        printf("model: %s\n", what);
+    }
     fflush(stdout);
     if (c->opts.missing[0]) {
         printf("estimates: not available: %s\n", c->opts.missing);

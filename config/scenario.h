@@ -115,7 +115,8 @@ typedef struct scn {
 
     scn_data_t data;
 
-    model_spec_t model;
+    model_spec_t model;          /* its kind's (models/model_kind.h); ninputs and nclasses come
+                                    from the data at run setup; kind NULL when cost_only */
     model_init_t init;
     bool cost_only;              /* model.kind "preset": no numerics, only the preset's costs */
     int cost_preset;             /* model_preset_id_t charged for time (model.preset, or

@@ -5,7 +5,8 @@
  *
  *   scenario_sections.c  cluster, data, batch, optimizer, compute and io (timing), stop and
  *                        eval (run control), topology and network, numerics
- *   scenario_model.c     model: softmax, MLP, cost-only presets, convolutional networks */
+ *   scenario_model.c     model: the common keys, each kind's own through its table
+ *                        (models/model_kind.h), and cost-only presets */
 #ifndef SGDSIM_CONFIG_SCENARIO_SECTIONS_H
 #define SGDSIM_CONFIG_SCENARIO_SECTIONS_H
 

@@ -15,6 +15,7 @@
 
 #include "models/backend_cpu.h"
 #include "models/backend_cuda.h"
+#include "models/model_kind.h"
 
 const char *const sgd_backend_names[] = {"cpu", "cuda", NULL};
 
@@ -199,6 +200,9 @@ int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd
         return test_wrap(out, err);
     }
     if (strcmp(name, "cuda") == 0) {
+        if (model_layout(model)->cuda == MODEL_CUDA_NONE)
+            return sgd_errf(err, "backend: \"cuda\" has no kernels for model kind \"%s\" "
+                                 "(use backend \"cpu\")", model_spec(model)->kind->name);
 #ifdef SGDSIM_HAVE_CUDA
         if (need_plugin(err) || plugin.create(model_layout(model), out, err)) return -1;
         return test_wrap(out, err);

@@ -1,7 +1,7 @@
 /* Numerics backends: where the gradients of the simulator are computed.
  *
  * A backend is a const table of callbacks (sgd_backend_iface_t) plus a context pointer, as in
- * ggml: the "cpu" backend wraps models/model.c (OpenBLAS) and is the reference; the "cuda"
+ * ggml: the "cpu" backend wraps models/model.h (every kind) and is the reference; the "cuda"
  * backend (backend_cuda.cu, built when CUDA is found into the plugin libsgd_cuda.so, which
  * backend.c loads on first use; backend_cuda.h) computes the same mathematics with cuBLAS and
  * a few deterministic kernels.  Algorithms ask a backend for gradients and never learn which
@@ -128,7 +128,8 @@ extern const char *const sgd_backend_names[];
 int sgd_backend_have_cuda(void);
 
 /* Creates backend `name` for `model`.  Returns 0, or -1 with err saying why (unknown name,
- * a build without CUDA, no CUDA device): input/environment errors, exit 2 at the CLI. */
+ * "cuda" for a model whose kind it has no kernels for (model_layout_t.cuda), a build without
+ * CUDA, no CUDA device): input/environment errors, exit 2 at the CLI. */
 int sgd_backend_create(const char *name, model_t *model, sgd_backend_t *out, sgd_err_t *err);
 void sgd_backend_destroy(sgd_backend_t *b);
 

@@ -1,4 +1,4 @@
-/* The "cpu" backend (backend_cpu.h): models/model.c and models/optim.c on the host.
+/* The "cpu" backend (backend_cpu.h): models/model.h (every kind) and models/optim.c on the host.
  *
  * It makes exactly the calls the algorithms made before backends existed, in the same order,
  * so every digest of a CPU run is unchanged by routing through it (tests/cli/golden.txt,

@@ -416,6 +416,15 @@ static int open_stream(cuda_backend_t *c, sgd_err_t *err)
 
 cuda_backend_t *cu_create_ctx(const model_layout_t *m, sgd_err_t *err)
 {
+    /* The plugin computes networks (model.h, model_cuda_net_t), not kinds: a layout it has no
+     * kernels for is refused, never computed as something else. */
+    if (m->cuda != MODEL_CUDA_DENSE && m->cuda != MODEL_CUDA_LAYERS) {
+        if (err)
+            snprintf(err->msg, sizeof err->msg,
+                     "backend: \"cuda\" has no kernels for this model (its layout asks for "
+                     "network %d); use \"backend\": \"cpu\"", (int)m->cuda);
+        return NULL;
+    }
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n < 1) {
@@ -442,7 +451,7 @@ cuda_backend_t *cu_create_ctx(const model_layout_t *m, sgd_err_t *err)
         c->boff[l] = m->boff[l];
         if (c->width[l + 1] > c->max_width) c->max_width = c->width[l + 1];
     }
-    if (m->kind == MODEL_CNN) copy_cnn_layers(c, m);
+    if (m->cuda == MODEL_CUDA_LAYERS) copy_cnn_layers(c, m);
     sgd_err_t why = {{0}};
     if (open_stream(c, &why)) {
         if (err && snprintf(err->msg, sizeof err->msg, "backend: \"cuda\": %s", why.msg) < 0)

@@ -25,7 +25,7 @@ extern "C" {
 struct sgd_backend;
 
 /* Bumped when anything below changes; backend.c refuses a plugin of another version. */
-#define SGD_CUDA_PLUGIN_VERSION 4
+#define SGD_CUDA_PLUGIN_VERSION 5
 
 /* The plugin's exported functions (looked up with dlsym by these names). */
 int sgd_cuda_plugin_version(void);
@@ -37,8 +37,9 @@ int sgd_cuda_device_count(void);
 void sgd_cuda_device_name(char *buf, size_t size);
 
 /* Creates the CUDA backend on device 0: one stream and one cuBLAS handle, math mode
- * CUBLAS_DEFAULT_MATH (no TF32).  Softmax, MLP and CNN models (a CNN's layers come in
- * layout->geom).  Returns -1 with err when no device is usable. */
+ * CUBLAS_DEFAULT_MATH (no TF32).  Models whose layout asks for a network the plugin has
+ * kernels for (layout->cuda: MODEL_CUDA_DENSE, or MODEL_CUDA_LAYERS with the layers in
+ * layout->geom).  Returns -1 with err for any other layout and when no device is usable. */
 int sgd_cuda_backend_create(const model_layout_t *layout, struct sgd_backend *out,
                             sgd_err_t *err);
 

@@ -4,8 +4,9 @@
  * one-channel convolutions at stride 1 (the first layer on greyscale images), computed
  * directly by models/cnn_direct.h, whose header says why.
  *
- * models/model.h is the API everyone calls: a model_spec_t of kind MODEL_CNN carries a
- * cnn_spec_t, and model.c hands every model_* call of such a model to this module.  Callers
+ * models/model.h is the API everyone calls: a model_spec_t of kind "cnn" carries a
+ * cnn_spec_t, and that kind's table (model_cnn.c) hands every model_* call of such a model to
+ * this module.  Callers
  * outside models/ use cnn.h only for the plain data below (the spec, and a layer's resolved
  * geometry for benchmarks and tests).
  *
@@ -85,7 +86,7 @@ typedef struct cnn_geom {
 #define CNN_MAX_GEOMS (CNN_MAX_LAYERS + 1)
 
 /* LeNet-5 on a 28 x 28 x 1 input, the network the scenario's "layers": "lenet5" names
- * (config/scenario_model.c): conv 6@5x5 pad 2, max pool 2, conv 16@5x5, max pool 2, fc 120,
+ * (models/model_cnn.c): conv 6@5x5 pad 2, max pool 2, conv 16@5x5, max pool 2, fc 120,
  * fc 84 (the output layer is the data's classes). */
 cnn_spec_t cnn_lenet5(void);
 

@@ -6,7 +6,7 @@
 /* ---- kernels ------------------------------------------------------------------------------ */
 
 /* out[r, j] = b_i[j] for every row r of request i = r / batch (forward's bias, which the GEMM
- * then accumulates onto with beta = 1, as model.c does). */
+ * then accumulates onto with beta = 1, as model_dense.c does). */
 __global__ void k_bias_fill(float *out, const float *params, size_t nparams, size_t boff,
                             int batch, int nout, size_t n)
 {
@@ -16,7 +16,7 @@ __global__ void k_bias_fill(float *out, const float *params, size_t nparams, siz
     out[idx] = params[(r / (size_t)batch) * nparams + boff + j];
 }
 
-/* ReLU in place; NaN becomes 0 as in model.c (`if (!(v > 0)) v = 0`). */
+/* ReLU in place; NaN becomes 0 as in model_dense.c (`if (!(v > 0)) v = 0`). */
 __global__ void k_relu(float *a, size_t n)
 {
     size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -35,7 +35,7 @@ __global__ void k_relu_mask(float *d, const float *a, size_t n)
  *   rowloss[row] = lse - z[y]                                  (if rowloss)
  *   delta[row, j] = (exp(z_j - lse) - [j == y]) * inv_b         (if delta)
  *   wrong[row] = (first index of the largest logit) != y         (if wrong; model_evaluate)
- * The max starts from an element of the row (never a sentinel), as model.c's does. */
+ * The max starts from an element of the row (never a sentinel), as softmax.c's does. */
 __global__ void k_softmax_rows(const float *z, const int32_t *y, int C, double inv_b,
                                float *delta, double *rowloss, int *wrong)
 {

@@ -4,8 +4,10 @@
  * checks, the backend's context and the functions one file calls in another.  Included by the
  * plugin's .cu files only.
  *
- * The "cuda" backend: model.c's softmax/MLP forward and backward, and optim.c's SGD step, on
- * one GPU with cuBLAS and a few kernels, written to mirror the CPU reference line by line.
+ * The "cuda" backend: model_dense.c's softmax/MLP and cnn.c's forward and backward, and
+ * optim.c's SGD step, on one GPU with cuBLAS and a few kernels, written to mirror the CPU
+ * reference line by line.  It computes the networks a model's layout names
+ * (model_layout_t.cuda), never a kind: a layout it has no kernels for is refused.
  *
  * Layout.  Everything works on k independent "requests" of `batch` rows each (k = 1 for one
  * gradient and for the synchronous path, whose P workers' minibatches are ONE stacked batch):
@@ -181,11 +183,11 @@ typedef struct cuda_backend {
     optim_sgd_t opt;
     void *pinned;                 /* the caller's params, page-locked for faster downloads */
 
-    /* kind MODEL_CNN (cuda_cnn.cu): the layers, the output layer last, and their workspace
+    /* MODEL_CUDA_LAYERS (cuda_cnn.cu): the layers, the output layer last, and their workspace
      * for rows_cap samples, allocated with the rest by cu_ensure.  width[0] is then the
      * input's values per sample and max_width the widest layer input or output, so that x
      * and delta[] hold a CNN's batch too; act[] is unused. */
-    int ngeoms;                    /* 0 for softmax and MLPs */
+    int ngeoms;                    /* 0 for MODEL_CUDA_DENSE */
     cnn_geom_t geom[CNN_MAX_GEOMS];
     float *out[CNN_MAX_GEOMS];     /* layer i's output after its ReLU, rows_cap x out_size */
     float *col[CNN_MAX_GEOMS];     /* conv i's im2col matrix, rows_cap*rows x kdim */

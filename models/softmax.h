@@ -1,6 +1,6 @@
 /* The output layer every model ends in: softmax + mean negative log-likelihood over a batch
- * of logits, shared by the MLP (model.c) and the convolutional networks (cnn.c) so that both
- * compute it with the same operations in the same order.  Private to models/. */
+ * of logits, shared by the model kinds (model_kind.h: model_dense.c, cnn.c, ...) so that all
+ * compute it with the same operations in the same order.  For the kinds' files only. */
 #ifndef SGDSIM_MODELS_SOFTMAX_H
 #define SGDSIM_MODELS_SOFTMAX_H
 

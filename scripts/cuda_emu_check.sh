@@ -5,8 +5,9 @@
 # against scripts/cuda_emu/ (a tiny CUDA runtime and cuBLAS whose "device" is the host;
 # kernels run thread by thread, with real barriers where the kernel synchronises) into the
 # plugin libsgd_cuda.so of a CUDA build
-# ($BUILD_DIR, default build-emu), and then test_models_backend_cuda_matches_cpu and
-# test_cli_cuda_runs run against it.  That checks everything in the backend but the hardware:
+# ($BUILD_DIR, default build-emu), and then test_models_backend_cuda_matches_cpu,
+# test_cli_cuda_runs and the model conformance suite's CUDA parity (test_model_conformance_cuda,
+# of sgdsim's kinds and of the test build's) run against it.  That checks everything in the backend but the hardware:
 # GEMM arguments (transposes, leading dimensions, strides), kernel indexing, the fixed-order
 # reductions, resident data and the order of operations -- and that results agree with the
 # CPU within the tests' tolerances.  It cannot check cuBLAS's rounding, CUDA's memory model or
@@ -55,9 +56,11 @@ g++ -std=c++20 -O2 -fPIC -shared -w -Iscripts/cuda_emu -I. -I"$build/generated" 
 log="$build/cuda_emu_check.log"
 # Emulated kernels are slow (each thread of a __syncthreads kernel is a real thread): a longer
 # limit than the suite's 300 s, for a loaded machine.
-ctest --test-dir "$build" -R 'test_models_backend_cuda_matches_cpu|test_cli_cuda_runs' -V \
-  --timeout 1200 > "$log" 2>&1 || true
-grep -E "device:|loss cpu|bit for bit|training|largest|tests passed" "$log" | sed 's/^[0-9]*: //'
-grep -q "100% tests passed, 0 tests failed out of 2" "$log" && ! grep -q "Skipped" "$log" ||
+ctest --test-dir "$build" \
+  -R 'test_models_backend_cuda_matches_cpu|test_cli_cuda_runs|test_model_conformance(_example)?_cuda' \
+  -V --timeout 1200 > "$log" 2>&1 || true
+grep -E "device:|loss cpu|bit for bit|training|largest|cuda against cpu|tests passed" "$log" |
+  sed 's/^[0-9]*: //'
+grep -q "100% tests passed, 0 tests failed out of 4" "$log" && ! grep -q "Skipped" "$log" ||
   { echo "cuda_emu_check: FAILED (or skipped), see $log" >&2; exit 1; }
-echo "cuda_emu_check: both GPU tests passed against the emulation"
+echo "cuda_emu_check: the four GPU tests passed against the emulation"

@@ -58,7 +58,9 @@ static void bad_input_names_the_layer(void)
                "model.layers[0].fc: 72 x 2147483647 weights");
     load_fails("model.layers=[]", "model.layers: expected an array of 1..15 layers");
     load_fails("model.layers=\"lenet7\"", "model.layers: unknown network \"lenet7\"");
-    load_fails("model.hidden=[10]", "model.hidden: not valid with kind \"cnn\"");
+    load_fails("model.hidden=[10]",
+               "model.hidden: not valid with kind \"cnn\" (only with kind \"softmax\" or "
+               "\"mlp\")");
     load_fails("model.input={\"height\":6,\"width\":6}",
                "model.input: 6 x 6 x 1 values per sample, data.dim is 72");
     load_fails("model.input=[6,6,2]", "model.input: expected an object, got an array");
@@ -74,7 +76,8 @@ static void bad_input_names_the_layer(void)
     scn_override_t mlp = {"model={\"kind\":\"mlp\",\"layers\":\"lenet5\"}"};
     CHECK_INT_EQ(scn_load_text(base, "cnn.json", ".", &mlp, 1, NULL, alg_scenario_table, &s,
                                &err), -1);
-    CHECK_STR_CONTAINS(err.msg, "model.layers: only valid with kind \"cnn\"");
+    CHECK_STR_CONTAINS(err.msg,
+                       "model.layers: not valid with kind \"mlp\" (only with kind \"cnn\")");
 }
 
 /* "lenet5" resolves to its list with every default: the same configuration and hash. */

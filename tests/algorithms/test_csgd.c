@@ -7,6 +7,7 @@
 
 #include "algorithms/alg.h"
 #include "models/optim.h"
+#include "models/model_kind.h"
 #include "sim/collective.h"
 #include "sim/rng.h"
 #include "tests/algorithms/run_scenario.h"
@@ -55,7 +56,7 @@ static void one_worker_equals_plain_minibatch_sgd(void)
     dataset_synthetic(512 + 128, 12, 4, 2.0, r, &all);
     gsl_rng_free(r);
     dataset_view(&all, 0, 512, &train);
-    model_spec_t spec = {.kind = MODEL_MLP, .ninputs = 12, .nclasses = 4, .nhidden = 2,
+    model_spec_t spec = {.kind = model_kind_find("mlp"), .ninputs = 12, .nclasses = 4, .nhidden = 2,
                          .hidden = {16, 8}};
     model_t *m = model_create(&spec, 24);
     size_t n = model_nparams(m);

@@ -9,6 +9,7 @@
 
 #include "algorithms/alg.h"
 #include "models/optim.h"
+#include "models/model_kind.h"
 #include "sim/network.h"
 #include "sim/rng.h"
 #include "tests/algorithms/ps_sink.h"
@@ -90,7 +91,7 @@ static void one_client_rules_equal_hand_written_loops(void)
     dataset_synthetic(512 + 128, 12, 4, 2.0, r, &all);
     gsl_rng_free(r);
     dataset_view(&all, 0, 512, &train);
-    model_spec_t spec = {.kind = MODEL_MLP, .ninputs = 12, .nclasses = 4, .nhidden = 1,
+    model_spec_t spec = {.kind = model_kind_find("mlp"), .ninputs = 12, .nclasses = 4, .nhidden = 1,
                          .hidden = {16}};
     model_t *m = model_create(&spec, 8);
     size_t n = model_nparams(m);

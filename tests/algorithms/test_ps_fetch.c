@@ -16,6 +16,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "algorithms/alg.h"
+#include "models/model_kind.h"
 #include "sim/rng.h"
 #include "tests/algorithms/ps_sink.h"
 #include "tests/algorithms/run_scenario.h"
@@ -138,7 +139,7 @@ static void after_push_sasgd_is_the_papers_rule_by_hand(void)
     dataset_synthetic(HAND_ROWS + 128, 12, 4, 2.0, rng, &all);
     gsl_rng_free(rng);
     dataset_view(&all, 0, HAND_ROWS, &train);
-    model_spec_t spec = {.kind = MODEL_MLP, .ninputs = 12, .nclasses = 4, .nhidden = 1,
+    model_spec_t spec = {.kind = model_kind_find("mlp"), .ninputs = 12, .nclasses = 4, .nhidden = 1,
                          .hidden = {16}};
     model_t *m = model_create(&spec, HAND_C * HAND_MU);
     const size_t n = model_nparams(m);

@@ -12,6 +12,7 @@
 #include "models/backend.h"
 #include "models/dataset.h"
 #include "models/model.h"
+#include "models/model_kind.h"
 #include "tests/check.h"
 
 #define MU 4
@@ -40,7 +41,7 @@ static void fixture_start_on(fixture_t *f, bool cyclic, bool merge, int64_t grad
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 7);
     dataset_synthetic(50, DIM, CLASSES, 1.0, r, &f->train);
-    const model_spec_t spec = {.kind = MODEL_MLP, .ninputs = DIM, .nclasses = CLASSES,
+    const model_spec_t spec = {.kind = model_kind_find("mlp"), .ninputs = DIM, .nclasses = CLASSES,
                                .nhidden = 1, .hidden = {5}};
     f->model = model_create(&spec, 8 * MU);
     f->np = model_nparams(f->model);

@@ -3,6 +3,8 @@
 #     per update of the small CSGD scenario, so about 2.7e16 events, and years);
 #   - the parameter-server family's memory counts the parameter snapshots that accumulate
 #     up to about min(clients, updates) versions;
+#   - what the model is, in its kind's words with its parameter count (none for a cost-only
+#     preset, which has no model);
 #   - the updates, and the memory guard's estimates that run refuses on (with the limit,
 #     and which one refuses a scenario too large for this machine: exit 2, as run);
 #   - --print prints the configuration only, pretty-printed JSON equal to what a run stores,
@@ -19,6 +21,11 @@ printf '%s\n' "$out" | grep -q "^  memory: *about [0-9.]* [kMG]B" || fail "no me
 printf '%s\n' "$out" | grep -q "^  wall time: *about [0-9.e+]* years" || fail "wall time of 1e15 updates is not years: $out"
 printf '%s\n' "$out" | grep -q "^  updates: *1000000000000000 (stop.updates)" || fail "no updates line: $out"
 printf '%s\n' "$out" | grep -q "^  memory guard: cluster.workers about [0-9.]* KiB, data about [0-9.]* KiB, model about [0-9.]* KiB; run refuses an estimate above this machine's [0-9.]* GiB" || fail "no memory guard line: $out"
+printf '%s\n' "$out" | grep -qx "model: mlp 20-32-5, 837 parameters" || fail "no model line: $out"
+out=$("$SGDSIM" validate "$S" --set 'model={"kind":"cnn","layers":[{"fc":4}]}' 2>&1) || fail "validate of a cnn: $out"
+printf '%s\n' "$out" | grep -qx "model: cnn 1x1x20: fc 4, output 5, 109 parameters" || fail "cnn model line: $out"
+out=$("$SGDSIM" validate "$S" --set 'model={"kind":"preset","preset":"resnet50"}' 2>&1) || fail "validate of a preset: $out"
+case "$out" in *"model: "*) fail "a cost-only preset has no model to describe: $out" ;; esac
 # A model too large for this machine: validate refuses it as run does (exit 2, run's
 # message), after showing the guard's estimates.
 out=$("$SGDSIM" validate "$S" --set 'model.hidden=[400000,400000]' 2>&1); rc=$?

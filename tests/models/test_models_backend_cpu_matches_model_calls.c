@@ -11,6 +11,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/backend.h"
+#include "models/model_kind.h"
 #include "tests/check.h"
 
 #define DIM 12
@@ -104,7 +105,7 @@ static void test_callbacks_equal_model_calls(const model_spec_t *spec, gsl_rng *
 
 static void test_refusals_are_messages(void)
 {
-    model_spec_t spec = {.kind = MODEL_SOFTMAX, .ninputs = 3, .nclasses = 2};
+    model_spec_t spec = {.kind = model_kind_find("softmax"), .ninputs = 3, .nclasses = 2};
     model_t *m = model_create(&spec, 4);
     sgd_backend_t be;
     sgd_err_t err = {{0}};
@@ -136,9 +137,10 @@ int main(void)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 7);
-    model_spec_t softmax = {.kind = MODEL_SOFTMAX, .ninputs = DIM, .nclasses = CLASSES};
-    model_spec_t mlp = {.kind = MODEL_MLP, .ninputs = DIM, .nclasses = CLASSES, .nhidden = 2,
-                        .hidden = {16, 9}};
+    model_spec_t softmax = {.kind = model_kind_find("softmax"), .ninputs = DIM,
+                            .nclasses = CLASSES};
+    model_spec_t mlp = {.kind = model_kind_find("mlp"), .ninputs = DIM, .nclasses = CLASSES,
+                        .nhidden = 2, .hidden = {16, 9}};
     test_callbacks_equal_model_calls(&softmax, r);
     test_callbacks_equal_model_calls(&mlp, r);
     test_refusals_are_messages();

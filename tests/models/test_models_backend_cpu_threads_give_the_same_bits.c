@@ -14,6 +14,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/backend.h"
+#include "models/model_kind.h"
 #include "tests/check.h"
 
 #define DIM 784
@@ -91,7 +92,7 @@ static void sharded_gradients_are_the_same_bits_on_any_thread_count(const float 
     const sgd_dataset_t *d = &data;
     fill(data.x, (size_t)BIG * DIM, r, 1.0);
     for (int i = 0; i < BIG; i++) data.y[i] = (int32_t)gsl_rng_uniform_int(r, CLASSES);
-    const model_spec_t spec = {.kind = MODEL_MLP, .ninputs = DIM, .nclasses = CLASSES,
+    const model_spec_t spec = {.kind = model_kind_find("mlp"), .ninputs = DIM, .nclasses = CLASSES,
                                .nhidden = 1, .hidden = {200}};
     model_t *m = model_create(&spec, BIG);
     const size_t np = model_nparams(m);
@@ -132,7 +133,7 @@ int main(void)
     openblas_set_num_threads(1); /* as the runner does */
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 11);
-    const model_spec_t spec = {.kind = MODEL_MLP, .ninputs = DIM, .nclasses = CLASSES,
+    const model_spec_t spec = {.kind = model_kind_find("mlp"), .ninputs = DIM, .nclasses = CLASSES,
                                .nhidden = 1, .hidden = {200}};
     model_t *m = model_create(&spec, BATCH);
     const size_t np = model_nparams(m);

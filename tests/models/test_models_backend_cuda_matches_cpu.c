@@ -25,6 +25,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/backend.h"
+#include "models/model_kind.h"
 #include "tests/check.h"
 
 #define TOL_GRAD 1e-4
@@ -192,10 +193,11 @@ static void test_training(const char *name, model_spec_t s, int B, gsl_rng *r)
     model_destroy(m);
 }
 
-/* LeNet-5 as "layers": "lenet5" resolves it (config/scenario_model.c). */
+/* LeNet-5 as "layers": "lenet5" resolves it (models/model_cnn.c). */
 static model_spec_t lenet5(void)
 {
-    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10, .cnn = cnn_lenet5()};
+    return (model_spec_t){.kind = model_kind_find("cnn"), .ninputs = 784, .nclasses = 10,
+                          .cnn = cnn_lenet5()};
 }
 
 /* Odd shapes: a non-square input of 2 channels; a strided, padded conv (9x7 -> 5x4); average
@@ -204,7 +206,7 @@ static model_spec_t lenet5(void)
  * then fc and a 3-class output. */
 static model_spec_t odd_cnn(void)
 {
-    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 9 * 7 * 2, .nclasses = 3,
+    return (model_spec_t){.kind = model_kind_find("cnn"), .ninputs = 9 * 7 * 2, .nclasses = 3,
                           .cnn = {.in_h = 9, .in_w = 7, .in_c = 2, .nlayers = 5,
                                   .layer = {{CNN_CONV, 3, 3, 2, 1}, {CNN_POOL_AVG, 0, 2, 1, 0},
                                             {CNN_CONV, 4, 2, 1, 1}, {CNN_POOL_MAX, 0, 3, 2, 0},
@@ -231,19 +233,20 @@ int main(void)
     printf("device: %s\n", dev);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 11);
+    const model_kind_t *softmax = model_kind_find("softmax"), *mlp = model_kind_find("mlp");
     const case_t cases[] = {
-        {"softmax 20->4, batch 1", {.kind = MODEL_SOFTMAX, .ninputs = 20, .nclasses = 4}, 1},
-        {"softmax 784->10, batch 256", {.kind = MODEL_SOFTMAX, .ninputs = 784, .nclasses = 10}, 256},
-        {"mlp 784-200-10, batch 128", {.kind = MODEL_MLP, .ninputs = 784, .nclasses = 10, .nhidden = 1, .hidden = {200}}, 128},
-        {"mlp 50-64-33-300, batch 37", {.kind = MODEL_MLP, .ninputs = 50, .nclasses = 300, .nhidden = 2, .hidden = {64, 33}}, 37},
-        {"mlp 17-5-3-2, batch 257", {.kind = MODEL_MLP, .ninputs = 17, .nclasses = 2, .nhidden = 2, .hidden = {5, 3}}, 257},
+        {"softmax 20->4, batch 1", {.kind = softmax, .ninputs = 20, .nclasses = 4}, 1},
+        {"softmax 784->10, batch 256", {.kind = softmax, .ninputs = 784, .nclasses = 10}, 256},
+        {"mlp 784-200-10, batch 128", {.kind = mlp, .ninputs = 784, .nclasses = 10, .nhidden = 1, .hidden = {200}}, 128},
+        {"mlp 50-64-33-300, batch 37", {.kind = mlp, .ninputs = 50, .nclasses = 300, .nhidden = 2, .hidden = {64, 33}}, 37},
+        {"mlp 17-5-3-2, batch 257", {.kind = mlp, .ninputs = 17, .nclasses = 2, .nhidden = 2, .hidden = {5, 3}}, 257},
         {"cnn lenet5 28x28, batch 16", lenet5(), 16},
         {"cnn 9x7x2, batch 5", odd_cnn(), 5},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_case(&cases[i], r);
-    const model_spec_t mlp = {.kind = MODEL_MLP, .ninputs = 30, .nclasses = 7, .nhidden = 2,
-                              .hidden = {64, 33}};
-    test_training("mlp 30-64-33-7", mlp, 96, r);
+    const model_spec_t mlp3 = {.kind = mlp, .ninputs = 30, .nclasses = 7, .nhidden = 2,
+                               .hidden = {64, 33}};
+    test_training("mlp 30-64-33-7", mlp3, 96, r);
     test_training("cnn 9x7x2", odd_cnn(), 24, r);
     gsl_rng_free(r);
     return check_exit();

@@ -19,6 +19,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/model.h"
+#include "models/model_kind.h"
 #include "tests/check.h"
 
 #define EPS 1e-6
@@ -71,8 +72,8 @@ static void ref_window(const cnn_geom_t *g, const double *in, const double *p, s
 static double ref_loss(const model_t *m, ref_t *r, const double *p, const float *x,
                        const int32_t *y, int batch)
 {
-    int n;
-    const cnn_geom_t *g = cnn_layers(model_cnn(m), &n);
+    const int n = model_layout(m)->ngeoms;
+    const cnn_geom_t *g = model_layout(m)->geom;
     double loss = 0.0;
     for (int b = 0; b < batch; b++) {
         for (int64_t j = 0; j < g[0].in_size; j++) r->act[0][j] = x[b * g[0].in_size + j];
@@ -126,8 +127,8 @@ static void gradcheck(const char *name, const model_spec_t *spec, unsigned long 
     double *p = malloc(np * sizeof *p);
     int32_t y[BATCH];
     ref_t r = {.margin = INFINITY};
-    int n;
-    const cnn_geom_t *g = cnn_layers(model_cnn(m), &n);
+    const int n = model_layout(m)->ngeoms;
+    const cnn_geom_t *g = model_layout(m)->geom;
     for (int i = 0; i <= n; i++)
         r.act[i] = malloc((size_t)(i == 0 ? g[0].in_size : g[i - 1].out_size) * sizeof(double));
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -169,7 +170,7 @@ static void gradcheck(const char *name, const model_spec_t *spec, unsigned long 
 
 static model_spec_t net(int h, int w, int c, int classes, int nl, const cnn_layer_spec_t *l)
 {
-    model_spec_t s = {.kind = MODEL_CNN, .ninputs = h * w * c, .nclasses = classes,
+    model_spec_t s = {.kind = model_kind_find("cnn"), .ninputs = h * w * c, .nclasses = classes,
                       .cnn = {.in_h = h, .in_w = w, .in_c = c, .nlayers = nl}};
     for (int i = 0; i < nl; i++) s.cnn.layer[i] = l[i];
     return s;

@@ -8,6 +8,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/model.h"
+#include "models/model_kind.h"
 #include "tests/check.h"
 
 static cnn_spec_t one_layer(int h, int w, int c, cnn_layer_spec_t l)
@@ -135,7 +136,8 @@ static void pool_gradient_routing(void)
 
 static model_spec_t lenet5(void)
 {
-    return (model_spec_t){.kind = MODEL_CNN, .ninputs = 784, .nclasses = 10, .cnn = cnn_lenet5()};
+    return (model_spec_t){.kind = model_kind_find("cnn"), .ninputs = 784, .nclasses = 10,
+                          .cnn = cnn_lenet5()};
 }
 
 static void lenet5_layout_and_flops(void)
@@ -159,7 +161,7 @@ static void lenet5_layout_and_flops(void)
      * gradient, x2 input gradient except conv1 */
     double mac1 = 117600, rest = 240000 + 48000 + 10080 + 840;
     CHECK_NEAR(model_flops_per_sample(m), 4 * (mac1 + rest) + 2 * rest, 0);
-    CHECK(model_layout(m)->kind == MODEL_CNN);
+    CHECK(model_layout(m)->cuda == MODEL_CUDA_LAYERS && model_layout(m)->ngeoms == 7);
     model_destroy(m);
 }
 
@@ -196,21 +198,20 @@ static void shape_checks(void)
     s.cnn.layer[4].out = 1 << 30; /* 400 x 2^30 weights */
     expect_error(s, "layers[4].fc: 400 x 1073741824 weights");
     s = lenet5();
-    s.nhidden = 1;
-    expect_error(s, "hidden: a CNN lists its layers in layers");
-    s = lenet5();
     s.ninputs = 783;
     expect_error(s, "input: 28 x 28 x 1 values per sample, but ninputs = 783");
     s = lenet5();
-    CHECK_INT_EQ(model_cnn_fit_input(&s, 785, &err), -1);
+    CHECK_INT_EQ(model_fit_input(&s, 785, &err), -1);
     CHECK_STR_CONTAINS(err.msg, "input: 28 x 28 x 1 = 784 values per sample, the data has 785");
     s.cnn.in_h = s.cnn.in_w = s.cnn.in_c = 0;
-    CHECK_INT_EQ(model_cnn_fit_input(&s, 784, &err), 0); /* a square image of one channel */
+    CHECK_INT_EQ(model_fit_input(&s, 784, &err), 0); /* a square image of one channel */
     CHECK(s.cnn.in_h == 28 && s.cnn.in_w == 28 && s.cnn.in_c == 1 && s.ninputs == 784);
     s.cnn.in_h = s.cnn.in_w = s.cnn.in_c = 0;
-    CHECK_INT_EQ(model_cnn_fit_input(&s, 12, &err), 0); /* not square: 1 x 1 x dim */
+    /* not square: 1 x 1 x dim, on which the fit checks the layers: the padded 5 x 5 kernel
+     * fits 1 x 1 (one output), the pool after it does not */
+    CHECK_INT_EQ(model_fit_input(&s, 12, &err), -1);
     CHECK(s.cnn.in_h == 1 && s.cnn.in_w == 1 && s.cnn.in_c == 12);
-    /* the padded 5 x 5 kernel fits 1 x 1 (one output); the pool after it does not */
+    CHECK_STR_CONTAINS(err.msg, "layers[1].pool.max: a 2 x 2 window does not fit the 1 x 1 input");
     expect_error(s, "layers[1].pool.max: a 2 x 2 window does not fit the 1 x 1 input");
 }
 

@@ -19,6 +19,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/model.h"
+#include "models/model_kind.h"
 #include "tests/check.h"
 
 #define EPS 1e-3
@@ -154,14 +155,15 @@ static void gradcheck(const char *name, const model_spec_t *spec, unsigned long 
 
 int main(void)
 {
-    model_spec_t softmax = {.kind = MODEL_SOFTMAX, .ninputs = 7, .nclasses = 4, .nhidden = 0};
+    model_spec_t softmax = {.kind = model_kind_find("softmax"), .ninputs = 7, .nclasses = 4,
+                            .nhidden = 0};
     gradcheck("softmax 7-4", &softmax, 1);
 
-    model_spec_t mlp1 = {.kind = MODEL_MLP, .ninputs = 7, .nclasses = 3, .nhidden = 1,
+    model_spec_t mlp1 = {.kind = model_kind_find("mlp"), .ninputs = 7, .nclasses = 3, .nhidden = 1,
                          .hidden = {9}};
     gradcheck("mlp 7-9-3", &mlp1, 2);
 
-    model_spec_t mlp3 = {.kind = MODEL_MLP, .ninputs = 8, .nclasses = 5, .nhidden = 3,
+    model_spec_t mlp3 = {.kind = model_kind_find("mlp"), .ninputs = 8, .nclasses = 5, .nhidden = 3,
                          .hidden = {10, 6, 7}};
     gradcheck("mlp 8-10-6-7-5", &mlp3, 3);
     return check_exit();

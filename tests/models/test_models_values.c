@@ -8,12 +8,13 @@
 
 #include "models/model.h"
 #include "models/optim.h"
+#include "models/model_kind.h"
 #include "tests/check.h"
 
 /* Softmax 2 -> 2 with W = identity, b = 0: logits equal the inputs. */
 static model_t *identity_softmax(int max_batch, float *params)
 {
-    model_spec_t s = {.kind = MODEL_SOFTMAX, .ninputs = 2, .nclasses = 2};
+    model_spec_t s = {.kind = model_kind_find("softmax"), .ninputs = 2, .nclasses = 2};
     model_t *m = model_create(&s, max_batch);
     CHECK_INT_EQ(model_nparams(m), 6);
     const float p[6] = {1, 0, 0, 1, 0, 0};
@@ -98,7 +99,7 @@ static void random_problem(const model_spec_t *s, int n, gsl_rng *r, float *x, i
 
 static void test_determinism_and_stacking(void)
 {
-    model_spec_t s = {.kind = MODEL_MLP, .ninputs = 20, .nclasses = 5, .nhidden = 2,
+    model_spec_t s = {.kind = model_kind_find("mlp"), .ninputs = 20, .nclasses = 5, .nhidden = 2,
                       .hidden = {16, 12}};
     enum { NA = 7, NB = 5, N = NA + NB };
     model_t *m = model_create(&s, 64);
@@ -188,7 +189,7 @@ static void check_init(model_t *m, const float *p, int l, double want_var, const
 
 static void test_init_schemes(void)
 {
-    model_spec_t s = {.kind = MODEL_MLP, .ninputs = 400, .nclasses = 10, .nhidden = 1,
+    model_spec_t s = {.kind = model_kind_find("mlp"), .ninputs = 400, .nclasses = 10, .nhidden = 1,
                       .hidden = {300}};
     model_t *m = model_create(&s, 1);
     CHECK_INT_EQ(model_nlayers(m), 2);
@@ -224,7 +225,7 @@ static void test_init_schemes(void)
 
 static void test_flops_and_spec_check(void)
 {
-    model_spec_t s = {.kind = MODEL_MLP, .ninputs = 784, .nclasses = 10, .nhidden = 1,
+    model_spec_t s = {.kind = model_kind_find("mlp"), .ninputs = 784, .nclasses = 10, .nhidden = 1,
                       .hidden = {200}};
     model_t *m = model_create(&s, 8);
     /* Layer 0: forward + weight grad; layer 1: forward + weight grad + input grad. */
@@ -237,7 +238,7 @@ static void test_flops_and_spec_check(void)
     CHECK_INT_EQ(model_spec_check(&bad, &err), -1);
     CHECK_STR_CONTAINS(err.msg, "hidden[0]: must be >= 1, got 0");
     bad = s;
-    bad.kind = MODEL_SOFTMAX;
+    bad.kind = model_kind_find("softmax");
     CHECK_INT_EQ(model_spec_check(&bad, &err), -1);
     CHECK_STR_CONTAINS(err.msg, "softmax model has no hidden layers");
     bad = s;
@@ -258,7 +259,7 @@ static void test_training_learns(void)
     gsl_rng_set(r, 2024);
     sgd_dataset_t d;
     dataset_synthetic(2000, 10, 4, 1.5, r, &d);
-    model_spec_t s = {.kind = MODEL_MLP, .ninputs = 10, .nclasses = 4, .nhidden = 1,
+    model_spec_t s = {.kind = model_kind_find("mlp"), .ninputs = 10, .nclasses = 4, .nhidden = 1,
                       .hidden = {32}};
     model_t *m = model_create(&s, 50);
     size_t np = model_nparams(m);
