@@ -227,6 +227,10 @@ int ps_parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
 /* Options of other sections that this family does not model: refused rather than ignored. */
 static int refuse_unmodelled(const scn_t *s, sgd_err_t *err)
 {
+    if (s->cost_only)
+        return sgd_errf(err, "model.kind: \"preset\" is cost-only (no numerics), and the "
+                             "parameter-server algorithms compute real gradients: train a real "
+                             "model and charge the preset's time with model.cost_preset");
     if (s->sgd.momentum != 0.0 || s->sgd.nesterov)
         return sgd_errf(err, "optimizer.momentum: the parameter-server algorithms apply their "
                              "own update rule on the server; must be 0, got %g",

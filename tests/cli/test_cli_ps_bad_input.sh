@@ -38,6 +38,8 @@ sqlite3 "$DB" "DELETE FROM runs"
 expect_exit 2 "--set algorithm.n=4: algorithm.n: must divide cluster.workers (lambda = 6), got 4" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=6 --set algorithm.n=4
 expect_exit 2 "ps.json: algorithm.n: must divide cluster.workers (lambda = 3), got 2" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=3
 expect_exit 2 "optimizer.lr: expected number > 0, got -0.01" -- "$SGDSIM" run "$S" --db "$DB" --set optimizer.lr=-0.01
+expect_exit 2 "model.kind: \"preset\" is cost-only (no numerics), and the parameter-server algorithms compute real gradients" -- "$SGDSIM" run "$S" --db "$DB" --set 'model={"kind":"preset","preset":"resnet50"}'
+expect_exit 2 "model.kind: \"preset\" is cost-only" -- "$SGDSIM" validate "$S" --set 'model={"kind":"preset","preset":"resnet50"}'
 expect_exit 2 'optimizer.lr: expected number > 0, got "NaN"' -- "$SGDSIM" run "$S" --db "$DB" --set optimizer.lr=NaN
 expect_exit 2 "algorithm.c_fetch: expected number >= 0, got -0.5" -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"b-fasgd","c_fetch":-0.5}'
 expect_exit 2 "cluster.workers: expected integer >= 1, got 0" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=0
