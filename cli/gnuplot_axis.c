@@ -46,14 +46,14 @@ static void resolve_range(gp_axis_t *a, double lo, double hi, const gp_range_t *
     if (!(a->lo < a->hi)) a->lo = 0, a->hi = 1;
 }
 
-/* 1, 2 or 5 times a power of ten, the smallest at least raw. */
+/* 1, 2 or 5 times a power of ten, the nearest to raw (at most 5/3 of it). */
 static double nice_step(double raw)
 {
     if (!(raw > 0) || !isfinite(raw)) return 1;
     double p = pow(10, floor(log10(raw)));
     if (!(p > 0) || !isfinite(raw / p)) return raw;
     double f = raw / p;
-    return (f <= 1 + FUZZ ? 1 : f <= 2 + FUZZ ? 2 : f <= 5 + FUZZ ? 5 : 10) * p;
+    return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * p;
 }
 
 /* Ticks at the multiples of a nice step in [lo, hi], about target of them; with widen, a
@@ -138,7 +138,7 @@ static void log_ticks(gp_axis_t *a, const gp_range_t *r, int target)
                 return;
             }
         }
-    linear_ticks(a, r, 5, false); /* inside one decade: steps of at most half the range */
+    linear_ticks(a, r, 5, false); /* inside one decade: steps of at most a third of it */
 }
 
 void gp_axis_init(gp_axis_t *a, double lo, double hi, const gp_range_t *r, bool log, int target)

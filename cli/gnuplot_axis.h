@@ -2,8 +2,8 @@
  * left to gnuplot, so that panels can share them exactly and the figure's margins can be
  * sized for the tick labels before gnuplot draws anything.
  *
- * Linear axis: ticks at multiples of a step of 1, 2 or 5 times a power of ten, about the
- * number asked for; a side the user did not set is widened to the next tick (as gnuplot's
+ * Linear axis: ticks at multiples of a step of 1, 2 or 5 times a power of ten, the one
+ * nearest to giving the number asked for; a side the user did not set is widened to the next tick (as gnuplot's
  * own autoscaling does).
  * Log axis: spans the data (not whole decades) unless a side is set; major ticks at the
  * decades (thinned when there are more than asked for) when there are three, else at 1, 2
