@@ -1,0 +1,31 @@
+# What users read in run's and sweep's messages: a run without a clock (the uniform driver)
+# says so in its summary instead of a virtual time; a data file that cannot be opened is
+# named as given and as tried (resolved against the scenario's folder); a list of seeds
+# given to run, or a range given to sweep, points to sweep's list syntax.
+. "$(dirname "$0")/lib.sh"
+cat > "$TMP/ps.json" <<'JSON'
+{
+  "schema_version": 1, "name": "ps", "seed": 1,
+  "algorithm": { "name": "fasgd", "driver": "uniform" },
+  "cluster": { "workers": 2 },
+  "data": { "source": "synthetic", "n_train": 100, "n_validation": 50, "dim": 5, "classes": 3 },
+  "model": { "kind": "softmax" },
+  "batch": { "per_worker": 4 },
+  "optimizer": { "lr": 0.05 },
+  "stop": { "updates": 20 },
+  "eval": { "every": 10 }
+}
+JSON
+
+# --- the summary of a run without a clock --------------------------------------------------
+out=$("$SGDSIM" run "$TMP/ps.json" --db "$TMP/u.db") || fail "uniform run: $out"
+line=$(grep '^run 1: ' <<<"$out")
+case "$line" in
+  *", no clock (uniform driver), "*) ;;
+  *) fail "a uniform-driver run's summary does not say it has no clock: $line" ;;
+esac
+case "$line" in *"virtual time"*) fail "a uniform-driver run's summary gives a virtual time: $line" ;; esac
+out=$("$SGDSIM" run "$TMP/ps.json" --db "$TMP/t.db" --set algorithm.driver=timed) || fail "timed run: $out"
+grep -qE '^run 1: complete, fasgd, 2 workers, 20 updates, [0-9]+\.[0-9]{3} s virtual time, ' <<<"$out" ||
+  fail "a timed run's summary has no virtual time: $out"
+finish
