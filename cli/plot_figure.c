@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/number.h"
 
 /* The text a series is ranked by: its value of key k, or with k < 0 its legend entry. */
 static const char *rank_text(const plot_series_t *s, int k)
@@ -228,8 +229,11 @@ void plot_figure_write_csv(const plot_figure_t *f, const plot_data_t *d, bool ba
             }
             fprintf(out, "%d,", s + 1);
             put_csv_field(ser->label, out);
-            fprintf(out, ",%.17g,%.17g", ser->x[k], ser->y[k]);
-            if (band) fprintf(out, ",%.17g,%.17g", ser->lo[k], ser->hi[k]);
+            double v[4] = {ser->x[k], ser->y[k], band ? ser->lo[k] : 0, band ? ser->hi[k] : 0};
+            for (int i = 0; i < (band ? 4 : 2); i++) {
+                char buf[SGD_FMT_DOUBLE_MAX];
+                fprintf(out, ",%s", sgd_fmt_double(buf, sizeof buf, v[i]));
+            }
             fputc('\n', out);
         }
     }
