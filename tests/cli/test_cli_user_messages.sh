@@ -28,4 +28,20 @@ case "$line" in *"virtual time"*) fail "a uniform-driver run's summary gives a v
 out=$("$SGDSIM" run "$TMP/ps.json" --db "$TMP/t.db" --set algorithm.driver=timed) || fail "timed run: $out"
 grep -qE '^run 1: complete, fasgd, 2 workers, 20 updates, [0-9]+\.[0-9]{3} s virtual time, ' <<<"$out" ||
   fail "a timed run's summary has no virtual time: $out"
+
+# --- a data file that cannot be opened: as given (after the scenario's folder) and as tried
+mkdir -p "$TMP/exp"
+cat > "$TMP/exp/q.json" <<'JSON'
+{
+  "schema_version": 1, "name": "q", "algorithm": { "name": "csgd" },
+  "data": { "source": "idx", "train_images": "../data/x-images.gz", "train_labels": "../data/x-labels.gz",
+            "validation": "train_tail", "validation_size": 10 },
+  "model": { "kind": "softmax" }, "stop": { "updates": 5 }
+}
+JSON
+real=$(cd "$TMP" && pwd -P)
+expect_exit 2 "q.json: data.train_images: exp/../data/x-images.gz: cannot open: No such file or directory (that is $real/data/x-images.gz)" -- \
+  bash -c 'cd "$1" && "$2" run exp/q.json --db u2.db' _ "$TMP" "$SGDSIM"
+expect_exit 2 "q.json: data.train_images: ../data/x-images.gz: cannot open: No such file or directory (that is $real/data/x-images.gz)" -- \
+  bash -c 'cd "$1/exp" && "$2" run q.json --db u2.db' _ "$TMP" "$SGDSIM"
 finish
