@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <libgen.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "common/json.h"
 #include "common/sha256.h"
 #include "config/scenario_sections.h"
+#include "config/set_value.h"
 #include "models/backend.h"
 
 /* A scenario is a few kilobytes; anything past this is a mistake (or an attack on the
@@ -44,75 +44,6 @@ static int check_set_strings(const char *json, const char *plain, const char *ke
     return 0;
 }
 
-/* Whether text has a comma outside brackets, braces and strings: a list, as sweep's --set
- * takes one ("1,2,3", "[16],[8]"). */
-static bool top_level_comma(const char *text)
-{
-    int depth = 0;
-    bool in_str = false;
-    for (const char *c = text; *c; c++) {
-        if (in_str) {
-            if (*c == '\\' && c[1]) c++;
-            else if (*c == '"') in_str = false;
-        } else if (*c == '"') {
-            in_str = true;
-        } else if (*c == '[' || *c == '{') {
-            depth++;
-        } else if (*c == ']' || *c == '}') {
-            depth--;
-        } else if (*c == ',' && depth == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Whether text is a range of two numbers, "1..3" (or "1-3", "1:3"), which no command takes;
- * *lo and *hi are its ends. */
-static bool range_like(const char *text, double *lo, double *hi)
-{
-    const char *sep = strstr(text, "..");
-    size_t n = 2;
-    if (!sep) sep = text[0] ? strpbrk(text + 1, "-:") : NULL, n = 1;
-    char left[64], *end;
-    size_t len = sep ? (size_t)(sep - text) : sizeof left;
-    if (len >= sizeof left || !(text[0] >= '0' && text[0] <= '9') ||
-        !(sep[n] >= '0' && sep[n] <= '9'))
-        return false;
-    memcpy(left, text, len);
-    left[len] = '\0';
-    *lo = strtod(left, &end);
-    if (*end) return false;
-    *hi = strtod(sep + n, &end);
-    return *end == '\0';
-}
-
-/* Why a --set value that is not JSON and not a word is refused, and what to write instead:
- * a list is sweep's syntax, a range is nobody's (the values are listed, as sweep takes
- * them), anything else is a string that needs quotes. */
-static int set_value_error(const char *assignment, const char *key, const char *text,
-                           sgd_err_t *err)
-{
-    double lo, hi;
-    if (top_level_comma(text))
-        return sgd_errf(err, "--set %s: not a valid JSON value: one value here; to run once "
-                        "per value, give the list to sgdsim sweep SCENARIO --set %s (values "
-                        "separated by commas)", assignment, assignment);
-    if (range_like(text, &lo, &hi)) {
-        char list[512] = "v1,v2,...";
-        bool whole = lo == floor(lo) && hi == floor(hi) && hi > lo && hi - lo < 20 && hi < 1e15;
-        size_t len = 0;
-        for (double v = lo; whole && v <= hi && len < sizeof list; v++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%.0f", v > lo ? "," : "",
-                                    v);
-        return sgd_errf(err, "--set %s: not a valid JSON value: there are no ranges; list the "
-                        "values, as sgdsim sweep SCENARIO --set %s=%s takes them (one run "
-                        "each)", assignment, key, list);
-    }
-    return sgd_errf(err, "--set %s: not a valid JSON value (quote a string that starts with a "
-                    "digit, sign, quote or bracket: %s='\"...\"')", assignment, key);
-}
-
 /* The value of a --set: the whole text as JSON (trailing text is an error, so "8abc" is not
  * 8), or, when it is not JSON, the text itself as a string, but only if it starts like a
  * word or a path (a letter, '_', '/', "./", ...): a value that starts with a digit, a sign,
@@ -132,7 +63,7 @@ static cJSON *parse_set_value(const char *assignment, const char *key, const cha
     bool numeric_dot = c == '.' && text[1] >= '0' && text[1] <= '9';
     if ((c >= '0' && c <= '9') || (c && strchr("-+\"[]{}", c)) || numeric_dot ||
         (c && c <= ' ')) {
-        set_value_error(assignment, key, text, err);
+        scn_set_value_error(assignment, key, text, err);
         return NULL;
     }
     return cJSON_CreateString(text);

@@ -39,7 +39,7 @@ cat > "$work/ps.json" <<'JSON'
 JSON
 db=$work/gallery.db
 "$sgdsim" sweep "$work/ps.json" --set algorithm.name=fasgd,sasgd --set optimizer.lr=0.02,0.05,0.1,0.2 \
-  --set cluster.workers=2,4,8 --set seed=1,2,3 -j 2 --db "$db" >/dev/null 2>&1
+  --set cluster.workers=2,4,8 --set seed=1,2,3 -j 1 --db "$db" >/dev/null 2>&1 # -j 1: run ids in plan order
 
 {
   echo "# plot gallery"
