@@ -259,15 +259,19 @@ static int expected_order(const gp_plot_t *p, const gp_series_t *series, const c
     return kept;
 }
 
-/* A legend entry as drawn: the input, or its start and end around "…" (a shortened one). */
+/* A legend entry as drawn: the input, or its start and end around one "…" (a shortened
+ * one; the input may hold "…" of its own, so each is tried). */
 static bool entry_matches(const char *got, const char *want)
 {
-    const char *cut = strstr(got, "\xe2\x80\xa6");
     if (strcmp(got, want) == 0) return true;
-    if (!cut) return false;
-    size_t head = (size_t)(cut - got), tail = strlen(cut + 3), len = strlen(want);
-    return head + tail < len && strncmp(got, want, head) == 0 &&
-           strcmp(cut + 3, want + len - tail) == 0;
+    size_t len = strlen(want);
+    for (const char *cut = strstr(got, "\xe2\x80\xa6"); cut; cut = strstr(cut + 1, "\xe2\x80\xa6")) {
+        size_t head = (size_t)(cut - got), tail = strlen(cut + 3);
+        if (head + tail < len && strncmp(got, want, head) == 0 &&
+            strcmp(cut + 3, want + len - tail) == 0)
+            return true;
+    }
+    return false;
 }
 
 static void check(const gp_plot_t *p, const char *const *str, const size_t *len, int nstr,
