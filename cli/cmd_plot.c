@@ -385,7 +385,8 @@ static plot_figure_t figure_of(const plot_args_t *a)
                            .vtime = strcmp(a->x, "vtime") == 0, .title = a->title,
                            .xlabel = a->xlabel, .ylabel = a->ylabel,
                            .legend_title = a->legend_title, .logx = a->logx, .logy = a->logy,
-                           .key_place = a->key_place, .xrange = a->xrange, .yrange = a->yrange,
+                           .key_place = a->key_place, .share = a->share,
+                           .xrange = a->xrange, .yrange = a->yrange,
                            .width = a->width, .height = a->height, .color_key = -1,
                            .dash_key = -1, .facet_key = -1, .facet_name = a->facet};
 }

@@ -18,6 +18,7 @@
 #include <cJSON.h>
 
 #include "algorithms/alg.h"
+#include "analysis/clock.h"
 #include "cli/cli.h"
 #include "cli/cmd_run_ckpt.h"
 #include "cli/outpath.h"
@@ -550,15 +551,21 @@ static int record_end(run_state_t *st, const alg_outcome_t *o, char *trace_err, 
            : strcmp(stored, "diverged") == 0 ? SGD_EXIT_DIVERGED : SGD_EXIT_FAILURE;
 }
 
-/* The summary on stdout (not with --quiet). */
+/* The summary on stdout (not with --quiet); a run without a clock (analysis/clock.h) says
+ * so where the virtual time would be, as report and show do. */
 static void print_summary(const run_state_t *st, const alg_outcome_t *o, const char *stored)
 {
     const run_sink_t *r = &st->r;
-    printf("run %lld: %s, %s, %lld worker%s, %lld update%s, %.3f s virtual time, %llu event%s "
+    char vtime[64];
+    if (ana_config_has_clock(st->s.resolved_json))
+        snprintf(vtime, sizeof vtime, "%.3f s virtual time", (double)o->vtime_ns * 1e-9);
+    else
+        snprintf(vtime, sizeof vtime, "%s", ANA_NO_CLOCK_TEXT);
+    printf("run %lld: %s, %s, %lld worker%s, %lld update%s, %s, %llu event%s "
            "(%.3g events/s)\n",
            (long long)r->run_id, stored ? stored : "running", st->s.algorithm,
            (long long)st->s.workers, st->s.workers == 1 ? "" : "s", (long long)o->updates,
-           o->updates == 1 ? "" : "s", (double)o->vtime_ns * 1e-9,
+           o->updates == 1 ? "" : "s", vtime,
            (unsigned long long)o->events, o->events == 1 ? "" : "s", o->events_per_s);
     if (o->grad_calls > 0)
         printf("gradients: %llu in %llu backend call%s\n", (unsigned long long)o->grads,
