@@ -172,6 +172,22 @@ static char *signature(const char *config_json, const ana_match_t *m)
     return sig;
 }
 
+/* The distinct builds among the runs of identity id (before each seed's latest is kept). */
+static int count_builds(const ana_pair_run_t *runs, char *const *identity, int n, const char *id)
+{
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        if (!id || !identity[i] || strcmp(identity[i], id) != 0) continue;
+        const char *b = ana_build_name(runs[i].build);
+        int k = 0;
+        while (k < i && !(identity[k] && strcmp(identity[k], id) == 0 &&
+                          strcmp(ana_build_name(runs[k].build), b) == 0))
+            k++;
+        count += k == i;
+    }
+    return count;
+}
+
 /* Groups one side's runs and signs each configuration. */
 static void side_build(ana_side_t *s, const ana_pair_run_t *runs, int n, const ana_match_t *m)
 {
@@ -197,12 +213,7 @@ static void side_build(ana_side_t *s, const ana_pair_run_t *runs, int n, const a
         ana_config_flatten(json, &s->flat[g]);
         s->config[g] = ana_config_identity(json);
         s->build[g] = ana_build_name(runs[gr->idx[0]].build);
-        for (int i = 0; i < gr->n; i++) { /* distinct builds, each counted at its first run */
-            const char *b = ana_build_name(runs[gr->idx[i]].build);
-            int k = 0;
-            while (k < i && strcmp(ana_build_name(runs[gr->idx[k]].build), b) != 0) k++;
-            s->nbuilds[g] += k == i;
-        }
+        s->nbuilds[g] = count_builds(runs, s->identity, n, gr->identity);
     }
     free(id);
     free(seed);

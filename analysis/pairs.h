@@ -61,7 +61,8 @@ typedef struct ana_side {
     ana_config_t *flat; /* per group (owned) */
     char **config;   /* per group: its configuration's identity without the build (owned) */
     const char **build; /* per group: its first run's build (the caller's string) */
-    int *nbuilds;    /* per group: the builds among its runs (more than 1 only pooled) */
+    int *nbuilds;    /* per group: the builds among the runs of its configuration, the
+                        repeats of a seed included (more than 1 only when pooled) */
     int nruns;
 } ana_side_t;
 

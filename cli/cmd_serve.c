@@ -1,6 +1,7 @@
-/* `sgdsim serve DB... [--port N] [--host ADDR]`: the results browser's page, live, over HTTP
- * (web/server.h).  It listens on 127.0.0.1 unless --host names another address, and warns
+/* `sgdsim serve DB... [--port N] [--host ADDR] [--match-on KEYS | --ignore KEYS]
+ * [--pool-builds]`: the results browser's page, live, over HTTP (web/server.h).  It listens on 127.0.0.1 unless --host names another address, and warns
  * when that address is not a loopback one: anyone who can reach it can read the study. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -11,13 +12,17 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: sgdsim serve DB... [--port N] [--host ADDR]\n\n"
+    fprintf(f, "usage: sgdsim serve DB... [--port N] [--host ADDR] [--match-on KEYS |\n"
+               "                    --ignore KEYS] [--pool-builds]\n\n"
                "Serves the results browser's page of the databases DB... (read-only; with two,\n"
                "the first is the baseline and the page shows compare's verdicts) and keeps it\n"
                "live: rows that runs commit appear within a few seconds. Stop it with Ctrl-C.\n"
                "  --port N     the TCP port, 0-65535 (default 8080; 0: any free port)\n"
                "  --host ADDR  the numeric address to listen on (default 127.0.0.1, this\n"
-               "               machine only); any other address is reachable by others\n\n"
+               "               machine only); any other address is reachable by others\n"
+               "  --match-on KEYS, --ignore KEYS  with two databases: how configurations\n"
+               "               pair, as for sgdsim compare\n"
+               "  --pool-builds  a configuration's runs of several builds form one sample\n\n"
                "exit codes: 0 stopped by a signal, 2 bad input (not a results database, bad\n"
                "option, an address that cannot be bound)\n");
 }
@@ -25,6 +30,8 @@ static void usage(FILE *f)
 typedef struct serve_args {
     uint64_t port;
     const char *host;
+    cli_list_t match_on, ignore;
+    bool pool_builds;
     cli_args_t pos;
 } serve_args_t;
 
@@ -33,6 +40,11 @@ static const cli_opt_t serve_opts[] = {
      .hi = 65535, .expect = "expected a port number 0-65535", .metavar = "N"},
     {.name = "--host", .kind = CLI_ARG_STRING, .off = offsetof(serve_args_t, host),
      .metavar = "ADDR"},
+    {.name = "--match-on", .kind = CLI_ARG_LIST, .off = offsetof(serve_args_t, match_on),
+     .metavar = "KEYS"},
+    {.name = "--ignore", .kind = CLI_ARG_LIST, .off = offsetof(serve_args_t, ignore),
+     .metavar = "KEYS"},
+    {.name = "--pool-builds", .kind = CLI_ARG_FLAG, .off = offsetof(serve_args_t, pool_builds)},
     {.name = NULL},
 };
 
@@ -51,13 +63,21 @@ int cli_serve_main(int argc, char **argv)
     else if (!loopback)
         fprintf(stderr, "sgdsim: serve: warning: listening on %s, which is not a loopback "
                         "address: anyone who can reach it can read these databases\n", a.host);
+    if (rc == 0 && !a.pos.help && (a.match_on.n || a.ignore.n) && a.pos.npos != 2)
+        rc = cli_bad_input("serve: %s pairs the configurations of two databases: give "
+                           "exactly two", a.match_on.n ? "--match-on" : "--ignore");
+    ana_match_t m = {{0}, {0}, false};
+    if (rc == 0 && !a.pos.help)
+        rc = report_html_match("serve", &a.match_on, &a.ignore, a.pool_builds, &m);
     if (rc == 0 && !a.pos.help) {
         sgd_err_t err = {{0}};
         web_server_opts_t o = {.paths = a.pos.pos, .npaths = a.pos.npos, .host = a.host,
                                .port = (uint16_t)a.port, .generator = report_html_generator(),
-                               .dygraphs_dir = report_html_dygraphs_dir()};
+                               .dygraphs_dir = report_html_dygraphs_dir(), .match = &m};
         if (web_serve(&o, &err)) rc = cli_bad_input("serve: %s", err.msg);
     }
+    ana_keys_free(&m.match_on), ana_keys_free(&m.ignore);
+    cli_list_free(&a.match_on), cli_list_free(&a.ignore);
     cli_args_free(&a.pos);
     return rc;
 }

@@ -15,7 +15,8 @@ void plot_args_usage(FILE *f)
 {
     fprintf(f,
         "usage: sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--where COND]...\n"
-        "                  [--band std|minmax] [--pool] [--color-by KEY] [--dash-by KEY]\n"
+        "                  [--band std|minmax] [--pool] [--pool-builds] [--color-by KEY]\n"
+        "                  [--dash-by KEY]\n"
         "                  [--facet KEY] [--label NAME=TEXT]... [--legend-title TEXT]\n"
         "                  [--legend outside|below|inside] [--title TEXT] [--xlabel TEXT]\n"
         "                  [--ylabel TEXT] [--xrange LO:HI] [--yrange LO:HI] [--size W,H]\n"
@@ -39,6 +40,9 @@ void plot_args_usage(FILE *f)
         "                seed (else exit 2 naming the keys), and some series must have several\n"
         "  --pool        averages each series' runs, which may differ only by seed (else\n"
         "                exit 2 naming the keys); all runs form one series with no --by\n"
+        "  --pool-builds runs of different builds (runs.git_rev) may share a series, each\n"
+        "                seed once (its latest run); by default a series whose runs come\n"
+        "                from several builds is split by git_rev (--band, --pool: exit 2)\n"
         "  --color-by KEY, --dash-by KEY  series with one value of KEY share a colour (a\n"
         "                dash pattern); KEY is added to the keys of --by, where missing\n"
         );
@@ -92,6 +96,7 @@ static const cli_opt_t plot_opts[] = {
     {.name = "--title", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, title)},
     {.name = "--size", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, size)},
     {.name = "--pool", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, pool)},
+    {.name = "--pool-builds", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, pool_builds)},
     {.name = "--color-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, color_by),
      .metavar = "KEY"},
     {.name = "--dash-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, dash_by),

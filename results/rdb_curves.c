@@ -192,7 +192,7 @@ int rdb_curve_points_open(rdb_t *db, const char *metric, const rdb_selection_t *
     *it = NULL;
     if (where_sql(db, sel, 2, where, sizeof where, err)) return -1;
     snprintf(sql, sizeof sql,
-             "SELECT m.run_id, m.update_idx, m.vtime_ns / 1e9, m.value, m.nonfinite, m.name"
+             "SELECT m.run_id, m.update_idx, m.vtime_ns, m.value, m.nonfinite, m.name"
              " FROM metrics m JOIN runs r ON r.id = m.run_id"
              " WHERE m.name = ?1 AND m.value IS NOT NULL%s ORDER BY m.run_id, m.update_idx",
              where);
@@ -215,8 +215,9 @@ int rdb_curve_points_next(rdb_curve_it_t *it, rdb_curve_point_t *p, sgd_err_t *e
                              &v, &kind))
             continue; /* not a number: left out, and counted */
         if (kind) continue; /* a REAL infinity another program stored: not drawn either */
-        *p = (rdb_curve_point_t){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                                 sqlite3_column_double(st, 2), v};
+        int64_t ns = sqlite3_column_int64(st, 2);
+        *p = (rdb_curve_point_t){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), ns,
+                                 (double)ns / 1e9, v};
         return 1;
     }
 }

@@ -62,8 +62,8 @@ typedef struct rdb_curve_run {
 /* One finite value of the metric in a selected run (rows whose value is not a number are
  * left out, and rdb_close warns about them). */
 typedef struct rdb_curve_point {
-    int64_t run, update;
-    double vtime_s, value;
+    int64_t run, update, vtime_ns;
+    double vtime_s, value; /* vtime_s = vtime_ns / 1e9 */
 } rdb_curve_point_t;
 
 typedef struct rdb_curve_it rdb_curve_it_t;

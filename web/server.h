@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/pairs.h"
 #include "common/error.h"
 
 #define WEB_MAX_URL 1024
@@ -33,6 +34,7 @@ typedef struct web_server_opts {
     uint16_t port;            /* 0: any free port */
     const char *generator;    /* "sgdsim VERSION (REV)" for the page */
     const char *dygraphs_dir; /* web/page.h */
+    const ana_match_t *match; /* the A/B view's pairing and --pool-builds (web/build.h) */
 } web_server_opts_t;
 
 /* Whether host (numeric) is a loopback address; -1 when it is not a numeric address. */

@@ -43,7 +43,7 @@ expect_exit 2 "not a directory" -- "$SGDSIM" export "$DB" --csv "$TMP/junk.db"
 # report
 out=$("$SGDSIM" report "$DB") || fail "report"
 case "$out" in *"Runs (6)"*) ;; *) fail "report: no run table: $out" ;; esac
-case "$out" in *"axes: cluster.workers (3); 2 seeds"*"final val_error (mean ± std over seeds, n runs)"*"scaling efficiency"*) ;; *) fail "report: no pivot: $out" ;; esac
+case "$out" in *"axes: cluster.workers (3); 2 seeds"*"final val_error (mean ± std over seeds, n seeds)"*"scaling efficiency"*) ;; *) fail "report: no pivot: $out" ;; esac
 
 # report's staleness columns (CSGD writes none; the parameter-server algorithms will)
 cp "$DB" "$TMP/st.db"
