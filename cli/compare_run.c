@@ -42,6 +42,7 @@ typedef struct conf {
     char *config;  /* the baseline group's identity */
     char *label;   /* "fasgd P=16" */
     int seeds;     /* seeds both sides share at its last look */
+    int grown_to;  /* the shared seeds the last batch was to bring it to; 0: none ran */
     bool exhausted; /* no seed left to pair with (without --run-baseline) */
     bool decided;
 } conf_t;
@@ -229,8 +230,10 @@ static void grow_pair(run_state_t *st, const side_t *s, const ana_ab_t *ab, int 
     int n = gb->n + (gc ? gc->n : 0) + target + 1, nc, nb;
     int64_t *cand = sgd_xcalloc((size_t)n, sizeof *cand), *base = sgd_xcalloc((size_t)n,
                                                                                sizeof *base);
-    if (!plan_seeds(st, s, gb, gc, shared_seeds(s, ab, p), target, cand, &nc, base, &nb))
-        c->exhausted = true;
+    int have = shared_seeds(s, ab, p);
+    if (!plan_seeds(st, s, gb, gc, have, target, cand, &nc, base, &nb))
+        c->exhausted = true; /* then only the baseline's seeds the candidate lacked ran */
+    if (nc || nb) c->grown_to = c->exhausted ? have + nc : target;
     const ana_match_t *m = &st->a->match;
     if (nc) {
         job_t *j = add_job(st, st->a->run_scenario, st->a->cand_path, &st->a->sets, cand, nc,
@@ -389,16 +392,17 @@ static void grow(run_state_t *st, const side_t *s, const ana_ab_t *ab, int targe
     }
 }
 
-/* A configuration that was given seeds must have them at the next look: else SCENARIO does
- * not make the candidate's configuration; exit 2 naming it. */
-static int check_grown(run_state_t *st, const side_t *s, const ana_ab_t *ab, int target)
+/* A configuration that was given seeds must share them at the next look: else SCENARIO
+ * does not make the candidate's configuration; exit 2 naming it. */
+static int check_grown(run_state_t *st, const side_t *s, const ana_ab_t *ab)
 {
     for (int p = 0; p < ab->pairs.npairs; p++) {
         const ana_pair_t *pr = &ab->pairs.pair[p];
         const ana_group_t *gb = &ab->pairs.base.group[pr->base];
         conf_t *c = conf_of(st, gb->identity ? gb->identity : "", &s[0], gb->idx[0]);
-        if (pr->kind == ANA_AMBIGUOUS_PAIR || c->exhausted || c->decided) continue;
-        if (shared_seeds(s, ab, p) < target)
+        int want = c->grown_to;
+        c->grown_to = 0;
+        if (want && shared_seeds(s, ab, p) < want)
             return cli_bad_input("compare: --run %s: the runs made for baseline configuration "
                                  "%s did not pair with it (compare without --run names the "
                                  "keys that differ): give the candidate's scenario, its --set, "
@@ -508,7 +512,7 @@ static int look(run_state_t *st, int target, bool *done)
     rc = compare_judge(a, spend - st->spent, s, &ab);
     st->spent = spend;
     if (rc == 0) {
-        rc = check_grown(st, s, &ab, target);
+        rc = check_grown(st, s, &ab);
         freeze(st, s, &ab);
         bool open = rc == 0 && note_confs(st, s, &ab) && target < n_max;
         if (open) { /* the next look's seeds; none left to run ends it here */
