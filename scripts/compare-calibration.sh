@@ -69,7 +69,7 @@ subset() { # POOL OUT SEEDS: a copy of POOL holding only SEEDS' runs
   cp "$1" "$2"
   sqlite3 "$2" "PRAGMA foreign_keys = ON; DELETE FROM runs WHERE seed NOT IN ($3); VACUUM;"
 }
-# One call: prints "KIND SET exit better worse equivalent inconclusive".
+# One call: prints "KIND SET exit better worse equivalent inconclusive same kernel-differs".
 call() {
   local kind=$1 k=$2 cand=$3; shift 3
   local rc=0
@@ -77,7 +77,8 @@ call() {
   "$SGDSIM" compare "$OUT/base.db" "$cand" --csv "$@" $EXTRA > "$OUT/call.csv" 2>/dev/null || rc=$?
   local n
   n() { grep -c ",$1,true," "$OUT/call.csv" || true; }
-  echo "$kind $k $rc $(n better) $(n worse) $(n equivalent) $(n inconclusive)"
+  echo "$kind $k $rc $(n better) $(n worse) $(n equivalent) $(n inconclusive) $(n same)" \
+       "$(n 'differs (different kernel)')"
 }
 for ((k = 0; k < SETS; k++)); do
   subset "$OUT/pool.db" "$OUT/base.db" "$(seeds_of $((6 * k + 1)) 3)"
@@ -90,14 +91,14 @@ for ((k = 0; k < SETS; k++)); do
 done | tee "$OUT/calls.txt"
 
 echo
-echo "| change | calls | flagged better or worse | worse | equivalent rows | inconclusive rows | exit 0 / 1 / 4 |"
-echo "|---|---|---|---|---|---|---|"
+echo "| change | calls | flagged better or worse | worse | rows same / equivalent / inconclusive / differs (kernel) | exit 0 / 1 / 4 |"
+echo "|---|---|---|---|---|---|"
 for kind in null harmful kernel; do
   awk -v k="$kind" '$1 == k {
-      n++; if ($4 + $5 > 0) flagged++; if ($5 > 0) worse++; eq += $6; inc += $7;
-      e[$3]++ }
-    END { printf "| %s | %d | %d | %d | %d | %d | %d / %d / %d |\n", k, n, flagged, worse, eq, inc,
-          e[0], e[1], e[4] }' "$OUT/calls.txt"
+      n++; if ($4 + $5 > 0) flagged++; if ($5 > 0) worse++; eq += $6; inc += $7; same += $8;
+      kd += $9; e[$3]++ }
+    END { printf "| %s | %d | %d | %d | %d / %d / %d / %d | %d / %d / %d |\n", k, n, flagged,
+          worse, same, eq, inc, kd, e[0], e[1], e[4] }' "$OUT/calls.txt"
 done
 echo
 echo "sgdsim compare defaults${EXTRA:+ with $EXTRA}; FASGD $DATA, lambda $LAMBDAS, $UPDATES updates, 3 seeds a side, $SETS calls of each kind"
