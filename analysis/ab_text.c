@@ -24,27 +24,24 @@ static void share_text(sgd_strbuf_t *b, double x, double base, bool sign)
     else sgd_strbuf_printf(b, sign ? "%+.4g" : "%.4g", x);
 }
 
-static void effect_text(sgd_strbuf_t *b, double x, double base)
-{
-    share_text(b, x, base, true);
-}
-
 static void interval_text(sgd_strbuf_t *b, double lo, double hi, double base)
 {
     sgd_strbuf_puts(b, "[");
-    effect_text(b, lo, base);
+    share_text(b, lo, base, true);
     sgd_strbuf_puts(b, ", ");
-    effect_text(b, hi, base);
+    share_text(b, hi, base, true);
     sgd_strbuf_puts(b, "]");
 }
 
-/* ": +1% [-0.6%, +2.6%] (98.3% interval; paired t p=0.04, holm p=0.31), margin ±5%". */
+/* ": +0.0035 (+1%) [-0.6%, +2.6%] (98.3% interval; paired t p=0.04, holm p=0.31),
+ * margin ±5%": the effect, absolute and relative, and its interval, relative. */
 static void test_text(const ana_ab_t *ab, const ana_judgement_t *j, sgd_strbuf_t *b)
 {
     double mb = j->effect.base_mean;
     const char *corr = j->in_family ? ana_correction_name[ab->opts.rule.correction] : "raw";
-    sgd_strbuf_puts(b, ": ");
-    effect_text(b, j->effect.effect, mb);
+    double share = 100 * (j->effect.effect / fabs(mb)); /* absolute, and relative */
+    sgd_strbuf_printf(b, ": %+.4g", j->effect.effect);
+    if (isfinite(share)) sgd_strbuf_printf(b, " (%+.3g%%)", share);
     sgd_strbuf_puts(b, " ");
     if (j->verdict == ANA_EQUIVALENT && !j->kernel_only) {
         interval_text(b, j->eq_low, j->eq_high, mb);

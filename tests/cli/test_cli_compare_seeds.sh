@@ -45,12 +45,12 @@ grep -q "missing  no candidate configuration matches; the nearest differs in alg
   fail "missing does not name algorithm.decay: $(cat "$TMP/decay.txt")"
 "$SGDSIM" compare "$TMP/baseline.db" "$TMP/decay.db" --ignore algorithm.decay > "$TMP/decay.txt"; rc=$?
 [ "$rc" = 4 ] || fail "decay 0.99 on 3 seeds exits $rc: $(cat "$TMP/decay.txt")"
-grep -qE "1,2,3  val_loss  +inconclusive  .*\(n=3\) -> .*\(n=3\): \+[0-9.]+% \[.*paired t p=.*holm p=.*about [0-9]+ seeds a side would decide" "$TMP/decay.txt" || fail "val_loss on 3 seeds: $(cat "$TMP/decay.txt")"
+grep -qE "1,2,3  val_loss  +inconclusive  .*\(n=3\) -> .*\(n=3\): \+[0-9.e+]+ \(\+[0-9.e+]+%\) \[.*paired t p=.*holm p=.*about [0-9]+ seeds a side would decide" "$TMP/decay.txt" || fail "val_loss on 3 seeds: $(cat "$TMP/decay.txt")"
 grep -qE "vtime_s  +no clock  +no clock \(uniform driver\)" "$TMP/decay.txt" || fail "vtime_s of a uniform run: $(grep vtime_s "$TMP/decay.txt")"
 grep -q "  worse  \|  better  " "$TMP/decay.txt" && fail "3 seeds decided: $(cat "$TMP/decay.txt")"
 "$SGDSIM" compare "$TMP/baseline6.db" "$TMP/decay6.db" --ignore algorithm.decay > "$TMP/decay6.txt"; rc=$?
 [ "$rc" = 1 ] || fail "decay 0.99 on 6 seeds exits $rc: $(cat "$TMP/decay6.txt")"
-grep -qE "1,2,3,4,5,6  val_loss  +worse  .*\(n=6\) -> .*\(n=6\): \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\] \([0-9.]+% interval; paired t p=" "$TMP/decay6.txt" || fail "val_loss on 6 seeds is not worse: $(cat "$TMP/decay6.txt")"
+grep -qE "1,2,3,4,5,6  val_loss  +worse  .*\(n=6\) -> .*\(n=6\): \+[0-9.e+]+ \(\+[0-9.e+]+%\) \[\+[0-9.e+]+%, \+[0-9.e+]+%\] \([0-9.]+% interval; paired t p=" "$TMP/decay6.txt" || fail "val_loss on 6 seeds is not worse: $(cat "$TMP/decay6.txt")"
 grep -qE "train_loss  +inconclusive" "$TMP/decay6.txt" || fail "the one-sample train_loss was decided: $(grep train_loss "$TMP/decay6.txt")"
 # A stricter alpha: nothing decided, exit 4.
 "$SGDSIM" compare "$TMP/baseline6.db" "$TMP/decay6.db" --ignore algorithm.decay --alpha 0.0001 > /dev/null; rc=$?
