@@ -110,7 +110,8 @@ int ana_ab_exit(const ana_ab_t *ab);
 /* Whether pair p has a row that counts and is inconclusive. */
 bool ana_ab_pair_undecided(const ana_ab_t *ab, int p);
 
-/* The row's prose: "0.3565 ± 0.012 (n=3) -> 0.36 ± 0.01 (n=3): +1% [-0.6%, +2.6%] ...". */
+/* The row's prose: "0.3565 ± 0.012 (n=3) -> 0.36 ± 0.01 (n=3): +0.0035 (+1%) [-0.6%, +2.6%]
+ * ...". */
 void ana_ab_detail(const ana_ab_t *ab, const ana_ab_row_t *r, sgd_strbuf_t *out);
 
 /* The seeds of a pair as text: "1,2,3", or "1,2,3 / 4,5,6" when the sides' differ. */
