@@ -15,10 +15,10 @@ void plot_args_usage(FILE *f)
 {
     fprintf(f,
         "usage: sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--where COND]...\n"
-        "                  [--band std|minmax] [--pool] [--color-by KEY] [--dash-by KEY]\n"
-        "                  [--facet KEY [--share-axes both|x|y|none]] [--label NAME=TEXT]...\n"
-        "                  [--legend-title TEXT] [--legend auto|outside|below|inside]\n"
-        "                  [--title TEXT] [--xlabel TEXT]\n"
+        "                  [--band std|minmax] [--pool] [--pool-builds] [--color-by KEY]\n"
+        "                  [--dash-by KEY] [--facet KEY [--share-axes both|x|y|none]]\n"
+        "                  [--label NAME=TEXT]... [--legend-title TEXT]\n"
+        "                  [--legend auto|outside|below|inside] [--title TEXT] [--xlabel TEXT]\n"
         "                  [--ylabel TEXT] [--xrange LO:HI] [--yrange LO:HI] [--size W,H]\n"
         "                  [--logx] [--logy] [--data FILE.csv]\n"
         "                  [--follow [--every SECONDS]] [--record] -o FIG.png|FIG.svg|FIG.pdf\n\n"
@@ -40,6 +40,9 @@ void plot_args_usage(FILE *f)
         "                seed (else exit 2 naming the keys), and some series must have several\n"
         "  --pool        averages each series' runs, which may differ only by seed (else\n"
         "                exit 2 naming the keys); all runs form one series with no --by\n"
+        "  --pool-builds runs of different builds (runs.git_rev) may share a series, each\n"
+        "                seed once (its latest run); by default a series whose runs come\n"
+        "                from several builds is split by git_rev (--band, --pool: exit 2)\n"
         "  --color-by KEY, --dash-by KEY  series with one value of KEY share a colour (a\n"
         "                dash pattern); KEY is added to the keys of --by, where missing.\n"
         "                Without --dash-by, entries that would share a colour (past the\n"
@@ -105,6 +108,7 @@ static const cli_opt_t plot_opts[] = {
     {.name = "--title", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, title)},
     {.name = "--size", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, size)},
     {.name = "--pool", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, pool)},
+    {.name = "--pool-builds", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, pool_builds)},
     {.name = "--color-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, color_by),
      .metavar = "KEY"},
     {.name = "--dash-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, dash_by),

@@ -19,6 +19,7 @@ typedef struct plot_args {
     const char *data, *share_axes;
     cli_list_t where, label;
     bool logx, logy, follow, record, help, pool;
+    bool pool_builds; /* --pool-builds: runs of several builds may share a series */
     gp_key_place_t key_place;
     gp_share_t share;
     gp_range_t xrange, yrange;
