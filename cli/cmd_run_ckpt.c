@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "common/number.h"
@@ -77,18 +78,39 @@ static void fill_meta(const scn_t *s, sgd_ckpt_meta_t *m)
     scenario_hash(s, m->scenario_hash);
 }
 
+/* --resume, before its payload is read: the header against this run (another run's file is
+ * refused without reading the rest), and the file's size against this machine's memory.  0,
+ * or the exit code after the message. */
+static int check_resume_header(run_ckpt_t *c)
+{
+    sgd_err_t err = {{0}};
+    if (sgd_ckpt_read_header(c->resume, &c->saved, &err))
+        return cli_bad_input("run: --resume %s", err.msg);
+    char diff[512];
+    if (sgd_ckpt_meta_diff(&c->saved, &c->meta, diff, sizeof diff))
+        return cli_bad_input("run: --resume %s: written by another run, bits would not be kept: "
+                             "%s", c->resume, diff);
+    struct stat st;
+    char what[600];
+    snprintf(what, sizeof what, "--resume %s", c->resume);
+    if (stat(c->resume, &st) == 0 && alg_check_memory(what, (double)st.st_size, &err))
+        return cli_bad_input("run: %s", err.msg);
+    return 0;
+}
+
 /* --resume: the file, its header against this run, and the state into the prepared run. */
 static int resume_from(run_ckpt_t *c, alg_prepared_t *run)
 {
+    int rc = check_resume_header(c);
+    if (rc) return rc;
     uint8_t *file;
     const uint8_t *payload;
     size_t n;
     sgd_err_t err = {{0}};
+    char diff[512];
     if (sgd_ckpt_read(c->resume, &c->saved, &file, &payload, &n, &err))
         return cli_bad_input("run: --resume %s", err.msg);
-    char diff[512];
-    int rc = 0;
-    if (sgd_ckpt_meta_diff(&c->saved, &c->meta, diff, sizeof diff))
+    if (sgd_ckpt_meta_diff(&c->saved, &c->meta, diff, sizeof diff)) /* the file changed */
         rc = cli_bad_input("run: --resume %s: written by another run, bits would not be kept: "
                            "%s", c->resume, diff);
     else if (alg_restore(run, payload, n, &err))

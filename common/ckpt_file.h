@@ -51,7 +51,10 @@ int sgd_ckpt_parse(const void *bytes, size_t len, sgd_ckpt_meta_t *m, const uint
                    size_t *n, sgd_err_t *err);
 
 /* Reads and checks the checkpoint at path; *file receives its bytes (free()), *payload
- * points into them.  0, or -1 with "PATH: why" in err. */
+ * points into them.  The magic and the header are read first, from the file's first bytes,
+ * and the file's size must be exactly what its header announces: a foreign or inconsistent
+ * file is refused before anything its size would cost is allocated.  0, or -1 with
+ * "PATH: why" in err. */
 int sgd_ckpt_read(const char *path, sgd_ckpt_meta_t *m, uint8_t **file,
                   const uint8_t **payload, size_t *n, sgd_err_t *err);
 
