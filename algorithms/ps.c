@@ -530,6 +530,7 @@ void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     }
 #endif
     init_driver(p);
+    ps_set_checks(p);
     ps_trace_tracks(p);
     return p;
 }

@@ -115,6 +115,11 @@ static int resume_from(run_ckpt_t *c, alg_prepared_t *run)
                            "%s", c->resume, diff);
     else if (alg_restore(run, payload, n, &err))
         rc = cli_bad_input("run: --resume %s: %s", c->resume, err.msg);
+    else if (alg_restored_updates(run) != c->saved.updates || c->saved.run_id < 1)
+        /* the header says which rows the database keeps: it must be the state's update */
+        rc = cli_bad_input("run: --resume %s: its header says run %lld after update %lld, its "
+                           "state is after update %lld", c->resume, (long long)c->saved.run_id,
+                           (long long)c->saved.updates, (long long)alg_restored_updates(run));
     free(file);
     return rc;
 }
