@@ -457,18 +457,28 @@ static int run_prepare(run_state_t *st)
     return 0;
 }
 
-/* --db, --trace and --progress-fd must reach none of the run's inputs (the scenario, its
- * data files, the database and its companions), checked before anything is written. */
+/* --db, --trace, --checkpoint and --progress-fd must reach none of the run's inputs (the
+ * scenario, its data files, the checkpoint given with --resume, the database and its
+ * companions), and --trace and --progress-fd not the checkpoint either; checked before
+ * anything is written.  The checkpoint may be the --resume file: it goes on there. */
 static int check_outputs(const run_args_t *t, const run_state_t *st, bool db_given)
 {
-    sgd_outpath_input_t in[CLI_OUTPATH_SCENARIO_MAX + 1];
+    sgd_outpath_input_t in[CLI_OUTPATH_SCENARIO_MAX + 3], ck[CLI_OUTPATH_SCENARIO_MAX + 1];
     size_t n = cli_outpath_scenario_inputs(st->s.path, &st->s, in);
+    memcpy(ck, in, n * sizeof *in);
+    size_t nck = n;
+    const char *resume = st->ckpt.resume;
+    if (resume) in[n++] = (sgd_outpath_input_t){resume, "the checkpoint given with --resume", false};
     const char *db_opt = db_given ? "--db" : "the default --db";
     int rc = cli_outpath_refuse("run", db_opt, st->db_path, true, in, n);
-    in[n++] = (sgd_outpath_input_t){st->db_path, "the results database given with --db", true};
-    if (!rc && t->path) rc = cli_outpath_refuse("run", "--trace", t->path, false, in, n);
+    in[n++] = ck[nck++] =
+        (sgd_outpath_input_t){st->db_path, "the results database given with --db", true};
     if (!rc && st->ckpt.path)
-        rc = cli_outpath_refuse("run", "--checkpoint", st->ckpt.path, false, in, n);
+        rc = cli_outpath_refuse("run", "--checkpoint", st->ckpt.path, false, ck, nck);
+    if (st->ckpt.path && st->ckpt.path != resume)
+        in[n++] = (sgd_outpath_input_t){st->ckpt.path, "the checkpoint file given with "
+                                                       "--checkpoint", false};
+    if (!rc && t->path) rc = cli_outpath_refuse("run", "--trace", t->path, false, in, n);
     if (!rc && st->r.progress_fd)
         rc = cli_outpath_refuse_fd("run", "--progress-fd", st->r.progress_fd, in, n);
     return rc;
@@ -501,7 +511,14 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if (st->r.progress_fd && fcntl(st->r.progress_fd, F_GETFD) < 0)
         return cli_bad_input("run: --progress-fd %d: not an open file descriptor",
                              st->r.progress_fd);
-    if ((rc = check_outputs(t, st, o->db != NULL))) return rc;
+    if ((rc = check_outputs(t, st, o->db != NULL)) || (rc = run_ckpt_check_target(&st->ckpt)))
+        return rc;
+    /* A run is resumed in the database it began in: a --db that is not there is the wrong
+     * one, and is not created (with an empty schema) only to be refused. */
+    if (st->ckpt.resume && access(st->db_path, F_OK) != 0)
+        return cli_bad_input("run: --resume %s: %s %s: no such database (a run is resumed in "
+                             "the database it began in)", st->ckpt.resume,
+                             o->db ? "--db" : "the default --db", st->db_path);
     /* A reader that went away must not kill the run: the write fails, and that is all. */
     if (st->r.progress_fd) signal(SIGPIPE, SIG_IGN);
     if (gethostname(st->r.host, sizeof st->r.host) != 0)

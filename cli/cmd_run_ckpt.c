@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/number.h"
+#include "common/outpath.h"
 #include "common/sha256.h"
 #include "results/rdb_resume.h"
 
@@ -48,6 +50,32 @@ int run_ckpt_check_args(run_ckpt_t *c)
     if (!c->path && (c->every_s > 0 || c->every_updates || c->exit_at))
         return cli_bad_input("run: --checkpoint-every, --checkpoint-every-updates and "
                              "--checkpoint-exit-at need --checkpoint FILE (or --resume FILE)");
+    return 0;
+}
+
+int run_ckpt_check_target(const run_ckpt_t *c)
+{
+    if (!c->path) return 0;
+    const char *opt = c->path == c->resume ? "--resume" : "--checkpoint";
+    struct stat st;
+    if (stat(c->path, &st) == 0) {
+        const char *why = S_ISDIR(st.st_mode)    ? "is a directory"
+                          : !S_ISREG(st.st_mode) ? "is not a regular file"
+                          /* no write bit at all: read-only even for root, who may write it */
+                          : !(st.st_mode & 0222) || access(c->path, W_OK) != 0
+                              ? "is read-only"
+                              : NULL;
+        if (why)
+            return cli_bad_input("run: %s %s: %s; checkpoints are written to a new file "
+                                 "renamed over it (give --checkpoint another FILE)", opt,
+                                 c->path, why);
+    }
+    /* The writer creates a temporary file beside the target: try one now. */
+    sgd_outfile_t o;
+    sgd_err_t err = {{0}};
+    if (sgd_outfile_open(&o, c->path, &err))
+        return cli_bad_input("run: %s %s", opt, err.msg);
+    sgd_outfile_abort(&o, false);
     return 0;
 }
 
