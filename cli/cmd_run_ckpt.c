@@ -59,8 +59,11 @@ int run_ckpt_check_target(const run_ckpt_t *c)
     const char *opt = c->path == c->resume ? "--resume" : "--checkpoint";
     struct stat st;
     if (stat(c->path, &st) == 0) {
-        const char *why = S_ISDIR(st.st_mode)    ? "is a directory"
-                          : !S_ISREG(st.st_mode) ? "is not a regular file"
+        /* A device is written in place (common/outpath.h: /dev/full fails the write, as a
+         * full disk would); a FIFO or a socket would hold the writer until a reader came. */
+        const bool file = S_ISREG(st.st_mode) || S_ISCHR(st.st_mode);
+        const char *why = S_ISDIR(st.st_mode) ? "is a directory"
+                          : !file             ? "is neither a regular file nor a device"
                           /* no write bit at all: read-only even for root, who may write it */
                           : !(st.st_mode & 0222) || access(c->path, W_OK) != 0
                               ? "is read-only"

@@ -46,9 +46,9 @@ bool run_ckpt_wanted(const run_ckpt_t *c);
 int run_ckpt_check_args(run_ckpt_t *c);
 
 /* Before the run is built: the file checkpoints go to can be written -- its directory
- * exists and takes a new file (one is tried), and the file, if there, is a regular file
- * that is not read-only -- so that a run does not learn it only at its first checkpoint,
- * with its work done.  0, or exit 2 after the message. */
+ * exists and takes a new file (one is tried), and the file, if there, is a regular file or
+ * a device (written in place), not read-only -- so that a run does not learn it only at its
+ * first checkpoint, with its work done.  0, or exit 2 after the message. */
 int run_ckpt_check_target(const run_ckpt_t *c);
 
 /* After the run was prepared, before the database is opened: refuses an algorithm or

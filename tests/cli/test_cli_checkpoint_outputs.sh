@@ -1,6 +1,6 @@
 # Where checkpoints go, checked before a run starts: --trace naming the --checkpoint or the
 # --resume file, --db naming the --resume file, and a --checkpoint that cannot be written (a
-# missing directory, a directory, a read-only file, a device) exit 2 before anything is
+# missing directory, a directory, a read-only file, a FIFO) exit 2 before anything is
 # written -- no database, no run's row, no trace, the checkpoint untouched -- instead of
 # failing at the first checkpoint with the work done; a --resume into a --db that is not
 # there is refused without creating it.
@@ -25,8 +25,10 @@ nothing_written "a directory"
 expect_exit 2 "--checkpoint ro.ckpt: is read-only" -- "$SGDSIM" run "$S" --db n.db --quiet --checkpoint ro.ckpt
 nothing_written "a read-only file"
 [ -z "$(cat ro.ckpt)" ] || fail "the read-only file changed"
-expect_exit 2 "--checkpoint /dev/null: is not a regular file" -- "$SGDSIM" run "$S" --db n.db --quiet --checkpoint /dev/null
-nothing_written "a device"
+mkfifo fifo.ckpt
+expect_exit 2 "--checkpoint fifo.ckpt: is neither a regular file nor a device" \
+  -- "$SGDSIM" run "$S" --db n.db --quiet --checkpoint fifo.ckpt
+nothing_written "a FIFO"
 
 # A run's checkpoint, then what a resume must not overwrite or create.
 "$SGDSIM" run "$S" --db a.db --quiet --checkpoint c.ckpt --checkpoint-exit-at 20; [ $? = 75 ] || fail "no checkpoint"
