@@ -91,7 +91,9 @@ static int sink_metric(void *arg, int64_t update, int64_t vtime_ns, const char *
     if (strcmp(name, "val_error") == 0) r->final_val_error = value, r->have_val = true;
     else if (strcmp(name, "val_loss") == 0) r->final_val_loss = value;
     else if (strcmp(name, "train_loss") == 0) r->final_train_loss = value;
-    return rdb_metric(r->db, r->run_id, update, vtime_ns, name, value, err);
+    if (rdb_metric(r->db, r->run_id, update, vtime_ns, name, value, err)) return -1;
+    run_ckpt_count_row(r->ckpt, update);
+    return 0;
 }
 
 static int sink_traffic(void *arg, const char *kind, uint64_t sent_msgs, uint64_t sent_bytes,

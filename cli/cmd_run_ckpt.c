@@ -181,11 +181,21 @@ int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t
                    sgd_err_t *err)
 {
     c->db = db;
+    c->rows = 0;
+    c->last_row = -1;
     if (c->resume) {
         rdb_resume_t q = {.run_id = c->saved.run_id, .run_key = c->saved.run_key,
-                          .started_at = c->saved.run_started, .after_update = c->saved.updates};
-        if (rdb_run_resume(db, &q, err)) return sgd_err_prefix(err, "--resume");
+                          .started_at = c->saved.run_started, .after_update = c->saved.updates,
+                          .expect_rows = c->saved.db_rows,
+                          .expect_last_update = c->saved.db_last_update};
+        if (rdb_run_resume(db, &q, err)) {
+            char what[SGD_ERR_MAX];
+            snprintf(what, sizeof what, "--resume %s", c->resume);
+            return sgd_err_prefix(err, what);
+        }
         *run_id = c->saved.run_id;
+        c->rows = c->saved.db_rows;
+        c->last_row = c->saved.db_last_update;
     } else if (rdb_run_begin(db, info, run_id, err)) {
         return -1;
     }
@@ -207,6 +217,8 @@ static int write_checkpoint(void *ctx, void *payload, size_t n, int64_t updates,
         return -1;
     }
     c->meta.updates = updates;
+    c->meta.db_rows = c->rows; /* committed just now */
+    c->meta.db_last_update = c->last_row;
     if (!c->writer) c->writer = sgd_ckpt_writer_create();
     sgd_ckpt_writer_start(c->writer, c->path, &c->meta, payload, n);
     return 0;
@@ -226,6 +238,12 @@ static void *reclaim_checkpoint(void *ctx, size_t *n)
     run_ckpt_t *c = ctx;
     *n = 0;
     return c->writer ? sgd_ckpt_writer_reclaim(c->writer, n) : NULL;
+}
+
+void run_ckpt_count_row(run_ckpt_t *c, int64_t update)
+{
+    c->rows++;
+    if (update > c->last_row) c->last_row = update;
 }
 
 void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run)

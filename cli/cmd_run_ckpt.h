@@ -33,6 +33,8 @@ typedef struct run_ckpt {
     sgd_ckpt_meta_t saved;     /* the header of the checkpoint resumed from */
     rdb_t *db;
     sgd_ckpt_writer_t *writer; /* writes the files in the background (common/ckpt_writer.h) */
+    int64_t rows, last_row;    /* the run's metric rows written so far and the largest
+                                  update index among them (-1: none), for the header */
 } run_ckpt_t;
 
 /* --checkpoint-every DURATION: "90", "90s", "10m", "2h" (a plain decimal and a unit). */
@@ -63,6 +65,10 @@ void run_ckpt_note_trace(const run_ckpt_t *c, sim_trace_t *t);
 /* The sink's begin: a new runs row, or (--resume) the checkpoint's run resumed in db. */
 int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t *run_id,
                    sgd_err_t *err);
+
+/* One metric row of the run, of `update`, was written (the sink's): counted for the next
+ * checkpoint's header, which says what the database must hold (ckpt_file.h). */
+void run_ckpt_count_row(run_ckpt_t *c, int64_t update);
 
 /* Makes the prepared run write checkpoints as the options say, once it has begun. */
 void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run);

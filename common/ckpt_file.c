@@ -55,6 +55,8 @@ static void encode_head(sgd_ckw_t *w, const sgd_ckpt_meta_t *m, size_t n)
     sgd_ckw_str(w, m->run_started);
     sgd_ckw_i64(w, m->run_id);
     sgd_ckw_i64(w, m->updates);
+    sgd_ckw_i64(w, m->db_rows);
+    sgd_ckw_i64(w, m->db_last_update);
     sgd_ckw_u64(w, (uint64_t)n); /* as sgd_ckw_bytes writes it */
 }
 
@@ -116,6 +118,8 @@ static void read_header(sgd_ckr_t *r, sgd_ckpt_meta_t *m)
     sgd_ckr_str(r, m->run_started, sizeof m->run_started, "run start");
     m->run_id = sgd_ckr_i64(r);
     m->updates = sgd_ckr_i64(r);
+    m->db_rows = sgd_ckr_i64(r);
+    m->db_last_update = sgd_ckr_i64(r);
 }
 
 /* The magic and format at the start of r's bytes; 0, or -1 with the reason. */
@@ -126,7 +130,8 @@ static int read_preamble(const void *bytes, size_t len, sgd_ckr_t *r, sgd_err_t 
     sgd_ckr_init(r, (const uint8_t *)bytes + 8, len - 8);
     uint64_t format = sgd_ckr_u64(r);
     if (!r->failed && format != SGD_CKPT_FORMAT)
-        return sgd_errf(err, "checkpoint format %llu, this sgdsim reads format %d",
+        return sgd_errf(err, "checkpoint format %llu, this sgdsim reads format %d (the file was "
+                             "written by another version of sgdsim: resume it with that one)",
                         (unsigned long long)format, SGD_CKPT_FORMAT);
     return 0;
 }

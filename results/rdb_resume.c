@@ -61,6 +61,33 @@ static int check_resumable(rdb_t *db, const rdb_resume_t *q, sqlite3_stmt *st, s
     return 0;
 }
 
+/* The run's metric rows up to the checkpoint's update against what the checkpoint was
+ * written after (rdb_resume.h). */
+static int check_rows(rdb_t *db, const rdb_resume_t *q, sgd_err_t *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->db, "SELECT count(*), coalesce(max(update_idx), -1) FROM metrics"
+                           " WHERE run_id = ?1 AND update_idx <= ?2", -1, &st, NULL) != SQLITE_OK)
+        return rdb_sqlerr(db, "cannot read the run's rows", err);
+    sqlite3_bind_int64(st, 1, q->run_id);
+    sqlite3_bind_int64(st, 2, q->after_update);
+    int step = sqlite3_step(st);
+    int64_t rows = sqlite3_column_int64(st, 0), last = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW) return rdb_sqlerr(db, "cannot read the run's rows", err);
+    if (rows == q->expect_rows && last == q->expect_last_update) return 0;
+    bool older = rows < q->expect_rows || last < q->expect_last_update;
+    return sgd_errf(err, "%s: holds %lld metric rows of run %lld up to update %lld (the last "
+                         "at update %lld), the checkpoint was written after %lld (the last at "
+                         "update %lld): %s", db->path, (long long)rows, (long long)q->run_id,
+                    (long long)q->after_update, (long long)last, (long long)q->expect_rows,
+                    (long long)q->expect_last_update,
+                    older ? "the database is older than the checkpoint and lacks rows it "
+                            "expects (commits lost to a crash, or a copy restored); resume "
+                            "from a checkpoint this database holds the rows of, or run it again"
+                          : "the database holds rows the checkpoint does not know of");
+}
+
 /* Statements of the resume, each bound to ?1 = run id (and ?2 = the update). */
 static const char *const resume_sql[] = {
     "DELETE FROM metrics WHERE run_id = ?1 AND update_idx > ?2",
@@ -109,6 +136,7 @@ int rdb_run_resume(rdb_t *db, const rdb_resume_t *q, sgd_err_t *err)
         else rc = rdb_sqlerr(db, "cannot resume the run", err);
     }
     sqlite3_finalize(st);
+    if (rc == 0) rc = check_rows(db, q, err);
     if (rc == 0) rc = apply_resume(db, q, err);
     if (rc == 0) rc = rdb_lease_take(db, q->run_id, token, err);
     if (rc == 0) rc = rdb_exec(db, "COMMIT", "cannot resume the run", err);

@@ -22,7 +22,7 @@
 
 static sgd_ckpt_meta_t sample_meta(void)
 {
-    sgd_ckpt_meta_t m = {.run_id = 7, .updates = 1234};
+    sgd_ckpt_meta_t m = {.run_id = 7, .updates = 1234, .db_rows = 4321, .db_last_update = 1234};
     snprintf(m.sgdsim_version, sizeof m.sgdsim_version, "1.2.3");
     snprintf(m.git_rev, sizeof m.git_rev, "v1.2.3-4-gabcdef");
     snprintf(m.blas_core, sizeof m.blas_core, "Haswell");
@@ -180,7 +180,10 @@ static void test_file(const char *dir)
     b[len - 3] ^= 1;
     b[8] = 9;
     expect_refused(b, len, "checkpoint format 9");
-    b[8] = 1;
+    b[8] = 1; /* the format before the database's rows were in the header */
+    expect_refused(b, len, "checkpoint format 1, this sgdsim reads format 2 (the file was written "
+                           "by another version of sgdsim");
+    b[8] = SGD_CKPT_FORMAT;
     b[0] = 'X';
     expect_refused(b, len, "not an sgdsim checkpoint");
     b[0] = 'S';
