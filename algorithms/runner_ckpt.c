@@ -268,6 +268,15 @@ bool alg_runner_checkpoint_write(alg_prepared_t *run)
     return false;
 }
 
+bool alg_runner_checkpoint_stop_at_start(alg_prepared_t *run)
+{
+    struct alg_runner *rn = &run->runner;
+    if (!rn->restored || !rn->checkpoints || !exit_requested) return false;
+    rn->ckpt_due = rn->ckpt_exit = true;
+    alg_runner_checkpoint_write(run); /* false: stopped with it, or failed to write it */
+    return true;
+}
+
 int alg_restore(alg_prepared_t *run, const void *payload, size_t n, sgd_err_t *err)
 {
     const char *no = alg_checkpoint_unsupported(run);

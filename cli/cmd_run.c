@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/cmd_run_ckpt.h"
 #include "cli/outpath.h"
+#include "cli/run_signals.h"
 #include "cli/text.h"
 #include "common/number.h"
 #include "config/scenario.h"
@@ -150,22 +151,6 @@ static void sink_progress(void *arg, int64_t update, int64_t vtime_ns, double lo
     fflush(stderr);
 }
 
-/* Ctrl-C or a polite kill: finish the current update and store the run as failed, with
- * its rows, instead of leaving it "running".  A second signal kills at once. */
-static void on_signal(int sig)
-{
-    alg_request_interrupt();
-    signal(sig, SIG_DFL);
-}
-
-/* SIGTERM or SIGUSR1 with --checkpoint: write a checkpoint at the next update boundary and
- * stop (what a scheduler sends before it preempts a job).  A second signal kills at once. */
-static void on_preempt(int sig)
-{
-    alg_request_checkpoint_exit();
-    signal(sig, SIG_DFL);
-}
-
 static const char *status_name(alg_status_t s)
 {
     switch (s) {
@@ -225,13 +210,15 @@ static void usage(FILE *f)
             "  --checkpoint-every DURATION  ... every DURATION of wall time (90s, 10m, 2h);\n"
             "                        it decides only when, never what the run computes\n"
             "  --checkpoint-every-updates N  ... after every N-th update\n"
-            "  --checkpoint-exit-at N  write one after update N and exit 75\n"
+            "  --checkpoint-exit-at N  write one after update N and exit 75 (with --resume: an\n"
+            "                        update after the checkpoint's)\n"
             "  --resume FILE         continue the run FILE was written by, in the same --db,\n"
             "                        with the same scenario and options: the same bits as a\n"
             "                        run never interrupted (checkpoints go on to FILE unless\n"
             "                        --checkpoint says otherwise)\n\n"
             "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf),\n"
-            "            75 stopped with a checkpoint (resume it with --resume)\n");
+            "            75 stopped with a checkpoint (resume it with --resume), or stopped\n"
+            "               by a signal while starting, with nothing written (run it again)\n");
 }
 
 /* How many times the end of a run is written before giving up: the first time with its own
@@ -486,6 +473,21 @@ static int check_outputs(const run_args_t *t, const run_state_t *st, bool db_giv
     return rc;
 }
 
+/* A stop signal before the run began: nothing was written (no row, no checkpoint; the
+ * trace is discarded), so there is nothing to resume but the run itself, which is not
+ * failed: exit 75, "try again later", as a run stopped with a checkpoint. */
+static int stopped_before_start(const run_state_t *st)
+{
+    const char *sig = cli_run_signals_name(cli_run_signals_caught());
+    if (st->ckpt.resume)
+        fprintf(stderr, "sgdsim: run: stopped by %s before the run went on; %s and %s are as "
+                "they were (resume it again)\n", sig, st->db_path, st->ckpt.resume);
+    else
+        fprintf(stderr, "sgdsim: run: stopped by %s before the run began; nothing was "
+                "recorded (run it again)\n", sig);
+    return RUN_EXIT_CHECKPOINTED;
+}
+
 /* Loads the scenario (which may start the program again on another BLAS kernel, so before
  * anything is opened), opens the trace, builds the run and only then opens the database.
  * argv[0..argc) is run's command line after "sgdsim run", recorded with the run. */
@@ -531,6 +533,9 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if ((rc = run_prepare(st)) != 0) return rc;
     if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared)) != 0) return rc;
     run_ckpt_note_trace(&st->ckpt, st->trace);
+    /* Loading and building take time: a stop signal meanwhile leaves even the database
+     * unopened (cli/run_signals.h). */
+    if (cli_run_signals_caught()) return stopped_before_start(st);
     if (rdb_open(st->db_path, &st->r.db, &err)) return cli_bad_input("%s", err.msg);
     return 0;
 }
@@ -598,10 +603,11 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_arg
                        .traffic = sink_traffic, .staleness = sink_staleness,
                        .version_age = sink_version_age, .progress = sink_progress,
                        .trace = st->trace};
-    bool ckpt = run_ckpt_wanted(&st->ckpt);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, ckpt ? on_preempt : on_signal);
-    signal(SIGUSR1, ckpt ? on_preempt : on_signal);
+    /* The signals are caught since main(): one that came before the run's row exists
+     * stops it here, with nothing recorded.  From here on the runner takes it, at the next
+     * update (Ctrl-C: stored failed, with its rows; SIGTERM or SIGUSR1 with --checkpoint: a
+     * checkpoint, then exit 75). */
+    if (cli_run_signals_caught()) return stopped_before_start(st);
     run_ckpt_arm(&st->ckpt, st->prepared);
     alg_outcome_t o;
     if (alg_execute(st->prepared, &sink, &o, &err))

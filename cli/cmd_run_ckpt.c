@@ -163,7 +163,14 @@ int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run)
         return cli_bad_input("run: %s %s: %s", c->resume ? "--resume" : "--checkpoint",
                              c->resume ? c->resume : c->path, why);
     fill_meta(s, &c->meta);
-    return c->resume ? resume_from(c, run) : 0;
+    int rc = c->resume ? resume_from(c, run) : 0;
+    /* A stop at an update the checkpoint has passed would be one after the next update. */
+    if (rc == 0 && c->resume && c->exit_at && (int64_t)c->exit_at <= alg_restored_updates(run))
+        rc = cli_bad_input("run: --checkpoint-exit-at %llu: the checkpoint is after update %lld "
+                           "already (--resume %s); give a later update",
+                           (unsigned long long)c->exit_at, (long long)alg_restored_updates(run),
+                           c->resume);
+    return rc;
 }
 
 void run_ckpt_note_trace(const run_ckpt_t *c, sim_trace_t *t)

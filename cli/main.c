@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/machine.h"
+#include "cli/run_signals.h"
 #include "common/error.h"
 
 const cli_command_t *const cli_commands[] = {
@@ -71,6 +72,9 @@ static int version(void)
 
 int main(int argc, char **argv)
 {
+    /* `run`'s stop signals, first of all: none may kill a run by its default action while
+     * it starts (cli/run_signals.h). */
+    if (argc >= 2 && strcmp(argv[1], "run") == 0) cli_run_signals_catch();
     /* A file-size limit (ulimit -f) must turn into a failed write that the results writer
      * reports and survives, not a signal that kills the process mid-transaction. */
     signal(SIGXFSZ, SIG_IGN);
