@@ -194,7 +194,8 @@ int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t
         rdb_resume_t q = {.run_id = c->saved.run_id, .run_key = c->saved.run_key,
                           .started_at = c->saved.run_started, .after_update = c->saved.updates,
                           .expect_rows = c->saved.db_rows,
-                          .expect_last_update = c->saved.db_last_update};
+                          .expect_last_update = c->saved.db_last_update,
+                          .tags = info->tags, .ntags = info->ntags};
         if (rdb_run_resume(db, &q, err)) {
             char what[SGD_ERR_MAX];
             snprintf(what, sizeof what, "--resume %s", c->resume);
