@@ -297,6 +297,7 @@ static int csgd_verify(void *state, sgd_err_t *err)
     if (waiting != c->nready)
         return sgd_errf(err, "csgd: %d workers wait in the allreduce, %d gradients are ready",
                         waiting, c->nready);
+    if (sim_net_check_times(c->y.net, sim_engine_latest(c->ctx->engine), err)) return -1;
     return c->coll ? sim_coll_verify(c->coll, err) : 0;
 }
 

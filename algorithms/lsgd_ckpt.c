@@ -316,6 +316,7 @@ static int lsgd_verify(void *state, sgd_err_t *err)
         rc = sgd_errf(err, "lsgd: %d gradients computed, %d counted", computed, l->ncomputed);
     if (rc == 0)
         rc = l->analytic ? check_analytic_nodes(l, at, err) : check_communicators(l, err);
+    if (rc == 0) rc = sim_net_check_times(l->y.net, sim_engine_latest(l->ctx->engine), err);
     free(at);
     return rc;
 }

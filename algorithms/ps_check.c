@@ -268,5 +268,8 @@ static int check_counters(const ps_t *p, sgd_err_t *err)
 int ps_verify(void *state, sgd_err_t *err)
 {
     const ps_t *p = state;
-    return check_driver(p, err) || check_pushes(p, err) || check_counters(p, err) ? -1 : 0;
+    if (check_driver(p, err) || check_pushes(p, err) || check_counters(p, err)) return -1;
+    return p->timed.net ? sim_net_check_times(p->timed.net,
+                                              sim_engine_latest(p->ctx->engine), err)
+                        : 0;
 }

@@ -143,7 +143,7 @@ int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err);
 
 /* After a restore and sim_engine_check_pending (whose checks of this collective's events
  * count its pending entries and wake-ups): every rank that waits for a wake-up has one
- * pending.  0, or -1 with err. */
+ * pending, and none has its sends done after every pending event.  0, or -1 with err. */
 int sim_coll_verify(const sim_coll_t *c, sgd_err_t *err);
 /* After the same: whether rank is in the collective, or has its entry pending (its owner
  * is then not doing anything else). */

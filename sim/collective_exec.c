@@ -483,10 +483,15 @@ int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err)
 
 int sim_coll_verify(const sim_coll_t *c, sgd_err_t *err)
 {
-    for (int i = 0; i < c->sched->nranks; i++)
+    const int64_t latest = sim_engine_latest(c->engine);
+    for (int i = 0; i < c->sched->nranks; i++) {
         if (c->ranks[i].waking && c->ck_wake[i] == 0)
             return sgd_errf(err, "collective: rank %d waits for a wake-up that is not pending",
                             i);
+        if (c->ranks[i].sends_until > latest)
+            return sgd_errf(err, "collective: rank %d's sends done at %lld ns, after every "
+                                 "pending event", i, (long long)c->ranks[i].sends_until);
+    }
     return 0;
 }
 

@@ -312,6 +312,14 @@ int sim_engine_restore(sim_engine_t *e, sgd_ckr_t *r, sgd_err_t *err)
     return sgd_ckr_check(r, "engine", err);
 }
 
+int64_t sim_engine_latest(const sim_engine_t *e)
+{
+    int64_t t = e->now_ns;
+    for (size_t i = 0; i < e->size; i++)
+        if (e->heap[i].t_ns > t) t = e->heap[i].t_ns;
+    return t;
+}
+
 void sim_engine_set_check(sim_engine_t *e, uint32_t type, sim_check_fn check)
 {
     SGD_ASSERT(type < e->ntypes && check);

@@ -131,6 +131,10 @@ int sim_engine_restore(sim_engine_t *e, sgd_ckr_t *r, sgd_err_t *err);
  * runs the checks over every pending event, and refuses one whose type has none: a type
  * nobody checks is not trusted.  0, or -1 with err naming the event. */
 typedef bool (*sim_check_fn)(void *ctx, const sim_event_t *ev, char *why, size_t size);
+/* The latest time anything is pending for: the clock, or the last pending event's time.
+ * Whatever a restored state books ahead (a link busy until, a sender's sends done at) ends
+ * by then: its event is pending. */
+int64_t sim_engine_latest(const sim_engine_t *e);
 void sim_engine_set_check(sim_engine_t *e, uint32_t type, sim_check_fn check);
 int sim_engine_check_pending(const sim_engine_t *e, sgd_err_t *err);
 

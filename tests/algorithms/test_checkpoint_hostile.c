@@ -3,7 +3,8 @@
  * family's state -- a pending event's worker, client or node out of range or doubled, the
  * engine's counters, the runner's times, evaluation point and loss, NaN parameters,
  * velocity, snapshots, normaliser and mean-square statistics and B-FASGD's last gradient, an
- * all-zero random stream, CSGD's and LSGD's books of the iteration, the clients' counts.
+ * all-zero random stream, CSGD's and LSGD's books of the iteration, the clients' counts, a
+ * link busy after every pending event.
  * The unchanged checkpoint restores (the changes, not the files, are refused). */
 #include <math.h>
 
@@ -175,6 +176,10 @@ static void check_csgd(void)
     memcpy(f, p, n);
     forge_put(f, books + 80, 12); /* applied[0], after t_reduce_ns[] */
     expect_refused(&s, f, n, "a worker's updates", "worker 0 applied 12 updates");
+    memcpy(f, p, n);
+    size_t net = forge_find_tag(p, n, "network", 0);
+    forge_put(f, net + 8, (uint64_t)1 << 50); /* link 0 busy until */
+    expect_refused(&s, f, n, "a link busy after every event", "link 0 busy until");
     free(f);
     free(p);
     scn_free(&s);
@@ -242,6 +247,10 @@ static void check_ps_timed(void)
     size_t client0 = forge_find_tag(p, n, "clients", 0);
     forge_put(f, client0 + 16, forge_get(p, client0 + 16) + 1); /* its steps */
     expect_refused(&s, f, n, "a client's steps", "gradients requested");
+    memcpy(f, p, n);
+    size_t net = forge_find_tag(p, n, "network", forge_find_tag(p, n, "timed", 0));
+    forge_put(f, net + 8 + 24, (uint64_t)1 << 50); /* link 1 busy until */
+    expect_refused(&s, f, n, "a link busy after every event", "link 1 busy until");
     free(f);
     free(p);
     scn_free(&s);
