@@ -6,7 +6,6 @@
  * file and leaves an existing one untouched; the run's row is marked complete together
  * with its last rows in one transaction. */
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,13 +21,12 @@
 #include "cli/cmd_run_ckpt.h"
 #include "cli/outpath.h"
 #include "cli/run_signals.h"
+#include "cli/trace_args.h"
 #include "cli/text.h"
-#include "common/number.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_read.h"
-#include "sim/dist.h"
 
 typedef struct run_sink {
     rdb_t *db;
@@ -255,67 +253,12 @@ static const char *end_run(rdb_t *db, int64_t run_id, const rdb_run_end_t *end)
 /* run's own options: where and what of the event timeline to write, the axes of the sweep
  * the run is a point of, and --progress-fd. */
 typedef struct run_args {
+    cli_trace_args_t trace;  /* first: the target of its options' parsers (trace_args.h) */
     const char *path;        /* --trace FILE, or NULL */
-    const char *needs_trace; /* the last --trace-* option given, which needs --trace */
-    sim_trace_opts_t opts;
     const char *sweep_axes;  /* --sweep-axes KEY,...: set by `sgdsim sweep`; or NULL */
     uint64_t progress_fd;    /* --progress-fd N, 0 = none */
     run_ckpt_t ckpt;         /* --checkpoint*, --resume */
 } run_args_t;
-
-/* Parses "T0:T1" in seconds of virtual time (plain decimals; either side may be empty)
- * into a trace window. */
-static int parse_window(const char *v, sim_trace_opts_t *o)
-{
-    const char *colon = strchr(v, ':');
-    if (!colon || (size_t)(colon - v) >= 64) return -1;
-    char first[64];
-    memcpy(first, v, (size_t)(colon - v));
-    first[colon - v] = '\0';
-    double t0 = 0, t1 = INFINITY;
-    if (first[0] && !sgd_parse_decimal(first, &t0)) return -1;
-    if (colon[1] && !sgd_parse_decimal(colon + 1, &t1)) return -1;
-    if (!(t0 >= 0) || !(t1 >= t0) || t0 > SIM_VTIME_MAX_S) return -1;
-    o->t0_ns = sim_seconds_to_ns(t0);
-    o->t1_ns = t1 > SIM_VTIME_MAX_S ? INT64_MAX : sim_seconds_to_ns(t1);
-    return 0;
-}
-
-/* --trace-window T0:T1 */
-static bool opt_window(void *target, const char *opt, const char *v, char *msg, size_t size)
-{
-    run_args_t *t = target;
-    t->needs_trace = opt;
-    if (parse_window(v, &t->opts) == 0) return true;
-    snprintf(msg, size, "%s %s: expected T0:T1 in seconds of virtual time, 0 <= T0 <= T1 "
-             "(e.g. 0.5:0.6)", opt, v);
-    return false;
-}
-
-/* --trace-max-events N */
-static bool opt_max_events(void *target, const char *opt, const char *v, char *msg,
-                           size_t size)
-{
-    run_args_t *t = target;
-    t->needs_trace = opt;
-    if (cli_parse_u64(v, &t->opts.max_events)) return true;
-    snprintf(msg, size, "%s %s: expected a number of events >= 0", opt, v);
-    return false;
-}
-
-/* --trace-level step|message */
-static bool opt_level(void *target, const char *opt, const char *v, char *msg, size_t size)
-{
-    run_args_t *t = target;
-    t->needs_trace = opt;
-    if (strcmp(v, "step") == 0) t->opts.level = SIM_TRACE_LEVEL_STEP;
-    else if (strcmp(v, "message") == 0) t->opts.level = SIM_TRACE_LEVEL_MESSAGE;
-    else {
-        snprintf(msg, size, "%s %s: expected step or message", opt, v);
-        return false;
-    }
-    return true;
-}
 
 /* --checkpoint-every DURATION */
 static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *msg,
@@ -327,9 +270,9 @@ static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *m
 
 static const cli_opt_t trace_opts[] = {
     {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, path)},
-    {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = opt_window},
-    {.name = "--trace-max-events", .kind = CLI_ARG_CUSTOM, .parse = opt_max_events},
-    {.name = "--trace-level", .kind = CLI_ARG_CUSTOM, .parse = opt_level},
+    {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = cli_trace_opt_window},
+    {.name = "--trace-max-events", .kind = CLI_ARG_CUSTOM, .parse = cli_trace_opt_max_events},
+    {.name = "--trace-level", .kind = CLI_ARG_CUSTOM, .parse = cli_trace_opt_level},
     {.name = "--sweep-axes", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, sweep_axes),
      .metavar = "KEY,..."},
     {.name = "--progress-fd", .kind = CLI_ARG_U64, .off = offsetof(run_args_t, progress_fd),
@@ -353,14 +296,14 @@ static const cli_opt_t trace_opts[] = {
  * message (with --help: 0 and o->help, after the usage text). */
 static int parse_run_args(int argc, char **argv, cli_opts_t *o, run_args_t *t)
 {
-    *t = (run_args_t){.opts = {.t0_ns = 0, .t1_ns = INT64_MAX, .max_events = 1000000}};
+    *t = (run_args_t){.trace = cli_trace_args_default()};
     cli_opt_set_t extra = {trace_opts, t, 0};
     int rc = cli_parse_opts("run", argc, argv,
                             CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND |
                                 CLI_OPT_NUMERICS | CLI_OPT_TAG, &extra, o);
     if (rc == 0 && o->help) usage(stdout);
-    if (rc == 0 && !o->help && t->needs_trace && !t->path)
-        rc = cli_bad_input("run: %s: only valid with --trace FILE", t->needs_trace);
+    if (rc == 0 && !o->help && t->trace.needs_trace && !t->path)
+        rc = cli_bad_input("run: %s: only valid with --trace FILE", t->trace.needs_trace);
     if (rc == 0 && !o->help) rc = run_ckpt_check_args(&t->ckpt);
     return rc;
 }
@@ -528,7 +471,7 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if (gethostname(st->r.host, sizeof st->r.host) != 0)
         snprintf(st->r.host, sizeof st->r.host, "unknown");
     st->r.host[sizeof st->r.host - 1] = '\0';
-    if (t->path && sim_trace_open(t->path, &t->opts, &st->trace, &err))
+    if (t->path && sim_trace_open(t->path, &t->trace.opts, &st->trace, &err))
         return cli_bad_input("%s", err.msg);
     if ((rc = run_prepare(st)) != 0) return rc;
     if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared)) != 0) return rc;
