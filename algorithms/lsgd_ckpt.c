@@ -166,40 +166,40 @@ static int lsgd_restore(void *state, sgd_ckr_t *r, sgd_err_t *err)
 /* ---- a restored run's pending events ----------------------------------------------- */
 
 /* One more event of `count[entity]`'s kind, for an entity below n: true, or false with why. */
-static bool count_one(int *count, uint32_t entity, int n, const char *what, char *why,
+static bool count_one(int *count, const sim_event_t *ev, int n, const char *what, char *why,
                       size_t size)
 {
-    if (entity < (uint32_t)n) {
-        count[entity]++;
+    if (ev->entity < (uint32_t)n && ev->arg == 0) {
+        count[ev->entity]++;
         return true;
     }
-    snprintf(why, size, "%s %u of %d", what, entity, n);
+    snprintf(why, size, "%s %u of %d", what, ev->entity, n);
     return false;
 }
 
 static bool check_io(void *arg, const sim_event_t *ev, char *why, size_t size)
 {
     lsgd_t *l = arg;
-    return count_one(l->ck.io, ev->entity, l->p, "worker", why, size);
+    return count_one(l->ck.io, ev, l->p, "worker", why, size);
 }
 
 static bool check_compute(void *arg, const sim_event_t *ev, char *why, size_t size)
 {
     lsgd_t *l = arg;
-    return count_one(l->ck.compute, ev->entity, l->p, "worker", why, size);
+    return count_one(l->ck.compute, ev, l->p, "worker", why, size);
 }
 
 /* Closed form: a worker's part of its node's reduce done, or a node's reduce done. */
 static bool check_worker_reduced(void *arg, const sim_event_t *ev, char *why, size_t size)
 {
     lsgd_t *l = arg;
-    return count_one(l->ck.reduced, ev->entity, l->analytic ? l->p : 0, "worker", why, size);
+    return count_one(l->ck.reduced, ev, l->analytic ? l->p : 0, "worker", why, size);
 }
 
 static bool check_node_reduced(void *arg, const sim_event_t *ev, char *why, size_t size)
 {
     lsgd_t *l = arg;
-    return count_one(l->ck.node, ev->entity, l->analytic ? l->n : 0, "node", why, size);
+    return count_one(l->ck.node, ev, l->analytic ? l->n : 0, "node", why, size);
 }
 
 /* A step, an allreduce's result or an update on its way: none right after an update. */

@@ -193,8 +193,15 @@ int alg_sync_save(const alg_sync_t *y, sgd_ckw_t *w, sgd_err_t *err)
 static void check_order(const alg_sync_t *y, sgd_ckr_t *r)
 {
     int64_t n = y->ctx->train->n;
-    for (int64_t k = 0; k < n && !r->failed; k++)
-        if ((int64_t)y->order[k] >= n) sgd_ckr_fail(r, "sampler: row %u out of range", y->order[k]);
+    bool *seen = sgd_xcalloc((size_t)n + 1, sizeof *seen);
+    for (int64_t k = 0; k < n && !r->failed; k++) {
+        uint32_t row = y->order[k];
+        if ((int64_t)row >= n || seen[row]) /* a permutation: each row once */
+            sgd_ckr_fail(r, "sampler: row %u out of range or drawn twice", row);
+        else
+            seen[row] = true;
+    }
+    free(seen);
     if (!r->failed && (y->order_pos < 0 || y->order_pos > n))
         sgd_ckr_fail(r, "sampler: position %lld out of range", (long long)y->order_pos);
 }

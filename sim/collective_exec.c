@@ -50,6 +50,7 @@ struct sim_coll {
      * wake events found pending */
     int32_t *slot_dst;
     uint32_t *ck_enter, *ck_wake;
+    uint64_t ck_arrivals; /* messages found on their way */
     char *tr_kind, *tr_round_key; /* sim_coll_set_trace, or NULL */
     char **tr_names;              /* per rank */
 };
@@ -226,11 +227,20 @@ static bool check_rank(const sim_coll_t *c, uint32_t rank, char *why, size_t siz
     return false;
 }
 
+/* An event of rank ev->entity that carries nothing in its arg. */
+static bool check_plain(const sim_coll_t *c, const sim_event_t *ev, char *why, size_t size)
+{
+    if (!check_rank(c, ev->entity, why, size)) return false;
+    if (ev->arg == 0) return true;
+    snprintf(why, size, "an argument %llu where none is carried", (unsigned long long)ev->arg);
+    return false;
+}
+
 /* An entry: a rank not in the collective yet, entering once. */
 static bool check_enter(void *ctx, const sim_event_t *ev, char *why, size_t size)
 {
     sim_coll_t *c = ctx;
-    if (!check_rank(c, ev->entity, why, size)) return false;
+    if (!check_plain(c, ev, why, size)) return false;
     if (!c->ranks[ev->entity].active && c->ck_enter[ev->entity]++ == 0) return true;
     snprintf(why, size, "rank %u enters a collective it is already in", ev->entity);
     return false;
@@ -241,8 +251,10 @@ static bool check_arrive(void *ctx, const sim_event_t *ev, char *why, size_t siz
 {
     sim_coll_t *c = ctx;
     if (!check_rank(c, ev->entity, why, size)) return false;
-    if (ev->arg < (uint64_t)c->sched->nslots && c->slot_dst[ev->arg] == (int32_t)ev->entity)
+    if (ev->arg < (uint64_t)c->sched->nslots && c->slot_dst[ev->arg] == (int32_t)ev->entity) {
+        c->ck_arrivals++;
         return true;
+    }
     snprintf(why, size, "a message of slot %llu to rank %u, which that slot does not reach",
              (unsigned long long)ev->arg, ev->entity);
     return false;
@@ -252,7 +264,7 @@ static bool check_arrive(void *ctx, const sim_event_t *ev, char *why, size_t siz
 static bool check_wake(void *ctx, const sim_event_t *ev, char *why, size_t size)
 {
     sim_coll_t *c = ctx;
-    if (!check_rank(c, ev->entity, why, size)) return false;
+    if (!check_plain(c, ev, why, size)) return false;
     if (c->ranks[ev->entity].waking && c->ck_wake[ev->entity]++ == 0) return true;
     snprintf(why, size, "a wake-up of rank %u, which waits for none", ev->entity);
     return false;
@@ -478,11 +490,19 @@ int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err)
     check_slots(c, r);
     memset(c->ck_enter, 0, (size_t)c->sched->nranks * sizeof *c->ck_enter);
     memset(c->ck_wake, 0, (size_t)c->sched->nranks * sizeof *c->ck_wake);
+    c->ck_arrivals = 0;
     return sgd_ckr_check(r, "collective", err);
 }
 
 int sim_coll_verify(const sim_coll_t *c, sgd_err_t *err)
 {
+    /* Every message sent has arrived or is on its way (its traffic row counts them). */
+    uint64_t arrived = c->ck_arrivals;
+    for (int k = 0; k < c->sched->nslots; k++) arrived += c->arrived[k];
+    if (arrived != c->messages || c->bytes > c->messages * largest_message(c))
+        return sgd_errf(err, "collective: %llu messages (%llu bytes) sent, %llu arrived or on "
+                             "their way", (unsigned long long)c->messages,
+                        (unsigned long long)c->bytes, (unsigned long long)arrived);
     const int64_t latest = sim_engine_latest(c->engine);
     for (int i = 0; i < c->sched->nranks; i++) {
         if (c->ranks[i].waking && c->ck_wake[i] == 0)

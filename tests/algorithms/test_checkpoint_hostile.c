@@ -3,8 +3,9 @@
  * family's state -- a pending event's worker, client or node out of range or doubled, the
  * engine's counters, the runner's times, evaluation point and loss, NaN parameters,
  * velocity, snapshots, normaliser and mean-square statistics and B-FASGD's last gradient, an
- * all-zero random stream, CSGD's and LSGD's books of the iteration, the clients' counts, a
- * link busy after every pending event.
+ * all-zero random stream, a sampler that draws a row twice, CSGD's and LSGD's books of the
+ * iteration, the clients' counts, a collective's message count, a link busy after every
+ * pending event.
  * The unchanged checkpoint restores (the changes, not the files, are refused). */
 #include <math.h>
 
@@ -144,6 +145,9 @@ static void check_sync(const scn_t *s, const uint8_t *p, size_t n)
     memcpy(f, p, n);
     memset(f + sync + 16, 0, 32); /* worker 0's compute stream */
     expect_refused(s, f, n, "an all-zero stream", "all-zero");
+    memcpy(f, p, n);
+    memcpy(f + order + 8 + 4, f + order + 8, 4); /* the sampler's row 1 becomes row 0's */
+    expect_refused(s, f, n, "a row drawn twice", "drawn twice");
     free(f);
 }
 
@@ -180,6 +184,12 @@ static void check_csgd(void)
     size_t net = forge_find_tag(p, n, "network", 0);
     forge_put(f, net + 8, (uint64_t)1 << 50); /* link 0 busy until */
     expect_refused(&s, f, n, "a link busy after every event", "link 0 busy until");
+    memcpy(f, p, n);
+    /* the allreduce's message count, its section's last two values but one */
+    size_t coll = forge_find_tag(p, n, "collective", 0), end = n - 8 - 3; /* "end" tag */
+    SGD_ASSERT(coll);
+    forge_put(f, end - 16, forge_get(p, end - 16) + 1);
+    expect_refused(&s, f, n, "a message never sent", "messages");
     free(f);
     free(p);
     scn_free(&s);
