@@ -25,14 +25,19 @@ static void stop_set(sigset_t *set)
     for (size_t i = 0; i < NSTOP; i++) sigaddset(set, stop_signals[i]);
 }
 
+void cli_run_signals_unblock(void)
+{
+    sigset_t set;
+    stop_set(&set);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 void cli_run_signals_catch(void)
 {
     struct sigaction sa = {.sa_handler = on_stop, .sa_flags = (int)(SA_RESETHAND | SA_RESTART)};
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &sa, NULL);
-    sigset_t set;
-    stop_set(&set);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    cli_run_signals_unblock();
 }
 
 int cli_run_signals_caught(void) { return caught; }

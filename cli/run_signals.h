@@ -21,6 +21,9 @@
  * the exec that started this process: one pending since is delivered now). */
 void cli_run_signals_catch(void);
 
+/* Only unblocks them, leaving their disposition as it is (the commands but run). */
+void cli_run_signals_unblock(void);
+
 /* The first stop signal caught, or 0. */
 int cli_run_signals_caught(void);
 
