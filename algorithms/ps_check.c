@@ -191,7 +191,10 @@ static int check_driver(const ps_t *p, sgd_err_t *err)
 static bool push_consistent(const ps_t *p, const ps_sent_t *s)
 {
     if (s->nreq == 0 && !s->reapply) return true;
+    /* only FRED's counting of a skipped fetch stamps a version later than the parameters' */
+    const bool same = !p->o->fred_skip_tau;
     bool ok = s->params_version <= s->version && s->version <= p->srv.version &&
+              (!same || s->version == s->params_version) &&
               (s->nreq == 0 || s->reqs[0].snap->version == s->params_version);
     for (int r = 0; r < s->nreq; r++)
         ok = ok && s->reqs[r].t < p->sched.t_next &&
@@ -206,8 +209,11 @@ static int check_pushes(const ps_t *p, sgd_err_t *err)
         const ps_client_t *c = &p->cl[k];
         steps += c->steps;
         pushed += c->steps / p->o->k_push;
-        if (c->snap->version > c->stamp || !push_consistent(p, &c->push) ||
-            (c->last.has && c->last.params_version > c->last.version))
+        const bool same = !p->o->fred_skip_tau; /* as in push_consistent */
+        if (c->snap->version > c->stamp || (same && c->snap->version != c->stamp) ||
+            !push_consistent(p, &c->push) ||
+            (c->last.has && (c->last.params_version > c->last.version ||
+                             (same && c->last.params_version != c->last.version))))
             return sgd_errf(err, "parameter server: client %lld: versions out of order",
                             (long long)k);
     }

@@ -258,6 +258,9 @@ static void check_ps_timed(void)
     forge_put(f, client0 + 16, forge_get(p, client0 + 16) + 1); /* its steps */
     expect_refused(&s, f, n, "a client's steps", "gradients requested");
     memcpy(f, p, n);
+    forge_put(f, client0 + 8, forge_get(p, client0 + 8) + 1); /* its stamp, past its snapshot */
+    expect_refused(&s, f, n, "a client's stamp", "client 0: versions out of order");
+    memcpy(f, p, n);
     size_t net = forge_find_tag(p, n, "network", forge_find_tag(p, n, "timed", 0));
     forge_put(f, net + 8 + 24, (uint64_t)1 << 50); /* link 1 busy until */
     expect_refused(&s, f, n, "a link busy after every event", "link 1 busy until");
