@@ -400,12 +400,17 @@ static void on_fetch_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
 
 /* ---- alg_ops_t ------------------------------------------------------------------------- */
 
-/* Input errors create() can find: a stacked evaluation larger than the training set, and
- * snapshots or gradient_batch slots that would not fit in memory. */
+/* Input errors create() can find: a cost-only model (the family needs real numerics), a
+ * stacked evaluation larger than the training set, and snapshots or gradient_batch slots
+ * that would not fit in memory. */
 static int check_sizes(const alg_ctx_t *ctx, const ps_opts_t *o, sgd_err_t *err)
 {
     const scn_t *s = ctx->scn;
     const sgd_dataset_t *d = ctx->train;
+    if (!ctx->numerics) /* no data, no parameters to snapshot */
+        return sgd_errf(err, "model.kind: \"preset\" is a cost-only model, and %s computes "
+                             "real gradients on snapshots of real parameters: use a real model "
+                             "(with model.cost_preset for a preset's costs)", ps_name(o));
     int64_t rows = ps_rows(o, s->batch_per_worker);
     if (rows > d->n)
         return sgd_errf(err, "batch.per_worker: %lld rows per gradient evaluation (%s, lambda = "
@@ -530,6 +535,7 @@ void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     }
 #endif
     init_driver(p);
+    ps_set_checks(p);
     ps_trace_tracks(p);
     return p;
 }

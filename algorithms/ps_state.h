@@ -119,10 +119,22 @@ typedef struct ps {
 
     float *step;                  /* nparams: the summed step of a many-term update */
     float *term_step;             /* nparams: one term's step (per-gradient rules), or NULL */
+    struct {                      /* a restore's check (ps_check.c): events found pending */
+        int32_t *compute, *push, *fetch; /* timed: per client */
+        int64_t served, iterations;
+    } ck;
+
     int64_t last_vtime;
     int64_t counts_emitted_at;    /* update index of the last traffic-count metric rows */
     sgd_fpenv_t saved_csr;        /* MXCSR before the run, restored by destroy */
 } ps_t;
+/* A restored run's checks (ps_check.c): set_checks registers the checks of the driver's
+ * event types (create), reset_checks zeroes their counts (restore), and ps_verify checks
+ * the restored state against the events found pending (alg_ckpt_ops_t.verify). */
+void ps_set_checks(ps_t *p);
+void ps_reset_checks(ps_t *p);
+int ps_verify(void *state, sgd_err_t *err);
+
 /* The rule's normaliser mean into *mean, when the configured rule has one (ps_step.c). */
 bool ps_rule_norm_mean(const ps_t *p, double *mean);
 

@@ -87,6 +87,11 @@ int rdb_schema_refuse_foreign(rdb_t *db, sgd_err_t *err);
 /* ... and under the write lock checks it again and migrates it to RDB_SCHEMA_VERSION (a
  * writer) or takes it as it is (a reader). */
 int rdb_schema_prepare(rdb_t *db, sgd_err_t *err);
+/* For a reader that reads every view whole (export): refuses, naming them, the views
+ * sgdsim's migrations to the file's version would not have made -- another name, or
+ * sgdsim's name with SQL that is not the one sgdsim wrote -- since a view may compute
+ * without end.  Compared with a database those migrations build in memory. */
+int rdb_schema_refuse_unknown(rdb_t *db, sgd_err_t *err);
 
 /* Makes run_id, whose lease with `token` the caller has just committed, active on this
  * handle (rdb_run_begin, rdb_run_resume): its rows may be written from now on. */
