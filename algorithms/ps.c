@@ -400,17 +400,14 @@ static void on_fetch_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
 
 /* ---- alg_ops_t ------------------------------------------------------------------------- */
 
-/* Input errors create() can find: a cost-only model (the family needs real numerics), a
- * stacked evaluation larger than the training set, and snapshots or gradient_batch slots
- * that would not fit in memory. */
+/* Input errors create() can find: a stacked evaluation larger than the training set, and
+ * snapshots or gradient_batch slots that would not fit in memory.  (A cost-only model, with
+ * no training set, is refused when the scenario is loaded: ps_opts.c.) */
 static int check_sizes(const alg_ctx_t *ctx, const ps_opts_t *o, sgd_err_t *err)
 {
     const scn_t *s = ctx->scn;
     const sgd_dataset_t *d = ctx->train;
-    if (!ctx->numerics) /* no data, no parameters to snapshot */
-        return sgd_errf(err, "model.kind: \"preset\" is a cost-only model, and %s computes "
-                             "real gradients on snapshots of real parameters: use a real model "
-                             "(with model.cost_preset for a preset's costs)", ps_name(o));
+    SGD_ASSERT(ctx->numerics);
     int64_t rows = ps_rows(o, s->batch_per_worker);
     if (rows > d->n)
         return sgd_errf(err, "batch.per_worker: %lld rows per gradient evaluation (%s, lambda = "
