@@ -95,8 +95,9 @@ int cli_load_scenario(const cli_opts_t *o, scn_t *s);
 int cli_prepare_run(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run,
                     sgd_err_t *err);
 
-/* Prints "sgdsim: <msg>" to stderr and returns SGD_EXIT_BAD_INPUT. */
-int cli_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "sgdsim: <msg>" to stderr and returns SGD_EXIT_BAD_INPUT: the commands' name of
+ * sgd_bad_input (common/error.h), which the layers below cli/ call. */
+#define cli_bad_input sgd_bad_input
 
 /* Parses a decimal unsigned 64-bit integer argument; false on junk or overflow. */
 bool cli_parse_u64(const char *s, uint64_t *out);

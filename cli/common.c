@@ -2,7 +2,6 @@
  * cli/options.c), loading a scenario onto this machine, error printing, number parsing,
  * build provenance. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,17 +18,6 @@
 #include "models/backend.h"
 #include "models/blas_kernel.h"
 #include "sgd_build_info.h"
-
-int cli_bad_input(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("sgdsim: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return SGD_EXIT_BAD_INPUT;
-}
 
 bool cli_parse_u64(const char *s, uint64_t *out) { return sgd_parse_u64(s, out); }
 

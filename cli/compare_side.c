@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "analysis/clock.h"
-#include "cli/cli.h"
 #include "common/error.h"
 #include "results/rdb_read.h"
 #include "results/rdb_rows.h"
@@ -45,7 +44,7 @@ int side_load(side_t *s)
     while (rc > 0 && (rc = rdb_runs_next(it, &row, &err)) > 0)
         if (row.status && strcmp(row.status, "running") != 0) add_run(s, &row);
     rdb_rows_close(it);
-    return rc < 0 ? cli_bad_input("compare: %s", err.msg) : SGD_EXIT_OK;
+    return rc < 0 ? sgd_bad_input("compare: %s", err.msg) : SGD_EXIT_OK;
 }
 
 void side_free(side_t *s)

@@ -18,10 +18,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/plot_select.h"
 #include "common/error.h"
 #include "results/rdb.h"
 #include "results/rdb_curves.h"
+
+/* The legend labels of --label (parsed by cli/plot_select.h): NAME a key renames the key,
+ * NAME KEY:VALUE replaces that key's whole "KEY=VALUE" term for series with that value. */
+typedef struct plot_label {
+    const char *key;   /* a --by key */
+    const char *value; /* the value whose term is replaced, or NULL: the key is renamed */
+    const char *text;
+} plot_label_t;
+
+typedef struct plot_labels {
+    plot_label_t *v; /* their strings point into text */
+    int n;
+    char *text;
+} plot_labels_t;
 
 typedef enum { PLOT_BAND_NONE, PLOT_BAND_STD, PLOT_BAND_MINMAX } plot_band_t;
 

@@ -47,7 +47,7 @@
 
 #include "analysis/seed_stats.h"
 #include "analysis/sweep_axes.h"
-#include "cli/cli.h"
+#include "common/error.h"
 #include "common/json.h"
 
 /* ---- per-run quantities ------------------------------------------------------------------ */
@@ -385,7 +385,7 @@ int report_json(rdb_t *db, const char *path, const rep_opts_t *opts)
     rep_db_t d;
     if (rep_load(db, opts, &d, &err)) {
         rep_free(&d);
-        return cli_bad_input("report: %s", err.msg);
+        return sgd_bad_input("report: %s", err.msg);
     }
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "database", path);

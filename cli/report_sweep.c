@@ -19,7 +19,7 @@
 #include "analysis/groups.h"
 #include "analysis/seed_stats.h"
 #include "analysis/sweep_axes.h"
-#include "cli/cli.h"
+#include "common/error.h"
 #include "cli/table.h"
 #include "cli/text.h"
 #include "results/rdb_rows.h"
@@ -430,7 +430,7 @@ int report_sweeps(rdb_t *db, bool pool_builds)
     if (load_runs(db, &runs, &n, &err)) {
         for (int i = 0; i < n; i++) free_run(&runs[i]);
         free(runs);
-        return cli_bad_input("report: %s", err.msg);
+        return sgd_bad_input("report: %s", err.msg);
     }
     int ngroups = 0;
     for (int i = 0; i < n;) {

@@ -28,7 +28,7 @@
 #include "analysis/effect.h"
 #include "analysis/seed_stats.h"
 #include "analysis/series.h"
-#include "cli/cli.h"
+#include "common/error.h"
 #include "common/json.h"
 #include "cli/text.h"
 #include "results/rdb_read.h"
@@ -123,12 +123,12 @@ static int read_side(const rep_db_t *d, const char *path, const rep_opts_t *o,
     char *name = cli_text_escape(s->setting);
     int rc = 0;
     if (i == j) {
-        rc = cli_bad_input("report: %s: no finished run of setting '%s'%s", path, name,
+        rc = sgd_bad_input("report: %s: no finished run of setting '%s'%s", path, name,
                            length_text(o, len, sizeof len));
     } else {
         rep_group_t g = rep_group(d->run + i, j - i);
         if (g.n > 1 && one_configuration(&g)) {
-            rc = cli_bad_input("report: %s: setting '%s' holds runs of %d builds of one "
+            rc = sgd_bad_input("report: %s: setting '%s' holds runs of %d builds of one "
                                "configuration (git revisions %s and %s): Welch's test would "
                                "count their seeds as one sample; pass --pool-builds to pool "
                                "them, or keep one build's runs", path, name, g.n,
@@ -136,7 +136,7 @@ static int read_side(const rep_db_t *d, const char *path, const rep_opts_t *o,
                                ana_build_name(g.member[1][0]->build));
         } else if (g.n > 1) {
             char *keys = differing_keys(&g), *shown = cli_text_escape(keys);
-            rc = cli_bad_input("report: %s: setting '%s' holds %d configurations (they differ"
+            rc = sgd_bad_input("report: %s: setting '%s' holds %d configurations (they differ"
                                " in %s): Welch's test would mix them; pass --updates N or"
                                " name settings of one configuration", path, name, g.n, shown);
             free(keys);
@@ -147,7 +147,7 @@ static int read_side(const rep_db_t *d, const char *path, const rep_opts_t *o,
         rep_group_free(&g);
     }
     if (rc == 0 && s->n < 2)
-        rc = cli_bad_input("report: %s: setting '%s' has %d seed(s) with a finite %s%s"
+        rc = sgd_bad_input("report: %s: setting '%s' has %d seed(s) with a finite %s%s"
                            " (%d diverged); Welch's test needs 2 on each side", path, name,
                            s->n, w->metric, length_text(o, len, sizeof len), s->ndiverged);
     free(name);
@@ -227,7 +227,7 @@ int report_welch(rdb_t *db, const char *path, const rep_opts_t *opts,
     sgd_err_t err = {{0}};
     if (strcmp(w->metric, "vtime_s") != 0 && !rdb_has_metric(db, w->metric)) {
         char *shown = cli_text_escape(w->metric);
-        int rc = cli_bad_input("report: %s: --metric %s: unknown metric (no run of the database "
+        int rc = sgd_bad_input("report: %s: --metric %s: unknown metric (no run of the database "
                                "has it)", path, shown);
         free(shown);
         return rc;
@@ -235,7 +235,7 @@ int report_welch(rdb_t *db, const char *path, const rep_opts_t *opts,
     rep_db_t d;
     if (rep_load(db, opts, &d, &err)) {
         rep_free(&d);
-        return cli_bad_input("report: %s", err.msg);
+        return sgd_bad_input("report: %s", err.msg);
     }
     side_t a = {.setting = w->a}, b = {.setting = w->b};
     int rc = read_side(&d, path, opts, w, &a);

@@ -27,6 +27,11 @@ enum {
  * `return sgd_errf(err, "...", ...);`. */
 int sgd_errf(sgd_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Prints "sgdsim: <message>" on stderr and returns SGD_EXIT_BAD_INPUT: how the commands
+ * and the layers that run them (render/, sweep/) end on bad input, `return
+ * sgd_bad_input("...", ...);`. */
+int sgd_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Prepends "prefix: " to an existing message (used to add the file name or an outer
  * JSON path to an error produced deeper down).  Returns -1. */
 int sgd_err_prefix(sgd_err_t *err, const char *prefix);
