@@ -4,7 +4,7 @@
  * Configurations (a run's configuration less its seed, and its build) are paired across the
  * two databases and every metric is judged over the seeds, then the whole call as one family
  * of tests (analysis/ab.h, analysis/verdict.h).  This file parses, reads both databases
- * (cli/compare_side.h) and prints (cli/compare_table.h); with --run it runs seeds until the
+ * (analysis/ab_side.h) and prints (render/compare_table.h); with --run it runs seeds until the
  * rows are decided (cli/compare_run.h).
  *
  * Exit codes (a contract for CI): 0 every row that counts is same, equivalent, better,
@@ -18,7 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/compare.h"
-#include "cli/compare_table.h"
+#include "render/compare_table.h"
 #include "results/rdb_read.h"
 
 /* Every name of --metrics (but vtime_s) must be a metric of one of the databases. */

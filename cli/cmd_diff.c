@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/table.h"
+#include "render/table.h"
 #include "common/error.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_rows.h"

@@ -12,8 +12,8 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/outpath.h"
-#include "cli/table.h"
-#include "cli/text.h"
+#include "render/table.h"
+#include "render/text.h"
 #include "results/rdb.h"
 #include "results/rdb_dump.h"
 

@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/table.h"
+#include "render/table.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
 

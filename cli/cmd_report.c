@@ -8,11 +8,11 @@
  *   Sweeps  for each scenario with several finished runs, the sweep's axes and pivot tables
  *           of final val_error, virtual time and — when cluster.workers is an axis — scaling
  *           efficiency, with algorithm.name (else the last axis) across and the first other
- *           axis down; further axes get a table each (cli/report_sweep.c).  The seed is never
+ *           axis down; further axes get a table each (render/report_sweep.c).  The seed is never
  *           an axis: a cell is the mean +- std over the runs that differ only by seed.
  *
- * --json gives the seed statistics to programs (cli/report_json.c) and --welch A B tests two
- * settings against each other (cli/report_welch.c); this file parses and dispatches.
+ * --json gives the seed statistics to programs (render/report_json.c) and --welch A B tests two
+ * settings against each other (render/report_welch.c); this file parses and dispatches.
  *
  * Scaling efficiency of a run = its throughput per worker (samples per virtual second per
  * worker) divided by the mean of the runs with the fewest workers in the same column: 1.0
@@ -29,11 +29,11 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/report_html.h"
-#include "cli/report_json.h"
-#include "cli/report_sweep.h"
-#include "cli/report_welch.h"
-#include "cli/table.h"
-#include "cli/text.h"
+#include "render/report_json.h"
+#include "render/report_sweep.h"
+#include "render/report_welch.h"
+#include "render/table.h"
+#include "render/text.h"
 #include "common/number.h"
 #include "results/rdb.h"
 #include "results/rdb_rows.h"
@@ -280,8 +280,8 @@ static int report_runs(rdb_t *db, const char *path, bool wide)
 typedef struct report_args {
     const char *db_path;
     bool wide;      /* --wide: the per-run table with every column */
-    bool json;      /* --json: the seed statistics as JSON (cli/report_json.c) */
-    bool welch;     /* --welch A B: Welch's test (cli/report_welch.c) */
+    bool json;      /* --json: the seed statistics as JSON (render/report_json.c) */
+    bool welch;     /* --welch A B: Welch's test (render/report_welch.c) */
     const char *setting[2];
     const char *metric; /* --metric NAME (with --welch) */
     bool final;         /* --final (with --welch) */

@@ -23,7 +23,7 @@
 #include "cli/outpath.h"
 #include "cli/run_signals.h"
 #include "cli/trace_args.h"
-#include "cli/text.h"
+#include "render/text.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"

@@ -12,8 +12,8 @@
 #include "analysis/clock.h"
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/table.h"
-#include "cli/text.h"
+#include "render/table.h"
+#include "render/text.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_rows.h"
 

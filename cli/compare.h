@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "analysis/ab.h"
-#include "cli/compare_side.h"
+#include "analysis/ab_side.h"
 #include "cli/options.h"
 
 typedef struct compare_args {

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/compare.h"
-#include "cli/table.h"
+#include "render/table.h"
 
 static void usage(FILE *f)
 {

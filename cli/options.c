@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/table.h"
+#include "render/table.h"
 #include "common/error.h"
 #include "common/number.h"
 

@@ -97,7 +97,7 @@ int cli_args_parse_fixed(const cli_cmd_spec_t *spec, int argc, char **argv, cons
 void cli_list_free(cli_list_t *l);
 
 /* The --csv and --json flags of the reading commands, into an int holding a cli_format_t
- * (cli/table.h); their set's target is that int. */
+ * (render/table.h); their set's target is that int. */
 extern const cli_opt_t cli_format_opts[];
 
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/text.h"
+#include "render/text.h"
 
 size_t cli_outpath_scenario_inputs(const char *scenario, const scn_t *s,
                                    sgd_outpath_input_t *in)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/text.h"
+#include "render/text.h"
 #include "common/number.h"
 
 void plot_args_usage(FILE *f)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/text.h"
+#include "render/text.h"
 #include "common/error.h"
 #include "common/number.h"
 

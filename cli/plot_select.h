@@ -19,7 +19,7 @@
 #define SGDSIM_CLI_PLOT_SELECT_H
 
 #include "cli/options.h"
-#include "cli/plot_series.h"
+#include "render/plot_series.h"
 #include "results/rdb.h"
 #include "results/rdb_curves.h"
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli/options.h"
-#include "cli/table.h"
+#include "render/table.h"
 #include "common/error.h"
 #include "tests/check.h"
 

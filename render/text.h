@@ -12,8 +12,8 @@
  *                    words (runs.command_line)
  *
  * Pure functions; what they return is malloc'ed and owned by the caller. */
-#ifndef SGDSIM_CLI_TEXT_H
-#define SGDSIM_CLI_TEXT_H
+#ifndef SGDSIM_RENDER_TEXT_H
+#define SGDSIM_RENDER_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>

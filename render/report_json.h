@@ -1,8 +1,8 @@
 /* `sgdsim report --json`: the seed statistics of a results database for programs. */
-#ifndef SGDSIM_CLI_REPORT_JSON_H
-#define SGDSIM_CLI_REPORT_JSON_H
+#ifndef SGDSIM_RENDER_REPORT_JSON_H
+#define SGDSIM_RENDER_REPORT_JSON_H
 
-#include "cli/report_data.h"
+#include "render/report_data.h"
 #include "results/rdb.h"
 
 /* Prints the statistics of db's runs that opts keeps as one JSON object on stdout (see

@@ -1,5 +1,5 @@
-/* What can be checked of plot's figures without gnuplot (cli/gnuplot_axis.h,
- * cli/gnuplot_layout.h, cli/gnuplot_script.h): every axis, log axes of any range included,
+/* What can be checked of plot's figures without gnuplot (render/gnuplot_axis.h,
+ * render/gnuplot_layout.h, render/gnuplot_script.h): every axis, log axes of any range included,
  * has at least two labelled ticks inside its range; the legend never overlaps a panel and
  * leaves the plot most of the width; panels line up inside the figure; and the script sets
  * every plot's margins, draws one legend per figure (each entry once) and one y label, and
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/gnuplot_script.h"
+#include "render/gnuplot_script.h"
 #include "tests/check.h"
 
 static int count(const char *hay, const char *needle)

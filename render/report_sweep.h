@@ -1,12 +1,12 @@
 /* `sgdsim report`'s two parts' shared pieces and its sweep tables (report_sweep.c). */
-#ifndef SGDSIM_CLI_REPORT_SWEEP_H
-#define SGDSIM_CLI_REPORT_SWEEP_H
+#ifndef SGDSIM_RENDER_REPORT_SWEEP_H
+#define SGDSIM_RENDER_REPORT_SWEEP_H
 
 #include <stdbool.h>
 
 #include "results/rdb.h"
 
-/* Prints s escaped for the terminal (cli/text.h), as the tables print their cells: a
+/* Prints s escaped for the terminal (render/text.h), as the tables print their cells: a
  * scenario name or configuration value from the database may hold control characters. */
 void report_print_escaped(const char *s);
 

@@ -15,14 +15,14 @@
  * ("cluster.workers=2 algorithm.name=fasgd") are drawn as their values ("2, fasgd") under
  * a title naming the keys ("cluster.workers, algorithm.name"); --data keeps the entries
  * whole. */
-#ifndef SGDSIM_CLI_PLOT_FIGURE_H
-#define SGDSIM_CLI_PLOT_FIGURE_H
+#ifndef SGDSIM_RENDER_PLOT_FIGURE_H
+#define SGDSIM_RENDER_PLOT_FIGURE_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/gnuplot_script.h"
-#include "cli/plot_series.h"
+#include "render/gnuplot_script.h"
+#include "render/plot_series.h"
 
 typedef struct plot_figure {
     gp_format_t format;

@@ -3,14 +3,14 @@
  * document for CI (seeds, runs and values of both sides as arrays, the configuration as an
  * object of keys and values, the effect and its interval, raw and adjusted p, the verdict
  * and the seeds a side that would likely decide it). */
-#ifndef SGDSIM_CLI_COMPARE_TABLE_H
-#define SGDSIM_CLI_COMPARE_TABLE_H
+#ifndef SGDSIM_RENDER_COMPARE_TABLE_H
+#define SGDSIM_RENDER_COMPARE_TABLE_H
 
 #include <stdio.h>
 
 #include "analysis/ab.h"
-#include "cli/compare_side.h"
-#include "cli/table.h"
+#include "analysis/ab_side.h"
+#include "render/table.h"
 
 /* What the rendering needs besides the comparison: both sides, and the exit code. */
 typedef struct compare_view {

@@ -1,6 +1,6 @@
 /* Text safety (see text.h): control characters and the escaped form for terminals; UTF-8
  * well-formedness is common/json.h's sgd_utf8_len. */
-#include "cli/text.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* The figure and the data of `sgdsim plot` (plot_figure.h). */
-#include "cli/plot_figure.h"
+#include "render/plot_figure.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* The layout of a `sgdsim plot` figure (gnuplot_layout.h). */
-#include "cli/gnuplot_layout.h"
+#include "render/gnuplot_layout.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -22,8 +22,8 @@
  * characters.
  *
  * Ownership: gp_layout_init allocates the panel rectangles, gp_layout_free frees them. */
-#ifndef SGDSIM_CLI_GNUPLOT_LAYOUT_H
-#define SGDSIM_CLI_GNUPLOT_LAYOUT_H
+#ifndef SGDSIM_RENDER_GNUPLOT_LAYOUT_H
+#define SGDSIM_RENDER_GNUPLOT_LAYOUT_H
 
 #include <stdbool.h>
 

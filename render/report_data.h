@@ -4,8 +4,8 @@
  * and its traffic by kind.  Read through results/rdb_rows.h only.
  *
  * Ownership: rep_load fills a rep_db_t that rep_free releases whole. */
-#ifndef SGDSIM_CLI_REPORT_DATA_H
-#define SGDSIM_CLI_REPORT_DATA_H
+#ifndef SGDSIM_RENDER_REPORT_DATA_H
+#define SGDSIM_RENDER_REPORT_DATA_H
 
 #include <stdbool.h>
 #include <stdint.h>

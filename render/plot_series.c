@@ -1,6 +1,6 @@
 /* The series of `sgdsim plot` (see plot_series.h): grouping, legend order, means, bands
  * and legend entries. */
-#include "cli/plot_series.h"
+#include "render/plot_series.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 
 #include "analysis/seed_band.h"
 #include "analysis/seed_stats.h"
-#include "cli/text.h"
+#include "render/text.h"
 #include "common/number.h"
 
 static char *text_or_null(const char *v)

@@ -1,10 +1,10 @@
 /* `sgdsim report DB --welch A B`: Welch's t test between two settings of one database. */
-#ifndef SGDSIM_CLI_REPORT_WELCH_H
-#define SGDSIM_CLI_REPORT_WELCH_H
+#ifndef SGDSIM_RENDER_REPORT_WELCH_H
+#define SGDSIM_RENDER_REPORT_WELCH_H
 
 #include <stdbool.h>
 
-#include "cli/report_data.h"
+#include "render/report_data.h"
 #include "results/rdb.h"
 
 typedef struct report_welch_args {

@@ -1,5 +1,5 @@
 /* What `sgdsim compare` prints (compare_table.h). */
-#include "cli/compare_table.h"
+#include "render/compare_table.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Ranges and ticks of `sgdsim plot`'s axes (gnuplot_axis.h). */
-#include "cli/gnuplot_axis.h"
+#include "render/gnuplot_axis.h"
 
 #include <float.h>
 #include <math.h>

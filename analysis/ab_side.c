@@ -1,5 +1,5 @@
-/* One side of `sgdsim compare` (compare_side.h). */
-#include "cli/compare_side.h"
+/* One side of `sgdsim compare` (ab_side.h). */
+#include "analysis/ab_side.h"
 
 #include <stdio.h>
 #include <stdlib.h>

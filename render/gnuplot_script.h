@@ -26,13 +26,13 @@
  *
  * Ownership: the builder copies nothing it is given; the strings it returns are malloc'ed
  * and freed by the caller. */
-#ifndef SGDSIM_CLI_GNUPLOT_SCRIPT_H
-#define SGDSIM_CLI_GNUPLOT_SCRIPT_H
+#ifndef SGDSIM_RENDER_GNUPLOT_SCRIPT_H
+#define SGDSIM_RENDER_GNUPLOT_SCRIPT_H
 
 #include <stdbool.h>
 
-#include "cli/gnuplot_axis.h"
-#include "cli/gnuplot_layout.h"
+#include "render/gnuplot_axis.h"
+#include "render/gnuplot_layout.h"
 
 /* Colours and dash patterns: GP_NPALETTE colours (gp_series_t.color cycles through them)
  * and GP_NDASHES dash patterns, each with its own point type. */

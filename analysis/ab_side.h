@@ -4,8 +4,8 @@
  *
  * Ownership: side_load fills a side_t that side_free empties; the ana_ab_run_t array points
  * into the side's strings. */
-#ifndef SGDSIM_CLI_COMPARE_SIDE_H
-#define SGDSIM_CLI_COMPARE_SIDE_H
+#ifndef SGDSIM_ANALYSIS_AB_SIDE_H
+#define SGDSIM_ANALYSIS_AB_SIDE_H
 
 #include <stdbool.h>
 #include <stddef.h>

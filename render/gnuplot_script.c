@@ -1,5 +1,5 @@
 /* The gnuplot script of `sgdsim plot` (see gnuplot_script.h for what it guarantees). */
-#include "cli/gnuplot_script.h"
+#include "render/gnuplot_script.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/text.h"
+#include "render/text.h"
 #include "common/json.h"
 #include "common/error.h"
 

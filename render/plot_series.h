@@ -12,8 +12,8 @@
  * analysis/seed_band.h's, the curve the results browser draws.
  *
  * Errors: -1 with the message in err. */
-#ifndef SGDSIM_CLI_PLOT_SERIES_H
-#define SGDSIM_CLI_PLOT_SERIES_H
+#ifndef SGDSIM_RENDER_PLOT_SERIES_H
+#define SGDSIM_RENDER_PLOT_SERIES_H
 
 #include <stdbool.h>
 #include <stdint.h>

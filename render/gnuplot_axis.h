@@ -14,8 +14,8 @@
  * 1..9 times each power of ten that is not major, for up to 15 decades.
  *
  * Ownership: the tick arrays are malloc'ed, freed by gp_axis_free. */
-#ifndef SGDSIM_CLI_GNUPLOT_AXIS_H
-#define SGDSIM_CLI_GNUPLOT_AXIS_H
+#ifndef SGDSIM_RENDER_GNUPLOT_AXIS_H
+#define SGDSIM_RENDER_GNUPLOT_AXIS_H
 
 #include <stdbool.h>
 

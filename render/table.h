@@ -4,14 +4,14 @@
  *
  * Text from a database is whatever its writer put there.  The aligned table is for a
  * terminal: control characters in headers and cells are shown escaped (\x1b, \n, \t; see
- * cli/text.h), never sent raw.  CSV and JSON are for programs and stay faithful: CSV keeps
+ * render/text.h), never sent raw.  CSV and JSON are for programs and stay faithful: CSV keeps
  * every byte, quoting fields that hold a comma, a quote or a line break; JSON escapes what
  * RFC 8259 requires and control characters (DEL and U+0080..U+009F included), and writes
  * bytes that are not UTF-8, which JSON cannot hold, as U+FFFD.
  *
  * Ownership: cli_table_init/cli_table_free on a caller-allocated table; cells are copied. */
-#ifndef SGDSIM_CLI_TABLE_H
-#define SGDSIM_CLI_TABLE_H
+#ifndef SGDSIM_RENDER_TABLE_H
+#define SGDSIM_RENDER_TABLE_H
 
 #include <stdbool.h>
 #include <stdint.h>

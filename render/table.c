@@ -1,12 +1,12 @@
 /* Result tables (see table.h): collection and the three output formats. */
-#include "cli/table.h"
+#include "render/table.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/text.h"
+#include "render/text.h"
 #include "common/json.h"
 #include "common/error.h"
 #include "common/number.h"

@@ -2,7 +2,7 @@
  * (runs, metric rows, staleness bins, traffic) is read in one pass ordered by run id, and a
  * row finds its run by binary search, so a database is read in four queries whatever its
  * number of runs. */
-#include "cli/report_data.h"
+#include "render/report_data.h"
 
 #include <math.h>
 #include <stdlib.h>

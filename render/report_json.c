@@ -35,7 +35,7 @@
  * here, since it splits no configuration.  "builds" are the git revisions of the runs: one,
  * since runs of different builds are different configurations here, unless --pool-builds
  * ("statistics": {"pool_builds": true}) pooled them. */
-#include "cli/report_json.h"
+#include "render/report_json.h"
 
 #include <math.h>
 #include <stddef.h>

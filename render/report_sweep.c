@@ -8,7 +8,7 @@
  * configuration made by different builds (runs.git_rev) are never averaged, so when a
  * scenario's runs come from several builds, "build" is an axis of its tables -- unless
  * --pool-builds pools them, and the tables say so. */
-#include "cli/report_sweep.h"
+#include "render/report_sweep.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,11 +20,11 @@
 #include "analysis/seed_stats.h"
 #include "analysis/sweep_axes.h"
 #include "common/error.h"
-#include "cli/table.h"
-#include "cli/text.h"
+#include "render/table.h"
+#include "render/text.h"
 #include "results/rdb_rows.h"
 
-/* Prints s escaped for the terminal (cli/text.h), as the tables print their cells: a
+/* Prints s escaped for the terminal (render/text.h), as the tables print their cells: a
  * scenario name or configuration value from the database may hold control characters. */
 void report_print_escaped(const char *s)
 {

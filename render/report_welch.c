@@ -16,7 +16,7 @@
  * double precision's range (no test).  A metric no run has, a setting without runs, one
  * that holds more than one configuration or build (the test would mix them; --pool-builds
  * pools builds), and fewer than 2 values on a side exit 2 saying so. */
-#include "cli/report_welch.h"
+#include "render/report_welch.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@
 #include "analysis/series.h"
 #include "common/error.h"
 #include "common/json.h"
-#include "cli/text.h"
+#include "render/text.h"
 #include "results/rdb_read.h"
 
 /* One side of the test: its runs' values. */
