@@ -11,18 +11,18 @@
 #include "results/rdb_rows.h"
 
 /* A copy of text (NULL stays NULL) that s frees. */
-static const char *keep(side_t *s, const char *text)
+static const char *keep(ana_ab_side_t *s, const char *text)
 {
     if (!text) return NULL;
     s->owned = sgd_xrealloc(s->owned, (size_t)(s->nowned + 1) * sizeof *s->owned);
     return s->owned[s->nowned++] = sgd_xstrdup(text);
 }
 
-static void add_run(side_t *s, const rdb_run_row_t *r)
+static void add_run(ana_ab_side_t *s, const rdb_run_row_t *r)
 {
     s->run = sgd_xrealloc(s->run, (size_t)(s->n + 1) * sizeof *s->run);
     s->ab = sgd_xrealloc(s->ab, (size_t)(s->n + 1) * sizeof *s->ab);
-    s->run[s->n] = (crun_t){.id = r->id, .seed = r->seed, .workers = r->workers,
+    s->run[s->n] = (ana_ab_side_run_t){.id = r->id, .seed = r->seed, .workers = r->workers,
                             .scenario = sgd_xstrdup(r->scenario ? r->scenario : ""),
                             .algorithm = sgd_xstrdup(r->algorithm ? r->algorithm : ""),
                             .sweep_axes = r->sweep_axes ? sgd_xstrdup(r->sweep_axes) : NULL};
@@ -35,7 +35,7 @@ static void add_run(side_t *s, const rdb_run_row_t *r)
     s->n++;
 }
 
-int side_load(side_t *s)
+int ana_ab_side_load(ana_ab_side_t *s)
 {
     rdb_rows_it_t *it = NULL;
     sgd_err_t err = {{0}};
@@ -47,7 +47,7 @@ int side_load(side_t *s)
     return rc < 0 ? sgd_bad_input("compare: %s", err.msg) : SGD_EXIT_OK;
 }
 
-void side_free(side_t *s)
+void ana_ab_side_free(ana_ab_side_t *s)
 {
     for (int i = 0; i < s->n; i++)
         free(s->run[i].scenario), free(s->run[i].algorithm), free(s->run[i].sweep_axes);
@@ -59,23 +59,23 @@ void side_free(side_t *s)
 static int read_series(void *ctx, int side, int run, const char *name, rdb_series_t *out,
                        bool *owned, sgd_err_t *err)
 {
-    side_t *s = &((side_t *)ctx)[side];
+    ana_ab_side_t *s = &((ana_ab_side_t *)ctx)[side];
     *owned = true;
     return rdb_read_series(s->db, s->run[run].id, name, out, err);
 }
 
 static int metric_names(void *ctx, int side, int run, char ***names, int *n, sgd_err_t *err)
 {
-    side_t *s = &((side_t *)ctx)[side];
+    ana_ab_side_t *s = &((ana_ab_side_t *)ctx)[side];
     return rdb_run_metric_names(s->db, s->run[run].id, names, n, err);
 }
 
-ana_ab_source_t side_source(side_t *sides)
+ana_ab_source_t ana_ab_side_source(ana_ab_side_t *sides)
 {
     return (ana_ab_source_t){.ctx = sides, .series = read_series, .metric_names = metric_names};
 }
 
-void side_label(const side_t *s, int i, char *buf, size_t size)
+void ana_ab_side_label(const ana_ab_side_t *s, int i, char *buf, size_t size)
 {
     snprintf(buf, size, "%s P=%lld", s->run[i].algorithm, (long long)s->run[i].workers);
 }

@@ -2,8 +2,8 @@
  * comparison (analysis/ab.h) takes them, where its rows come from, and how a configuration
  * is named in the tables.  Read through results/rdb_rows.h and rdb_read.h only.
  *
- * Ownership: side_load fills a side_t that side_free empties; the ana_ab_run_t array points
- * into the side's strings. */
+ * Ownership: ana_ab_side_load fills an ana_ab_side_t that ana_ab_side_free empties; the
+ * ana_ab_run_t array points into the side's strings. */
 #ifndef SGDSIM_ANALYSIS_AB_SIDE_H
 #define SGDSIM_ANALYSIS_AB_SIDE_H
 
@@ -15,31 +15,31 @@
 #include "results/rdb.h"
 
 /* A run that ended (complete, diverged or failed), as compare reads it (owned strings). */
-typedef struct crun {
+typedef struct ana_ab_side_run {
     int64_t id, seed, workers;
     char *scenario, *algorithm;
     char *sweep_axes; /* runs.sweep_axes: the keys its sweep varied (JSON), or NULL */
-} crun_t;
+} ana_ab_side_run_t;
 
-typedef struct side {
+typedef struct ana_ab_side {
     const char *path;
     rdb_t *db;
-    crun_t *run;      /* labels */
+    ana_ab_side_run_t *run;      /* labels */
     ana_ab_run_t *ab; /* the same runs for the comparison (strings owned by the side) */
-    char **owned;     /* every string of ab, for side_free */
+    char **owned;     /* every string of ab, for ana_ab_side_free */
     int nowned;
     int n;
-} side_t;
+} ana_ab_side_t;
 
 /* Every run of s->db that has ended (a running one has no verdict yet); 0 or exit 2. */
-int side_load(side_t *s);
-void side_free(side_t *s);
+int ana_ab_side_load(ana_ab_side_t *s);
+void ana_ab_side_free(ana_ab_side_t *s);
 
 /* The rows of both sides (analysis/ab.h's source): sides[0] the baseline, sides[1] the
  * candidate. */
-ana_ab_source_t side_source(side_t *sides);
+ana_ab_source_t ana_ab_side_source(ana_ab_side_t *sides);
 
 /* "fasgd P=4": the configuration of run i of s. */
-void side_label(const side_t *s, int i, char *buf, size_t size);
+void ana_ab_side_label(const ana_ab_side_t *s, int i, char *buf, size_t size);
 
 #endif

@@ -36,54 +36,54 @@ static int check_metrics(rdb_t *hb, rdb_t *hc, const compare_args_t *a)
     return rc;
 }
 
-int compare_open(const compare_args_t *a, side_t *base, side_t *cand)
+int compare_open(const compare_args_t *a, ana_ab_side_t *base, ana_ab_side_t *cand)
 {
-    *base = (side_t){.path = a->base_path};
-    *cand = (side_t){.path = a->cand_path};
+    *base = (ana_ab_side_t){.path = a->base_path};
+    *cand = (ana_ab_side_t){.path = a->cand_path};
     sgd_err_t err = {{0}};
     int rc = SGD_EXIT_OK;
     if (rdb_open_readonly(a->base_path, &base->db, &err) ||
         rdb_open_readonly(a->cand_path, &cand->db, &err))
         rc = cli_bad_input("compare: %s", err.msg);
     if (rc == SGD_EXIT_OK) rc = check_metrics(base->db, cand->db, a);
-    if (rc == SGD_EXIT_OK) rc = side_load(base);
-    if (rc == SGD_EXIT_OK) rc = side_load(cand);
+    if (rc == SGD_EXIT_OK) rc = ana_ab_side_load(base);
+    if (rc == SGD_EXIT_OK) rc = ana_ab_side_load(cand);
     if (rc != SGD_EXIT_OK) compare_close(base, cand);
     return rc;
 }
 
-void compare_close(side_t *base, side_t *cand)
+void compare_close(ana_ab_side_t *base, ana_ab_side_t *cand)
 {
-    side_free(base);
-    side_free(cand);
+    ana_ab_side_free(base);
+    ana_ab_side_free(cand);
     rdb_close(base->db);
     rdb_close(cand->db);
     base->db = cand->db = NULL;
 }
 
-int compare_judge(const compare_args_t *a, double alpha, side_t *sides, ana_ab_t *ab)
+int compare_judge(const compare_args_t *a, double alpha, ana_ab_side_t *sides, ana_ab_t *ab)
 {
     ana_ab_opts_t o = {.match = a->match, .rule = a->rule, .last = (int)a->last,
                        .metrics = a->metrics};
     o.rule.alpha = alpha;
-    ana_ab_source_t src = side_source(sides);
+    ana_ab_source_t src = ana_ab_side_source(sides);
     sgd_err_t err = {{0}};
     if (ana_ab_compare(sides[0].ab, sides[0].n, sides[1].ab, sides[1].n, &src, &o, ab, &err))
         return cli_bad_input("compare: %s", err.msg);
     return SGD_EXIT_OK;
 }
 
-void compare_render(const compare_args_t *a, const ana_ab_t *ab, const side_t *sides,
+void compare_render(const compare_args_t *a, const ana_ab_t *ab, const ana_ab_side_t *sides,
                     int exit_code, const char *extra)
 {
     compare_view_t v = {.ab = ab, .base = &sides[0], .cand = &sides[1], .exit_code = exit_code};
-    cli_format_t fmt = (cli_format_t)a->format;
-    if (fmt == CLI_FMT_JSON) compare_json_print(&v, stdout);
+    rnd_format_t fmt = (rnd_format_t)a->format;
+    if (fmt == RND_FMT_JSON) compare_json_print(&v, stdout);
     else compare_table_print(&v, fmt, stdout);
-    if (fmt == CLI_FMT_TEXT) printf("\n");
+    if (fmt == RND_FMT_TEXT) printf("\n");
     sgd_strbuf_t s = {0};
     ana_ab_summary(ab, &s);
-    fprintf(fmt == CLI_FMT_TEXT ? stdout : stderr, "compare: %s%s%s\n", s.p, extra ? "; " : "",
+    fprintf(fmt == RND_FMT_TEXT ? stdout : stderr, "compare: %s%s%s\n", s.p, extra ? "; " : "",
             extra ? extra : "");
     sgd_strbuf_free(&s);
     if (ab->kernels_differ)
@@ -95,7 +95,7 @@ void compare_render(const compare_args_t *a, const ana_ab_t *ab, const side_t *s
 /* One look at the two databases as they are. */
 static int compare_once(const compare_args_t *a)
 {
-    side_t sides[2];
+    ana_ab_side_t sides[2];
     int rc = compare_open(a, &sides[0], &sides[1]);
     if (rc != SGD_EXIT_OK) return rc;
     ana_ab_t ab;

@@ -450,7 +450,7 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     }
     st->loaded = true;
     st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2), .sweep_axes = axes,
-                         .command_line = cli_shell_words("sgdsim run", argc, argv),
+                         .command_line = rnd_shell_words("sgdsim run", argc, argv),
                          .progress_fd = (int)t->progress_fd};
     split_tags(&o->tags, &st->r);
     st->ckpt = t->ckpt;

@@ -21,7 +21,7 @@ typedef struct compare_args {
     cli_list_t match_on; /* --match-on values as given */
     cli_list_t ignore;   /* --ignore values as given */
     ana_match_t match;   /* the two lists parsed, and --pool-builds */
-    int format;          /* cli_format_t: --csv, --json */
+    int format;          /* rnd_format_t: --csv, --json */
     /* --run and what goes with it (compare_run.c) */
     const char *run_scenario, *base_scenario; /* --run, --run-baseline */
     cli_list_t sets, base_sets;               /* --set, --baseline-set */
@@ -34,15 +34,15 @@ int compare_args_parse(int argc, char **argv, compare_args_t *a, bool *help);
 void compare_args_free(compare_args_t *a);
 
 /* Opens both databases read-only, checks --metrics, reads their runs; 0 or exit 2. */
-int compare_open(const compare_args_t *a, side_t *base, side_t *cand);
-void compare_close(side_t *base, side_t *cand);
+int compare_open(const compare_args_t *a, ana_ab_side_t *base, ana_ab_side_t *cand);
+void compare_close(ana_ab_side_t *base, ana_ab_side_t *cand);
 
 /* The comparison of sides[0] (baseline) and sides[1] at level alpha into *ab; 0 or exit 2. */
-int compare_judge(const compare_args_t *a, double alpha, side_t *sides, ana_ab_t *ab);
+int compare_judge(const compare_args_t *a, double alpha, ana_ab_side_t *sides, ana_ab_t *ab);
 
 /* Prints the rows in the format asked and the summary line (with `extra` words after it,
  * or NULL). */
-void compare_render(const compare_args_t *a, const ana_ab_t *ab, const side_t *sides,
+void compare_render(const compare_args_t *a, const ana_ab_t *ab, const ana_ab_side_t *sides,
                     int exit_code, const char *extra);
 
 /* --run: seeds in batches until every row that counts is decided (compare_run.c). */

@@ -170,7 +170,7 @@ int compare_args_parse(int argc, char **argv, compare_args_t *a, bool *help)
 {
     static const char *const missing[] = {"BASELINE.db CANDIDATE.db", "CANDIDATE.db"};
     *a = (compare_args_t){.rule = ana_rule_default(), .last = ANA_LAST_DEFAULT,
-                          .format = CLI_FMT_TEXT, .max_seeds = 0, .batch = 0, .jobs = 0};
+                          .format = RND_FMT_TEXT, .max_seeds = 0, .batch = 0, .jobs = 0};
     cli_opt_set_t sets[] = {{compare_opts, a, 0}, {cli_format_opts, &a->format, 0}};
     cli_cmd_spec_t spec = {.cmd = "compare", .npos = 2, .missing = missing, .sets = sets,
                            .nsets = 2};

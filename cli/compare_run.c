@@ -78,7 +78,7 @@ static bool has_seed(const ana_ab_run_t *runs, const ana_group_t *g, int64_t see
     return false;
 }
 
-static int shared_seeds(const side_t *s, const ana_ab_t *ab, int p)
+static int shared_seeds(const ana_ab_side_t *s, const ana_ab_t *ab, int p)
 {
     const ana_pair_t *pr = &ab->pairs.pair[p];
     if (pr->kind != ANA_PAIRED) return 0;
@@ -88,13 +88,13 @@ static int shared_seeds(const side_t *s, const ana_ab_t *ab, int p)
     return n;
 }
 
-static conf_t *conf_of(run_state_t *st, const char *config, const side_t *s, int first)
+static conf_t *conf_of(run_state_t *st, const char *config, const ana_ab_side_t *s, int first)
 {
     for (int i = 0; i < st->nconf; i++)
         if (strcmp(st->conf[i].config, config) == 0) return &st->conf[i];
     st->conf = sgd_xrealloc(st->conf, (size_t)(st->nconf + 1) * sizeof *st->conf);
     char label[160];
-    side_label(s, first, label, sizeof label);
+    ana_ab_side_label(s, first, label, sizeof label);
     st->conf[st->nconf] = (conf_t){.config = sgd_xstrdup(config), .label = sgd_xstrdup(label)};
     return &st->conf[st->nconf++];
 }
@@ -118,7 +118,7 @@ static void add_set(job_t *j, char *set)
 
 /* "key=JSON" for each key of run r's sweep axes (less the seed; when `matched`, only the
  * keys the match compares), with the values of configuration c, appended to j's sets. */
-static void axis_sets(const crun_t *r, const ana_config_t *c, const ana_match_t *m,
+static void axis_sets(const ana_ab_side_run_t *r, const ana_config_t *c, const ana_match_t *m,
                       bool matched, job_t *j)
 {
     cJSON *axes = r->sweep_axes ? cJSON_Parse(r->sweep_axes) : NULL;
@@ -177,7 +177,7 @@ static int run_job(const run_state_t *st, const job_t *j)
 
 /* The seeds to add to one configuration to reach `target` shared seeds: for the candidate
  * (cand) and the baseline (base); false when the target cannot be reached. */
-static bool plan_seeds(const run_state_t *st, const side_t *s, const ana_group_t *gb,
+static bool plan_seeds(const run_state_t *st, const ana_ab_side_t *s, const ana_group_t *gb,
                        const ana_group_t *gc, int have, int target, int64_t *cand, int *nc,
                        int64_t *base, int *nb)
 {
@@ -219,7 +219,8 @@ static void job_free(job_t *j)
 }
 
 /* Plans the seeds that bring pair p to `target` shared seeds (run_jobs runs them). */
-static void grow_pair(run_state_t *st, const side_t *s, const ana_ab_t *ab, int p, int target)
+static void grow_pair(run_state_t *st, const ana_ab_side_t *s, const ana_ab_t *ab, int p,
+                      int target)
 {
     const ana_pairing_t *pg = &ab->pairs;
     const ana_pair_t *pr = &pg->pair[p];
@@ -287,7 +288,7 @@ static frozen_t *find_frozen(run_state_t *st, const char *config, const char *wh
 }
 
 /* Keeps the first decision of every row that counts. */
-static void freeze(run_state_t *st, const side_t *s, const ana_ab_t *ab)
+static void freeze(run_state_t *st, const ana_ab_side_t *s, const ana_ab_t *ab)
 {
     for (int i = 0; i < ab->nrows; i++) {
         const ana_ab_row_t *r = &ab->row[i];
@@ -337,7 +338,7 @@ static void substitute(run_state_t *st, ana_ab_t *ab)
 /* ---- the looks ------------------------------------------------------------------------ */
 
 /* --run-baseline adds runs to the baseline: only with the build that made it. */
-static int check_baseline_build(const compare_args_t *a, const side_t *base)
+static int check_baseline_build(const compare_args_t *a, const ana_ab_side_t *base)
 {
     for (int i = 0; a->base_scenario && i < base->n; i++) {
         const char *b = ana_build_name(base->ab[i].build);
@@ -352,7 +353,7 @@ static int check_baseline_build(const compare_args_t *a, const side_t *base)
 
 /* The fewest seeds both sides share among the paired configurations, at least 2 (a batch
  * when the candidate has none yet). */
-static int first_look_seeds(const side_t *s, const ana_ab_t *ab, int batch)
+static int first_look_seeds(const ana_ab_side_t *s, const ana_ab_t *ab, int batch)
 {
     int least = -1;
     for (int p = 0; p < ab->pairs.npairs; p++) {
@@ -365,7 +366,7 @@ static int first_look_seeds(const side_t *s, const ana_ab_t *ab, int batch)
 
 /* Notes each configuration's shared seeds and whether every row of it that counts is
  * decided; whether one is still open (undecided, with seeds left to pair). */
-static bool note_confs(run_state_t *st, const side_t *s, const ana_ab_t *ab)
+static bool note_confs(run_state_t *st, const ana_ab_side_t *s, const ana_ab_t *ab)
 {
     bool open = false;
     for (int p = 0; p < ab->pairs.npairs; p++) {
@@ -380,7 +381,7 @@ static bool note_confs(run_state_t *st, const side_t *s, const ana_ab_t *ab)
 
 /* Brings every configuration that counts for the next look up to `target` shared seeds:
  * those not yet decided (all of them before the first look). */
-static void grow(run_state_t *st, const side_t *s, const ana_ab_t *ab, int target, bool all)
+static void grow(run_state_t *st, const ana_ab_side_t *s, const ana_ab_t *ab, int target, bool all)
 {
     note_confs(st, s, ab);
     for (int p = 0; p < ab->pairs.npairs; p++) {
@@ -394,7 +395,7 @@ static void grow(run_state_t *st, const side_t *s, const ana_ab_t *ab, int targe
 
 /* A configuration that was given seeds must share them at the next look: else SCENARIO
  * does not make the candidate's configuration; exit 2 naming it. */
-static int check_grown(run_state_t *st, const side_t *s, const ana_ab_t *ab)
+static int check_grown(run_state_t *st, const ana_ab_side_t *s, const ana_ab_t *ab)
 {
     for (int p = 0; p < ab->pairs.npairs; p++) {
         const ana_pair_t *pr = &ab->pairs.pair[p];
@@ -444,7 +445,7 @@ static void state_free(run_state_t *st)
 /* The first look's seeds (after bringing every configuration up to them); 0 or exit code. */
 static int prepare(run_state_t *st, int *s1)
 {
-    side_t s[2];
+    ana_ab_side_t s[2];
     ana_ab_t ab;
     int rc = compare_open(st->a, &s[0], &s[1]);
     if (rc) return rc;
@@ -466,7 +467,7 @@ static int prepare(run_state_t *st, int *s1)
  * still open after the last look has seeds left to pair (the baseline's are all used and
  * --run-baseline was not given).  Known before the test, so the last look may spend what
  * alpha is left: the looks' levels still add up to alpha. */
-static bool last_look(run_state_t *st, side_t *s, int target)
+static bool last_look(run_state_t *st, ana_ab_side_t *s, int target)
 {
     if (target >= (int)st->a->max_seeds) return true;
     if (st->a->base_scenario) return false;
@@ -502,7 +503,7 @@ static int look(run_state_t *st, int target, bool *done)
 {
     const compare_args_t *a = st->a;
     int n_max = (int)a->max_seeds;
-    side_t s[2];
+    ana_ab_side_t s[2];
     ana_ab_t ab;
     int rc = compare_open(a, &s[0], &s[1]);
     if (rc) return rc;

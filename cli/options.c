@@ -14,8 +14,8 @@
 #include "common/number.h"
 
 const cli_opt_t cli_format_opts[] = {
-    {.name = "--csv", .kind = CLI_ARG_CONST, .ival = CLI_FMT_CSV},
-    {.name = "--json", .kind = CLI_ARG_CONST, .ival = CLI_FMT_JSON},
+    {.name = "--csv", .kind = CLI_ARG_CONST, .ival = RND_FMT_CSV},
+    {.name = "--json", .kind = CLI_ARG_CONST, .ival = RND_FMT_JSON},
     {.name = NULL},
 };
 

@@ -44,69 +44,69 @@ static const char *const csv_head[] = {
     "p_equivalence_adjusted", "margin", "seeds_needed", "detail"};
 #define NCSV ((int)(sizeof csv_head / sizeof csv_head[0]))
 
-static void label_cells(const compare_view_t *v, const ana_ab_row_t *r, cli_table_t *t, int row)
+static void label_cells(const compare_view_t *v, const ana_ab_row_t *r, rnd_table_t *t, int row)
 {
     int first = base_group(v, r)->idx[0];
     char config[160];
-    side_label(v->base, first, config, sizeof config);
+    ana_ab_side_label(v->base, first, config, sizeof config);
     char *seeds = seeds_text(v, r);
-    cli_table_text(t, row, 0, v->base->run[first].scenario);
-    cli_table_text(t, row, 1, config);
-    cli_table_text(t, row, 2, seeds);
-    cli_table_text(t, row, 3, r->what);
-    cli_table_text(t, row, 4, ana_verdict_name[r->verdict]);
+    rnd_table_text(t, row, 0, v->base->run[first].scenario);
+    rnd_table_text(t, row, 1, config);
+    rnd_table_text(t, row, 2, seeds);
+    rnd_table_text(t, row, 3, r->what);
+    rnd_table_text(t, row, 4, ana_verdict_name[r->verdict]);
     free(seeds);
 }
 
-static void stat_cells(const ana_ab_row_t *r, cli_table_t *t, int row)
+static void stat_cells(const ana_ab_row_t *r, rnd_table_t *t, int row)
 {
     const ana_judgement_t *j = &r->j;
     bool tested = j->effect.kind != ANA_TEST_NONE;
-    cli_table_text(t, row, 6, tested ? ana_test_name[j->effect.kind] : NULL);
-    cli_table_int(t, row, 7, j->base.n);
-    cli_table_real(t, row, 8, j->base.mean);
-    cli_table_real(t, row, 9, j->base.n > 1 ? j->base.sd : NAN);
-    cli_table_int(t, row, 10, j->cand.n);
-    cli_table_real(t, row, 11, j->cand.mean);
-    cli_table_real(t, row, 12, j->cand.n > 1 ? j->cand.sd : NAN);
-    cli_table_real(t, row, 13, tested ? j->effect.effect : j->cand.mean - j->base.mean);
-    cli_table_real(t, row, 14, tested && j->effect.base_mean != 0
+    rnd_table_text(t, row, 6, tested ? ana_test_name[j->effect.kind] : NULL);
+    rnd_table_int(t, row, 7, j->base.n);
+    rnd_table_real(t, row, 8, j->base.mean);
+    rnd_table_real(t, row, 9, j->base.n > 1 ? j->base.sd : NAN);
+    rnd_table_int(t, row, 10, j->cand.n);
+    rnd_table_real(t, row, 11, j->cand.mean);
+    rnd_table_real(t, row, 12, j->cand.n > 1 ? j->cand.sd : NAN);
+    rnd_table_real(t, row, 13, tested ? j->effect.effect : j->cand.mean - j->base.mean);
+    rnd_table_real(t, row, 14, tested && j->effect.base_mean != 0
                                    ? j->effect.effect / fabs(j->effect.base_mean)
                                    : j->rel_effect);
-    cli_table_real(t, row, 15, 1 - j->level);
-    cli_table_real(t, row, 16, j->ci_low);
-    cli_table_real(t, row, 17, j->ci_high);
-    cli_table_real(t, row, 18, j->p);
-    cli_table_real(t, row, 19, j->p_adj);
-    cli_table_real(t, row, 20, j->p_eq);
-    cli_table_real(t, row, 21, j->p_eq_adj);
-    cli_table_real(t, row, 22, j->margin);
+    rnd_table_real(t, row, 15, 1 - j->level);
+    rnd_table_real(t, row, 16, j->ci_low);
+    rnd_table_real(t, row, 17, j->ci_high);
+    rnd_table_real(t, row, 18, j->p);
+    rnd_table_real(t, row, 19, j->p_adj);
+    rnd_table_real(t, row, 20, j->p_eq);
+    rnd_table_real(t, row, 21, j->p_eq_adj);
+    rnd_table_real(t, row, 22, j->margin);
     if (j->verdict == ANA_INCONCLUSIVE && j->seeds_needed > 0)
-        cli_table_int(t, row, 23, j->seeds_needed);
+        rnd_table_int(t, row, 23, j->seeds_needed);
 }
 
-void compare_table_print(const compare_view_t *v, cli_format_t fmt, FILE *f)
+void compare_table_print(const compare_view_t *v, rnd_format_t fmt, FILE *f)
 {
-    cli_table_t t;
-    bool text = fmt == CLI_FMT_TEXT;
-    cli_table_init(&t, text ? 6 : NCSV, text ? text_head : csv_head);
+    rnd_table_t t;
+    bool text = fmt == RND_FMT_TEXT;
+    rnd_table_init(&t, text ? 6 : NCSV, text ? text_head : csv_head);
     for (int i = 0; i < v->ab->nrows; i++) {
         const ana_ab_row_t *r = &v->ab->row[i];
-        int row = cli_table_row(&t);
+        int row = rnd_table_row(&t);
         label_cells(v, r, &t, row);
         sgd_strbuf_t d = {0};
         ana_ab_detail(v->ab, r, &d);
         if (text) {
-            cli_table_text(&t, row, 5, d.p ? d.p : "");
+            rnd_table_text(&t, row, 5, d.p ? d.p : "");
         } else {
-            cli_table_literal(&t, row, 5, r->counts ? "true" : "false");
+            rnd_table_literal(&t, row, 5, r->counts ? "true" : "false");
             if (r->judged) stat_cells(r, &t, row);
-            cli_table_text(&t, row, NCSV - 1, d.p ? d.p : "");
+            rnd_table_text(&t, row, NCSV - 1, d.p ? d.p : "");
         }
         sgd_strbuf_free(&d);
     }
-    cli_table_print(&t, fmt, f);
-    cli_table_free(&t);
+    rnd_table_print(&t, fmt, f);
+    rnd_table_free(&t);
 }
 
 /* ---- JSON ----------------------------------------------------------------------------- */
@@ -164,7 +164,7 @@ static cJSON *differs_json(const ana_config_t *b, const ana_config_t *c)
 }
 
 /* One side of a row: its seeds, runs and (judged rows) values, as arrays. */
-static cJSON *side_json(const side_t *s, const ana_group_t *g, const ana_ab_values_t *vals,
+static cJSON *side_json(const ana_ab_side_t *s, const ana_group_t *g, const ana_ab_values_t *vals,
                         const ana_summary_t *sum)
 {
     cJSON *o = cJSON_CreateObject();
@@ -228,7 +228,7 @@ static cJSON *row_json(const compare_view_t *v, const ana_ab_row_t *r)
     const ana_group_t *gb = base_group(v, r), *gc = cand_group(v, r);
     cJSON *o = cJSON_CreateObject();
     char label[160];
-    side_label(v->base, gb->idx[0], label, sizeof label);
+    ana_ab_side_label(v->base, gb->idx[0], label, sizeof label);
     cJSON_AddStringToObject(o, "scenario", v->base->run[gb->idx[0]].scenario);
     cJSON_AddStringToObject(o, "label", label);
     cJSON_AddItemToObject(o, "configuration", config_json(&p->base.flat[pr->base]));

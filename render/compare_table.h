@@ -15,12 +15,12 @@
 /* What the rendering needs besides the comparison: both sides, and the exit code. */
 typedef struct compare_view {
     const ana_ab_t *ab;
-    const side_t *base, *cand;
+    const ana_ab_side_t *base, *cand;
     int exit_code;
 } compare_view_t;
 
-/* The text table (CLI_FMT_TEXT) or the CSV rows (CLI_FMT_CSV). */
-void compare_table_print(const compare_view_t *v, cli_format_t fmt, FILE *f);
+/* The text table (RND_FMT_TEXT) or the CSV rows (RND_FMT_CSV). */
+void compare_table_print(const compare_view_t *v, rnd_format_t fmt, FILE *f);
 
 /* The JSON document. */
 void compare_json_print(const compare_view_t *v, FILE *f);

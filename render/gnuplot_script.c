@@ -72,7 +72,7 @@ static char *clean_text(const char *s)
         if (len == 0) {
             *o++ = '?';
             len = 1;
-        } else if (cli_is_control(s, len)) {
+        } else if (rnd_is_control(s, len)) {
             *o++ = ' ';
         } else {
             memcpy(o, s, len);

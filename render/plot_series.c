@@ -397,7 +397,7 @@ int plot_series_label(plot_data_t *d, const char *const *keys, int omit,
     int rc = 0;
     for (int i = 0; i < labels->n && !rc; i++)
         if (labels->v[i].value && !used[i]) {
-            char *value = cli_text_escape(labels->v[i].value);
+            char *value = rnd_text_escape(labels->v[i].value);
             rc = sgd_errf(err, "--label %s:%s=...: no series has %s=%s", labels->v[i].key,
                           value, labels->v[i].key, value);
             free(value);

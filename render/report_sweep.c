@@ -28,7 +28,7 @@
  * scenario name or configuration value from the database may hold control characters. */
 void report_print_escaped(const char *s)
 {
-    char *e = cli_text_escape(s);
+    char *e = rnd_text_escape(s);
     fputs(e, stdout);
     free(e);
 }
@@ -189,15 +189,15 @@ static void pivot(srun_t *runs, int n, const char *row_key, const char *col_key,
              col_key ? col_key : "");
     head[0] = corner;
     for (int c = 0; c < ncv; c++) head[1 + c] = cv ? cv[c] : "mean";
-    cli_table_t t;
-    cli_table_init(&t, ncv + 1, head);
+    rnd_table_t t;
+    rnd_table_init(&t, ncv + 1, head);
     free(head);
     const char **keys = sgd_xcalloc((size_t)nf + 2, sizeof *keys);
     const char **vals = sgd_xcalloc((size_t)nf + 2, sizeof *vals);
     for (int i = 0; i < nf; i++) keys[i] = fkeys[i], vals[i] = fvals[i];
     for (int r = 0; r < nrv; r++) {
-        int row = cli_table_row(&t);
-        cli_table_text(&t, row, 0, rv[r]);
+        int row = rnd_table_row(&t);
+        rnd_table_text(&t, row, 0, rv[r]);
         for (int c = 0; c < ncv; c++) {
             int nk = nf;
             keys[nk] = row_key, vals[nk++] = rv[r];
@@ -206,11 +206,11 @@ static void pivot(srun_t *runs, int n, const char *row_key, const char *col_key,
                                          : cell_stats(runs, n, keys, vals, nk, q, 1.0);
             char text[96];
             cell_text(&m, text, sizeof text);
-            if (m.n) cli_table_text(&t, row, 1 + c, text);
+            if (m.n) rnd_table_text(&t, row, 1 + c, text);
         }
     }
-    cli_table_print(&t, CLI_FMT_TEXT, stdout);
-    cli_table_free(&t);
+    rnd_table_print(&t, RND_FMT_TEXT, stdout);
+    rnd_table_free(&t);
     free(keys);
     free(vals);
     free(rv);

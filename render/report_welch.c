@@ -120,7 +120,7 @@ static int read_side(const rep_db_t *d, const char *path, const rep_opts_t *o,
     int i = 0, j;
     while (i < d->n && strcmp(d->run[i].a.scenario, s->setting) != 0) i++;
     for (j = i; j < d->n && strcmp(d->run[j].a.scenario, s->setting) == 0;) j++;
-    char *name = cli_text_escape(s->setting);
+    char *name = rnd_text_escape(s->setting);
     int rc = 0;
     if (i == j) {
         rc = sgd_bad_input("report: %s: no finished run of setting '%s'%s", path, name,
@@ -135,7 +135,7 @@ static int read_side(const rep_db_t *d, const char *path, const rep_opts_t *o,
                                ana_build_name(g.member[0][0]->build),
                                ana_build_name(g.member[1][0]->build));
         } else if (g.n > 1) {
-            char *keys = differing_keys(&g), *shown = cli_text_escape(keys);
+            char *keys = differing_keys(&g), *shown = rnd_text_escape(keys);
             rc = sgd_bad_input("report: %s: setting '%s' holds %d configurations (they differ"
                                " in %s): Welch's test would mix them; pass --updates N or"
                                " name settings of one configuration", path, name, g.n, shown);
@@ -204,8 +204,8 @@ static void print_json(const side_t *a, const side_t *b, const ana_effect_t *t,
 static void print_text(const side_t *a, const side_t *b, const ana_effect_t *t,
                        const rep_opts_t *o, const report_welch_args_t *w)
 {
-    char *m = cli_text_escape(w->metric), *na = cli_text_escape(a->setting),
-         *nb = cli_text_escape(b->setting);
+    char *m = rnd_text_escape(w->metric), *na = rnd_text_escape(a->setting),
+         *nb = rnd_text_escape(b->setting);
     char what[32];
     if (w->final) snprintf(what, sizeof what, "final");
     else snprintf(what, sizeof what, "last%d", o->last_k);
@@ -226,7 +226,7 @@ int report_welch(rdb_t *db, const char *path, const rep_opts_t *opts,
 {
     sgd_err_t err = {{0}};
     if (strcmp(w->metric, "vtime_s") != 0 && !rdb_has_metric(db, w->metric)) {
-        char *shown = cli_text_escape(w->metric);
+        char *shown = rnd_text_escape(w->metric);
         int rc = sgd_bad_input("report: %s: --metric %s: unknown metric (no run of the database "
                                "has it)", path, shown);
         free(shown);

@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "common/json.h"
 
-bool cli_is_control(const char *s, size_t len)
+bool rnd_is_control(const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
     if (len == 1) return u[0] < 0x20 || u[0] == 0x7F;
@@ -28,13 +28,13 @@ static size_t escape_unit(const char *s, size_t len, char *out)
     return (size_t)snprintf(out, 7, "\\x%02x", c);
 }
 
-char *cli_text_escape(const char *s)
+char *rnd_text_escape(const char *s)
 {
     /* The longest escape, \u009f, is 6 bytes for the 2 it replaces; \xHH is 4 for 1. */
     char *out = sgd_xmalloc(4 * strlen(s) + 1), *o = out;
     while (*s) {
         size_t len = sgd_utf8_len(s);
-        if (len && !cli_is_control(s, len)) {
+        if (len && !rnd_is_control(s, len)) {
             memcpy(o, s, len);
             o += len;
         } else {
@@ -57,7 +57,7 @@ static bool shell_bare(const char *word)
     return *word && strspn(word, safe) == strlen(word);
 }
 
-char *cli_shell_words(const char *prefix, int argc, char *const *argv)
+char *rnd_shell_words(const char *prefix, int argc, char *const *argv)
 {
     size_t cap = strlen(prefix) + 1;
     for (int i = 0; i < argc; i++) cap += 4 * strlen(argv[i]) + 3;
