@@ -45,6 +45,7 @@ enum {
     CLI_OPT_BACKEND = 16,
     CLI_OPT_NUMERICS = 32, /* --blas-core NAME, -t/--threads N */
     CLI_OPT_TAG = 64,      /* --tag KEY=VALUE (repeatable) */
+    CLI_OPT_CKPT_EVERY = 128, /* --checkpoint-every DURATION, --checkpoint-every-updates N */
 };
 
 /* The results database of run and sweep when --db is not given (in the working directory). */
@@ -71,6 +72,12 @@ typedef struct cli_opts {
     /* --tag KEY=VALUE as given, in order, each checked (a '=', a non-empty key of plain
      * text, no key twice); the strings are argv's, the array is owned (cli_opts_free). */
     cli_list_t tags;
+    /* --checkpoint-every DURATION as given (a sweep passes it on; NULL when absent) and in
+     * seconds of wall time (0 when absent), --checkpoint-every-updates N (0 when absent):
+     * how often run and every point of a sweep write their checkpoints. */
+    const char *ckpt_every;
+    double ckpt_every_s;
+    uint64_t ckpt_every_updates;
 } cli_opts_t;
 
 /* Parses argv of subcommand `cmd`: the shared options it accepts, plus `extra` (the

@@ -261,14 +261,6 @@ typedef struct run_args {
     run_ckpt_t ckpt;         /* --checkpoint*, --resume */
 } run_args_t;
 
-/* --checkpoint-every DURATION */
-static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *msg,
-                           size_t size)
-{
-    run_args_t *t = target;
-    return run_ckpt_parse_duration(&t->ckpt, opt, v, msg, size);
-}
-
 static const cli_opt_t trace_opts[] = {
     {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, path)},
     {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = cli_trace_opt_window},
@@ -282,11 +274,6 @@ static const cli_opt_t trace_opts[] = {
      .metavar = "FILE"},
     {.name = "--resume", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, ckpt.resume),
      .metavar = "FILE"},
-    {.name = "--checkpoint-every", .kind = CLI_ARG_CUSTOM, .parse = opt_ckpt_every,
-     .metavar = "DURATION"},
-    {.name = "--checkpoint-every-updates", .kind = CLI_ARG_U64,
-     .off = offsetof(run_args_t, ckpt.every_updates), .lo = 1, .hi = INT64_MAX,
-     .expect = "expected a number of updates >= 1"},
     {.name = "--checkpoint-exit-at", .kind = CLI_ARG_U64,
      .off = offsetof(run_args_t, ckpt.exit_at), .lo = 1, .hi = INT64_MAX,
      .expect = "expected an update number >= 1"},
@@ -301,8 +288,10 @@ static int parse_run_args(int argc, char **argv, cli_opts_t *o, run_args_t *t)
     cli_opt_set_t extra = {trace_opts, t, 0};
     int rc = cli_parse_opts("run", argc, argv,
                             CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND |
-                                CLI_OPT_NUMERICS | CLI_OPT_TAG, &extra, o);
+                                CLI_OPT_NUMERICS | CLI_OPT_TAG | CLI_OPT_CKPT_EVERY, &extra, o);
     if (rc == 0 && o->help) usage(stdout);
+    t->ckpt.every_s = o->ckpt_every_s;
+    t->ckpt.every_updates = o->ckpt_every_updates;
     if (rc == 0 && !o->help && t->trace.needs_trace && !t->path)
         rc = cli_bad_input("run: %s: only valid with --trace FILE", t->trace.needs_trace);
     if (rc == 0 && !o->help) rc = run_ckpt_check_args(&t->ckpt);

@@ -16,32 +16,6 @@
 #include "common/sha256.h"
 #include "results/rdb_resume.h"
 
-bool run_ckpt_parse_duration(void *target, const char *opt, const char *v, char *msg,
-                             size_t size)
-{
-    run_ckpt_t *c = target;
-    static const struct {
-        char unit;
-        double seconds;
-    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}};
-    size_t n = strlen(v);
-    double scale = 1, value = 0;
-    char num[64];
-    if (n > 0 && n < sizeof num) {
-        memcpy(num, v, n + 1);
-        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-            if (num[n - 1] == units[i].unit) num[n - 1] = '\0', scale = units[i].seconds;
-    }
-    if (n == 0 || n >= sizeof num || !sgd_parse_decimal(num, &value) || !(value > 0) ||
-        !isfinite(value * scale) || value * scale > 1e9) {
-        snprintf(msg, size, "%s %s: expected a wall-clock duration > 0 such as 90s, 10m or 2h",
-                 opt, v);
-        return false;
-    }
-    c->every_s = value * scale;
-    return true;
-}
-
 bool run_ckpt_wanted(const run_ckpt_t *c) { return c->path || c->resume; }
 
 int run_ckpt_check_args(run_ckpt_t *c)

@@ -91,16 +91,26 @@ typedef struct sweep_args {
     bool list;            /* --list */
     bool skip_invalid;    /* --skip-invalid */
     cli_list_t zips;      /* --zip KEY1,KEY2,... (owned; cli_list_free) */
-    cli_sweep_ckpt_t ckpt; /* --checkpoint-dir, --checkpoint-every[-updates] */
+    cli_sweep_ckpt_t ckpt; /* --checkpoint-dir, and the intervals of cli_opts_t */
 } sweep_args_t;
 
 #define SWEEP_STR_(x) #x
 #define SWEEP_STR(x) SWEEP_STR_(x)
 
-/* --checkpoint-every DURATION */
-static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *msg, size_t size)
+/* The checkpoint options' combinations: the intervals need a directory, which MPI does
+ * not take.  0, or the exit code after the message. */
+static int check_ckpt_args(const cli_sweep_ckpt_t *c, bool under_mpi)
 {
-    return cli_sweep_ckpt_parse_every(&((sweep_args_t *)target)->ckpt, opt, v, msg, size);
+    if (!c->dir && (c->every || c->every_updates))
+        return cli_bad_input("sweep: --checkpoint-every and --checkpoint-every-updates need "
+                             "--checkpoint-dir DIR");
+    if (c->dir && !c->dir[0]) return cli_bad_input("sweep: --checkpoint-dir: empty path");
+    if (c->dir && under_mpi)
+        return cli_bad_input("sweep: --checkpoint-dir %s: not under mpirun (a checkpoint "
+                             "names its run in one rank's database, which the next attempt "
+                             "merges away); use --shard I/N with one --db per shard instead",
+                             c->dir);
+    return 0;
 }
 
 /* --shard I/N */
@@ -124,10 +134,6 @@ static const cli_opt_t sweep_opts[] = {
     {.name = "--skip-invalid", .kind = CLI_ARG_FLAG, .off = offsetof(sweep_args_t, skip_invalid)},
     {.name = "--checkpoint-dir", .kind = CLI_ARG_STRING, .off = offsetof(sweep_args_t, ckpt.dir),
      .metavar = "DIR"},
-    {.name = "--checkpoint-every", .kind = CLI_ARG_CUSTOM, .parse = opt_ckpt_every},
-    {.name = "--checkpoint-every-updates", .kind = CLI_ARG_U64,
-     .off = offsetof(sweep_args_t, ckpt.every_updates), .lo = 1, .hi = INT64_MAX,
-     .expect = "expected a number of updates >= 1"},
     {.name = NULL},
 };
 
@@ -139,9 +145,11 @@ static int parse_sweep_args(int argc, char **argv, cli_opts_t *o, sweep_args_t *
     cli_opt_set_t extra = {sweep_opts, a, 0};
     int rc = cli_parse_opts("sweep", argc, argv,
                             CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_NUMERICS |
-                                CLI_OPT_TAG, &extra, o);
+                                CLI_OPT_TAG | CLI_OPT_CKPT_EVERY, &extra, o);
     if (rc == 0 && o->help) usage(stdout);
-    if (rc == 0 && !o->help) rc = cli_sweep_ckpt_check_args(&a->ckpt, cli_sweep_under_mpi());
+    a->ckpt.every = o->ckpt_every;
+    a->ckpt.every_updates = o->ckpt_every_updates;
+    if (rc == 0 && !o->help) rc = check_ckpt_args(&a->ckpt, cli_sweep_under_mpi());
     return rc;
 }
 

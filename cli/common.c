@@ -2,6 +2,7 @@
  * cli/options.c), loading a scenario onto this machine, error printing, number parsing,
  * build provenance. */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,34 @@ static bool parse_tag(void *target, const char *opt, const char *v, char *msg, s
     return true;
 }
 
+/* --checkpoint-every DURATION: "90", "90s", "10m", "2h" (a plain decimal and a unit). */
+static bool parse_ckpt_every(void *target, const char *opt, const char *v, char *msg,
+                             size_t size)
+{
+    cli_opts_t *o = target;
+    static const struct {
+        char unit;
+        double seconds;
+    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}};
+    size_t n = strlen(v);
+    double scale = 1, value = 0;
+    char num[64];
+    if (n > 0 && n < sizeof num) {
+        memcpy(num, v, n + 1);
+        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+            if (num[n - 1] == units[i].unit) num[n - 1] = '\0', scale = units[i].seconds;
+    }
+    if (n == 0 || n >= sizeof num || !sgd_parse_decimal(num, &value) || !(value > 0) ||
+        !isfinite(value * scale) || value * scale > 1e9) {
+        snprintf(msg, size, "%s %s: expected a wall-clock duration > 0 such as 90s, 10m or 2h",
+                 opt, v);
+        return false;
+    }
+    o->ckpt_every = v;
+    o->ckpt_every_s = value * scale;
+    return true;
+}
+
 /* The options of the commands that take one SCENARIO; a command takes the groups it names
  * in cli_parse_opts's `accepted` (--set always). */
 static const cli_opt_t scenario_opts[] = {
@@ -138,6 +167,11 @@ static const cli_opt_t scenario_opts[] = {
     {.name = "--threads", .alias = "-t", .kind = CLI_ARG_CUSTOM, .parse = parse_threads,
      .group = CLI_OPT_NUMERICS},
     {.name = "--tag", .kind = CLI_ARG_CUSTOM, .parse = parse_tag, .group = CLI_OPT_TAG},
+    {.name = "--checkpoint-every", .kind = CLI_ARG_CUSTOM, .parse = parse_ckpt_every,
+     .metavar = "DURATION", .group = CLI_OPT_CKPT_EVERY},
+    {.name = "--checkpoint-every-updates", .kind = CLI_ARG_U64,
+     .off = offsetof(cli_opts_t, ckpt_every_updates), .lo = 1, .hi = INT64_MAX,
+     .expect = "expected a number of updates >= 1", .group = CLI_OPT_CKPT_EVERY},
     {.name = NULL},
 };
 

@@ -10,32 +10,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cmd_run_ckpt.h"
 
 bool cli_sweep_ckpt_on(const cli_sweep_ckpt_t *c) { return c && c->dir; }
-
-bool cli_sweep_ckpt_parse_every(void *target, const char *opt, const char *v, char *msg,
-                                size_t size)
-{
-    run_ckpt_t check = {0}; /* run's own parser: the sweep accepts exactly what run does */
-    if (!run_ckpt_parse_duration(&check, opt, v, msg, size)) return false;
-    ((cli_sweep_ckpt_t *)target)->every = v;
-    return true;
-}
-
-int cli_sweep_ckpt_check_args(const cli_sweep_ckpt_t *c, bool under_mpi)
-{
-    if (!c->dir && (c->every || c->every_updates))
-        return cli_bad_input("sweep: --checkpoint-every and --checkpoint-every-updates need "
-                             "--checkpoint-dir DIR");
-    if (c->dir && !c->dir[0]) return cli_bad_input("sweep: --checkpoint-dir: empty path");
-    if (c->dir && under_mpi)
-        return cli_bad_input("sweep: --checkpoint-dir %s: not under mpirun (a checkpoint "
-                             "names its run in one rank's database, which the next attempt "
-                             "merges away); use --shard I/N with one --db per shard instead",
-                             c->dir);
-    return 0;
-}
 
 int cli_sweep_ckpt_ready(const cli_sweep_ckpt_t *c)
 {

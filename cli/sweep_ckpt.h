@@ -20,21 +20,12 @@
 
 typedef struct cli_sweep_ckpt {
     const char *dir;        /* --checkpoint-dir, or NULL: no checkpoints */
-    const char *every;      /* --checkpoint-every as given (checked), or NULL */
+    const char *every;      /* --checkpoint-every as given (checked, passed on), or NULL */
     uint64_t every_updates; /* --checkpoint-every-updates; 0 = none */
 } cli_sweep_ckpt_t;
 
 /* Whether the sweep writes checkpoints (c may be NULL). */
 bool cli_sweep_ckpt_on(const cli_sweep_ckpt_t *c);
-
-/* --checkpoint-every DURATION, checked as `run` checks it and kept as given, to pass on
- * (target: the cli_sweep_ckpt_t). */
-bool cli_sweep_ckpt_parse_every(void *target, const char *opt, const char *v, char *msg,
-                                size_t size);
-
-/* After parsing: the options' combinations (the intervals need a directory, which MPI does
- * not take).  0, or the exit code after the message. */
-int cli_sweep_ckpt_check_args(const cli_sweep_ckpt_t *c, bool under_mpi);
 
 /* Before anything runs: the directory is created if missing (its parent must exist) and
  * must be a directory this process can create files in (tried, not guessed from its mode).
