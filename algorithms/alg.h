@@ -275,6 +275,13 @@ int alg_prepare(const scn_t *scn, alg_prepare_opts_t *o, alg_prepared_t **run, s
 int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
                 sgd_err_t *err);
 
+/* alg_prepare with the scenario's file in front of every message: err is "PATH: json.path:
+ * what" (PATH: scn->path), the message `run` prints, and o->missing is prefixed the same way.
+ * The one check of whether `run` starts a scenario, which `validate` and `sweep
+ * --skip-invalid` make too, so all three accept the same scenarios. */
+int alg_prepare_file(const scn_t *scn, alg_prepare_opts_t *o, alg_prepared_t **run,
+                     sgd_err_t *err);
+
 /* The prepared run's model (its spec fitted to the data), NULL for a cost-only run. */
 const model_t *alg_prepared_model(const alg_prepared_t *run);
 

@@ -518,6 +518,20 @@ int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
     return 0;
 }
 
+int alg_prepare_file(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run,
+                     sgd_err_t *err)
+{
+    int rc = alg_prepare(s, o, run, err);
+    if (rc) sgd_err_prefix(err, s->path);
+    if (o->missing[0]) {
+        sgd_err_t m;
+        snprintf(m.msg, sizeof m.msg, "%s", o->missing);
+        sgd_err_prefix(&m, s->path);
+        snprintf(o->missing, sizeof o->missing, "%s", m.msg);
+    }
+    return rc;
+}
+
 const model_t *alg_prepared_model(const alg_prepared_t *run) { return run->res.model; }
 
 void alg_prepared_free(alg_prepared_t *run)

@@ -93,15 +93,6 @@ void cli_opts_free(cli_opts_t *o);
  * re-execute the program.  Returns 0, or SGD_EXIT_BAD_INPUT after printing the problem. */
 int cli_load_scenario(const cli_opts_t *o, scn_t *s);
 
-/* The one check of whether `run` starts scenario s — alg_prepare: everything the run needs
- * from the scenario and the dataset's shapes, built — which `validate` and `sweep
- * --skip-invalid` make too, so all three accept the same scenarios.  Returns 0 with *run
- * (alg_prepared_free), or -1 with err "PATH: json.path: what", the message run prints.
- * o->missing, prefixed the same way, is non-empty when this machine lacks something (a
- * dataset file, the backend): then the reason is the machine's, not the scenario's. */
-int cli_prepare_run(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run,
-                    sgd_err_t *err);
-
 /* Prints "sgdsim: <msg>" to stderr and returns SGD_EXIT_BAD_INPUT: the commands' name of
  * sgd_bad_input (common/error.h), which the layers below cli/ call. */
 #define cli_bad_input sgd_bad_input

@@ -1,4 +1,4 @@
-/* `sgdsim run SCENARIO`: load the scenario, check and build the run (cli_prepare_run, the
+/* `sgdsim run SCENARIO`: load the scenario, check and build the run (alg_prepare_file, the
  * check `validate` makes too), open the results database, run the simulation with a sink
  * that writes every metric row to the database, and print a summary.
  *
@@ -369,13 +369,13 @@ static void split_tags(const cli_list_t *args, run_sink_t *r)
     }
 }
 
-/* Builds the run (everything a run needs, checked: cli_prepare_run) into the open trace;
+/* Builds the run (everything a run needs, checked: alg_prepare_file) into the open trace;
  * a refusal is the scenario's message, exit 2. */
 static int run_prepare(run_state_t *st)
 {
     sgd_err_t err = {{0}};
     alg_prepare_opts_t po = {.trace = st->trace, .backend = ALG_BACKEND_NEEDED};
-    if (cli_prepare_run(&st->s, &po, &st->prepared, &err)) return cli_bad_input("%s", err.msg);
+    if (alg_prepare_file(&st->s, &po, &st->prepared, &err)) return cli_bad_input("%s", err.msg);
     return 0;
 }
 

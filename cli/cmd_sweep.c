@@ -317,7 +317,9 @@ int cli_sweep_main(int argc, char **argv)
                           .ntags = opts.tags.n,
                           .skip_invalid = sa.skip_invalid,
                           .ninvalid = plan.ninvalid,
-                          .ckpt = &sa.ckpt};
+                          .ckpt = &sa.ckpt,
+                          .child_env = cli_machine_child_env,
+                          .child_env_free = cli_machine_env_free};
     rc = sa.list ? list_points(&opts, &plan, mine, nmine) : execute_points(&x, &plan, mine, nmine);
     free(mine);
     cli_sweep_plan_free(&plan);

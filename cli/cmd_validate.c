@@ -1,6 +1,6 @@
 /* `sgdsim validate SCENARIO [--set k=v ...] [--backend NAME] [--blas-core NAME] [--threads N]
  * [--print]`: load and check a scenario without running it, with the check `run` makes
- * (cli_prepare_run: the run built up to its first event — data shapes against the model's,
+ * (alg_prepare_file: the run built up to its first event — data shapes against the model's,
  * batches, the memory guard, the algorithm's state), so validate refuses exactly what run
  * refuses, with run's message and exit code 2.  Only what this machine lacks keeps exit 0,
  * with a note: a dataset file not there (what depends on its shapes is then unchecked),
@@ -300,7 +300,7 @@ static int check_like_run(const scn_t *s, checked_t *c)
     sgd_err_t err = {{0}};
     *c = (checked_t){.opts = {.backend = ALG_BACKEND_OR_CPU}};
     alg_observe_memory(pilot_memory, &c->guard);
-    int rc = cli_prepare_run(s, &c->opts, &c->run, &err);
+    int rc = alg_prepare_file(s, &c->opts, &c->run, &err);
     alg_observe_memory(NULL, NULL);
     if (rc == 0 || c->opts.missing[0]) return 0;
     if (c->guard.refused) print_guard(&c->guard);

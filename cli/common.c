@@ -224,20 +224,6 @@ int cli_load_scenario(const cli_opts_t *o, scn_t *s)
     return 0;
 }
 
-int cli_prepare_run(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run,
-                    sgd_err_t *err)
-{
-    int rc = alg_prepare(s, o, run, err);
-    if (rc) sgd_err_prefix(err, s->path);
-    if (o->missing[0]) {
-        sgd_err_t m;
-        snprintf(m.msg, sizeof m.msg, "%s", o->missing);
-        sgd_err_prefix(&m, s->path);
-        snprintf(o->missing, sizeof o->missing, "%s", m.msg);
-    }
-    return rc;
-}
-
 void cli_opts_free(cli_opts_t *o)
 {
     free(o->sets);

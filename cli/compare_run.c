@@ -163,7 +163,8 @@ static int run_job(const run_state_t *st, const job_t *j)
             (size_t)plan.npoints + 1, sizeof *todo), ntodo = 0;
         for (int i = 0; i < plan.npoints; i++) idx[i] = i;
         cli_sweep_exec_t x = {.scenario = scenario, .db = db, .jobs = (int)st->a->jobs,
-                              .quiet = true, .who = ""};
+                              .quiet = true, .who = "", .child_env = cli_machine_child_env,
+                              .child_env_free = cli_machine_env_free};
         if (cli_sweep_pending(db, &plan, idx, plan.npoints, todo, &ntodo, &err))
             rc = cli_bad_input("compare: --run: %s", err.msg);
         else rc = cli_sweep_execute(&x, &plan, todo, ntodo, plan.npoints, plan.npoints - ntodo);

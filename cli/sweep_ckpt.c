@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "common/error.h"
 
 bool cli_sweep_ckpt_on(const cli_sweep_ckpt_t *c) { return c && c->dir; }
 
@@ -18,10 +18,10 @@ int cli_sweep_ckpt_ready(const cli_sweep_ckpt_t *c)
     if (!cli_sweep_ckpt_on(c)) return 0;
     struct stat st;
     if (mkdir(c->dir, 0777) != 0 && errno != EEXIST)
-        return cli_bad_input("sweep: --checkpoint-dir %s: cannot create it: %s", c->dir,
+        return sgd_bad_input("sweep: --checkpoint-dir %s: cannot create it: %s", c->dir,
                              strerror(errno));
     if (stat(c->dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return cli_bad_input("sweep: --checkpoint-dir %s: not a directory", c->dir);
+        return sgd_bad_input("sweep: --checkpoint-dir %s: not a directory", c->dir);
     /* Permission bits do not say it (root, read-only mounts, ACLs): a file is tried. */
     size_t n = strlen(c->dir) + 32;
     char *probe = sgd_xmalloc(n);
@@ -34,7 +34,7 @@ int cli_sweep_ckpt_ready(const cli_sweep_ckpt_t *c)
     }
     free(probe);
     if (fd < 0)
-        return cli_bad_input("sweep: --checkpoint-dir %s: cannot create files in it: %s",
+        return sgd_bad_input("sweep: --checkpoint-dir %s: cannot create files in it: %s",
                              c->dir, strerror(e));
     return 0;
 }

@@ -13,11 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/machine.h"
 #include "cli/sweep_exec.h"
 #include "cli/sweep_live.h"
 #include "common/clock.h"
+#include "common/error.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
 
@@ -40,6 +39,8 @@ int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const i
 }
 
 /* ---- the process pool --------------------------------------------------------------- */
+
+extern char **environ;
 
 static volatile sig_atomic_t stop_signal;
 
@@ -118,7 +119,7 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     a = cli_sweep_ckpt_argv(x->ckpt, pc, argv, a, ckpt_buf);
     argv[a] = NULL;
     /* Built before fork(), so the child sets up nothing but the signals before execve. */
-    char **env = cli_machine_child_env(pt->blas_core);
+    char **env = x->child_env ? x->child_env(pt->blas_core) : environ;
     pid_t parent = getpid();
     fflush(NULL);
     /* The stop signals stay blocked in the child until the point's `run` has its handlers
@@ -145,7 +146,7 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
         _exit(SGD_EXIT_FAILURE);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
-    cli_machine_env_free(env);
+    if (x->child_env) x->child_env_free(env);
     free(argv);
     free(axes);
     return pid;
@@ -497,11 +498,11 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
     sgd_err_t err = {{0}};
     char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) return cli_bad_input("sweep: cannot find the sgdsim executable: %s",
+    if (len <= 0) return sgd_bad_input("sweep: cannot find the sgdsim executable: %s",
                                        strerror(errno));
     self[len] = '\0';
     rdb_t *db;
-    if (rdb_open(x->db, &db, &err)) return cli_bad_input("%s", err.msg);
+    if (rdb_open(x->db, &db, &err)) return sgd_bad_input("%s", err.msg);
 
     struct sigaction sa = {0}, old_int, old_term, old_usr1;
     sa.sa_handler = on_stop_signal;

@@ -41,6 +41,11 @@ typedef struct cli_sweep_exec {
                               the sweep, and the exit code leaves it out */
     int ninvalid;          /* points the plan left out as invalid, for the summary line */
     const cli_sweep_ckpt_t *ckpt; /* --checkpoint-dir and its intervals, or NULL */
+    /* The environment of a point's process for its OpenBLAS kernel, built before fork()
+     * (cli/machine.h: the kernel in OPENBLAS_CORETYPE before OpenBLAS loads), and its free;
+     * NULL: this process's environment as it is. */
+    char **(*child_env)(const char *kernel);
+    void (*child_env_free)(char **env);
 } cli_sweep_exec_t;
 
 /* Selects, from plan points idx[0..n), those without a finished run (status complete or

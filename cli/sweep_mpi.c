@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "cli/sweep_exec.h"
 #include "cli/sweep_mpi.h"
+#include "common/error.h"
 #include "results/rdb_merge.h"
 
 static void rank_db_path(char *buf, size_t size, const char *db, int rank)
@@ -48,13 +48,13 @@ static int merge_rank_files(const char *db, char **paths, size_t n, bool quiet)
 {
     sgd_err_t err = {{0}};
     rdb_t *out;
-    if (rdb_open(db, &out, &err)) return cli_bad_input("sweep: %s", err.msg);
+    if (rdb_open(db, &out, &err)) return sgd_bad_input("sweep: %s", err.msg);
     int rc = SGD_EXIT_OK;
     for (size_t i = 0; i < n; i++) {
         if (access(paths[i], F_OK) != 0) continue;
         rdb_merge_stats_t st;
         if (rdb_merge(out, paths[i], &st, &err)) {
-            rc = cli_bad_input("sweep: merging %s: %s (the file is kept)", paths[i], err.msg);
+            rc = sgd_bad_input("sweep: merging %s: %s (the file is kept)", paths[i], err.msg);
             continue;
         }
         if (!quiet)
@@ -104,7 +104,7 @@ int cli_sweep_mpi(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const
         if (rc != SGD_EXIT_OK) {
             ntodo = -rc;
         } else if (cli_sweep_pending(x->db, plan, idx, n, todo, &ntodo, &err)) {
-            cli_bad_input("%s", err.msg);
+            sgd_bad_input("%s", err.msg);
             ntodo = -SGD_EXIT_BAD_INPUT;
         } else if (!x->quiet) {
             fprintf(stderr, "sweep: %d already done in %s, %d to run on %d rank%s with -j %d "

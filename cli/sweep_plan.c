@@ -17,8 +17,8 @@
 #include <cJSON.h>
 
 #include "algorithms/alg.h"
-#include "cli/cli.h"
 #include "cli/sweep_zip.h"
+#include "common/error.h"
 #include "common/number.h"
 #include "config/scenario.h"
 
@@ -345,14 +345,14 @@ static void set_aside(cli_sweep_plan_t *plan, int64_t index, cli_sweep_point_t *
     memset(pt, 0, sizeof *pt);
 }
 
-/* --skip-invalid: run's own check of the loaded point (cli_prepare_run), so that a point
+/* --skip-invalid: run's own check of the loaded point (alg_prepare_file), so that a point
  * its run would refuse is set aside too.  The CPU backend stands in for any other (planning
  * never starts a GPU); what this machine lacks keeps the point, for its run to report. */
 static int check_point(const scn_t *s, sgd_err_t *err)
 {
     alg_prepare_opts_t po = {.backend = ALG_BACKEND_CPU};
     alg_prepared_t *run = NULL;
-    int rc = cli_prepare_run(s, &po, &run, err);
+    int rc = alg_prepare_file(s, &po, &run, err);
     alg_prepared_free(run);
     if (rc == 0 || !po.missing[0]) return rc;
     err->msg[0] = '\0';

@@ -68,7 +68,7 @@ typedef struct cli_sweep_plan_opts {
     const char *const *zips;      /* --zip arguments "KEY1,KEY2,...", in order (sweep_zip.h) */
     int nzips;
     bool skip_invalid;            /* leave out points that do not load or that their run
-                                     would refuse (cli_prepare_run; plan->invalid) */
+                                     would refuse (alg_prepare_file; plan->invalid) */
 } cli_sweep_plan_opts_t;
 
 /* Plans the sweep of scenario `path`: axes of its "sweep" block, overridden or extended by
