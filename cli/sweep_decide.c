@@ -1,5 +1,5 @@
-/* `compare --run SCENARIO`: seeds run in batches until every row that counts is decided
- * (compare.h), the group-sequential rule of analysis/multiplicity.h.
+/* The seeds `compare --run SCENARIO` runs in batches until every row that counts is decided
+ * (sweep_decide.h), the group-sequential rule of analysis/multiplicity.h.
  *
  * Looks are planned before any test: with s_1 the fewest seeds both sides share among the
  * paired configurations (at least 2; configurations with fewer, or with no candidate runs
@@ -10,9 +10,11 @@
  *
  * Seeds for a configuration: the candidate runs the baseline's seeds it lacks (they pair);
  * with --run-baseline the baseline then runs the candidate's seeds it lacks and both run new
- * ones.  Runs are made as `sgdsim sweep` makes points (cli/sweep_plan.h, sweep_exec.h), of
+ * ones.  Runs are made as `sgdsim sweep` makes points (sweep_plan.h, sweep_exec.h), of
  * SCENARIO with --set for each key the configuration's sweep varied (runs.sweep_axes, less
- * the seed and the keys the match leaves out), the user's --set, and the seeds. */
+ * the seed and the keys the match leaves out), the user's --set, and the seeds.  Each look
+ * reads and judges both databases as they are (analysis/ab_side.h); the last one's
+ * comparison is handed back for the caller to print. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +24,10 @@
 #include <cJSON.h>
 
 #include "analysis/multiplicity.h"
-#include "cli/cli.h"
-#include "cli/compare.h"
-#include "cli/machine.h"
+#include "cli/sweep_decide.h"
 #include "cli/sweep_exec.h"
 #include "cli/sweep_plan.h"
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "results/rdb.h"
 
@@ -58,7 +59,7 @@ typedef struct job {
 } job_t;
 
 typedef struct run_state {
-    const compare_args_t *a;
+    const cli_sweep_decide_opts_t *o;
     job_t *job;
     int njobs;
     frozen_t *frozen;
@@ -151,22 +152,21 @@ static int run_job(const run_state_t *st, const job_t *j)
     const char **lists = sgd_xcalloc((size_t)j->nsets + 2, sizeof *lists);
     for (int i = 0; i < j->nsets; i++) lists[i] = j->sets[i];
     lists[j->nsets] = s.p;
-    scn_machine_t machine;
-    cli_machine_get((int64_t)st->a->jobs, &machine);
-    cli_sweep_plan_opts_t po = {.lists = lists, .nlists = j->nsets + 1, .machine = &machine};
+    cli_sweep_plan_opts_t po = {.lists = lists, .nlists = j->nsets + 1,
+                                .machine = st->o->machine};
     cli_sweep_plan_t plan;
     sgd_err_t err = {{0}};
-    int rc = cli_sweep_plan(scenario, &po, &plan, &err) ? cli_bad_input("compare: --run: %s",
+    int rc = cli_sweep_plan(scenario, &po, &plan, &err) ? sgd_bad_input("compare: --run: %s",
                                                                         err.msg) : 0;
     if (rc == 0) {
         int *idx = sgd_xcalloc((size_t)plan.npoints + 1, sizeof *idx), *todo = sgd_xcalloc(
             (size_t)plan.npoints + 1, sizeof *todo), ntodo = 0;
         for (int i = 0; i < plan.npoints; i++) idx[i] = i;
-        cli_sweep_exec_t x = {.scenario = scenario, .db = db, .jobs = (int)st->a->jobs,
-                              .quiet = true, .who = "", .child_env = cli_machine_child_env,
-                              .child_env_free = cli_machine_env_free};
+        cli_sweep_exec_t x = {.scenario = scenario, .db = db, .jobs = st->o->jobs,
+                              .quiet = true, .who = "", .child_env = st->o->child_env,
+                              .child_env_free = st->o->child_env_free};
         if (cli_sweep_pending(db, &plan, idx, plan.npoints, todo, &ntodo, &err))
-            rc = cli_bad_input("compare: --run: %s", err.msg);
+            rc = sgd_bad_input("compare: --run: %s", err.msg);
         else rc = cli_sweep_execute(&x, &plan, todo, ntodo, plan.npoints, plan.npoints - ntodo);
         free(idx), free(todo);
         cli_sweep_plan_free(&plan);
@@ -187,7 +187,7 @@ static bool plan_seeds(const run_state_t *st, const ana_ab_side_t *s, const ana_
     for (int i = 0; gb && i < gb->n && need > 0; i++) /* the baseline's seeds first */
         if (!has_seed(s[1].ab, gc, s[0].ab[gb->idx[i]].seed))
             cand[(*nc)++] = s[0].ab[gb->idx[i]].seed, need--;
-    if (!st->a->base_scenario) return need <= 0;
+    if (!st->o->base_scenario) return need <= 0;
     for (int i = 0; gc && i < gc->n && need > 0; i++) /* then the candidate's, on the baseline */
         if (!has_seed(s[0].ab, gb, s[1].ab[gc->idx[i]].seed))
             base[(*nb)++] = s[1].ab[gc->idx[i]].seed, need--;
@@ -198,15 +198,15 @@ static bool plan_seeds(const run_state_t *st, const ana_ab_side_t *s, const ana_
     return true;
 }
 
-/* A new job of `n` seeds (moved in), with the user's --set first. */
+/* A new job of `n` seeds (moved in), with the user's --set (given[0..ngiven)) first. */
 static job_t *add_job(run_state_t *st, const char *scenario, const char *db,
-                      const cli_list_t *given, int64_t *seeds, int n, const char *what,
-                      const char *label)
+                      const char *const *given, int ngiven, int64_t *seeds, int n,
+                      const char *what, const char *label)
 {
     st->job = sgd_xrealloc(st->job, (size_t)(st->njobs + 1) * sizeof *st->job);
     job_t *j = &st->job[st->njobs++];
     *j = (job_t){.scenario = scenario, .db = db, .seeds = seeds, .nseeds = n};
-    for (int i = 0; i < given->n; i++) add_set(j, sgd_xstrdup(given->v[i]));
+    for (int i = 0; i < ngiven; i++) add_set(j, sgd_xstrdup(given[i]));
     sgd_strbuf_t b = {0};
     sgd_strbuf_printf(&b, "%d %s seed%s of %s into %s", n, what, n == 1 ? "" : "s", label, db);
     j->what = sgd_strbuf_take(&b);
@@ -236,17 +236,17 @@ static void grow_pair(run_state_t *st, const ana_ab_side_t *s, const ana_ab_t *a
     if (!plan_seeds(st, s, gb, gc, have, target, cand, &nc, base, &nb))
         c->exhausted = true; /* then only the baseline's seeds the candidate lacked ran */
     if (nc || nb) c->grown_to = c->exhausted ? have + nc : target;
-    const ana_match_t *m = &st->a->match;
+    const ana_match_t *m = &st->o->dbs.match;
     if (nc) {
-        job_t *j = add_job(st, st->a->run_scenario, st->a->cand_path, &st->a->sets, cand, nc,
-                           "candidate", c->label);
+        job_t *j = add_job(st, st->o->run_scenario, st->o->dbs.cand_path, st->o->sets,
+                           st->o->nsets, cand, nc, "candidate", c->label);
         if (gc) axis_sets(&s[1].run[gc->idx[0]], &pg->cand.flat[pr->cand], m, false, j);
         else axis_sets(&s[0].run[gb->idx[0]], &pg->base.flat[pr->base], m, true, j);
         cand = NULL;
     }
     if (nb) {
-        job_t *j = add_job(st, st->a->base_scenario, st->a->base_path, &st->a->base_sets, base,
-                           nb, "baseline", c->label);
+        job_t *j = add_job(st, st->o->base_scenario, st->o->dbs.base_path, st->o->base_sets,
+                           st->o->nbase_sets, base, nb, "baseline", c->label);
         axis_sets(&s[0].run[gb->idx[0]], &pg->base.flat[pr->base], m, false, j);
         base = NULL;
     }
@@ -262,7 +262,7 @@ static int run_jobs(run_state_t *st)
         if (rc == 0) {
             fprintf(stderr, "compare: --run: look %d: %s\n", st->look + 1, j->what);
             rc = run_job(st, j);
-            if (j->db == st->a->cand_path) st->cand_runs += j->nseeds;
+            if (j->db == st->o->dbs.cand_path) st->cand_runs += j->nseeds;
             else st->base_runs += j->nseeds;
         }
         job_free(j);
@@ -339,15 +339,15 @@ static void substitute(run_state_t *st, ana_ab_t *ab)
 /* ---- the looks ------------------------------------------------------------------------ */
 
 /* --run-baseline adds runs to the baseline: only with the build that made it. */
-static int check_baseline_build(const compare_args_t *a, const ana_ab_side_t *base)
+static int check_baseline_build(const cli_sweep_decide_opts_t *o, const ana_ab_side_t *base)
 {
-    for (int i = 0; a->base_scenario && i < base->n; i++) {
+    for (int i = 0; o->base_scenario && i < base->n; i++) {
         const char *b = ana_build_name(base->ab[i].build);
-        if (strcmp(b, ana_build_name(cli_git_rev())) != 0)
-            return cli_bad_input("compare: --run-baseline: %s holds runs of build %s, and this "
+        if (strcmp(b, ana_build_name(o->build)) != 0)
+            return sgd_bad_input("compare: --run-baseline: %s holds runs of build %s, and this "
                                  "sgdsim is build %s: its runs would not be seeds of the same "
                                  "sample; extend the baseline with the build that made it",
-                                 a->base_path, b, ana_build_name(cli_git_rev()));
+                                 o->dbs.base_path, b, ana_build_name(o->build));
     }
     return SGD_EXIT_OK;
 }
@@ -405,11 +405,11 @@ static int check_grown(run_state_t *st, const ana_ab_side_t *s, const ana_ab_t *
         int want = c->grown_to;
         c->grown_to = 0;
         if (want && shared_seeds(s, ab, p) < want)
-            return cli_bad_input("compare: --run %s: the runs made for baseline configuration "
+            return sgd_bad_input("compare: --run %s: the runs made for baseline configuration "
                                  "%s did not pair with it (compare without --run names the "
                                  "keys that differ): give the candidate's scenario, its --set, "
                                  "and --ignore or --match-on as for the comparison",
-                                 st->a->run_scenario, c->label);
+                                 st->o->run_scenario, c->label);
     }
     return SGD_EXIT_OK;
 }
@@ -420,7 +420,7 @@ static char *run_summary(const run_state_t *st, int n_max)
     sgd_strbuf_t b = {0};
     sgd_strbuf_printf(&b, "--run: %d look%s, alpha spent %.3g of %g (O'Brien-Fleming over "
                       "%d seeds a side); seeds a side:", st->look, st->look == 1 ? "" : "s",
-                      st->spent, st->a->rule.alpha, n_max);
+                      st->spent, st->o->dbs.rule.alpha, n_max);
     for (int i = 0; i < st->nconf; i++)
         sgd_strbuf_printf(&b, "%s %s %d (%s)", i ? "," : "", st->conf[i].label,
                           st->conf[i].seeds, st->conf[i].decided ? "decided"
@@ -443,35 +443,50 @@ static void state_free(run_state_t *st)
     free(st->frozen), free(st->conf), free(st->job);
 }
 
+/* Both databases as they are; 0, or exit 2 after the message (nothing left open). */
+static int open_sides(const cli_sweep_decide_opts_t *o, ana_ab_side_t *s)
+{
+    sgd_err_t err = {{0}};
+    return ana_ab_sides_open(&o->dbs, &s[0], &s[1], &err) ? sgd_bad_input("compare: %s",
+                                                                          err.msg) : 0;
+}
+
+/* The open sides judged at level alpha into *ab; 0, or exit 2 after the message. */
+static int judge(const cli_sweep_decide_opts_t *o, double alpha, ana_ab_side_t *s,
+                 ana_ab_t *ab)
+{
+    sgd_err_t err = {{0}};
+    return ana_ab_sides_judge(&o->dbs, alpha, s, ab, &err) ? sgd_bad_input("compare: %s",
+                                                                           err.msg) : 0;
+}
+
 /* The first look's seeds (after bringing every configuration up to them); 0 or exit code. */
 static int prepare(run_state_t *st, int *s1)
 {
     ana_ab_side_t s[2];
     ana_ab_t ab;
-    int rc = compare_open(st->a, &s[0], &s[1]);
+    int rc = open_sides(st->o, s);
     if (rc) return rc;
-    rc = check_baseline_build(st->a, &s[0]);
-    if (rc == 0) rc = compare_judge(st->a, st->a->rule.alpha, s, &ab);
+    rc = check_baseline_build(st->o, &s[0]);
+    if (rc == 0) rc = judge(st->o, st->o->dbs.rule.alpha, s, &ab);
     if (rc == 0) {
-        *s1 = first_look_seeds(s, &ab, (int)st->a->batch);
-        if (*s1 > (int)st->a->max_seeds) *s1 = (int)st->a->max_seeds;
+        *s1 = first_look_seeds(s, &ab, st->o->batch);
+        if (*s1 > st->o->max_seeds) *s1 = st->o->max_seeds;
         grow(st, s, &ab, *s1, true);
         ana_ab_free(&ab);
     }
-    compare_close(&s[0], &s[1]);
+    ana_ab_sides_close(&s[0], &s[1]);
     return rc ? rc : run_jobs(st);
 }
 
-/* One look at `target` seeds a side: judged at its share of alpha, decisions frozen; *done
- * when nothing is left to run (the comparison is printed then, and *rc is its exit code). */
 /* Whether this look will be the last whatever it finds: at --max-seeds, or no configuration
  * still open after the last look has seeds left to pair (the baseline's are all used and
  * --run-baseline was not given).  Known before the test, so the last look may spend what
  * alpha is left: the looks' levels still add up to alpha. */
 static bool last_look(run_state_t *st, ana_ab_side_t *s, int target)
 {
-    if (target >= (int)st->a->max_seeds) return true;
-    if (st->a->base_scenario) return false;
+    if (target >= st->o->max_seeds) return true;
+    if (st->o->base_scenario) return false;
     ana_pair_run_t *pr[2];
     for (int k = 0; k < 2; k++) {
         pr[k] = sgd_xcalloc((size_t)s[k].n + 1, sizeof *pr[k]);
@@ -482,7 +497,7 @@ static bool last_look(run_state_t *st, ana_ab_side_t *s, int target)
     ana_pairing_t p;
     sgd_err_t err = {{0}};
     bool last = true;
-    if (ana_pair_runs(pr[0], s[0].n, pr[1], s[1].n, &st->a->match, &p, &err) == 0) {
+    if (ana_pair_runs(pr[0], s[0].n, pr[1], s[1].n, &st->o->dbs.match, &p, &err) == 0) {
         for (int i = 0; i < p.npairs && last; i++) {
             const ana_group_t *gb = &p.base.group[p.pair[i].base];
             const ana_group_t *gc = p.pair[i].kind == ANA_PAIRED ? &p.cand.group[p.pair[i].cand]
@@ -500,64 +515,75 @@ static bool last_look(run_state_t *st, ana_ab_side_t *s, int target)
     return last;
 }
 
-static int look(run_state_t *st, int target, bool *done)
+/* One look at `target` seeds a side: judged at its share of alpha, decisions frozen; *done
+ * when nothing is left to run, and then *out holds the comparison (every row in its first
+ * decision) with its sides open.  0, or the exit code after the message. */
+static int look(run_state_t *st, int target, bool *done, cli_sweep_decided_t *out)
 {
-    const compare_args_t *a = st->a;
-    int n_max = (int)a->max_seeds;
-    ana_ab_side_t s[2];
-    ana_ab_t ab;
-    int rc = compare_open(a, &s[0], &s[1]);
+    const cli_sweep_decide_opts_t *o = st->o;
+    int n_max = o->max_seeds;
+    ana_ab_side_t *s = out->sides;
+    ana_ab_t *ab = &out->ab;
+    int rc = open_sides(o, s);
     if (rc) return rc;
     st->look++;
-    double spend = last_look(st, s, target) ? a->rule.alpha
-                                            : ana_obf_spent(a->rule.alpha, (double)target / n_max);
-    rc = compare_judge(a, spend - st->spent, s, &ab);
+    double spend = last_look(st, s, target) ? o->dbs.rule.alpha
+                                            : ana_obf_spent(o->dbs.rule.alpha,
+                                                            (double)target / n_max);
+    rc = judge(o, spend - st->spent, s, ab);
     st->spent = spend;
     if (rc == 0) {
-        rc = check_grown(st, s, &ab);
-        freeze(st, s, &ab);
-        bool open = rc == 0 && note_confs(st, s, &ab) && target < n_max;
+        rc = check_grown(st, s, ab);
+        freeze(st, s, ab);
+        bool open = rc == 0 && note_confs(st, s, ab) && target < n_max;
         if (open) { /* the next look's seeds; none left to run ends it here */
-            grow(st, s, &ab, target + (int)a->batch > n_max ? n_max : target + (int)a->batch,
-                 false);
+            grow(st, s, ab, target + o->batch > n_max ? n_max : target + o->batch, false);
             open = st->njobs > 0;
         }
         *done = rc == 0 && !open;
-        if (*done) {
-            substitute(st, &ab);
-            char *extra = run_summary(st, n_max);
-            rc = ana_ab_exit(&ab);
-            compare_render(a, &ab, s, rc, extra);
-            free(extra);
+        if (*done) { /* the sides stay open for the caller, who prints the rows */
+            substitute(st, ab);
+            out->summary = run_summary(st, n_max);
+            out->exit_code = ana_ab_exit(ab);
+            return SGD_EXIT_OK;
         }
-        ana_ab_free(&ab);
+        ana_ab_free(ab);
     }
-    compare_close(&s[0], &s[1]);
-    return rc || *done ? rc : run_jobs(st);
+    ana_ab_sides_close(&s[0], &s[1]);
+    return rc ? rc : run_jobs(st);
 }
 
 /* A candidate database that does not exist yet is made, as `sweep --db` makes it: --run
  * can start from nothing. */
-static int make_candidate(const compare_args_t *a)
+static int make_candidate(const char *path)
 {
-    if (access(a->cand_path, F_OK) == 0) return 0;
+    if (access(path, F_OK) == 0) return 0;
     rdb_t *db;
     sgd_err_t err = {{0}};
-    if (rdb_open(a->cand_path, &db, &err)) return cli_bad_input("compare: --run: %s", err.msg);
+    if (rdb_open(path, &db, &err)) return sgd_bad_input("compare: --run: %s", err.msg);
     rdb_close(db);
     return 0;
 }
 
-int compare_run(const compare_args_t *a)
+int cli_sweep_decide(const cli_sweep_decide_opts_t *o, cli_sweep_decided_t *out)
 {
-    run_state_t st = {.a = a};
-    int target = 0, n_max = (int)a->max_seeds, rc = make_candidate(a);
+    run_state_t st = {.o = o};
+    *out = (cli_sweep_decided_t){0};
+    int target = 0, rc = make_candidate(o->dbs.cand_path);
     if (rc == 0) rc = prepare(&st, &target);
     for (bool done = false; rc == 0 && !done;) {
-        rc = look(&st, target, &done);
-        target = target + (int)a->batch > n_max ? n_max : target + (int)a->batch;
+        rc = look(&st, target, &done, out);
+        target = target + o->batch > o->max_seeds ? o->max_seeds : target + o->batch;
     }
-    /* done: rc is the comparison's exit code (0, 1 or 4), or the error of a run or read */
+    /* done: rc is 0 and out holds the comparison, or rc is the error of a run or read */
     state_free(&st);
     return rc;
+}
+
+void cli_sweep_decided_free(cli_sweep_decided_t *d)
+{
+    ana_ab_free(&d->ab);
+    ana_ab_sides_close(&d->sides[0], &d->sides[1]);
+    free(d->summary);
+    *d = (cli_sweep_decided_t){0};
 }
