@@ -5,7 +5,7 @@
  * two databases and every metric is judged over the seeds, then the whole call as one family
  * of tests (analysis/ab.h, analysis/verdict.h).  This file parses, has both databases read
  * and judged (analysis/ab_side.h) and prints (render/compare_table.h); with --run, seeds are
- * run until the rows are decided (cli/sweep_decide.h).
+ * run until the rows are decided (sweep/decide.h).
  *
  * Exit codes (a contract for CI): 0 every row that counts is same, equivalent, better,
  * differs or has no clock; 1 something is worse, missing or ambiguous; 4 nothing fails but
@@ -19,7 +19,7 @@
 #include "cli/cli.h"
 #include "cli/compare.h"
 #include "cli/machine.h"
-#include "cli/sweep_decide.h"
+#include "sweep/decide.h"
 #include "render/compare_table.h"
 #include "results/rdb_read.h"
 

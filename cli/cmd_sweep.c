@@ -4,9 +4,9 @@
  * database; resumable (finished points are skipped, unfinished ones redone, or continued
  * from their checkpoints with --checkpoint-dir); --shard splits a sweep over independent
  * jobs (Slurm arrays, GNU parallel), mpirun over MPI ranks.
- * Planning is in sweep_plan.c (zip groups in sweep_zip.c), running the points in
- * sweep_exec.c, their checkpoints in sweep_ckpt.c, spreading them over MPI ranks in
- * sweep_mpi.c; this file reads as parse -> plan -> list or execute -> summarise. */
+ * Planning is in sweep/plan.c (zip groups in sweep/zip.c), running the points in
+ * sweep/exec.c, their checkpoints in sweep/ckpt.c, spreading them over MPI ranks in
+ * sweep/mpi.c; this file reads as parse -> plan -> list or execute -> summarise. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +17,8 @@
 #include "cli/cli.h"
 #include "cli/machine.h"
 #include "cli/outpath.h"
-#include "cli/sweep_exec.h"
-#include "cli/sweep_mpi.h"
+#include "sweep/exec.h"
+#include "sweep/mpi.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
 
@@ -153,7 +153,7 @@ static int parse_sweep_args(int argc, char **argv, cli_opts_t *o, sweep_args_t *
     return rc;
 }
 
-/* Plans every point (sweep_plan.h); 0 or the exit code after the message. */
+/* Plans every point (sweep/plan.h); 0 or the exit code after the message. */
 static int plan_sweep(const cli_opts_t *o, const sweep_args_t *a, cli_sweep_plan_t *plan)
 {
     sgd_err_t err = {{0}};

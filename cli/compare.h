@@ -1,6 +1,6 @@
 /* The pieces of `sgdsim compare`: its arguments (compare_args.c) and its rows printed
  * (cmd_compare.c); the two databases are read and judged by analysis/ab_side.h, and --run's
- * seeds run until decided by cli/sweep_decide.h.
+ * seeds run until decided by sweep/decide.h.
  *
  * Ownership: compare_args_parse fills a compare_args_t that compare_args_free empties. */
 #ifndef SGDSIM_CLI_COMPARE_H
@@ -22,7 +22,7 @@ typedef struct compare_args {
     cli_list_t ignore;   /* --ignore values as given */
     ana_match_t match;   /* the two lists parsed, and --pool-builds */
     int format;          /* rnd_format_t: --csv, --json */
-    /* --run and what goes with it (cli/sweep_decide.h) */
+    /* --run and what goes with it (sweep/decide.h) */
     const char *run_scenario, *base_scenario; /* --run, --run-baseline */
     cli_list_t sets, base_sets;               /* --set, --baseline-set */
     uint64_t max_seeds, batch, jobs;          /* --max-seeds, --batch, -j */

@@ -1,4 +1,4 @@
-/* libFuzzer target: the sweep planner (cli/sweep_plan.h).  The input is split into lines,
+/* libFuzzer target: the sweep planner (sweep/plan.h).  The input is split into lines,
  * each one `sweep --set key=v1,v2,...` list, planned against a small scenario file whose own
  * sweep block has a seed axis (so points are loaded from the JSON without that block).
  * Aborts unless:
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/machine.h"
-#include "cli/sweep_plan.h"
+#include "sweep/plan.h"
 #include "fuzz/fuzz_text.h"
 
 #define MAX_SETS 8

@@ -8,8 +8,8 @@
  * Without --checkpoint-dir nothing here is used and a sweep behaves as it always has.  The
  * MPI driver refuses the option: a point's checkpoint names its run in one rank's database,
  * which rank 0 merges and deletes before the next attempt deals the points out again. */
-#ifndef SGDSIM_CLI_SWEEP_CKPT_H
-#define SGDSIM_CLI_SWEEP_CKPT_H
+#ifndef SGDSIM_SWEEP_CKPT_H
+#define SGDSIM_SWEEP_CKPT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* The sweep executor shared by both drivers of `sgdsim sweep` (cmd_sweep.c on one machine,
- * sweep_mpi.c for each MPI rank): which planned points are still to run in a database, and
- * the -j N process pool that runs them as `sgdsim run` children (sweep_exec.h), resuming
- * those with a checkpoint (sweep_ckpt.h). */
+ * sweep/mpi.c for each MPI rank): which planned points are still to run in a database, and
+ * the -j N process pool that runs them as `sgdsim run` children (sweep/exec.h), resuming
+ * those with a checkpoint (sweep/ckpt.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/sweep_exec.h"
-#include "cli/sweep_live.h"
+#include "sweep/exec.h"
+#include "sweep/live.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "results/rdb.h"

@@ -1,5 +1,5 @@
-/* Running a planned sweep (sweep_plan.h): the -j N process pool that `sgdsim sweep` uses on
- * one machine and that each MPI rank uses for its share of the points (sweep_mpi.h); both
+/* Running a planned sweep (sweep/plan.h): the -j N process pool that `sgdsim sweep` uses on
+ * one machine and that each MPI rank uses for its share of the points (sweep/mpi.h); both
  * drivers call it, neither includes the other.
  *
  * Each point runs as a child process `sgdsim run SCENARIO --db DB --quiet --set ...` (the
@@ -9,16 +9,16 @@
  * with --threads K (K = the CPUs this process may use / -j, at least 1) when the point's
  * configuration leaves numerics.threads to "auto".
  * Children die with the sweep (PR_SET_PDEATHSIG): a sweep killed with SIGKILL leaves no
- * orphan still writing into the database.  With checkpoints (sweep_ckpt.h) each child also
+ * orphan still writing into the database.  With checkpoints (sweep/ckpt.h) each child also
  * writes its point's checkpoint, and a point that has one is continued from it. */
-#ifndef SGDSIM_CLI_SWEEP_EXEC_H
-#define SGDSIM_CLI_SWEEP_EXEC_H
+#ifndef SGDSIM_SWEEP_EXEC_H
+#define SGDSIM_SWEEP_EXEC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/sweep_ckpt.h"
-#include "cli/sweep_plan.h"
+#include "sweep/ckpt.h"
+#include "sweep/plan.h"
 #include "common/error.h"
 
 /* Exit code of a sweep that stopped with its running points checkpointed (SIGTERM or

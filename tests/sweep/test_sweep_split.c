@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sweep_plan.h"
+#include "sweep/plan.h"
 #include "tests/check.h"
 
 /* Splits a and joins the values with '|' into out (or the error message). */

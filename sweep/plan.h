@@ -10,8 +10,8 @@
  *
  * Ownership: cli_sweep_plan() fills a caller-allocated plan, freed with
  * cli_sweep_plan_free(). */
-#ifndef SGDSIM_CLI_SWEEP_PLAN_H
-#define SGDSIM_CLI_SWEEP_PLAN_H
+#ifndef SGDSIM_SWEEP_PLAN_H
+#define SGDSIM_SWEEP_PLAN_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,7 +65,7 @@ typedef struct cli_sweep_plan_opts {
                                           axes (may be NULL) */
     const uint64_t *seed;         /* --seed, or NULL */
     const scn_machine_t *machine; /* resolves each point's numerics, as its run will */
-    const char *const *zips;      /* --zip arguments "KEY1,KEY2,...", in order (sweep_zip.h) */
+    const char *const *zips;      /* --zip arguments "KEY1,KEY2,...", in order (sweep/zip.h) */
     int nzips;
     bool skip_invalid;            /* leave out points that do not load or that their run
                                      would refuse (alg_prepare_file; plan->invalid) */
@@ -73,7 +73,7 @@ typedef struct cli_sweep_plan_opts {
 
 /* Plans the sweep of scenario `path`: axes of its "sweep" block, overridden or extended by
  * the command line's lists (a key given twice keeps the later list), grouped by the zip
- * groups into dimensions (sweep_zip.h), every point loaded, validated and resolved against
+ * groups into dimensions (sweep/zip.h), every point loaded, validated and resolved against
  * o->machine like `sgdsim run` would (errors name the point; with o->skip_invalid such a
  * point goes to plan->invalid instead, and planning goes on), duplicate run keys dropped (the
  * first occurrence stays).  A flag over a key that is also an axis is refused, as --seed

@@ -1,6 +1,6 @@
-/* The live progress line of a sweep on a terminal (sweep_live.h): the children's progress
+/* The live progress line of a sweep on a terminal (sweep/live.h): the children's progress
  * pipes, their last reported updates, and the line itself. */
-#include "cli/sweep_live.h"
+#include "sweep/live.h"
 
 #include <errno.h>
 #include <fcntl.h>

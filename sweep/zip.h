@@ -1,13 +1,13 @@
 /* Zip groups of a sweep: axes that advance together instead of being crossed.
  *
- * A sweep's axes (sweep_plan.h) are grouped into dimensions: an axis that is in no zip group
+ * A sweep's axes (sweep/plan.h) are grouped into dimensions: an axis that is in no zip group
  * is a dimension of its own; the axes of one group (the scenario's "sweep"."zip" list, or a
  * --zip KEY1,KEY2 argument) form one dimension, whose i-th value sets the i-th value of each
  * of its axes.  The sweep is the cartesian product of the dimensions, which come in the
  * order of their first axis, so a sweep without zip groups has one dimension per axis and
  * the order it always had. */
-#ifndef SGDSIM_CLI_SWEEP_ZIP_H
-#define SGDSIM_CLI_SWEEP_ZIP_H
+#ifndef SGDSIM_SWEEP_ZIP_H
+#define SGDSIM_SWEEP_ZIP_H
 
 #include "common/error.h"
 #include "config/scenario.h"

@@ -1,6 +1,6 @@
-/* Zip groups of a sweep (sweep_zip.h): checking the file's and the command line's groups
+/* Zip groups of a sweep (sweep/zip.h): checking the file's and the command line's groups
  * against the final axes and numbering the dimensions. */
-#include "cli/sweep_zip.h"
+#include "sweep/zip.h"
 
 #include <stdio.h>
 #include <stdlib.h>

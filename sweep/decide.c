@@ -1,5 +1,5 @@
 /* The seeds `compare --run SCENARIO` runs in batches until every row that counts is decided
- * (sweep_decide.h), the group-sequential rule of analysis/multiplicity.h.
+ * (sweep/decide.h), the group-sequential rule of analysis/multiplicity.h.
  *
  * Looks are planned before any test: with s_1 the fewest seeds both sides share among the
  * paired configurations (at least 2; configurations with fewer, or with no candidate runs
@@ -10,7 +10,7 @@
  *
  * Seeds for a configuration: the candidate runs the baseline's seeds it lacks (they pair);
  * with --run-baseline the baseline then runs the candidate's seeds it lacks and both run new
- * ones.  Runs are made as `sgdsim sweep` makes points (sweep_plan.h, sweep_exec.h), of
+ * ones.  Runs are made as `sgdsim sweep` makes points (sweep/plan.h, sweep/exec.h), of
  * SCENARIO with --set for each key the configuration's sweep varied (runs.sweep_axes, less
  * the seed and the keys the match leaves out), the user's --set, and the seeds.  Each look
  * reads and judges both databases as they are (analysis/ab_side.h); the last one's
@@ -24,9 +24,9 @@
 #include <cJSON.h>
 
 #include "analysis/multiplicity.h"
-#include "cli/sweep_decide.h"
-#include "cli/sweep_exec.h"
-#include "cli/sweep_plan.h"
+#include "sweep/decide.h"
+#include "sweep/exec.h"
+#include "sweep/plan.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 #include "results/rdb.h"

@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/sweep_exec.h"
-#include "cli/sweep_mpi.h"
+#include "sweep/exec.h"
+#include "sweep/mpi.h"
 #include "common/error.h"
 #include "results/rdb_merge.h"
 

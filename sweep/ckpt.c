@@ -1,5 +1,5 @@
-/* sweep's checkpoints, declared in sweep_ckpt.h. */
-#include "cli/sweep_ckpt.h"
+/* sweep's checkpoints, declared in sweep/ckpt.h. */
+#include "sweep/ckpt.h"
 
 #include <dirent.h>
 #include <errno.h>

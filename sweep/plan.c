@@ -1,4 +1,4 @@
-/* Sweep planning (see sweep_plan.h): --set list splitting, the cartesian product of the
+/* Sweep planning (see sweep/plan.h): --set list splitting, the cartesian product of the
  * axes in canonical order, validation of every point and its run key.
  *
  * Cost: every point is loaded like `run` would load it.  Loading the file as it is would
@@ -6,7 +6,7 @@
  * O(n^2) for the sweep: 5,000 seeds took a minute), so points are loaded from the file's
  * JSON with the sweep block taken out — which the loader ignores for the configuration
  * anyway — and duplicates are found by sorting the run keys: O(n log n) in all. */
-#include "cli/sweep_plan.h"
+#include "sweep/plan.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -17,7 +17,7 @@
 #include <cJSON.h>
 
 #include "algorithms/alg.h"
-#include "cli/sweep_zip.h"
+#include "sweep/zip.h"
 #include "common/error.h"
 #include "common/number.h"
 #include "config/scenario.h"
@@ -106,7 +106,7 @@ typedef struct axis {
     char *key;
     char **values;
     int nvalues;
-    int dim; /* the dimension it belongs to (sweep_zip.h) */
+    int dim; /* the dimension it belongs to (sweep/zip.h) */
 } axis_t;
 
 /* The dimensions of the product: how many values each has. */

@@ -1,10 +1,10 @@
-/* The MPI driver of `sgdsim sweep` (sweep_mpi.c, built only when CMake finds MPI): spreads
+/* The MPI driver of `sgdsim sweep` (mpi.c, built only when CMake finds MPI): spreads
  * a planned sweep's points over the ranks of an mpirun, each rank running its share with the
- * executor of sweep_exec.h. */
-#ifndef SGDSIM_CLI_SWEEP_MPI_H
-#define SGDSIM_CLI_SWEEP_MPI_H
+ * executor of sweep/exec.h. */
+#ifndef SGDSIM_SWEEP_MPI_H
+#define SGDSIM_SWEEP_MPI_H
 
-#include "cli/sweep_exec.h"
+#include "sweep/exec.h"
 
 /* Every rank plans the same sweep, rank 0 finds the unfinished points in x->db and deals
  * them out round-robin, each rank runs its share into its own file (rank 0 into x->db, rank r

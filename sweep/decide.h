@@ -5,8 +5,8 @@
  *
  * Ownership: cli_sweep_decide fills a cli_sweep_decided_t (when it returns 0) that
  * cli_sweep_decided_free empties; the options are borrowed for the call. */
-#ifndef SGDSIM_CLI_SWEEP_DECIDE_H
-#define SGDSIM_CLI_SWEEP_DECIDE_H
+#ifndef SGDSIM_SWEEP_DECIDE_H
+#define SGDSIM_SWEEP_DECIDE_H
 
 #include "analysis/ab.h"
 #include "analysis/ab_side.h"
@@ -25,8 +25,8 @@ typedef struct cli_sweep_decide_opts {
     int max_seeds, batch, jobs; /* --max-seeds, --batch, -j */
     const char *build;         /* this sgdsim's build (runs.git_rev): the baseline grows only
                                   with the build that made it */
-    const scn_machine_t *machine; /* what the runs' numerics resolve against (sweep_plan.h) */
-    char **(*child_env)(const char *kernel); /* a run's environment (sweep_exec.h) */
+    const scn_machine_t *machine; /* what the runs' numerics resolve against (sweep/plan.h) */
+    char **(*child_env)(const char *kernel); /* a run's environment (sweep/exec.h) */
     void (*child_env_free)(char **env);
 } cli_sweep_decide_opts_t;
 

@@ -4,12 +4,12 @@
  *
  * Each point's child `sgdsim run --progress-fd N` writes "DONE TOTAL\n" lines into a pipe
  * (non-blocking on its side: a full pipe drops a line, it never stalls the run); the pool
- * (sweep_exec.c) creates the pipe before it starts the child and hands every event here.
+ * (sweep/exec.c) creates the pipe before it starts the child and hands every event here.
  * Only when stderr is a terminal and the sweep is not --quiet: cli_sweep_live_start returns
  * NULL otherwise and every other function accepts NULL and does nothing, so logs and tests
  * see exactly the lines they always saw. */
-#ifndef SGDSIM_CLI_SWEEP_LIVE_H
-#define SGDSIM_CLI_SWEEP_LIVE_H
+#ifndef SGDSIM_SWEEP_LIVE_H
+#define SGDSIM_SWEEP_LIVE_H
 
 #include <stdbool.h>
 #include <stdint.h>
