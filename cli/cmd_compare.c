@@ -74,20 +74,20 @@ static int compare_until_decided(const compare_args_t *a)
 {
     scn_machine_t machine;
     cli_machine_get((int64_t)a->jobs, &machine);
-    cli_sweep_decide_opts_t o = {.dbs = compare_dbs(a), .run_scenario = a->run_scenario,
-                                 .base_scenario = a->base_scenario, .sets = a->sets.v,
-                                 .nsets = a->sets.n, .base_sets = a->base_sets.v,
-                                 .nbase_sets = a->base_sets.n, .max_seeds = (int)a->max_seeds,
-                                 .batch = (int)a->batch, .jobs = (int)a->jobs,
-                                 .build = cli_git_rev(), .machine = &machine,
-                                 .child_env = cli_machine_child_env,
-                                 .child_env_free = cli_machine_env_free};
-    cli_sweep_decided_t d;
-    int rc = cli_sweep_decide(&o, &d);
+    sweep_decide_opts_t o = {.dbs = compare_dbs(a), .run_scenario = a->run_scenario,
+                             .base_scenario = a->base_scenario, .sets = a->sets.v,
+                             .nsets = a->sets.n, .base_sets = a->base_sets.v,
+                             .nbase_sets = a->base_sets.n, .max_seeds = (int)a->max_seeds,
+                             .batch = (int)a->batch, .jobs = (int)a->jobs,
+                             .build = cli_git_rev(), .machine = &machine,
+                             .child_env = cli_machine_child_env,
+                             .child_env_free = cli_machine_env_free};
+    sweep_decided_t d;
+    int rc = sweep_decide(&o, &d);
     if (rc) return rc;
     compare_render(a, &d.ab, d.sides, d.exit_code, d.summary);
     rc = d.exit_code;
-    cli_sweep_decided_free(&d);
+    sweep_decided_free(&d);
     return rc;
 }
 

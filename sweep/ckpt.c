@@ -11,11 +11,11 @@
 
 #include "common/error.h"
 
-bool cli_sweep_ckpt_on(const cli_sweep_ckpt_t *c) { return c && c->dir; }
+bool sweep_ckpt_on(const sweep_ckpt_t *c) { return c && c->dir; }
 
-int cli_sweep_ckpt_ready(const cli_sweep_ckpt_t *c)
+int sweep_ckpt_ready(const sweep_ckpt_t *c)
 {
-    if (!cli_sweep_ckpt_on(c)) return 0;
+    if (!sweep_ckpt_on(c)) return 0;
     struct stat st;
     if (mkdir(c->dir, 0777) != 0 && errno != EEXIST)
         return sgd_bad_input("sweep: --checkpoint-dir %s: cannot create it: %s", c->dir,
@@ -40,7 +40,7 @@ int cli_sweep_ckpt_ready(const cli_sweep_ckpt_t *c)
 }
 
 /* DIR/RUN_KEY.ckpt, a new string. */
-static char *point_path(const cli_sweep_ckpt_t *c, const char *run_key)
+static char *point_path(const sweep_ckpt_t *c, const char *run_key)
 {
     size_t n = strlen(c->dir) + strlen(run_key) + 8;
     char *p = sgd_xmalloc(n);
@@ -48,8 +48,8 @@ static char *point_path(const cli_sweep_ckpt_t *c, const char *run_key)
     return p;
 }
 
-int cli_sweep_ckpt_find(const cli_sweep_ckpt_t *c, const char *run_key,
-                        cli_sweep_point_ckpt_t *pc, sgd_err_t *err)
+int sweep_ckpt_find(const sweep_ckpt_t *c, const char *run_key,
+                    sweep_point_ckpt_t *pc, sgd_err_t *err)
 {
     memset(pc, 0, sizeof *pc);
     pc->path = point_path(c, run_key);
@@ -67,16 +67,16 @@ int cli_sweep_ckpt_find(const cli_sweep_ckpt_t *c, const char *run_key,
     return 0;
 }
 
-void cli_sweep_point_ckpt_free(cli_sweep_point_ckpt_t *pc)
+void sweep_point_ckpt_free(sweep_point_ckpt_t *pc)
 {
     free(pc->path);
     pc->path = NULL;
 }
 
-int cli_sweep_ckpt_argv(const cli_sweep_ckpt_t *c, const cli_sweep_point_ckpt_t *pc,
-                        const char **argv, int a, char num[32])
+int sweep_ckpt_argv(const sweep_ckpt_t *c, const sweep_point_ckpt_t *pc,
+                    const char **argv, int a, char num[32])
 {
-    if (!cli_sweep_ckpt_on(c)) return a;
+    if (!sweep_ckpt_on(c)) return a;
     argv[a++] = "--checkpoint";
     argv[a++] = pc->path;
     if (pc->resume) {
@@ -103,9 +103,9 @@ static void remove_file(const char *path)
                 strerror(errno));
 }
 
-void cli_sweep_ckpt_remove(const cli_sweep_ckpt_t *c, const char *run_key)
+void sweep_ckpt_remove(const sweep_ckpt_t *c, const char *run_key)
 {
-    if (!cli_sweep_ckpt_on(c)) return;
+    if (!sweep_ckpt_on(c)) return;
     char *path = point_path(c, run_key);
     remove_file(path);
     /* A writer killed between creating its temporary file and the rename leaves

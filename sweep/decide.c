@@ -59,7 +59,7 @@ typedef struct job {
 } job_t;
 
 typedef struct run_state {
-    const cli_sweep_decide_opts_t *o;
+    const sweep_decide_opts_t *o;
     job_t *job;
     int njobs;
     frozen_t *frozen;
@@ -152,24 +152,24 @@ static int run_job(const run_state_t *st, const job_t *j)
     const char **lists = sgd_xcalloc((size_t)j->nsets + 2, sizeof *lists);
     for (int i = 0; i < j->nsets; i++) lists[i] = j->sets[i];
     lists[j->nsets] = s.p;
-    cli_sweep_plan_opts_t po = {.lists = lists, .nlists = j->nsets + 1,
-                                .machine = st->o->machine};
-    cli_sweep_plan_t plan;
+    sweep_plan_opts_t po = {.lists = lists, .nlists = j->nsets + 1,
+                            .machine = st->o->machine};
+    sweep_plan_t plan;
     sgd_err_t err = {{0}};
-    int rc = cli_sweep_plan(scenario, &po, &plan, &err) ? sgd_bad_input("compare: --run: %s",
-                                                                        err.msg) : 0;
+    int rc = sweep_plan(scenario, &po, &plan, &err) ? sgd_bad_input("compare: --run: %s",
+                                                                    err.msg) : 0;
     if (rc == 0) {
         int *idx = sgd_xcalloc((size_t)plan.npoints + 1, sizeof *idx), *todo = sgd_xcalloc(
             (size_t)plan.npoints + 1, sizeof *todo), ntodo = 0;
         for (int i = 0; i < plan.npoints; i++) idx[i] = i;
-        cli_sweep_exec_t x = {.scenario = scenario, .db = db, .jobs = st->o->jobs,
-                              .quiet = true, .who = "", .child_env = st->o->child_env,
-                              .child_env_free = st->o->child_env_free};
-        if (cli_sweep_pending(db, &plan, idx, plan.npoints, todo, &ntodo, &err))
+        sweep_exec_t x = {.scenario = scenario, .db = db, .jobs = st->o->jobs,
+                          .quiet = true, .who = "", .child_env = st->o->child_env,
+                          .child_env_free = st->o->child_env_free};
+        if (sweep_pending(db, &plan, idx, plan.npoints, todo, &ntodo, &err))
             rc = sgd_bad_input("compare: --run: %s", err.msg);
-        else rc = cli_sweep_execute(&x, &plan, todo, ntodo, plan.npoints, plan.npoints - ntodo);
+        else rc = sweep_execute(&x, &plan, todo, ntodo, plan.npoints, plan.npoints - ntodo);
         free(idx), free(todo);
-        cli_sweep_plan_free(&plan);
+        sweep_plan_free(&plan);
     }
     free(lists);
     sgd_strbuf_free(&s);
@@ -339,7 +339,7 @@ static void substitute(run_state_t *st, ana_ab_t *ab)
 /* ---- the looks ------------------------------------------------------------------------ */
 
 /* --run-baseline adds runs to the baseline: only with the build that made it. */
-static int check_baseline_build(const cli_sweep_decide_opts_t *o, const ana_ab_side_t *base)
+static int check_baseline_build(const sweep_decide_opts_t *o, const ana_ab_side_t *base)
 {
     for (int i = 0; o->base_scenario && i < base->n; i++) {
         const char *b = ana_build_name(base->ab[i].build);
@@ -444,7 +444,7 @@ static void state_free(run_state_t *st)
 }
 
 /* Both databases as they are; 0, or exit 2 after the message (nothing left open). */
-static int open_sides(const cli_sweep_decide_opts_t *o, ana_ab_side_t *s)
+static int open_sides(const sweep_decide_opts_t *o, ana_ab_side_t *s)
 {
     sgd_err_t err = {{0}};
     return ana_ab_sides_open(&o->dbs, &s[0], &s[1], &err) ? sgd_bad_input("compare: %s",
@@ -452,7 +452,7 @@ static int open_sides(const cli_sweep_decide_opts_t *o, ana_ab_side_t *s)
 }
 
 /* The open sides judged at level alpha into *ab; 0, or exit 2 after the message. */
-static int judge(const cli_sweep_decide_opts_t *o, double alpha, ana_ab_side_t *s,
+static int judge(const sweep_decide_opts_t *o, double alpha, ana_ab_side_t *s,
                  ana_ab_t *ab)
 {
     sgd_err_t err = {{0}};
@@ -518,9 +518,9 @@ static bool last_look(run_state_t *st, ana_ab_side_t *s, int target)
 /* One look at `target` seeds a side: judged at its share of alpha, decisions frozen; *done
  * when nothing is left to run, and then *out holds the comparison (every row in its first
  * decision) with its sides open.  0, or the exit code after the message. */
-static int look(run_state_t *st, int target, bool *done, cli_sweep_decided_t *out)
+static int look(run_state_t *st, int target, bool *done, sweep_decided_t *out)
 {
-    const cli_sweep_decide_opts_t *o = st->o;
+    const sweep_decide_opts_t *o = st->o;
     int n_max = o->max_seeds;
     ana_ab_side_t *s = out->sides;
     ana_ab_t *ab = &out->ab;
@@ -565,10 +565,10 @@ static int make_candidate(const char *path)
     return 0;
 }
 
-int cli_sweep_decide(const cli_sweep_decide_opts_t *o, cli_sweep_decided_t *out)
+int sweep_decide(const sweep_decide_opts_t *o, sweep_decided_t *out)
 {
     run_state_t st = {.o = o};
-    *out = (cli_sweep_decided_t){0};
+    *out = (sweep_decided_t){0};
     int target = 0, rc = make_candidate(o->dbs.cand_path);
     if (rc == 0) rc = prepare(&st, &target);
     for (bool done = false; rc == 0 && !done;) {
@@ -580,10 +580,10 @@ int cli_sweep_decide(const cli_sweep_decide_opts_t *o, cli_sweep_decided_t *out)
     return rc;
 }
 
-void cli_sweep_decided_free(cli_sweep_decided_t *d)
+void sweep_decided_free(sweep_decided_t *d)
 {
     ana_ab_free(&d->ab);
     ana_ab_sides_close(&d->sides[0], &d->sides[1]);
     free(d->summary);
-    *d = (cli_sweep_decided_t){0};
+    *d = (sweep_decided_t){0};
 }

@@ -3,8 +3,8 @@
  * (O'Brien-Fleming spending over --max-seeds seeds a side), each look reading and judging
  * both databases as they are (analysis/ab_side.h).  The caller prints the outcome.
  *
- * Ownership: cli_sweep_decide fills a cli_sweep_decided_t (when it returns 0) that
- * cli_sweep_decided_free empties; the options are borrowed for the call. */
+ * Ownership: sweep_decide fills a sweep_decided_t (when it returns 0) that
+ * sweep_decided_free empties; the options are borrowed for the call. */
 #ifndef SGDSIM_SWEEP_DECIDE_H
 #define SGDSIM_SWEEP_DECIDE_H
 
@@ -12,7 +12,7 @@
 #include "analysis/ab_side.h"
 #include "config/scenario.h"
 
-typedef struct cli_sweep_decide_opts {
+typedef struct sweep_decide_opts {
     ana_ab_dbs_t dbs;          /* the two databases and the comparison (its alpha: the
                                   family's level over every look) */
     const char *run_scenario;  /* --run: the candidate's scenario */
@@ -28,20 +28,20 @@ typedef struct cli_sweep_decide_opts {
     const scn_machine_t *machine; /* what the runs' numerics resolve against (sweep/plan.h) */
     char **(*child_env)(const char *kernel); /* a run's environment (sweep/exec.h) */
     void (*child_env_free)(char **env);
-} cli_sweep_decide_opts_t;
+} sweep_decide_opts_t;
 
-typedef struct cli_sweep_decided {
+typedef struct sweep_decided {
     ana_ab_side_t sides[2]; /* the last look's sides, open: the rows name their runs */
     ana_ab_t ab;            /* its comparison, each row in the first look's decision of it */
     int exit_code;          /* ana_ab_exit(&ab) */
     char *summary;          /* "--run: 3 looks, alpha spent ...; seeds a side: ...; 9
                                candidate runs and 0 baseline runs made" */
-} cli_sweep_decided_t;
+} sweep_decided_t;
 
 /* Runs seeds until every row that counts is decided, or --max-seeds is reached, or no seed
- * is left to pair.  0 with *out (cli_sweep_decided_free), or the exit code after the message
+ * is left to pair.  0 with *out (sweep_decided_free), or the exit code after the message
  * (a database or a run that could not be read or made; runs that did not pair). */
-int cli_sweep_decide(const cli_sweep_decide_opts_t *o, cli_sweep_decided_t *out);
-void cli_sweep_decided_free(cli_sweep_decided_t *d);
+int sweep_decide(const sweep_decide_opts_t *o, sweep_decided_t *out);
+void sweep_decided_free(sweep_decided_t *d);
 
 #endif

@@ -20,8 +20,8 @@
 #include "results/rdb.h"
 #include "results/rdb_read.h"
 
-int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const int *idx, int n,
-                      int *out, int *nout, sgd_err_t *err)
+int sweep_pending(const char *db_path, const sweep_plan_t *plan, const int *idx, int n,
+                  int *out, int *nout, sgd_err_t *err)
 {
     rdb_t *db;
     *nout = 0;
@@ -56,7 +56,7 @@ typedef struct slot {
 /* The point's axes for --sweep-axes: the keys of its assignments, comma-separated (a new
  * string; "" for a point without axes).  Only what the user swept is an axis, never a
  * default that follows a swept key. */
-static char *point_axes(const cli_sweep_point_t *pt)
+static char *point_axes(const sweep_point_t *pt)
 {
     size_t cap = 1;
     for (int i = 0; i < pt->nsets; i++) cap += strlen(pt->sets[i]) + 1;
@@ -73,13 +73,13 @@ static char *point_axes(const cli_sweep_point_t *pt)
 
 /* Starts `sgdsim run` for one point (with --progress-fd progress_fd unless it is -1, and
  * the checkpoint options of pc); returns the child's pid or -1 (errno set). */
-static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_sweep_point_t *pt,
-                         const cli_sweep_point_ckpt_t *pc, int progress_fd)
+static pid_t spawn_point(const char *self, const sweep_exec_t *x, const sweep_point_t *pt,
+                         const sweep_point_ckpt_t *pc, int progress_fd)
 {
     char seed_buf[32], threads_buf[32], fd_buf[32], ckpt_buf[32];
     char *axes = point_axes(pt);
     const char **argv = sgd_xcalloc((size_t)(2 * pt->nsets + 2 * x->ntags + 20 +
-                                             CLI_SWEEP_CKPT_MAX_ARGS), sizeof *argv);
+                                             SWEEP_CKPT_MAX_ARGS), sizeof *argv);
     int a = 0;
     argv[a++] = self;
     argv[a++] = "run";
@@ -116,7 +116,7 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
         argv[a++] = "--progress-fd";
         argv[a++] = fd_buf;
     }
-    a = cli_sweep_ckpt_argv(x->ckpt, pc, argv, a, ckpt_buf);
+    a = sweep_ckpt_argv(x->ckpt, pc, argv, a, ckpt_buf);
     argv[a] = NULL;
     /* Built before fork(), so the child sets up nothing but the signals before execve. */
     char **env = x->child_env ? x->child_env(pt->blas_core) : environ;
@@ -152,19 +152,19 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     return pid;
 }
 
-static const char *point_label(const cli_sweep_point_t *pt)
+static const char *point_label(const sweep_point_t *pt)
 {
     return pt->label[0] ? pt->label : "(the scenario as is)";
 }
 
 /* One finished point's line; under --quiet only a point that did not end well (failed, bad
  * input, checkpointed) has one, so that a sweep's exit code always comes with its reason. */
-static void progress_line(const cli_sweep_exec_t *x, cli_sweep_live_t *live, const char *what,
-                          const cli_sweep_point_t *pt, double secs, int done, int total,
+static void progress_line(const sweep_exec_t *x, sweep_live_t *live, const char *what,
+                          const sweep_point_t *pt, double secs, int done, int total,
                           int running, double eta, bool ended_well)
 {
     if (x->quiet && ended_well) return;
-    cli_sweep_live_clear(live);
+    sweep_live_clear(live);
     fprintf(stderr, "sweep: %s%-9s %s (%.1f s) | %d/%d done, %d running", x->who, what,
             point_label(pt), secs, done, total, running);
     if (eta >= 0) fprintf(stderr, ", ETA %.0f s", eta);
@@ -173,11 +173,11 @@ static void progress_line(const cli_sweep_exec_t *x, cli_sweep_live_t *live, con
 
 /* A running pool: what it runs, its children and its counts. */
 typedef struct pool {
-    const cli_sweep_exec_t *x;
-    const cli_sweep_plan_t *plan;
+    const sweep_exec_t *x;
+    const sweep_plan_t *plan;
     const int *idx;
     int n;
-    int ntotal, nalready; /* for the progress line only (cli_sweep_execute) */
+    int ntotal, nalready; /* for the progress line only (sweep_execute) */
     const char *self;     /* this executable, which the points run */
     rdb_t *db;        /* x->db */
     slot_t *slots;    /* x->jobs slots; pid 0 = free */
@@ -187,7 +187,7 @@ typedef struct pool {
     bool stop_launching;
     int forwarded; /* the signal passed on to the running points, 0 before */
     double t_start;
-    cli_sweep_live_t *live; /* the status line on a terminal, or NULL */
+    sweep_live_t *live; /* the status line on a terminal, or NULL */
 } pool_t;
 
 /* How bad an exit code is: a bad input over a failure over a checkpointed stop over 0. */
@@ -206,11 +206,11 @@ static void raise_rc(pool_t *p, int code)
 /* A point that another process's live run holds (its owner alive, results/rdb_lease.h): it
  * is not started, so that two runs never race for one point, and is looked at again when the
  * pool ends. */
-static void point_busy(pool_t *p, const cli_sweep_point_t *pt, const rdb_live_run_t *live)
+static void point_busy(pool_t *p, const sweep_point_t *pt, const rdb_live_run_t *live)
 {
     p->busy[p->nbusy++] = (int)(pt - p->plan->points);
     if (p->x->quiet) return;
-    cli_sweep_live_clear(p->live);
+    sweep_live_clear(p->live);
     if (live->this_host)
         fprintf(stderr, "sweep: %snot starting %s: run %lld of this point is still running "
                 "(pid %lld on this host); it is left alone\n", p->x->who, point_label(pt),
@@ -230,7 +230,7 @@ static void settle_busy(pool_t *p)
 {
     int left = 0;
     for (int i = 0; i < p->nbusy; i++) {
-        const cli_sweep_point_t *pt = &p->plan->points[p->busy[i]];
+        const sweep_point_t *pt = &p->plan->points[p->busy[i]];
         sgd_err_t err = {{0}};
         bool done = false;
         if (rdb_key_finished(p->db, pt->run_key, &done, &err))
@@ -258,12 +258,12 @@ static point_next_t point_stop(pool_t *p, const sgd_err_t *err)
     return POINT_STOP;
 }
 
-static void say_start(pool_t *p, const cli_sweep_point_t *pt, const cli_sweep_point_ckpt_t *pc,
+static void say_start(pool_t *p, const sweep_point_t *pt, const sweep_point_ckpt_t *pc,
                       int ndel)
 {
-    const cli_sweep_exec_t *x = p->x;
+    const sweep_exec_t *x = p->x;
     if (x->quiet || (!ndel && !pc->resume)) return;
-    cli_sweep_live_clear(p->live);
+    sweep_live_clear(p->live);
     if (pc->resume)
         fprintf(stderr, "sweep: %sresuming %s after update %lld from %s", x->who,
                 point_label(pt), (long long)pc->meta.updates, pc->path);
@@ -278,10 +278,10 @@ static void say_start(pool_t *p, const cli_sweep_point_t *pt, const cli_sweep_po
  * started -- from its checkpoint when it has one (pc), after the rows of its other
  * unfinished attempts are deleted, so that the point's final run is its only run, as in a
  * sweep that was never interrupted. */
-static point_next_t prepare_point(pool_t *p, const cli_sweep_point_t *pt,
-                                  cli_sweep_point_ckpt_t *pc)
+static point_next_t prepare_point(pool_t *p, const sweep_point_t *pt,
+                                  sweep_point_ckpt_t *pc)
 {
-    const cli_sweep_exec_t *x = p->x;
+    const sweep_exec_t *x = p->x;
     sgd_err_t err = {{0}};
     bool done;
     int ndel = 0, nlive = 0;
@@ -289,10 +289,10 @@ static point_next_t prepare_point(pool_t *p, const cli_sweep_point_t *pt,
     memset(pc, 0, sizeof *pc);
     if (rdb_key_finished(p->db, pt->run_key, &done, &err)) return point_stop(p, &err);
     if (done) {
-        cli_sweep_ckpt_remove(x->ckpt, pt->run_key);
+        sweep_ckpt_remove(x->ckpt, pt->run_key);
         return POINT_DONE;
     }
-    if (cli_sweep_ckpt_on(x->ckpt) && cli_sweep_ckpt_find(x->ckpt, pt->run_key, pc, &err))
+    if (sweep_ckpt_on(x->ckpt) && sweep_ckpt_find(x->ckpt, pt->run_key, pc, &err))
         return point_stop(p, &err);
     rdb_keep_run_t keep = {.id = pc->meta.run_id, .started_at = pc->meta.run_started};
     if (rdb_delete_unfinished(p->db, pt->run_key, pc->resume ? &keep : NULL, &ndel, &nlive,
@@ -316,17 +316,17 @@ static point_next_t prepare_point(pool_t *p, const cli_sweep_point_t *pt,
 }
 
 /* Starts point pt (its checkpoint pc) in a free slot; false when no process can start. */
-static bool start_point(pool_t *p, const cli_sweep_point_t *pt, const cli_sweep_point_ckpt_t *pc)
+static bool start_point(pool_t *p, const sweep_point_t *pt, const sweep_point_ckpt_t *pc)
 {
     int s = 0;
     while (p->slots[s].pid) s++;
-    int progress_fd = cli_sweep_live_open(p->live, s, (int)(pt - p->plan->points), pt->updates);
+    int progress_fd = sweep_live_open(p->live, s, (int)(pt - p->plan->points), pt->updates);
     p->slots[s].pid = spawn_point(p->self, p->x, pt, pc, progress_fd);
-    cli_sweep_live_started(p->live, s);
+    sweep_live_started(p->live, s);
     if (p->slots[s].pid < 0) {
         fprintf(stderr, "sgdsim: sweep: cannot start a process: %s\n", strerror(errno));
         p->slots[s].pid = 0;
-        cli_sweep_live_ended(p->live, s, false);
+        sweep_live_ended(p->live, s, false);
         raise_rc(p, SGD_EXIT_FAILURE);
         p->stop_launching = true;
         return false;
@@ -342,15 +342,15 @@ static bool start_point(pool_t *p, const cli_sweep_point_t *pt, const cli_sweep_
 static void launch_points(pool_t *p)
 {
     while (!p->stop_launching && !stop_signal && p->nrunning < p->x->jobs && p->next < p->n) {
-        const cli_sweep_point_t *pt = &p->plan->points[p->idx[p->next++]];
-        cli_sweep_point_ckpt_t pc;
+        const sweep_point_t *pt = &p->plan->points[p->idx[p->next++]];
+        sweep_point_ckpt_t pc;
         point_next_t next = prepare_point(p, pt, &pc);
         if (next == POINT_DONE) {
             p->skipped++;
-            cli_sweep_live_skipped(p->live, pt->updates);
+            sweep_live_skipped(p->live, pt->updates);
         }
         bool started = next == POINT_START && start_point(p, pt, &pc);
-        cli_sweep_point_ckpt_free(&pc);
+        sweep_point_ckpt_free(&pc);
         if (next == POINT_STOP || (next == POINT_START && !started)) return;
     }
 }
@@ -360,12 +360,12 @@ static void launch_points(pool_t *p)
  * point that the signal the sweep passed on killed before its run could take it (between
  * fork and the run's handler) has lost nothing a checkpoint holds: with checkpoints it
  * counts as checkpointed, as the run would have. */
-static int point_outcome(pool_t *p, const cli_sweep_point_t *pt, int status)
+static int point_outcome(pool_t *p, const sweep_point_t *pt, int status)
 {
     sgd_err_t err = {{0}};
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (WIFSIGNALED(status) && p->forwarded && WTERMSIG(status) == p->forwarded &&
-        cli_sweep_ckpt_on(p->x->ckpt))
+        sweep_ckpt_on(p->x->ckpt))
         return SWEEP_EXIT_CHECKPOINTED;
     if (code != SGD_EXIT_OK && code != SGD_EXIT_DIVERGED) return code;
     bool done = false;
@@ -405,11 +405,11 @@ static void book_outcome(pool_t *p, int code)
 
 /* What a point's end means for its checkpoint: a finished point deletes it; one that could
  * not be resumed from it keeps it, and the user is told what to do. */
-static void settle_checkpoint(pool_t *p, const slot_t *slot, const cli_sweep_point_t *pt,
+static void settle_checkpoint(pool_t *p, const slot_t *slot, const sweep_point_t *pt,
                               int code)
 {
-    const cli_sweep_ckpt_t *c = p->x->ckpt;
-    if (code == SGD_EXIT_OK || code == SGD_EXIT_DIVERGED) cli_sweep_ckpt_remove(c, pt->run_key);
+    const sweep_ckpt_t *c = p->x->ckpt;
+    if (code == SGD_EXIT_OK || code == SGD_EXIT_DIVERGED) sweep_ckpt_remove(c, pt->run_key);
     if (code == SGD_EXIT_BAD_INPUT && slot->resumed)
         fprintf(stderr, "sgdsim: sweep: %s: its checkpoint %s/%s.ckpt was refused (above) and "
                 "is kept, with the run it continues; resume it with the sgdsim, scenario and "
@@ -420,13 +420,13 @@ static void settle_checkpoint(pool_t *p, const slot_t *slot, const cli_sweep_poi
 /* Books the end of the child in slot s (exit status `status`) and prints its line. */
 static void point_finished(pool_t *p, int s, int status)
 {
-    const cli_sweep_point_t *pt = &p->plan->points[p->slots[s].point];
+    const sweep_point_t *pt = &p->plan->points[p->slots[s].point];
     double secs = sgd_monotonic_s() - p->slots[s].t0;
     p->slots[s].pid = 0;
     p->nrunning--;
     p->finished++;
     int code = point_outcome(p, pt, status);
-    cli_sweep_live_ended(p->live, s, code == SGD_EXIT_OK);
+    sweep_live_ended(p->live, s, code == SGD_EXIT_OK);
     const char *what = code == SGD_EXIT_OK ? "complete"
                        : code == SGD_EXIT_DIVERGED ? "diverged"
                        : code == SWEEP_EXIT_CHECKPOINTED ? "checkpointed"
@@ -459,7 +459,7 @@ static bool reap_one(pool_t *p)
     int status;
     pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid == 0 || (pid < 0 && errno == EINTR)) {
-        cli_sweep_live_poll(p->live);
+        sweep_live_poll(p->live);
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
         return true;
     }
@@ -486,14 +486,14 @@ static void print_totals(const pool_t *p)
     if (p->ncheckpointed) fprintf(stderr, ", %d checkpointed", p->ncheckpointed);
     if (ninvalid || p->x->skip_invalid) fprintf(stderr, ", %d invalid", ninvalid);
     if (p->nbusy) fprintf(stderr, ", %d running in another process", p->nbusy);
-    bool preempted = stop_signal && stop_signal != SIGINT && cli_sweep_ckpt_on(p->x->ckpt);
+    bool preempted = stop_signal && stop_signal != SIGINT && sweep_ckpt_on(p->x->ckpt);
     fprintf(stderr, ", %d already done%s\n", p->nalready + p->skipped,
             preempted ? "; stopped with checkpoints (run the sweep again to go on)"
             : stop_signal ? "; interrupted" : p->next < p->n ? "; stopped early" : "");
 }
 
-int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
-                      int n, int ntotal, int nalready)
+int sweep_execute(const sweep_exec_t *x, const sweep_plan_t *plan, const int *idx,
+                  int n, int ntotal, int nalready)
 {
     sgd_err_t err = {{0}};
     char self[4096];
@@ -519,7 +519,7 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
                 .t_start = sgd_monotonic_s()};
     int64_t total_updates = 0;
     for (int i = 0; i < n; i++) total_updates += plan->points[idx[i]].updates;
-    p.live = cli_sweep_live_start(x->quiet, x->jobs, total_updates);
+    p.live = sweep_live_start(x->quiet, x->jobs, total_updates);
     while (p.next < n || p.nrunning > 0) {
         launch_points(&p);
         if (p.nrunning == 0) {
@@ -531,9 +531,9 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
     /* SIGTERM and SIGUSR1 are a scheduler's "stop now, go on later": with checkpoints that is
      * what happened.  SIGINT keeps its meaning, an interrupted sweep. */
     if (stop_signal)
-        raise_rc(&p, stop_signal != SIGINT && cli_sweep_ckpt_on(x->ckpt) ? SWEEP_EXIT_CHECKPOINTED
+        raise_rc(&p, stop_signal != SIGINT && sweep_ckpt_on(x->ckpt) ? SWEEP_EXIT_CHECKPOINTED
                                                                          : SGD_EXIT_FAILURE);
-    cli_sweep_live_end(p.live);
+    sweep_live_end(p.live);
     settle_busy(&p);
     print_totals(&p);
     sigaction(SIGINT, &old_int, NULL);
@@ -545,7 +545,7 @@ int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, c
     return p.rc;
 }
 
-bool cli_sweep_under_mpi(void)
+bool sweep_under_mpi(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
                                        "MPI_LOCALNRANKS", NULL};

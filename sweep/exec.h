@@ -26,7 +26,7 @@
  * go on.  The code `run` uses for the same (EX_TEMPFAIL, cmd_run_ckpt.h). */
 #define SWEEP_EXIT_CHECKPOINTED 75
 
-typedef struct cli_sweep_exec {
+typedef struct sweep_exec {
     const char *scenario; /* scenario file, as given */
     const char *db;       /* results database the points write to */
     const uint64_t *seed; /* --seed, or NULL */
@@ -40,19 +40,19 @@ typedef struct cli_sweep_exec {
     bool skip_invalid;     /* --skip-invalid: a point that reports bad input does not stop
                               the sweep, and the exit code leaves it out */
     int ninvalid;          /* points the plan left out as invalid, for the summary line */
-    const cli_sweep_ckpt_t *ckpt; /* --checkpoint-dir and its intervals, or NULL */
+    const sweep_ckpt_t *ckpt; /* --checkpoint-dir and its intervals, or NULL */
     /* The environment of a point's process for its OpenBLAS kernel, built before fork()
      * (cli/machine.h: the kernel in OPENBLAS_CORETYPE before OpenBLAS loads), and its free;
      * NULL: this process's environment as it is. */
     char **(*child_env)(const char *kernel);
     void (*child_env_free)(char **env);
-} cli_sweep_exec_t;
+} sweep_exec_t;
 
 /* Selects, from plan points idx[0..n), those without a finished run (status complete or
  * diverged) in the database at db_path, in order, into out (n entries); *nout = how many.
  * The database is created if missing (errors name the path). */
-int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const int *idx, int n,
-                      int *out, int *nout, sgd_err_t *err);
+int sweep_pending(const char *db_path, const sweep_plan_t *plan, const int *idx, int n,
+                  int *out, int *nout, sgd_err_t *err);
 
 /* Runs plan points idx[0..n) that are not finished in x->db yet; `ntotal` and `nalready` are
  * only for the progress line (points of the whole sweep, points already done elsewhere).
@@ -70,10 +70,10 @@ int cli_sweep_pending(const char *db_path, const cli_sweep_plan_t *plan, const i
  * too does not take a second one of the same kind as "kill at once"): a point with a
  * checkpoint file writes it and stops, one without ends failed.  The last line on stderr counts done (complete, diverged), failed, checkpointed
  * and invalid points apart. */
-int cli_sweep_execute(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
-                      int n, int ntotal, int nalready);
+int sweep_execute(const sweep_exec_t *x, const sweep_plan_t *plan, const int *idx,
+                  int n, int ntotal, int nalready);
 
 /* True when this process was started by mpirun/srun with more than one rank. */
-bool cli_sweep_under_mpi(void);
+bool sweep_under_mpi(void);
 
 #endif

@@ -23,7 +23,7 @@ typedef struct live_slot {
     size_t nbuf;
 } live_slot_t;
 
-struct cli_sweep_live {
+struct sweep_live {
     live_slot_t *slots;
     int nslots;
     int64_t total, finished; /* updates of all points; of points that ended */
@@ -31,10 +31,10 @@ struct cli_sweep_live {
     bool drawn;
 };
 
-cli_sweep_live_t *cli_sweep_live_start(bool quiet, int nslots, int64_t total_updates)
+sweep_live_t *sweep_live_start(bool quiet, int nslots, int64_t total_updates)
 {
     if (quiet || !isatty(STDERR_FILENO)) return NULL;
-    cli_sweep_live_t *l = sgd_xcalloc(1, sizeof *l);
+    sweep_live_t *l = sgd_xcalloc(1, sizeof *l);
     l->slots = sgd_xcalloc((size_t)nslots, sizeof *l->slots);
     for (int s = 0; s < nslots; s++) l->slots[s].fd = l->slots[s].child_fd = -1;
     l->nslots = nslots;
@@ -42,7 +42,7 @@ cli_sweep_live_t *cli_sweep_live_start(bool quiet, int nslots, int64_t total_upd
     return l;
 }
 
-int cli_sweep_live_open(cli_sweep_live_t *l, int slot, int point, int64_t updates)
+int sweep_live_open(sweep_live_t *l, int slot, int point, int64_t updates)
 {
     if (!l) return -1;
     int fds[2];
@@ -58,7 +58,7 @@ int cli_sweep_live_open(cli_sweep_live_t *l, int slot, int point, int64_t update
     return fds[1];
 }
 
-void cli_sweep_live_started(cli_sweep_live_t *l, int slot)
+void sweep_live_started(sweep_live_t *l, int slot)
 {
     if (!l || l->slots[slot].child_fd < 0) return;
     close(l->slots[slot].child_fd);
@@ -85,7 +85,7 @@ static void read_slot(live_slot_t *s)
     }
 }
 
-void cli_sweep_live_ended(cli_sweep_live_t *l, int slot, bool completed)
+void sweep_live_ended(sweep_live_t *l, int slot, bool completed)
 {
     if (!l) return;
     live_slot_t *s = &l->slots[slot];
@@ -98,7 +98,7 @@ void cli_sweep_live_ended(cli_sweep_live_t *l, int slot, bool completed)
     *s = (live_slot_t){.fd = -1, .child_fd = -1};
 }
 
-void cli_sweep_live_skipped(cli_sweep_live_t *l, int64_t updates)
+void sweep_live_skipped(sweep_live_t *l, int64_t updates)
 {
     if (l) l->finished += updates;
 }
@@ -112,7 +112,7 @@ static int terminal_width(void)
 
 /* "sweep: updates 2360/8000 (29%) | #4 120/800 | #5 40/800", cut to the terminal's width
  * (a wrapped line could not be redrawn in place). */
-static void draw(cli_sweep_live_t *l)
+static void draw(sweep_live_t *l)
 {
     char line[1024];
     int64_t done = l->finished;
@@ -134,7 +134,7 @@ static void draw(cli_sweep_live_t *l)
     l->drawn = true;
 }
 
-void cli_sweep_live_poll(cli_sweep_live_t *l)
+void sweep_live_poll(sweep_live_t *l)
 {
     if (!l) return;
     for (int i = 0; i < l->nslots; i++)
@@ -145,7 +145,7 @@ void cli_sweep_live_poll(cli_sweep_live_t *l)
     draw(l);
 }
 
-void cli_sweep_live_clear(cli_sweep_live_t *l)
+void sweep_live_clear(sweep_live_t *l)
 {
     if (!l || !l->drawn) return;
     fputs("\r\033[K", stderr);
@@ -153,10 +153,10 @@ void cli_sweep_live_clear(cli_sweep_live_t *l)
     l->drawn = false;
 }
 
-void cli_sweep_live_end(cli_sweep_live_t *l)
+void sweep_live_end(sweep_live_t *l)
 {
     if (!l) return;
-    cli_sweep_live_clear(l);
+    sweep_live_clear(l);
     for (int i = 0; i < l->nslots; i++) {
         if (l->slots[i].fd >= 0) close(l->slots[i].fd);
         if (l->slots[i].child_fd >= 0) close(l->slots[i].child_fd);

@@ -81,8 +81,8 @@ static void sleepy_barrier(void)
     }
 }
 
-int cli_sweep_mpi(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
-                  int n)
+int sweep_mpi(const sweep_exec_t *x, const sweep_plan_t *plan, const int *idx,
+              int n)
 {
     int rank = 0, size = 1;
     MPI_Init(NULL, NULL);
@@ -103,7 +103,7 @@ int cli_sweep_mpi(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const
         sgd_err_t err = {{0}};
         if (rc != SGD_EXIT_OK) {
             ntodo = -rc;
-        } else if (cli_sweep_pending(x->db, plan, idx, n, todo, &ntodo, &err)) {
+        } else if (sweep_pending(x->db, plan, idx, n, todo, &ntodo, &err)) {
             sgd_bad_input("%s", err.msg);
             ntodo = -SGD_EXIT_BAD_INPUT;
         } else if (!x->quiet) {
@@ -125,11 +125,11 @@ int cli_sweep_mpi(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const
     char path[4200], who[32];
     rank_db_path(path, sizeof path, x->db, rank);
     snprintf(who, sizeof who, "rank %d: ", rank);
-    cli_sweep_exec_t xr = *x;
+    sweep_exec_t xr = *x;
     xr.db = rank == 0 ? x->db : path;
     xr.who = who;
     xr.ninvalid = rank == 0 ? x->ninvalid : 0; /* the plan's invalid points, counted once */
-    int rc = cli_sweep_execute(&xr, plan, mine, nmine, nmine, 0);
+    int rc = sweep_execute(&xr, plan, mine, nmine, nmine, 0);
 
     sleepy_barrier();
     int worst = rc;

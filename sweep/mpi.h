@@ -11,7 +11,7 @@
  * into DB.mpi-rank<r>.db on the same, shared, filesystem), and rank 0 merges the rank files
  * into x->db at the end.
  * Returns the exit code, equal on every rank. */
-int cli_sweep_mpi(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan, const int *idx,
-                  int n);
+int sweep_mpi(const sweep_exec_t *x, const sweep_plan_t *plan, const int *idx,
+              int n);
 
 #endif

@@ -22,8 +22,8 @@
 #include "common/number.h"
 #include "config/scenario.h"
 
-int cli_sweep_split(const char *assignment, char **key, char ***values, int *nvalues,
-                    sgd_err_t *err)
+int sweep_split(const char *assignment, char **key, char ***values, int *nvalues,
+                sgd_err_t *err)
 {
     *key = NULL;
     *values = NULL;
@@ -235,7 +235,7 @@ static int build_axes(const scn_t *base, const char *const *sets, int nsets, axi
     }
     for (int i = 0; i < nsets; i++) {
         axis_t a;
-        if (cli_sweep_split(sets[i], &a.key, &a.values, &a.nvalues, err)) return -1 - naxes;
+        if (sweep_split(sets[i], &a.key, &a.values, &a.nvalues, err)) return -1 - naxes;
         int j = 0;
         while (j < naxes && strcmp(axes[j].key, a.key) != 0) j++;
         if (j < naxes) axis_free(&axes[j]); /* the command line overrides the file */
@@ -246,16 +246,16 @@ static int build_axes(const scn_t *base, const char *const *sets, int nsets, axi
 }
 
 /* Groups the axes into dimensions (zip groups of the file and of --zip). */
-static int group_axes(const char *path, const scn_t *base, const cli_sweep_plan_opts_t *o,
+static int group_axes(const char *path, const scn_t *base, const sweep_plan_opts_t *o,
                       axis_t *axes, int naxes, dims_t *dims, sgd_err_t *err)
 {
-    cli_sweep_axis_shape_t *shape = sgd_xcalloc((size_t)naxes + 1, sizeof *shape);
+    sweep_axis_shape_t *shape = sgd_xcalloc((size_t)naxes + 1, sizeof *shape);
     int *dim_of = sgd_xcalloc((size_t)naxes + 1, sizeof *dim_of);
     dims->len = sgd_xcalloc((size_t)naxes + 1, sizeof *dims->len);
     for (int a = 0; a < naxes; a++)
-        shape[a] = (cli_sweep_axis_shape_t){axes[a].key, axes[a].nvalues};
-    int rc = cli_sweep_dims(path, base, o->zips, o->nzips, shape, naxes, dim_of, dims->len,
-                            &dims->n, err);
+        shape[a] = (sweep_axis_shape_t){axes[a].key, axes[a].nvalues};
+    int rc = sweep_dims(path, base, o->zips, o->nzips, shape, naxes, dim_of, dims->len,
+                        &dims->n, err);
     for (int a = 0; rc == 0 && a < naxes; a++) axes[a].dim = dim_of[a];
     free(dim_of);
     free(shape);
@@ -274,15 +274,15 @@ static int count_points(const char *path, const axis_t *axes, int naxes, const d
                             "one or the other", (unsigned long long)*seed, axes[i].nvalues);
     for (int d = 0; d < dims->n; d++) {
         *total *= dims->len[d];
-        if (*total > CLI_SWEEP_MAX_POINTS)
+        if (*total > SWEEP_MAX_POINTS)
             return sgd_errf(err, "%s: the sweep has more than %d points; split it into several "
-                            "sweeps", path, CLI_SWEEP_MAX_POINTS);
+                            "sweeps", path, SWEEP_MAX_POINTS);
     }
     return 0;
 }
 
 /* Fills pt's assignments and label for the dimensions' values digit[]; ov[] points at them. */
-static void fill_point(cli_sweep_point_t *pt, const axis_t *axes, int naxes, const int *digit,
+static void fill_point(sweep_point_t *pt, const axis_t *axes, int naxes, const int *digit,
                        scn_override_t *ov)
 {
     pt->nsets = naxes;
@@ -304,7 +304,7 @@ static void fill_point(cli_sweep_point_t *pt, const axis_t *axes, int naxes, con
     *o = '\0';
 }
 
-static void point_free(cli_sweep_point_t *pt)
+static void point_free(sweep_point_t *pt)
 {
     for (int a = 0; a < pt->nsets; a++) free(pt->sets[a]);
     free(pt->sets);
@@ -313,7 +313,7 @@ static void point_free(cli_sweep_point_t *pt)
 
 /* A flag (--blas-core, --threads) over a key that an axis also sets would make every point
  * take the flag's value: refused, naming both. */
-static int check_flags_against_axes(const axis_t *axes, int naxes, const cli_sweep_plan_opts_t *o,
+static int check_flags_against_axes(const axis_t *axes, int naxes, const sweep_plan_opts_t *o,
                                     sgd_err_t *err)
 {
     const scn_numerics_flags_t *f = o->flags;
@@ -334,12 +334,12 @@ static int check_flags_against_axes(const axis_t *axes, int naxes, const cli_swe
 }
 
 /* Keeps a point that did not load in plan->invalid (--skip-invalid) and frees the point. */
-static void set_aside(cli_sweep_plan_t *plan, int64_t index, cli_sweep_point_t *pt,
+static void set_aside(sweep_plan_t *plan, int64_t index, sweep_point_t *pt,
                       const sgd_err_t *err)
 {
     plan->invalid = sgd_xrealloc(plan->invalid, (size_t)(plan->ninvalid + 1) *
                                                     sizeof *plan->invalid);
-    plan->invalid[plan->ninvalid++] = (cli_sweep_invalid_t){
+    plan->invalid[plan->ninvalid++] = (sweep_invalid_t){
         .index = index, .label = sgd_xstrdup(pt->label), .error = sgd_xstrdup(err->msg)};
     point_free(pt);
     memset(pt, 0, sizeof *pt);
@@ -361,7 +361,7 @@ static int check_point(const scn_t *s, sgd_err_t *err)
 
 /* Loads point pt as its run will and records its key, kernel, threads and length. */
 static int load_point(const point_loader_t *l, const scn_override_t *ov, int nov,
-                      const cli_sweep_plan_opts_t *o, cli_sweep_point_t *pt, sgd_err_t *err)
+                      const sweep_plan_opts_t *o, sweep_point_t *pt, sgd_err_t *err)
 {
     scn_t s;
     if (loader_load(l, ov, nov, o->seed, &s, err)) return -1;
@@ -382,8 +382,8 @@ static int load_point(const point_loader_t *l, const scn_override_t *ov, int nov
  * with o->skip_invalid a point that does not load goes to plan->invalid.  On error *nbuilt
  * says how many points hold memory. */
 static int build_points(const point_loader_t *l, const axis_t *axes, int naxes,
-                        const dims_t *dims, int64_t total, const cli_sweep_plan_opts_t *o,
-                        cli_sweep_point_t *all, int *nbuilt, cli_sweep_plan_t *plan,
+                        const dims_t *dims, int64_t total, const sweep_plan_opts_t *o,
+                        sweep_point_t *all, int *nbuilt, sweep_plan_t *plan,
                         sgd_err_t *err)
 {
     int *digit = sgd_xcalloc((size_t)dims->n + 1, sizeof *digit);
@@ -391,7 +391,7 @@ static int build_points(const point_loader_t *l, const axis_t *axes, int naxes,
     int rc = 0;
     *nbuilt = 0;
     for (int64_t p = 0; p < total && rc == 0; p++) {
-        cli_sweep_point_t *pt = &all[(*nbuilt)++];
+        sweep_point_t *pt = &all[(*nbuilt)++];
         fill_point(pt, axes, naxes, digit, ov);
         if (load_point(l, ov, naxes, o, pt, err)) {
             char prefix[SGD_ERR_MAX / 2];
@@ -418,7 +418,7 @@ static int build_points(const point_loader_t *l, const axis_t *axes, int naxes,
  * listed next to the default itself): one key is one run, at its first occurrence, and the
  * others keep their canonical order.  Sorting (key, index) pairs finds them in
  * O(n log n).  Returns the number kept. */
-static int drop_repeats(cli_sweep_point_t *all, int total)
+static int drop_repeats(sweep_point_t *all, int total)
 {
     key_index_t *ki = sgd_xcalloc((size_t)total, sizeof *ki);
     for (int p = 0; p < total; p++) ki[p] = (key_index_t){all[p].run_key, p};
@@ -436,8 +436,8 @@ static int drop_repeats(cli_sweep_point_t *all, int total)
     return kept;
 }
 
-int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_plan_t *plan,
-                   sgd_err_t *err)
+int sweep_plan(const char *path, const sweep_plan_opts_t *o, sweep_plan_t *plan,
+               sgd_err_t *err)
 {
     memset(plan, 0, sizeof *plan);
     const char *const *sets = o->lists;
@@ -460,7 +460,7 @@ int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_p
 
     point_loader_t loader;
     loader_init(&loader, path, &base, seed);
-    cli_sweep_point_t *all = sgd_xcalloc((size_t)total, sizeof *all);
+    sweep_point_t *all = sgd_xcalloc((size_t)total, sizeof *all);
     int nbuilt;
     rc = build_points(&loader, axes, naxes, &dims, total, o, all, &nbuilt, plan, err);
     loader_free(&loader);
@@ -475,11 +475,11 @@ out:
     free(axes);
     free(dims.len);
     scn_free(&base);
-    if (rc) cli_sweep_plan_free(plan);
+    if (rc) sweep_plan_free(plan);
     return rc;
 }
 
-void cli_sweep_plan_free(cli_sweep_plan_t *plan)
+void sweep_plan_free(sweep_plan_t *plan)
 {
     for (int p = 0; p < plan->npoints; p++) point_free(&plan->points[p]);
     free(plan->points);
@@ -491,7 +491,7 @@ void cli_sweep_plan_free(cli_sweep_plan_t *plan)
     memset(plan, 0, sizeof *plan);
 }
 
-int cli_sweep_parse_shard(const char *arg, int *index, int *count, sgd_err_t *err)
+int sweep_parse_shard(const char *arg, int *index, int *count, sgd_err_t *err)
 {
     const char *slash = strchr(arg, '/');
     long long i = -1, n = -1;

@@ -8,8 +8,8 @@
  * line's axes in argument order, the last axis varying fastest — and never depends on -j,
  * --shard or MPI ranks, which only choose who runs which point.
  *
- * Ownership: cli_sweep_plan() fills a caller-allocated plan, freed with
- * cli_sweep_plan_free(). */
+ * Ownership: sweep_plan() fills a caller-allocated plan, freed with
+ * sweep_plan_free(). */
 #ifndef SGDSIM_SWEEP_PLAN_H
 #define SGDSIM_SWEEP_PLAN_H
 
@@ -21,9 +21,9 @@
 #include "config/scenario.h"
 
 /* Largest number of points a sweep may have (a guard against a typo such as 1e6 values). */
-#define CLI_SWEEP_MAX_POINTS 1000000
+#define SWEEP_MAX_POINTS 1000000
 
-typedef struct cli_sweep_point {
+typedef struct sweep_point {
     char **sets;     /* nsets "key=value" assignments, in axis order (owned) */
     int nsets;
     char *label;     /* "cluster.workers=250 algorithm.name=csgd" for messages (owned) */
@@ -32,33 +32,33 @@ typedef struct cli_sweep_point {
     int64_t threads_auto; /* threads "auto" resolved for the sweep's -j; 0 when the point's
                              configuration gives a number itself */
     int64_t updates;      /* its stop.updates, for the progress display */
-} cli_sweep_point_t;
+} sweep_point_t;
 
 /* A point that did not load (--skip-invalid): where it is in the product, and why. */
-typedef struct cli_sweep_invalid {
+typedef struct sweep_invalid {
     int64_t index;   /* 0-based position in the cartesian product */
-    char *label;     /* as cli_sweep_point_t's (owned) */
+    char *label;     /* as sweep_point_t's (owned) */
     char *error;     /* the loader's message (owned) */
-} cli_sweep_invalid_t;
+} sweep_invalid_t;
 
-typedef struct cli_sweep_plan {
-    cli_sweep_point_t *points; /* distinct points in canonical order (owned) */
+typedef struct sweep_plan {
+    sweep_point_t *points; /* distinct points in canonical order (owned) */
     int npoints;
     int64_t nproduct;          /* size of the cartesian product before removing duplicates */
     int naxes;
-    cli_sweep_invalid_t *invalid; /* points left out by skip_invalid, in order (owned) */
+    sweep_invalid_t *invalid; /* points left out by skip_invalid, in order (owned) */
     int ninvalid;
-} cli_sweep_plan_t;
+} sweep_plan_t;
 
 /* Splits a --set argument "key=v1,v2,..." into its key and values.  Values are separated by
  * commas outside JSON brackets, braces and strings, so "model.hidden=[16,8],[32]" has two
  * values and '"a,b"' stays one string.  Empty values, unbalanced brackets or quotes and a
  * missing '=' are errors naming the argument.  *key and every (*values)[i] are new strings
  * the caller frees (free each, then the array). */
-int cli_sweep_split(const char *assignment, char **key, char ***values, int *nvalues,
-                    sgd_err_t *err);
+int sweep_split(const char *assignment, char **key, char ***values, int *nvalues,
+                sgd_err_t *err);
 
-typedef struct cli_sweep_plan_opts {
+typedef struct sweep_plan_opts {
     const char *const *lists;     /* --set arguments "key=v1,v2,...", in order */
     int nlists;
     const scn_numerics_flags_t *flags; /* --blas-core, --threads: every point, over its
@@ -69,7 +69,7 @@ typedef struct cli_sweep_plan_opts {
     int nzips;
     bool skip_invalid;            /* leave out points that do not load or that their run
                                      would refuse (alg_prepare_file; plan->invalid) */
-} cli_sweep_plan_opts_t;
+} sweep_plan_opts_t;
 
 /* Plans the sweep of scenario `path`: axes of its "sweep" block, overridden or extended by
  * the command line's lists (a key given twice keeps the later list), grouped by the zip
@@ -78,12 +78,12 @@ typedef struct cli_sweep_plan_opts {
  * point goes to plan->invalid instead, and planning goes on), duplicate run keys dropped (the
  * first occurrence stays).  A flag over a key that is also an axis is refused, as --seed
  * with a seed axis is: it would collapse the axis. */
-int cli_sweep_plan(const char *path, const cli_sweep_plan_opts_t *o, cli_sweep_plan_t *plan,
-                   sgd_err_t *err);
+int sweep_plan(const char *path, const sweep_plan_opts_t *o, sweep_plan_t *plan,
+               sgd_err_t *err);
 
-void cli_sweep_plan_free(cli_sweep_plan_t *plan);
+void sweep_plan_free(sweep_plan_t *plan);
 
 /* Parses "I/N" (0 <= I < N) for --shard; errors name the argument. */
-int cli_sweep_parse_shard(const char *arg, int *index, int *count, sgd_err_t *err);
+int sweep_parse_shard(const char *arg, int *index, int *count, sgd_err_t *err);
 
 #endif

@@ -11,7 +11,7 @@ typedef struct zip_origin {
     char name[SGD_ERR_MAX / 2];
 } zip_origin_t;
 
-static int axis_index(const cli_sweep_axis_shape_t *axes, int naxes, const char *key)
+static int axis_index(const sweep_axis_shape_t *axes, int naxes, const char *key)
 {
     for (int a = 0; a < naxes; a++)
         if (strcmp(axes[a].key, key) == 0) return a;
@@ -19,7 +19,7 @@ static int axis_index(const cli_sweep_axis_shape_t *axes, int naxes, const char 
 }
 
 /* Joins axis `a` to the group whose first axis is `lead`: same length, not zipped before. */
-static int join_group(const cli_sweep_axis_shape_t *axes, int a, int lead, int *group_of,
+static int join_group(const sweep_axis_shape_t *axes, int a, int lead, int *group_of,
                       const zip_origin_t *origins, int g, sgd_err_t *err)
 {
     if (group_of[a] >= 0)
@@ -36,7 +36,7 @@ static int join_group(const cli_sweep_axis_shape_t *axes, int a, int lead, int *
 }
 
 /* A group of the file (keys already checked against its own axes by the loader). */
-static int file_group(const scn_sweep_zip_t *z, const cli_sweep_axis_shape_t *axes, int naxes,
+static int file_group(const scn_sweep_zip_t *z, const sweep_axis_shape_t *axes, int naxes,
                       int *group_of, const zip_origin_t *origins, int g, sgd_err_t *err)
 {
     int lead = axis_index(axes, naxes, z->keys[0]);
@@ -50,7 +50,7 @@ static int file_group(const scn_sweep_zip_t *z, const cli_sweep_axis_shape_t *ax
 }
 
 /* A --zip KEY1,KEY2,... argument. */
-static int arg_group(const char *arg, const cli_sweep_axis_shape_t *axes, int naxes,
+static int arg_group(const char *arg, const sweep_axis_shape_t *axes, int naxes,
                      int *group_of, const zip_origin_t *origins, int g, sgd_err_t *err)
 {
     char *copy = sgd_xstrdup(arg), *save = NULL;
@@ -78,7 +78,7 @@ static int arg_group(const char *arg, const cli_sweep_axis_shape_t *axes, int na
 }
 
 /* Numbers the dimensions in the order of their first axis. */
-static void number_dims(const cli_sweep_axis_shape_t *axes, int naxes, const int *group_of,
+static void number_dims(const sweep_axis_shape_t *axes, int naxes, const int *group_of,
                         int ngroups, int *dim_of, int *dim_len, int *ndims)
 {
     int *dim_of_group = sgd_xcalloc((size_t)ngroups + 1, sizeof *dim_of_group);
@@ -98,9 +98,9 @@ static void number_dims(const cli_sweep_axis_shape_t *axes, int naxes, const int
     free(dim_of_group);
 }
 
-int cli_sweep_dims(const char *path, const scn_t *base, const char *const *zips, int nzips,
-                   const cli_sweep_axis_shape_t *axes, int naxes, int *dim_of, int *dim_len,
-                   int *ndims, sgd_err_t *err)
+int sweep_dims(const char *path, const scn_t *base, const char *const *zips, int nzips,
+               const sweep_axis_shape_t *axes, int naxes, int *dim_of, int *dim_len,
+               int *ndims, sgd_err_t *err)
 {
     int ngroups = base->nsweep_zip + nzips, rc = 0;
     int *group_of = sgd_xcalloc((size_t)naxes + 1, sizeof *group_of);

@@ -13,18 +13,18 @@
 #include "config/scenario.h"
 
 /* The axes as the planner holds them: key and number of values, in canonical order. */
-typedef struct cli_sweep_axis_shape {
+typedef struct sweep_axis_shape {
     const char *key;
     int nvalues;
-} cli_sweep_axis_shape_t;
+} sweep_axis_shape_t;
 
 /* Groups the naxes axes into dimensions: dim_of[a] is axis a's dimension, dim_len[d] its
  * number of values, *ndims how many (dim_of and dim_len hold naxes entries).  The groups are
  * base's "zip" list (scenario file `path`) and then the --zip arguments zips[0..nzips)
  * ("KEY1,KEY2,..."). Errors name the argument or the JSON path: a group of fewer than two
  * keys, a key that is not an axis, a key in two groups, axes of unequal length. */
-int cli_sweep_dims(const char *path, const scn_t *base, const char *const *zips, int nzips,
-                   const cli_sweep_axis_shape_t *axes, int naxes, int *dim_of, int *dim_len,
-                   int *ndims, sgd_err_t *err);
+int sweep_dims(const char *path, const scn_t *base, const char *const *zips, int nzips,
+               const sweep_axis_shape_t *axes, int naxes, int *dim_of, int *dim_len,
+               int *ndims, sgd_err_t *err);
 
 #endif

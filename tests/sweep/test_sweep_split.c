@@ -14,7 +14,7 @@ static const char *split(const char *a)
     sgd_err_t err = {{0}};
     char *key, **vals;
     int n;
-    if (cli_sweep_split(a, &key, &vals, &n, &err)) {
+    if (sweep_split(a, &key, &vals, &n, &err)) {
         snprintf(out, sizeof out, "ERR %s", err.msg);
         return out;
     }
@@ -50,21 +50,21 @@ int main(void)
 
     int i = -1, n = -1;
     sgd_err_t err = {{0}};
-    CHECK(cli_sweep_parse_shard("3/8", &i, &n, &err) == 0);
+    CHECK(sweep_parse_shard("3/8", &i, &n, &err) == 0);
     CHECK_INT_EQ(i, 3);
     CHECK_INT_EQ(n, 8);
-    CHECK(cli_sweep_parse_shard("0/1", &i, &n, &err) == 0);
-    CHECK(cli_sweep_parse_shard("8/8", &i, &n, &err) == -1);
+    CHECK(sweep_parse_shard("0/1", &i, &n, &err) == 0);
+    CHECK(sweep_parse_shard("8/8", &i, &n, &err) == -1);
     CHECK_STR_CONTAINS(err.msg,
                        "--shard 8/8: shard index 8 out of range: shards are numbered 0..7");
     static const char *const bad[] = {"", "3", "/4", "3/", "a/4", "3/b", "-1/4", "1/-4",
                                       "1/4x", "+1/4", " 1/4", "1/ 4", "0x1/4", "1/4 ",
                                       "99999999999999999999/4", NULL};
     for (const char *const *b = bad; *b; b++) {
-        CHECK(cli_sweep_parse_shard(*b, &i, &n, &err) == -1);
+        CHECK(sweep_parse_shard(*b, &i, &n, &err) == -1);
         CHECK_STR_CONTAINS(err.msg, "--shard");
     }
-    CHECK(cli_sweep_parse_shard("0/0", &i, &n, &err) == -1);
+    CHECK(sweep_parse_shard("0/0", &i, &n, &err) == -1);
     CHECK_STR_CONTAINS(err.msg, "number of shards N must be in 1..");
     return check_exit();
 }
