@@ -181,9 +181,10 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
                              bool params_finite);
 
 /* Records one extra metric row (e.g. staleness summaries, traffic counts) through the same
- * path as the runner's own rows, so it is stored and covered by the digest.  Returns 0, or
- * -1 when the sink refused it: the run is then marked failed, ctx->detail says why, and the
- * engine stops. */
+ * path as the runner's own rows, so it is stored and covered by the digest.  `name` must be a
+ * metric of the table in common/metric.h (one line there adds one); any other aborts.
+ * Returns 0, or -1 when the sink refused it: the run is then marked failed, ctx->detail says
+ * why, and the engine stops. */
 int alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
                double value);
 

@@ -15,15 +15,22 @@
 
 #include "algorithms/alg.h"
 #include "algorithms/runner_internal.h"
+#include "common/metric.h"
 #include "common/sha256.h"
 #include "models/preset.h"
 #include "sim/rng.h"
 
 
-/* One metric row: hashed (so the digest covers exactly what is stored) and passed on. */
+/* One metric row: hashed (so the digest covers exactly what is stored) and passed on.  Its
+ * name must be one of the metric table (common/metric.h): a row no reader knows how to judge,
+ * label or aggregate is a bug of the algorithm, not of the run's input. */
 static int emit(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name, double v)
 {
     struct alg_runner *r = ctx->runner;
+    const sgd_metric_t *m = sgd_metric_find(name);
+    if (!m || m->agg == SGD_METRIC_RUN)
+        sgd_die(__FILE__, __LINE__, "metric \"%s\" is not a row of the metric table "
+                "(common/metric.c): add its line there", name);
     sgd_sha256_update(&r->digest, &update, sizeof update);
     sgd_sha256_update(&r->digest, &vtime_ns, sizeof vtime_ns);
     sgd_sha256_update(&r->digest, name, strlen(name) + 1);

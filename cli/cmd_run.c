@@ -19,6 +19,7 @@
 #include "algorithms/alg.h"
 #include "analysis/clock.h"
 #include "cli/cli.h"
+#include "common/metric.h"
 #include "cli/cmd_run_ckpt.h"
 #include "cli/outpath.h"
 #include "cli/run_signals.h"
@@ -43,8 +44,10 @@ typedef struct run_sink {
     struct timespec t0, last_print;
     int progress_fd;            /* --progress-fd: "DONE TOTAL" lines for a sweep; 0 = none */
     struct timespec last_report;
-    double final_val_error, final_val_loss, final_train_loss;
-    bool have_val;
+    /* the last value of each metric of the table (common/metric.h) that run's summary shows,
+     * by its index in the table; have: recorded at all (both owned) */
+    double *final;
+    bool *have;
     run_ckpt_t *ckpt;   /* the checkpoint options (cmd_run_ckpt.h) */
 } run_sink_t;
 
@@ -88,9 +91,11 @@ static int sink_metric(void *arg, int64_t update, int64_t vtime_ns, const char *
                        double value, sgd_err_t *err)
 {
     run_sink_t *r = arg;
-    if (strcmp(name, "val_error") == 0) r->final_val_error = value, r->have_val = true;
-    else if (strcmp(name, "val_loss") == 0) r->final_val_loss = value;
-    else if (strcmp(name, "train_loss") == 0) r->final_train_loss = value;
+    const sgd_metric_t *m = sgd_metric_find(name);
+    if (m && m->in_summary) {
+        size_t i = (size_t)(m - sgd_metrics);
+        r->final[i] = value, r->have[i] = true;
+    }
     if (rdb_metric(r->db, r->run_id, update, vtime_ns, name, value, err)) return -1;
     run_ckpt_count_row(r->ckpt, update);
     return 0;
@@ -349,6 +354,8 @@ static void run_close(run_state_t *st)
     alg_prepared_free(st->prepared);
     free(st->r.sweep_axes);
     free(st->r.command_line);
+    free(st->r.final);
+    free(st->r.have);
     sim_trace_discard(st->trace); /* still open: the run was refused before it began */
     if (st->r.db) rdb_close(st->r.db);
     if (st->loaded) scn_free(&st->s);
@@ -440,7 +447,9 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     st->loaded = true;
     st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2), .sweep_axes = axes,
                          .command_line = rnd_shell_words("sgdsim run", argc, argv),
-                         .progress_fd = (int)t->progress_fd};
+                         .progress_fd = (int)t->progress_fd,
+                         .final = sgd_xcalloc(sgd_metric_count(), sizeof(double)),
+                         .have = sgd_xcalloc(sgd_metric_count(), sizeof(bool))};
     split_tags(&o->tags, &st->r);
     st->ckpt = t->ckpt;
     st->r.ckpt = &st->ckpt;
@@ -509,6 +518,19 @@ static int record_end(run_state_t *st, const alg_outcome_t *o, char *trace_err, 
 
 /* The summary on stdout (not with --quiet); a run without a clock (analysis/clock.h) says
  * so where the virtual time would be, as report and show do. */
+/* "final: train_loss 0.3120  val_loss 0.3344  val_error 0.0950": the last value of each
+ * metric the table puts in run's summary (common/metric.h), those the run recorded. */
+static void print_finals(const run_sink_t *r)
+{
+    bool any = false;
+    for (size_t i = 0; sgd_metrics[i].name; i++) {
+        if (!r->have[i]) continue;
+        printf("%s%s %.4f", any ? "  " : "final: ", sgd_metrics[i].name, r->final[i]);
+        any = true;
+    }
+    if (any) printf("\n");
+}
+
 static void print_summary(const run_state_t *st, const alg_outcome_t *o, const char *stored)
 {
     const run_sink_t *r = &st->r;
@@ -526,9 +548,7 @@ static void print_summary(const run_state_t *st, const alg_outcome_t *o, const c
     if (o->grad_calls > 0)
         printf("gradients: %llu in %llu backend call%s\n", (unsigned long long)o->grads,
                (unsigned long long)o->grad_calls, o->grad_calls == 1 ? "" : "s");
-    if (r->have_val)
-        printf("final: train_loss %.4f  val_loss %.4f  val_error %.4f\n", r->final_train_loss,
-               r->final_val_loss, r->final_val_error);
+    print_finals(r);
     printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"" RDB_EXAMPLE_QUERY
            "\")\n",
            o->digest, st->db_path, (long long)r->run_id, st->db_path);

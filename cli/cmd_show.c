@@ -12,6 +12,7 @@
 #include "analysis/clock.h"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "common/metric.h"
 #include "render/table.h"
 #include "render/text.h"
 #include "results/rdb_meta.h"
@@ -31,10 +32,11 @@ static void usage(FILE *f)
 }
 
 /* What show prints instead of a number that would need a clock the run has not
- * (analysis/clock.h): its virtual time, its images/s. */
+ * (analysis/clock.h): its virtual time (the runs column vtime_ns), and each metric the
+ * metric table says needs one (common/metric.h: images_per_s). */
 static bool clockless_field(bool clock, const char *name)
 {
-    return !clock && (strcmp(name, "vtime_ns") == 0 || strcmp(name, "images_per_s") == 0);
+    return !clock && (strcmp(name, "vtime_ns") == 0 || sgd_metric_needs_clock(name));
 }
 
 /* runs.command_line, the recipe to run the run again (its words are shell-quoted as they

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/metric.h"
 #include "common/number.h"
 
 /* The text a series is ranked by: its value of key k, or with k < 0 its legend entry. */
@@ -32,19 +33,12 @@ static int value_rank(const plot_data_t *d, int k, int s)
     return rank;
 }
 
-/* The y axis's default label: the metric's name, what it is, and its unit. */
+/* The y axis's default label: the metric's name, what it is, and its unit (the metric
+ * table's label, common/metric.h); a name it does not hold, as it is. */
 static const char *metric_label(const char *metric)
 {
-    static const char *const names[][2] = {
-        {"val_error", "val_error: validation error (fraction misclassified)"},
-        {"val_loss", "val_loss: validation loss (cross-entropy, nats)"},
-        {"train_loss", "train_loss: training loss (cross-entropy, nats)"},
-        {"lr", "lr: learning rate"},
-        {"images_per_s", "images_per_s: samples per second of virtual time"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(names[i][0], metric) == 0) return names[i][1];
-    return metric;
+    const sgd_metric_t *m = sgd_metric_find(metric);
+    return m ? m->label : metric;
 }
 
 static int series_color(const plot_figure_t *f, const plot_data_t *d, int s)

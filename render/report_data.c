@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/clock.h"
+#include "common/metric.h"
 #include "common/number.h"
 #include "results/rdb_rows.h"
 
@@ -279,5 +280,5 @@ double rep_final(const rep_run_t *r, const char *name)
 
 bool rep_shown(const char *name, bool clock)
 {
-    return clock || (strcmp(name, "vtime_s") != 0 && strcmp(name, "images_per_s") != 0);
+    return clock || !sgd_metric_needs_clock(name);
 }
