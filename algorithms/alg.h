@@ -163,12 +163,20 @@ typedef struct alg_ops {
     /* Checkpoints (above); every algorithm has them (test_checkpoint_resume checks the
      * registry, and the conformance suite resumes every algorithm). */
     const alg_ckpt_ops_t *ckpt;
+    /* Optional: whether a run of s has a clock -- its virtual time in seconds -- or only
+     * counts iterations (the parameter-server family's uniform driver).  NULL: it has one.
+     * Recorded with the run (runs.has_clock), which is how every reader knows. */
+    bool (*has_clock)(const scn_t *s);
 } alg_ops_t;
 
 extern const alg_ops_t *const alg_registry[]; /* NULL-terminated */
 /* The same algorithms as the scenario loader's table (pass it to scn_load). */
 extern const scn_algorithm_t *const alg_scenario_table[];
 const alg_ops_t *alg_find(const char *name);
+
+/* Whether a run of the loaded scenario s has a clock, as its algorithm says (alg_ops_t's
+ * has_clock). */
+bool alg_has_clock(const scn_t *s);
 
 /* Called by an algorithm right after it applied update number ctx->updates + 1 (whose
  * mean minibatch loss was train_loss) at virtual time vtime_ns: records metrics, evaluates

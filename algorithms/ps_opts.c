@@ -294,3 +294,9 @@ double ps_snapshot_versions(const scn_t *s, const ps_opts_t *o)
         versions = (double)s->stop_updates;
     return versions + 1.0;
 }
+
+bool ps_has_clock(const scn_t *s)
+{
+    const ps_opts_t *o = s->alg_opts;
+    return o->driver != PS_DRIVER_UNIFORM;
+}

@@ -42,3 +42,10 @@ const alg_ops_t *alg_find(const char *name)
         if (strcmp((*a)->scenario.name, name) == 0) return *a;
     return NULL;
 }
+
+bool alg_has_clock(const scn_t *s)
+{
+    const alg_ops_t *a = alg_find(s->algorithm);
+    SGD_ASSERT(a); /* the loader accepts registered names only */
+    return !a->has_clock || a->has_clock(s);
+}

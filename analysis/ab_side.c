@@ -31,7 +31,7 @@ static void add_run(ana_ab_side_t *s, const rdb_run_row_t *r)
                                  .blas_core = keep(s, r->blas_core),
                                  .config_json = keep(s, r->config_json ? r->config_json : ""),
                                  .build = keep(s, r->git_rev),
-                                 .clock = ana_config_has_clock(r->config_json)};
+                                 .clock = ana_run_has_clock(r)};
     s->n++;
 }
 

@@ -197,7 +197,7 @@ static int check_found(const plot_ctx_t *c, const plot_data_t *d)
 static int check_clock(const plot_data_t *d)
 {
     for (int r = 0; r < d->nruns; r++)
-        if (!ana_config_has_clock(d->run_config[r]))
+        if (!ana_clock_of(d->run_clock[r], d->run_config[r]))
             return cli_bad_input("plot: --x vtime: run %lld has no clock (uniform driver): its "
                                  "virtual time counts iterations, not seconds; draw it with "
                                  "--x update, or leave it out with --where "

@@ -182,7 +182,7 @@ static void run_cell(rnd_table_t *t, int r, int c, const rdb_run_row_t *run, run
     case COL_STATUS: text_cell(t, r, c, run->status); break;
     case COL_UPDATES: int_cell(t, r, c, run->has_updates, run->updates); break;
     case COL_VTIME_S:
-        if (!ana_config_has_clock(run->config_json)) text_cell(t, r, c, "no clock");
+        if (!ana_run_has_clock(run)) text_cell(t, r, c, "no clock");
         else if (run->has_vtime_ns) rnd_table_real(t, r, c, (double)run->vtime_ns / 1e9);
         else text_cell(t, r, c, NULL);
         break;
@@ -239,7 +239,7 @@ static int fill_runs_table(rdb_t *db, rnd_table_t *t, const run_cols_t *l, int *
              rdb_run_facts_open(db, &f, err) ? -1 : 1;
     rdb_run_row_t run;
     while (rc > 0 && (rc = rdb_runs_next(it, &run, err)) > 0) {
-        *nclockless += !ana_config_has_clock(run.config_json);
+        *nclockless += !ana_run_has_clock(&run);
         if (add_run_row(t, f, &run, l, err)) rc = -1;
     }
     rdb_run_facts_close(f);

@@ -83,6 +83,7 @@ static int sink_begin(void *arg, size_t nparams, sgd_err_t *err)
         .ntags = r->ntags,
         .sweep_axes = r->sweep_axes,
         .command_line = r->command_line,
+        .no_clock = !alg_has_clock(r->scn),
     };
     return run_ckpt_begin(r->ckpt, r->db, &info, &r->run_id, err);
 }
@@ -535,7 +536,7 @@ static void print_summary(const run_state_t *st, const alg_outcome_t *o, const c
 {
     const run_sink_t *r = &st->r;
     char vtime[64];
-    if (ana_config_has_clock(st->s.resolved_json))
+    if (alg_has_clock(&st->s))
         snprintf(vtime, sizeof vtime, "%.3f s virtual time", (double)o->vtime_ns * 1e-9);
     else
         snprintf(vtime, sizeof vtime, "%s", ANA_NO_CLOCK_TEXT);

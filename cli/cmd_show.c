@@ -136,8 +136,9 @@ static int show_run(rdb_t *db, int64_t run_id, sgd_err_t *err)
         {RDB_META_ARTIFACTS, "artifacts"},
     };
     char *config;
-    if (rdb_run_config(db, run_id, &config, err)) return -1;
-    bool clock = ana_config_has_clock(config);
+    int recorded;
+    if (rdb_run_config(db, run_id, &config, &recorded, err)) return -1;
+    bool clock = ana_clock_of(recorded, config);
     free(config);
     char *command_line = NULL;
     if (print_record(db, run_id, clock, &command_line, err)) return -1;

@@ -82,6 +82,7 @@ static void add_run(plot_data_t *d, const rdb_curve_run_t *run, int nvals, int64
     d->run_id[d->nruns] = run->id;
     d->run_series[d->nruns] = s;
     d->run_config[d->nruns] = run->config ? sgd_xstrdup(run->config) : NULL;
+    d->run_clock[d->nruns] = run->clock;
     d->run_build[d->nruns] = sgd_xstrdup(build);
     seeds[d->nruns++] = run->seed;
     if (run->status && strcmp(run->status, "running") == 0) d->nrunning++;
@@ -175,6 +176,7 @@ int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_
             d->run_id = sgd_xrealloc(d->run_id, (size_t)cap * sizeof *d->run_id);
             d->run_series = sgd_xrealloc(d->run_series, (size_t)cap * sizeof *d->run_series);
             d->run_config = sgd_xrealloc(d->run_config, (size_t)cap * sizeof *d->run_config);
+            d->run_clock = sgd_xrealloc(d->run_clock, (size_t)cap * sizeof *d->run_clock);
             d->run_build = sgd_xrealloc(d->run_build, (size_t)cap * sizeof *d->run_build);
             seeds = sgd_xrealloc(seeds, (size_t)cap * sizeof *seeds);
         }
@@ -425,6 +427,7 @@ void plot_data_free(plot_data_t *d)
     free(d->run_series);
     for (int r = 0; r < d->nruns; r++) free(d->run_config[r]), free(d->run_build[r]);
     free(d->run_config);
+    free(d->run_clock);
     free(d->run_build);
     free(d->scenario);
     memset(d, 0, sizeof *d);

@@ -58,6 +58,7 @@ typedef struct plot_data {
                         later run of its seed stands in for it) */
     int *run_series;
     char **run_config; /* and the configuration of each (without seed and thread count) */
+    int *run_clock;    /* and its runs.has_clock (1, 0; -1 not recorded: analysis/clock.h) */
     char **run_build;  /* and its build (runs.git_rev; "" unknown) */
     int nruns, nrunning; /* nrunning: of them still running */
     char *scenario;  /* the runs' scenario name, or their common prefix (whole words) */

@@ -53,7 +53,7 @@ static void init_run(const rdb_run_row_t *row, bool pool_builds, rep_run_t *r)
     r->config_json = row->config_json ? sgd_xstrdup(row->config_json) : NULL;
     r->status = sgd_xstrdup(row->status ? row->status : "");
     r->diverged = strcmp(r->status, "diverged") == 0;
-    r->clock = ana_config_has_clock(row->config_json);
+    r->clock = ana_run_has_clock(row);
     r->wall_s = row->wall_s;
     r->vtime_s = row->has_vtime_ns ? (double)row->vtime_ns / 1e9 : NAN;
     r->staleness = ana_hist_of(NULL, NULL, 0);

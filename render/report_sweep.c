@@ -383,7 +383,7 @@ static int load_run(rdb_run_facts_t *f, const rdb_run_row_t *row, srun_t *r, sgd
     c->kv = sgd_xrealloc(c->kv, (size_t)(c->n + 1) * sizeof *c->kv);
     c->kv[c->n++] = (ana_kv_t){sgd_xstrdup("build"), sgd_xstrdup(ana_build_name(row->git_rev)),
                                sgd_xstrdup("null")};
-    r->clock = ana_flat_has_clock(&r->a.cfg);
+    r->clock = ana_run_has_clock(row);
     /* Without a clock vtime_ns counts iterations: no time, no rate. */
     r->vtime_s = !r->clock ? NAN : row->has_vtime_ns ? (double)row->vtime_ns / 1e9 : 0.0;
     double updates = row->has_updates ? (double)row->updates : 0.0;
