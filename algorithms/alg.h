@@ -167,6 +167,10 @@ typedef struct alg_ops {
      * counts iterations (the parameter-server family's uniform driver).  NULL: it has one.
      * Recorded with the run (runs.has_clock), which is how every reader knows. */
     bool (*has_clock)(const scn_t *s);
+    /* Optional: how many parameter versions a run of s may hold snapshots of at once (the
+     * parameter-server family's clients each hold the version they fetched; hardsync's all
+     * hold one): the memory `validate` estimates beyond its pilot.  NULL: none. */
+    double (*snapshot_versions)(const scn_t *s);
 } alg_ops_t;
 
 extern const alg_ops_t *const alg_registry[]; /* NULL-terminated */
@@ -177,6 +181,10 @@ const alg_ops_t *alg_find(const char *name);
 /* Whether a run of the loaded scenario s has a clock, as its algorithm says (alg_ops_t's
  * has_clock). */
 bool alg_has_clock(const scn_t *s);
+
+/* Parameter versions a run of s may hold snapshots of at once (alg_ops_t's
+ * snapshot_versions; 0 for an algorithm without snapshots). */
+double alg_snapshot_versions(const scn_t *s);
 
 /* Called by an algorithm right after it applied update number ctx->updates + 1 (whose
  * mean minibatch loss was train_loss) at virtual time vtime_ns: records metrics, evaluates

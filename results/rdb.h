@@ -90,7 +90,7 @@ typedef struct rdb_run_info {
     const char *run_key;        /* deterministic key: the configuration hash */
     const char *scenario_name;  /* scenario's "name" */
     const char *scenario_path;  /* file the scenario was loaded from, as given */
-    const char *algorithm;      /* csgd, lsgd, sasgd, fasgd, bfasgd, ... */
+    const char *algorithm;      /* algorithm.name, as the algorithm registry spells it */
     int64_t workers;            /* workers (synchronous) or clients lambda (asynchronous) */
     uint64_t seed;              /* master seed; stored as the signed 64-bit reinterpretation */
     const char *backend;        /* numerics backend, e.g. "cpu", "cuda", "cost-only" */

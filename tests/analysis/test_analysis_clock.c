@@ -16,8 +16,8 @@ static void check_config(const char *json, bool want)
 
 int main(void)
 {
-    static const char *const family[] = {"sasgd", "fasgd", "b-fasgd", "downpour", "hardsync",
-                                         "dc-asgd", "example-clipped", "a-rule-yet-to-come"};
+    /* the two a list of names once missed, and one no list can hold yet */
+    static const char *const family[] = {"b-fasgd", "dc-asgd", "a-rule-yet-to-come"};
     char json[256];
     for (size_t i = 0; i < sizeof family / sizeof *family; i++) {
         snprintf(json, sizeof json, "{\"algorithm\":{\"name\":\"%s\",\"driver\":\"uniform\"}}",

@@ -25,6 +25,14 @@ finish() {
 }
 
 # A small synthetic CSGD scenario that runs in well under a second.
+# registered_algorithms SCENARIO: the algorithm names this binary registers, from the
+# loader's refusal of an unknown algorithm.name (it lists them all), space-separated; so a
+# test covers every algorithm, one added later included, without a list of its own.
+registered_algorithms() {
+  "$SGDSIM" validate "$1" --set algorithm.name=no-such-algorithm 2>&1 >/dev/null |
+    sed -n 's/.*expected one of \(.*\), got.*/\1/p' | tr -d '",'
+}
+
 small_scenario() {
   cat > "$1" <<'JSON'
 {

@@ -46,8 +46,7 @@ JSON
 CLUSTER=(--set 'network={}' --set 'topology={"kind":"cluster","gpus_per_node":2}')
 
 # The registered names, from the loader's message.
-names=$("$SGDSIM" validate "$S" --set algorithm.name=no-such-algorithm 2>&1 >/dev/null |
-        sed -n 's/.*expected one of \(.*\), got.*/\1/p' | tr -d '",')
+names=$(registered_algorithms "$S")
 [ -n "$names" ] || { fail "no algorithm names in the refusal of an unknown algorithm.name"; finish; }
 if [ -n "$EXPECT" ]; then
   case " $names " in *" $EXPECT "*) ;; *) fail "$EXPECT is not registered (got: $names)" ;; esac
