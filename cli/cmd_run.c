@@ -519,19 +519,6 @@ static int record_end(run_state_t *st, const alg_outcome_t *o, char *trace_err, 
 
 /* The summary on stdout (not with --quiet); a run without a clock (analysis/clock.h) says
  * so where the virtual time would be, as report and show do. */
-/* "final: train_loss 0.3120  val_loss 0.3344  val_error 0.0950": the last value of each
- * metric the table puts in run's summary (common/metric.h), those the run recorded. */
-static void print_finals(const run_sink_t *r)
-{
-    bool any = false;
-    for (size_t i = 0; sgd_metrics[i].name; i++) {
-        if (!r->have[i]) continue;
-        printf("%s%s %.4f", any ? "  " : "final: ", sgd_metrics[i].name, r->final[i]);
-        any = true;
-    }
-    if (any) printf("\n");
-}
-
 static void print_summary(const run_state_t *st, const alg_outcome_t *o, const char *stored)
 {
     const run_sink_t *r = &st->r;
@@ -549,7 +536,11 @@ static void print_summary(const run_state_t *st, const alg_outcome_t *o, const c
     if (o->grad_calls > 0)
         printf("gradients: %llu in %llu backend call%s\n", (unsigned long long)o->grads,
                (unsigned long long)o->grad_calls, o->grad_calls == 1 ? "" : "s");
-    print_finals(r);
+    int shown = 0; /* the last value of each summary metric of the table the run recorded */
+    for (size_t i = 0; sgd_metrics[i].name; i++)
+        if (r->have[i])
+            printf("%s%s %.4f", shown++ ? "  " : "final: ", sgd_metrics[i].name, r->final[i]);
+    if (shown) printf("\n");
     printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"" RDB_EXAMPLE_QUERY
            "\")\n",
            o->digest, st->db_path, (long long)r->run_id, st->db_path);
