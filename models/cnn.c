@@ -330,7 +330,7 @@ static void dsrc_pool(void *ctx, int b, float *dsample)
 {
     const dsrc_t *src = ctx;
     memset(dsample, 0, src->size * sizeof *dsample);
-    pool_backward_sample(src->c, src->pool, src->d, b, dsample);
+    cnn_pool_backward_sample(src->c, src->pool, src->d, b, dsample);
     if (src->relu_out) {
         const float *a = src->relu_out + (size_t)b * src->size;
         relu_mask(dsample, a, src->size);
@@ -373,9 +373,9 @@ static void conv_backward(cnn_t *c, int i, const float *params, const float *d, 
 static void pool_into_direct_backward(cnn_t *c, const float *d, int batch, float *grad)
 {
     const cnn_geom_t *g = &c->g[0];
-    if (c->g[1].op == CNN_POOL_MAX) pool_row_windows(&c->g[1], c->pool.win);
+    if (c->g[1].op == CNN_POOL_MAX) cnn_pool_row_windows(&c->g[1], c->pool.win);
     dsrc_t src = {.c = c, .pool = 1, .d = d, .size = (size_t)g->out_size,
-                  .relu_out = g->relu && !masks_layer_below(c, 1) ? c->out[0] : NULL};
+                  .relu_out = g->relu && !cnn_masks_layer_below(c, 1) ? c->out[0] : NULL};
     cnn_direct_weight_grad(g, dsrc_pool, &src, batch, c->direct[0], grad + c->woff[g->wl],
                            grad + c->boff[g->wl]);
 }
@@ -395,7 +395,7 @@ static void forward(cnn_t *c, const float *params, const float *x, int batch, in
         } else if (g->op == CNN_FC) {
             dense_forward(c, g, params, in, batch, c->out[i]);
         } else {
-            pool_forward(c, i, in, batch, c->out[i]);
+            cnn_pool_forward(c, i, in, batch, c->out[i]);
         }
         in = c->out[i];
     }
@@ -424,7 +424,7 @@ static void backward_layer(cnn_t *c, int i, const float *params, const float *x,
     } else if (g->op == CNN_CONV) {
         conv_backward(c, i, params, d, batch, grad, dprev);
     } else if (dprev) {
-        pool_backward(c, i, d, batch, dprev);
+        cnn_pool_backward(c, i, d, batch, dprev);
     }
 }
 
@@ -442,7 +442,7 @@ double cnn_loss_grad(cnn_t *c, const float *params, const float *x, const int32_
             break;
         }
         float *dprev = i > 0 ? c->delta[1 - cur] : NULL;
-        bool masked = i < last && masks_layer_below(c, i + 1);
+        bool masked = i < last && cnn_masks_layer_below(c, i + 1);
         backward_layer(c, i, params, x, batch, c->delta[cur], masked, dprev, grad);
         cur = 1 - cur;
     }

@@ -36,7 +36,7 @@ struct cnn {
 
 /* Whether layer i's input gradient leaves with the ReLU mask of the layer below applied: max
  * pooling applies it while routing (max_pool_route), so that layer skips its own pass. */
-static inline bool masks_layer_below(const cnn_t *c, int i)
+static inline bool cnn_masks_layer_below(const cnn_t *c, int i)
 {
     return i > 0 && c->g[i].op == CNN_POOL_MAX && c->g[i - 1].relu;
 }
@@ -44,18 +44,18 @@ static inline bool masks_layer_below(const cnn_t *c, int i)
 /* ---- pooling (cnn_pool.c) ----------------------------------------------------------- */
 
 /* The window offsets of one output row of max pool g into win (ow * C of them). */
-void pool_row_windows(const cnn_geom_t *g, int *restrict win);
+void cnn_pool_row_windows(const cnn_geom_t *g, int *restrict win);
 
 /* Layer i, a pool, over the batch (max pools also record their sources in c->src[i]). */
-void pool_forward(const cnn_t *c, int i, const float *restrict in, int batch,
-                  float *restrict out);
+void cnn_pool_forward(const cnn_t *c, int i, const float *restrict in, int batch,
+                      float *restrict out);
 
 /* Sample b's share of layer i's (a pool's) din from d, din zeroed. */
-void pool_backward_sample(const cnn_t *c, int i, const float *restrict d, int b,
-                          float *restrict din_b);
+void cnn_pool_backward_sample(const cnn_t *c, int i, const float *restrict d, int b,
+                              float *restrict din_b);
 
 /* Layer i's (a pool's) din from d, the whole batch. */
-void pool_backward(const cnn_t *c, int i, const float *restrict d, int batch,
-                   float *restrict din);
+void cnn_pool_backward(const cnn_t *c, int i, const float *restrict d, int batch,
+                       float *restrict din);
 
 #endif

@@ -1,6 +1,6 @@
 /* Pooling of the convolutional networks (cnn.h): max and average pooling forward, and their
  * gradients routed back, the ReLU mask of the layer below applied on the way where a max
- * pool can (cnn_internal.h's masks_layer_below).  Moved out of cnn.c, which holds the
+ * pool can (cnn_internal.h's cnn_masks_layer_below).  Moved out of cnn.c, which holds the
  * network, im2col and the dense products. */
 #include <math.h>
 #include <stdlib.h>
@@ -12,10 +12,10 @@
 /* ---- pooling ---------------------------------------------------------------------------- */
 
 /* Max pooling works an output row at a time: element e = ox * C + ch of the row reads its
- * window through win[e] = ox * stride * C + ch (pool_row_windows), the window's first input
+ * window through win[e] = ox * stride * C + ch (cnn_pool_row_windows), the window's first input
  * relative to the row's, so every loop runs over the whole row (LeNet's pools: 84 and 80
  * elements) instead of over a window's few channels. */
-void pool_row_windows(const cnn_geom_t *g, int *restrict win)
+void cnn_pool_row_windows(const cnn_geom_t *g, int *restrict win)
 {
     for (int ox = 0, e = 0; ox < g->ow; ox++)
         for (int ch = 0; ch < g->ic; ch++, e++) win[e] = ox * g->stride * g->ic + ch;
@@ -74,12 +74,12 @@ static void avg_pool(const float *restrict img, const cnn_geom_t *g, float *rest
 }
 
 /* Layer i, a pool, over the batch (max pools also record their sources in c->src[i]). */
-void pool_forward(const cnn_t *c, int i, const float *restrict in, int batch,
-                  float *restrict out)
+void cnn_pool_forward(const cnn_t *c, int i, const float *restrict in, int batch,
+                      float *restrict out)
 {
     const cnn_geom_t *g = &c->g[i];
-    const bool relu_below = masks_layer_below(c, i);
-    if (g->op == CNN_POOL_MAX) pool_row_windows(g, c->pool.win);
+    const bool relu_below = cnn_masks_layer_below(c, i);
+    if (g->op == CNN_POOL_MAX) cnn_pool_row_windows(g, c->pool.win);
     for (int b = 0; b < batch; b++) {
         const size_t ii = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
         if (g->op == CNN_POOL_MAX)
@@ -139,11 +139,11 @@ static void avg_pool_backward(const float *restrict d, const cnn_geom_t *g, floa
 }
 
 /* Sample b's share of layer i's (a pool's) din from d, din zeroed; a max pool routes by the
- * sources of the forward pass (and so applies the ReLU mask below, masks_layer_below; its
- * windows' offsets in c->pool, pool_row_windows), average pooling leaves the mask to the
+ * sources of the forward pass (and so applies the ReLU mask below, cnn_masks_layer_below; its
+ * windows' offsets in c->pool, cnn_pool_row_windows), average pooling leaves the mask to the
  * layer below. */
-void pool_backward_sample(const cnn_t *c, int i, const float *restrict d, int b,
-                          float *restrict din_b)
+void cnn_pool_backward_sample(const cnn_t *c, int i, const float *restrict d, int b,
+                              float *restrict din_b)
 {
     const cnn_geom_t *g = &c->g[i];
     const size_t o = (size_t)b * (size_t)g->out_size;
@@ -152,12 +152,12 @@ void pool_backward_sample(const cnn_t *c, int i, const float *restrict d, int b,
 }
 
 /* Layer i's (a pool's) din from d, the whole batch. */
-void pool_backward(const cnn_t *c, int i, const float *restrict d, int batch,
-                   float *restrict din)
+void cnn_pool_backward(const cnn_t *c, int i, const float *restrict d, int batch,
+                       float *restrict din)
 {
     const cnn_geom_t *g = &c->g[i];
     memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
-    if (g->op == CNN_POOL_MAX) pool_row_windows(g, c->pool.win);
+    if (g->op == CNN_POOL_MAX) cnn_pool_row_windows(g, c->pool.win);
     for (int b = 0; b < batch; b++)
-        pool_backward_sample(c, i, d, b, din + (size_t)b * (size_t)g->in_size);
+        cnn_pool_backward_sample(c, i, d, b, din + (size_t)b * (size_t)g->in_size);
 }
