@@ -493,7 +493,7 @@ int alg_prepare(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run, sgd
     if (!ops) return sgd_errf(err, "algorithm.name: unknown algorithm \"%s\"", s->algorithm);
 
     /* One BLAS thread per run, set here rather than trusted from OPENBLAS_NUM_THREADS: sgemm
-     * results differ in the last bit between thread counts (docs/architecture.md). */
+     * results differ in the last bit between thread counts (models/backend_cpu.c). */
     openblas_set_num_threads(1);
 
     alg_prepared_t *p = sgd_xcalloc(1, sizeof *p);

@@ -1,9 +1,9 @@
 /* Error reporting shared by every layer.
  *
- * Two tiers (STYLE.md §4): broken invariants and out-of-memory abort with file:line
- * (SGD_ASSERT, sgd_xmalloc ...); bad input and environment problems are returned to the
- * caller as -1 plus a message in a caller-owned sgd_err_t, which the CLI prints before
- * exiting with code 2.  Messages name what was wrong where: "file: json.path: what". */
+ * Two tiers (docs/style.md, "Errors"): broken invariants and out-of-memory abort with
+ * file:line (SGD_ASSERT, sgd_xmalloc ...); bad input and environment problems are returned
+ * to the caller as -1 plus a message in a caller-owned sgd_err_t, which the CLI prints
+ * before exiting with code 2.  Messages name what was wrong where: "file: json.path: what". */
 #ifndef SGDSIM_COMMON_ERROR_H
 #define SGDSIM_COMMON_ERROR_H
 
