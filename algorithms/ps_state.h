@@ -13,6 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "algorithms/alg.h"
+#include "algorithms/ps_clients.h"
 #include "algorithms/ps_ledger.h"
 #include "algorithms/ps_opts.h"
 #include "algorithms/ps_rule.h"
@@ -32,6 +33,7 @@ typedef struct ps_sent {
     bool reapply;            /* B-FASGD: re-applies the client's last gradient instead */
     int64_t version;         /* push_version: its staleness counts from this version */
     int64_t params_version;  /* the version its (oldest) gradient was computed on */
+    int64_t owner;           /* the registered client that made it */
     uint64_t flow;           /* timeline only: the flow id from the push to its update */
 } ps_sent_t;
 
@@ -41,7 +43,14 @@ typedef struct ps_buffered {
     ps_sent_t push;
 } ps_buffered_t;
 
+/* A slot: where one registered client runs its tasks (ps_clients.h).  With C = lambda and no
+ * FL rule, slot i always holds client i; with sampling its client changes between tasks. */
 typedef struct ps_client {
+    int64_t id;              /* the registered client in this slot; -1: none (sampling) */
+    int64_t task;            /* the index of its task running now, where counted */
+    int64_t task_steps;      /* local training: that task's steps */
+    int64_t task_start;      /* a clients section: when that task started computing, ns */
+    sim_client_avail_t avail; /* a clients section: the client's availability cursor */
     ps_snap_t *snap;         /* the parameters it computes on */
     int64_t stamp;           /* the version its next gradient counts from (file comment) */
     int64_t steps;           /* gradients computed so far (Downpour's schedule) */
@@ -73,9 +82,12 @@ typedef struct ps {
     const scn_t *s;
     const ps_opts_t *o;
     int64_t lambda, mu, c;
+    int64_t nslots;               /* C: the slots clients run in (ps_clients.h) */
     size_t msg_bytes;             /* a parameter or gradient message */
     ps_server_t srv;
-    ps_client_t *cl;
+    ps_client_t *cl;              /* nslots of them */
+    ps_population_t pop;          /* the registered clients */
+    ps_local_data_t local;        /* local training: what its tasks read */
     void *rule_state;             /* the rule's state (ps_rule.h), from the arena */
     sgd_arena_t arena;            /* every fixed-size array of the run */
 
@@ -111,18 +123,68 @@ typedef struct ps {
         uint64_t push_bytes, fetch_bytes; /* timed: bytes sent and not yet arrived */
     } trace;
 
+    struct {                      /* slots with sampling or a clients section (ps_slots.c) */
+        uint32_t ev_dropout, ev_retry;
+    } slots;
+
+    struct {                      /* protocol "rounds" (FedAvg): the round under way */
+        int64_t selected;         /* clients it sampled (slots 0 .. selected - 1 hold them) */
+        int64_t done;             /* of them, pushes taken in plus tasks dropped */
+    } round;
+
     ps_ledger_t ledger;           /* updates scheduled, not applied yet */
     struct {
         bool stopped;             /* the run stopped at a drained update ... */
         ps_update_t at;           /* ... this one */
     } stop;
 
+    int64_t update_samples;       /* the update being applied: its terms' samples, summed */
     float *step;                  /* nparams: the summed step of a many-term update */
     float *term_step;             /* nparams: one term's step (per-gradient rules), or NULL */
     int64_t last_vtime;
     int64_t counts_emitted_at;    /* update index of the last traffic-count metric rows */
     sgd_fpenv_t saved_csr;        /* MXCSR before the run, restored by destroy */
 } ps_t;
+/* The driver's event types, network and streams (ps.c), and the first events: every client
+ * starts its first gradient (uniform: the first iteration is scheduled). */
+void ps_init_driver(ps_t *p);
+void ps_start_clients(ps_t *p);
+
+/* A client's life cycle (ps.c): slot k's client starts its next task, or fetches. */
+void ps_compute_next(ps_t *p, int k, int64_t now);
+void ps_fetch_opportunity(ps_t *p, int k, int64_t now);
+
+/* Slots with sampling or a clients section, and FedAvg's rounds (ps_slots.c). */
+void ps_slots_register(ps_t *p);
+void ps_slots_start(ps_t *p);
+/* Slot k's client is done with its task (its push taken in, or dropped): it leaves the slot,
+ * which takes the next client (sampling), or waits until its client is online (fixed). */
+void ps_slot_free(ps_t *p, int k, int64_t now);
+/* A sampled client's per-task streams, derived from (seed, kind, client, task). */
+void ps_slot_streams(ps_t *p, int k);
+/* Slot k's task, started at now for `duration` ns: true when the client drops out of it
+ * (an event then ends it without a push). */
+bool ps_slot_drops(ps_t *p, int k, int64_t now, int64_t duration);
+/* Sets slot k's device (compute factor and link bandwidth) from its client. */
+void ps_slot_device(ps_t *p, int k);
+/* Rounds: slot k's push was taken into the buffer. */
+void ps_round_pushed(ps_t *p, int k, int64_t now);
+
+/* Checkpoints of the slots and rounds (ps_slots_ckpt.c): slot k's client and task (where
+ * the run keeps them), the check that busy clients and slots agree, the round under way
+ * (FedAvg), and each slot's device set again after a restore. */
+void ps_slot_save(const ps_t *p, const ps_client_t *c, sgd_ckw_t *w);
+void ps_slot_restore(ps_t *p, int64_t k, ps_client_t *c, sgd_ckr_t *r);
+void ps_slots_check_busy(const ps_t *p, sgd_ckr_t *r);
+void ps_round_save(const ps_t *p, sgd_ckw_t *w);
+void ps_round_restore(ps_t *p, sgd_ckr_t *r);
+void ps_slots_restore_devices(ps_t *p);
+
+/* Samples registered client i holds: its part of the partition, else an equal share of the
+ * training set, floor(N / lambda) (what an epoch of local training passes over, and FedAvg's
+ * weight). */
+int64_t ps_client_samples(const ps_t *p, int64_t i);
+
 /* The rule's normaliser mean into *mean, when the configured rule has one (ps_step.c). */
 bool ps_rule_norm_mean(const ps_t *p, double *mean);
 
@@ -154,5 +216,6 @@ void ps_trace_push(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1, uint64
 void ps_trace_fetch(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1,
                     const ps_snap_t *snap);
 void ps_trace_receive(const ps_t *p, int k, int64_t now, bool made, int64_t n);
+void ps_trace_closed(const ps_t *p, int k, int64_t now, int64_t n);
 
 #endif
