@@ -22,6 +22,7 @@
  * Restore reads into a state ps_create has just built and refuses (the reader failed, the
  * state back to one ps_destroy frees) anything out of range: a client, a version past the
  * server's, a snapshot nobody holds, a count that differs from this configuration's. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,9 @@ static void restore_snapshots(ps_t *p, snap_table_t *t, sgd_ckr_t *r)
         ps_snap_t *s = ps_server_revive(&p->srv, v);
         t->snap[t->n++] = s;
         sgd_ckr_bytes(r, s->data, p->ctx->nparams * sizeof(float), "snapshot");
+        if (!r->failed && alg_any_nonfinite(s->data, p->ctx->nparams))
+            sgd_ckr_fail(r, "snapshot of version %lld: a value is NaN or infinite",
+                         (long long)v);
     }
 }
 
@@ -264,6 +268,27 @@ static void restore_push(const ps_t *p, ps_sent_t *push, const snap_table_t *t, 
     push->flow = sgd_ckr_u64(r);
 }
 
+/* A time of the timeline: not before the run, not after now. */
+static bool time_fits(const ps_t *p, int64_t t)
+{
+    return t >= 0 && t <= sim_engine_now(p->ctx->engine);
+}
+
+/* A client's values on their own: its snapshot held, its step count, B-FASGD's last
+ * gradient and loss finite (a run whose numbers were not had diverged), its times. */
+static void check_client(const ps_t *p, const ps_client_t *c, sgd_ckr_t *r)
+{
+    if (r->failed) return;
+    if (!c->snap || c->steps < 0)
+        sgd_ckr_fail(r, "a client without a snapshot, or with %lld steps", (long long)c->steps);
+    else if (!isfinite(c->last.loss) ||
+             (c->last.grad && alg_any_nonfinite(c->last.grad, p->ctx->nparams)))
+        sgd_ckr_fail(r, "a client's last gradient or loss is NaN or infinite");
+    else if (!time_fits(p, c->trace.t_arrive) || !time_fits(p, c->trace.t_served))
+        sgd_ckr_fail(r, "a client's times %lld and %lld ns, out of range",
+                     (long long)c->trace.t_arrive, (long long)c->trace.t_served);
+}
+
 static void restore_client(ps_t *p, int64_t k, ps_client_t *c, const snap_table_t *t,
                            sgd_ckr_t *r)
 {
@@ -285,7 +310,7 @@ static void restore_client(ps_t *p, int64_t k, ps_client_t *c, const snap_table_
     restore_rng(c->timed.io_rng, r);
     c->trace.t_arrive = sgd_ckr_i64(r);
     c->trace.t_served = sgd_ckr_i64(r);
-    if (!r->failed && c->steps < 0) sgd_ckr_fail(r, "%lld steps", (long long)c->steps);
+    check_client(p, c, r);
 }
 
 /* ---- what the server buffers, the drivers, the timeline -------------------------------- */
@@ -393,6 +418,13 @@ static void restore_trace(ps_t *p, sgd_ckr_t *r)
     p->trace.service_t0 = sgd_ckr_i64(r);
     p->trace.push_bytes = sgd_ckr_u64(r);
     p->trace.fetch_bytes = sgd_ckr_u64(r);
+    /* at most one message of each kind per client on its way */
+    const uint64_t most = (uint64_t)p->lambda * p->msg_bytes;
+    if (!r->failed && (!time_fits(p, p->trace.service_t0) || p->trace.push_bytes > most ||
+                       p->trace.fetch_bytes > most))
+        sgd_ckr_fail(r, "timeline: service at %lld ns, %llu and %llu bytes on their way",
+                     (long long)p->trace.service_t0, (unsigned long long)p->trace.push_bytes,
+                     (unsigned long long)p->trace.fetch_bytes);
 }
 
 /* ---- the rule's state ------------------------------------------------------------------ */
@@ -462,6 +494,11 @@ static int restore_rest(ps_t *p, snap_table_t *t, sgd_ckr_t *r, sgd_err_t *err)
     size_t n = rule_saved(p, &rule);
     sgd_ckr_tag(r, "rule");
     sgd_ckr_bytes(r, rule, n, "the rule's state");
+    const ps_rule_t *rl = p->o->rule;
+    SGD_ASSERT(n == 0 || rl->check_state); /* a rule that saves state checks it (ps_rule.h) */
+    char why[200];
+    if (!r->failed && n > 0 && !rl->check_state(p->rule_state, p->ctx->nparams, why, sizeof why))
+        sgd_ckr_fail(r, "the rule's state: %s", why);
     return sgd_ckr_check(r, "parameter server", err);
 }
 
@@ -475,6 +512,10 @@ static int ps_restore(void *state, sgd_ckr_t *r, sgd_err_t *err)
         sgd_ckr_fail(r, "%llu clients saved, this run has %lld", (unsigned long long)lambda,
                      (long long)p->nslots);
     if (!r->failed) ps_server_restore(&p->srv, p->ctx->updates, r);
+    if (!r->failed && p->srv.peak_live > max_held(p))
+        sgd_ckr_fail(r, "server: %lld snapshots alive at once, this run holds at most %lld",
+                     (long long)p->srv.peak_live, (long long)max_held(p));
+    ps_reset_checks(p);
     snap_table_t t = {0};
     int rc = sgd_ckr_check(r, "parameter server", err) || restore_rest(p, &t, r, err) ? -1 : 0;
     free(t.snap);
@@ -501,4 +542,5 @@ static size_t ps_state_size(const void *state)
 const alg_ckpt_ops_t ps_ckpt_ops = {.state_size = ps_state_size,
                                     .settle = ps_settle,
                                     .save = ps_save,
-                                    .restore = ps_restore};
+                                    .restore = ps_restore,
+                                    .verify = ps_verify};

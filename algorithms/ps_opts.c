@@ -294,8 +294,13 @@ int ps_parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
 }
 
 /* Options of other sections that this family does not model: refused rather than ignored. */
-static int refuse_unmodelled(const scn_t *s, sgd_err_t *err)
+static int refuse_unmodelled(const scn_t *s, const ps_rule_t *rule, sgd_err_t *err)
 {
+    if (s->cost_only) /* no data, no parameters to snapshot */
+        return sgd_errf(err, "model.kind: \"preset\" is a cost-only model, and %s computes "
+                             "real gradients on snapshots of real parameters: use a real model "
+                             "(with model.cost_preset for a preset's costs)",
+                        rule->ops.scenario.name);
     if (s->sgd.momentum != 0.0 || s->sgd.nesterov)
         return sgd_errf(err, "optimizer.momentum: the parameter-server algorithms apply their "
                              "own update rule on the server; must be 0, got %g",
@@ -326,7 +331,7 @@ int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, const ps_rule_t *rule, sgd_err_
         ps_local_parse(a, s, rule->federated, &o.local, err) ||
         parse_concurrency(a, s, &o, err) || check_clients(a, s, &o, err) ||
         (rule->protocol == PS_PROTO_SOFTSYNC && parse_softsync(a, lambda, &o, err)) ||
-        (rule->parse && rule->parse(a, s, &o, err)) || refuse_unmodelled(s, err)) {
+        (rule->parse && rule->parse(a, s, &o, err)) || refuse_unmodelled(s, rule, err)) {
         free(o.rule_opts);
         return -1;
     }

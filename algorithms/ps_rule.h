@@ -103,6 +103,10 @@ typedef struct ps_rule {
     size_t state_header;
     /* Optional: lays out the zeroed state. */
     void (*init)(void *state, const struct ps_opts *o, size_t n);
+    /* Checkpoints: whether a restored state (the saved bytes read back behind the header
+     * init laid out) is one the rule can go on from -- every statistic finite and of its
+     * sign -- else false with why.  Required when the rule saves any bytes. */
+    bool (*check_state)(const void *state, size_t n, char *why, size_t size);
     /* Per-gradient form: writes the step of g into out (n floats). */
     void (*step)(void *state, const ps_grad_t *g, float *out);
     /* Combining form: folds g into sum (first: sum is overwritten, not added to) ... */

@@ -24,11 +24,13 @@ int64_t ps_model_batch(const scn_t *s)
 /* ---- alg_ops_t ------------------------------------------------------------------------- */
 
 /* Input errors create() can find: a stacked evaluation larger than the training set, and
- * snapshots or gradient_batch slots that would not fit in memory. */
+ * snapshots or gradient_batch slots that would not fit in memory.  (A cost-only model, with
+ * no training set, is refused when the scenario is loaded: ps_opts.c.) */
 static int check_sizes(const alg_ctx_t *ctx, const ps_opts_t *o, sgd_err_t *err)
 {
     const scn_t *s = ctx->scn;
     const sgd_dataset_t *d = ctx->train;
+    SGD_ASSERT(ctx->numerics);
     int64_t rows = ps_rows(o, s->batch_per_worker);
     if (rows > d->n)
         return sgd_errf(err, "batch.per_worker: %lld rows per gradient evaluation (%s, lambda = "
@@ -170,6 +172,7 @@ void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
     }
 #endif
     ps_init_driver(p);
+    ps_set_checks(p);
     ps_trace_tracks(p);
     return p;
 }

@@ -18,9 +18,6 @@
 #include "algorithms/ps_state.h"
 #include "sim/rng.h"
 
-/* Entity of the retry event of a round (slots use their index). */
-#define ROUND_ENTITY UINT32_MAX
-
 int64_t ps_client_samples(const ps_t *p, int64_t i)
 {
     return ps_pop_samples(&p->pop, i);
@@ -101,7 +98,7 @@ static void round_start(ps_t *p, int64_t now)
         if (i >= 0) assign(p, (int)p->round.selected++, i);
     }
     if (p->round.selected == 0) {
-        schedule_retry(p, ROUND_ENTITY, retry_at(p, now));
+        schedule_retry(p, PS_ROUND_ENTITY, retry_at(p, now));
         return;
     }
     p->pop.stats.rounds++;
@@ -176,7 +173,7 @@ static void on_retry(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     (void)e;
     ps_t *p = arg;
-    if (ev->entity == ROUND_ENTITY) round_start(p, ev->t_ns);
+    if (ev->entity == PS_ROUND_ENTITY) round_start(p, ev->t_ns);
     else fill(p, (int)ev->entity, ev->t_ns);
 }
 

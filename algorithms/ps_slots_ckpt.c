@@ -3,7 +3,12 @@
  * slot's client and its task are, the round under way, and the checks restore makes of
  * them -- every client index below lambda (a slot's own in fixed mode, a busy one when
  * sampled), each busy client in exactly one slot, task indices and steps a task can have,
- * times not negative, a round's counts consistent with the pushes buffered. */
+ * times not negative and not after now, a round's counts consistent with the pushes
+ * buffered -- and of the events found pending (ps_check.c): a dropout for a slot whose
+ * client runs a task, a retry for a slot that waits (a round's, when a round found
+ * nobody). */
+#include <stdio.h>
+
 #include "algorithms/ps_state.h"
 
 /* A slot's client and its task, where the run keeps them (ps_pop_extended). */
@@ -31,7 +36,8 @@ void ps_slot_restore(ps_t *p, int64_t k, ps_client_t *c, sgd_ckr_t *r)
                                        : c->id == k;
     const int64_t max_steps = p->o->local.count * (p->ctx->train->n + 1);
     if (!id_ok || c->task < 0 || c->task > UINT32_MAX || c->task_steps < 0 ||
-        c->task_steps > max_steps || c->task_start < 0)
+        c->task_steps > max_steps || c->task_start < 0 ||
+        c->task_start > sim_engine_now(p->ctx->engine))
         sgd_ckr_fail(r, "slot %lld: client %lld, task %lld of %lld steps started at %lld ns",
                      (long long)k, (long long)c->id, (long long)c->task,
                      (long long)c->task_steps, (long long)c->task_start);
@@ -92,3 +98,81 @@ void ps_slots_restore_devices(ps_t *p)
         if (p->cl[k].id >= 0) ps_slot_device(p, (int)k);
 }
 
+
+/* ---- the events pending ---------------------------------------------------------------- */
+
+/* One more event of `count[entity]`'s kind for a slot in range (arg unused). */
+static bool count_slot(const ps_t *p, int32_t *count, const sim_event_t *ev, char *why,
+                       size_t size)
+{
+    if (ev->entity < (uint64_t)p->nslots && ev->arg == 0) {
+        count[ev->entity]++;
+        return true;
+    }
+    snprintf(why, size, "slot %u of %lld", ev->entity, (long long)p->nslots);
+    return false;
+}
+
+static bool check_dropout(void *arg, const sim_event_t *ev, char *why, size_t size)
+{
+    ps_t *p = arg;
+    return count_slot(p, p->ck.dropout, ev, why, size);
+}
+
+/* A slot's retry, or a round's (rounds only). */
+static bool check_retry(void *arg, const sim_event_t *ev, char *why, size_t size)
+{
+    ps_t *p = arg;
+    if (ev->entity == PS_ROUND_ENTITY && ev->arg == 0 &&
+        p->o->rule->protocol == PS_PROTO_ROUNDS) {
+        p->ck.round_retry++;
+        return true;
+    }
+    return count_slot(p, p->ck.retry, ev, why, size);
+}
+
+void ps_slots_set_checks(ps_t *p)
+{
+    p->ck.dropout = SGD_ARENA_NEW(&p->arena, p->nslots, int32_t);
+    p->ck.retry = SGD_ARENA_NEW(&p->arena, p->nslots, int32_t);
+    sim_engine_set_check(p->ctx->engine, p->slots.ev_dropout, check_dropout);
+    sim_engine_set_check(p->ctx->engine, p->slots.ev_retry, check_retry);
+}
+
+void ps_slots_reset_checks(ps_t *p)
+{
+    p->ck.round_retry = 0;
+    for (int64_t k = 0; k < p->nslots; k++) p->ck.dropout[k] = p->ck.retry[k] = 0;
+}
+
+int64_t ps_slot_pending(const ps_t *p, int64_t k)
+{
+    return p->ck.dropout ? p->ck.dropout[k] + p->ck.retry[k] : 0;
+}
+
+/* Sampling: an empty slot waits for its retry (rounds: slots wait for the next round); a
+ * dropout is pending only for a slot whose client runs a task; a round that found nobody
+ * waits for its retry, and only then. */
+int ps_slots_verify(const ps_t *p, sgd_err_t *err)
+{
+    if (!p->ck.dropout) return 0;
+    const bool rounds = p->o->rule->protocol == PS_PROTO_ROUNDS;
+    for (int64_t k = 0; k < p->nslots; k++) {
+        const ps_client_t *c = &p->cl[k];
+        if (p->ck.dropout[k] > 0 && c->id < 0)
+            return sgd_errf(err, "parameter server: slot %lld: a dropout pending without a "
+                                 "client", (long long)k);
+        if (p->pop.sampling && !rounds && (c->id < 0) != (p->ck.retry[k] == 1))
+            return sgd_errf(err, "parameter server: slot %lld: %s with %d retries pending",
+                            (long long)k, c->id < 0 ? "empty" : "holding a client",
+                            p->ck.retry[k]);
+        if (rounds && p->ck.retry[k] != 0)
+            return sgd_errf(err, "parameter server: slot %lld: a retry pending in a round",
+                            (long long)k);
+    }
+    if (p->ck.round_retry != (rounds && p->round.selected == 0 ? 1 : 0))
+        return sgd_errf(err, "parameter server: %lld round retries pending with %lld clients "
+                             "in the round", (long long)p->ck.round_retry,
+                        (long long)p->round.selected);
+    return 0;
+}

@@ -110,7 +110,7 @@ typedef struct ps {
     struct {                      /* driver "timed" */
         sim_net_t *net;
         sim_star_t star;
-        int32_t *queue;           /* FCFS arrivals, ring of lambda entries */
+        int32_t *queue;           /* FCFS arrivals, ring of nslots entries */
         int64_t qhead, qlen;
         bool busy;
         gsl_rng *server_rng;
@@ -141,10 +141,23 @@ typedef struct ps {
     int64_t update_samples;       /* the update being applied: its terms' samples, summed */
     float *step;                  /* nparams: the summed step of a many-term update */
     float *term_step;             /* nparams: one term's step (per-gradient rules), or NULL */
+    struct {                      /* a restore's check (ps_check.c): events found pending */
+        int32_t *compute, *push, *fetch; /* timed: per slot */
+        int32_t *dropout, *retry;  /* slots with sampling or a clients section: per slot */
+        int64_t served, iterations, round_retry;
+    } ck;
+
     int64_t last_vtime;
     int64_t counts_emitted_at;    /* update index of the last traffic-count metric rows */
     sgd_fpenv_t saved_csr;        /* MXCSR before the run, restored by destroy */
 } ps_t;
+/* A restored run's checks (ps_check.c): set_checks registers the checks of the driver's
+ * event types (create), reset_checks zeroes their counts (restore), and ps_verify checks
+ * the restored state against the events found pending (alg_ckpt_ops_t.verify). */
+void ps_set_checks(ps_t *p);
+void ps_reset_checks(ps_t *p);
+int ps_verify(void *state, sgd_err_t *err);
+
 /* The driver's event types, network and streams (ps.c), and the first events: every client
  * starts its first gradient (uniform: the first iteration is scheduled). */
 void ps_init_driver(ps_t *p);
@@ -170,15 +183,24 @@ void ps_slot_device(ps_t *p, int k);
 /* Rounds: slot k's push was taken into the buffer. */
 void ps_round_pushed(ps_t *p, int k, int64_t now);
 
+/* The entity of a round's retry event (slots use their index). */
+#define PS_ROUND_ENTITY UINT32_MAX
+
 /* Checkpoints of the slots and rounds (ps_slots_ckpt.c): slot k's client and task (where
  * the run keeps them), the check that busy clients and slots agree, the round under way
- * (FedAvg), and each slot's device set again after a restore. */
+ * (FedAvg), and each slot's device set again after a restore.  A restore's checks of the
+ * events pending: set_checks registers them (create), reset_checks zeroes their counts,
+ * pending is slot k's dropout and retry events, verify the rest (ps_verify). */
 void ps_slot_save(const ps_t *p, const ps_client_t *c, sgd_ckw_t *w);
 void ps_slot_restore(ps_t *p, int64_t k, ps_client_t *c, sgd_ckr_t *r);
 void ps_slots_check_busy(const ps_t *p, sgd_ckr_t *r);
 void ps_round_save(const ps_t *p, sgd_ckw_t *w);
 void ps_round_restore(ps_t *p, sgd_ckr_t *r);
 void ps_slots_restore_devices(ps_t *p);
+void ps_slots_set_checks(ps_t *p);
+void ps_slots_reset_checks(ps_t *p);
+int64_t ps_slot_pending(const ps_t *p, int64_t k);
+int ps_slots_verify(const ps_t *p, sgd_err_t *err);
 
 /* Samples registered client i holds: its part of the partition, else an equal share of the
  * training set, floor(N / lambda) (what an epoch of local training passes over, and FedAvg's

@@ -256,7 +256,8 @@ int cli_export_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("export: %s", err.msg);
-    rc = export_all(db, &a);
+    if (rdb_dump_check_schema(db, &err)) rc = cli_bad_input("export: %s", err.msg);
+    else rc = export_all(db, &a);
     rdb_close(db);
     return rc;
 }

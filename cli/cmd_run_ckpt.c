@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/number.h"
+#include "common/outpath.h"
 #include "common/sha256.h"
 #include "results/rdb_resume.h"
 
@@ -50,6 +53,35 @@ int run_ckpt_check_args(run_ckpt_t *c)
     return 0;
 }
 
+int run_ckpt_check_target(const run_ckpt_t *c)
+{
+    if (!c->path) return 0;
+    const char *opt = c->path == c->resume ? "--resume" : "--checkpoint";
+    struct stat st;
+    if (stat(c->path, &st) == 0) {
+        /* A device is written in place (common/outpath.h: /dev/full fails the write, as a
+         * full disk would); a FIFO or a socket would hold the writer until a reader came. */
+        const bool file = S_ISREG(st.st_mode) || S_ISCHR(st.st_mode);
+        const char *why = S_ISDIR(st.st_mode) ? "is a directory"
+                          : !file             ? "is neither a regular file nor a device"
+                          /* no write bit at all: read-only even for root, who may write it */
+                          : !(st.st_mode & 0222) || access(c->path, W_OK) != 0
+                              ? "is read-only"
+                              : NULL;
+        if (why)
+            return cli_bad_input("run: %s %s: %s; checkpoints are written to a new file "
+                                 "renamed over it (give --checkpoint another FILE)", opt,
+                                 c->path, why);
+    }
+    /* The writer creates a temporary file beside the target: try one now. */
+    sgd_outfile_t o;
+    sgd_err_t err = {{0}};
+    if (sgd_outfile_open(&o, c->path, &err))
+        return cli_bad_input("run: %s %s", opt, err.msg);
+    sgd_outfile_abort(&o, false);
+    return 0;
+}
+
 /* SHA-256 of the resolved configuration less numerics.threads: the results are the same
  * bits for any thread count, so a run may be resumed on another. */
 static void scenario_hash(const scn_t *s, char hex[SGD_SHA256_HEX_LEN + 1])
@@ -77,22 +109,48 @@ static void fill_meta(const scn_t *s, sgd_ckpt_meta_t *m)
     scenario_hash(s, m->scenario_hash);
 }
 
+/* --resume, before its payload is read: the header against this run (another run's file is
+ * refused without reading the rest), and the file's size against this machine's memory.  0,
+ * or the exit code after the message. */
+static int check_resume_header(run_ckpt_t *c)
+{
+    sgd_err_t err = {{0}};
+    if (sgd_ckpt_read_header(c->resume, &c->saved, &err))
+        return cli_bad_input("run: --resume %s", err.msg);
+    char diff[512];
+    if (sgd_ckpt_meta_diff(&c->saved, &c->meta, diff, sizeof diff))
+        return cli_bad_input("run: --resume %s: written by another run, bits would not be kept: "
+                             "%s", c->resume, diff);
+    struct stat st;
+    char what[600];
+    snprintf(what, sizeof what, "--resume %s", c->resume);
+    if (stat(c->resume, &st) == 0 && alg_check_memory(what, (double)st.st_size, &err))
+        return cli_bad_input("run: %s", err.msg);
+    return 0;
+}
+
 /* --resume: the file, its header against this run, and the state into the prepared run. */
 static int resume_from(run_ckpt_t *c, alg_prepared_t *run)
 {
+    int rc = check_resume_header(c);
+    if (rc) return rc;
     uint8_t *file;
     const uint8_t *payload;
     size_t n;
     sgd_err_t err = {{0}};
+    char diff[512];
     if (sgd_ckpt_read(c->resume, &c->saved, &file, &payload, &n, &err))
         return cli_bad_input("run: --resume %s", err.msg);
-    char diff[512];
-    int rc = 0;
-    if (sgd_ckpt_meta_diff(&c->saved, &c->meta, diff, sizeof diff))
+    if (sgd_ckpt_meta_diff(&c->saved, &c->meta, diff, sizeof diff)) /* the file changed */
         rc = cli_bad_input("run: --resume %s: written by another run, bits would not be kept: "
                            "%s", c->resume, diff);
     else if (alg_restore(run, payload, n, &err))
         rc = cli_bad_input("run: --resume %s: %s", c->resume, err.msg);
+    else if (alg_restored_updates(run) != c->saved.updates || c->saved.run_id < 1)
+        /* the header says which rows the database keeps: it must be the state's update */
+        rc = cli_bad_input("run: --resume %s: its header says run %lld after update %lld, its "
+                           "state is after update %lld", c->resume, (long long)c->saved.run_id,
+                           (long long)c->saved.updates, (long long)alg_restored_updates(run));
     free(file);
     return rc;
 }
@@ -105,7 +163,14 @@ int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run)
         return cli_bad_input("run: %s %s: %s", c->resume ? "--resume" : "--checkpoint",
                              c->resume ? c->resume : c->path, why);
     fill_meta(s, &c->meta);
-    return c->resume ? resume_from(c, run) : 0;
+    int rc = c->resume ? resume_from(c, run) : 0;
+    /* A stop at an update the checkpoint has passed would be one after the next update. */
+    if (rc == 0 && c->resume && c->exit_at && (int64_t)c->exit_at <= alg_restored_updates(run))
+        rc = cli_bad_input("run: --checkpoint-exit-at %llu: the checkpoint is after update %lld "
+                           "already (--resume %s); give a later update",
+                           (unsigned long long)c->exit_at, (long long)alg_restored_updates(run),
+                           c->resume);
+    return rc;
 }
 
 void run_ckpt_note_trace(const run_ckpt_t *c, sim_trace_t *t)
@@ -123,11 +188,22 @@ int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t
                    sgd_err_t *err)
 {
     c->db = db;
+    c->rows = 0;
+    c->last_row = -1;
     if (c->resume) {
         rdb_resume_t q = {.run_id = c->saved.run_id, .run_key = c->saved.run_key,
-                          .started_at = c->saved.run_started, .after_update = c->saved.updates};
-        if (rdb_run_resume(db, &q, err)) return sgd_err_prefix(err, "--resume");
+                          .started_at = c->saved.run_started, .after_update = c->saved.updates,
+                          .expect_rows = c->saved.db_rows,
+                          .expect_last_update = c->saved.db_last_update,
+                          .tags = info->tags, .ntags = info->ntags};
+        if (rdb_run_resume(db, &q, err)) {
+            char what[SGD_ERR_MAX];
+            snprintf(what, sizeof what, "--resume %s", c->resume);
+            return sgd_err_prefix(err, what);
+        }
         *run_id = c->saved.run_id;
+        c->rows = c->saved.db_rows;
+        c->last_row = c->saved.db_last_update;
     } else if (rdb_run_begin(db, info, run_id, err)) {
         return -1;
     }
@@ -149,6 +225,8 @@ static int write_checkpoint(void *ctx, void *payload, size_t n, int64_t updates,
         return -1;
     }
     c->meta.updates = updates;
+    c->meta.db_rows = c->rows; /* committed just now */
+    c->meta.db_last_update = c->last_row;
     if (!c->writer) c->writer = sgd_ckpt_writer_create();
     sgd_ckpt_writer_start(c->writer, c->path, &c->meta, payload, n);
     return 0;
@@ -168,6 +246,12 @@ static void *reclaim_checkpoint(void *ctx, size_t *n)
     run_ckpt_t *c = ctx;
     *n = 0;
     return c->writer ? sgd_ckpt_writer_reclaim(c->writer, n) : NULL;
+}
+
+void run_ckpt_count_row(run_ckpt_t *c, int64_t update)
+{
+    c->rows++;
+    if (update > c->last_row) c->last_row = update;
 }
 
 void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run)

@@ -21,6 +21,7 @@
 #include "common/json.h"
 #include "common/sha256.h"
 #include "config/scenario_sections.h"
+#include "config/set_value.h"
 #include "models/backend.h"
 
 /* A scenario is a few kilobytes; anything past this is a mistake (or an attack on the
@@ -62,8 +63,7 @@ static cJSON *parse_set_value(const char *assignment, const char *key, const cha
     bool numeric_dot = c == '.' && text[1] >= '0' && text[1] <= '9';
     if ((c >= '0' && c <= '9') || (c && strchr("-+\"[]{}", c)) || numeric_dot ||
         (c && c <= ' ')) {
-        sgd_errf(err, "--set %s: not a valid JSON value (quote a string that starts with a "
-                 "digit, sign, quote or bracket: %s='\"...\"')", assignment, key);
+        scn_set_value_error(assignment, key, text, err);
         return NULL;
     }
     return cJSON_CreateString(text);

@@ -406,6 +406,12 @@ void rdb_close(rdb_t *db)
     sqlite3_finalize(db->ins_version_age);
     sqlite3_finalize(db->ins_client_label);
     rdb_checkpoint_at_close(db);
+    if (db->not_numbers)
+        fprintf(stderr, "sgdsim: warning: %s: %lld metric row%s whose value is not a number "
+                "(first: %s) %s left out; a value is a REAL, or NULL with its kind in "
+                "nonfinite (docs/results.md)\n", db->path, (long long)db->not_numbers,
+                db->not_numbers == 1 ? "" : "s", db->not_number_first,
+                db->not_numbers == 1 ? "was" : "were");
     /* close_v2 so a statement a reader forgot to finalize cannot make close fail and leak. */
     sqlite3_close_v2(db->db);
     if (db->readonly) rdb_reader_tidy(db->path, db->tidy, db->ready);

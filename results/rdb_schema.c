@@ -283,6 +283,80 @@ static int rdb_refuse_planted(rdb_t *db, int64_t version, sgd_err_t *err)
                     "use another database", db->path, n, n == 1 ? "" : "s", list);
 }
 
+/* The objects of a database that sgdsim's migrations built to `version` in memory: type,
+ * name and SQL of each, as SQLite keeps them. */
+typedef struct rdb_ref {
+    sqlite3 *mem;
+    sqlite3_stmt *find; /* the SQL of (type, name) */
+} rdb_ref_t;
+
+static int rdb_ref_build(int64_t version, rdb_ref_t *ref, sgd_err_t *err)
+{
+    memset(ref, 0, sizeof *ref);
+    if (sqlite3_open(":memory:", &ref->mem) != SQLITE_OK ||
+        rdb_register_functions(ref->mem) != SQLITE_OK ||
+        sqlite3_exec(ref->mem, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL) != SQLITE_OK)
+        return sgd_errf(err, "cannot build the reference schema: %s", sqlite3_errmsg(ref->mem));
+    for (int64_t v = 0; v < version && v < RDB_SCHEMA_VERSION; v++)
+        if (sqlite3_exec(ref->mem, rdb_migrations[v], NULL, NULL, NULL) != SQLITE_OK)
+            return sgd_errf(err, "cannot build the reference schema %lld: %s",
+                            (long long)(v + 1), sqlite3_errmsg(ref->mem));
+    if (sqlite3_prepare_v2(ref->mem, "SELECT sql FROM sqlite_master WHERE type = ?1 AND"
+                           " name = ?2", -1, &ref->find, NULL) != SQLITE_OK)
+        return sgd_errf(err, "cannot read the reference schema: %s", sqlite3_errmsg(ref->mem));
+    return 0;
+}
+
+static void rdb_ref_free(rdb_ref_t *ref)
+{
+    sqlite3_finalize(ref->find);
+    sqlite3_close(ref->mem);
+}
+
+/* Whether the reference has view `name` with the same SQL. */
+static bool rdb_ref_has(rdb_ref_t *ref, const char *name, const char *sql)
+{
+    sqlite3_reset(ref->find);
+    sqlite3_bind_text(ref->find, 1, "view", -1, SQLITE_STATIC);
+    sqlite3_bind_text(ref->find, 2, name, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(ref->find) != SQLITE_ROW) return false;
+    const char *want = (const char *)sqlite3_column_text(ref->find, 0);
+    return want && sql && strcmp(want, sql) == 0;
+}
+
+int rdb_schema_refuse_unknown(rdb_t *db, sgd_err_t *err)
+{
+    rdb_ref_t ref;
+    sqlite3_stmt *st = NULL;
+    int rc = rdb_ref_build(db->version, &ref, err);
+    if (rc == 0 && sqlite3_prepare_v2(db->db, "SELECT type, name, sql FROM sqlite_master WHERE"
+                                      " type = 'view' ORDER BY name", -1, &st,
+                                      NULL) != SQLITE_OK)
+        rc = rdb_sqlerr(db, "cannot read the schema", err);
+    char list[512] = "";
+    size_t len = 0;
+    int n = 0, step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *sql = (const char *)sqlite3_column_text(st, 2);
+        if (name && rdb_ref_has(&ref, name, sql)) continue;
+        bool changed = type && name && rdb_known_object(type, name, db->version);
+        if (len < sizeof list - 1)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s%s", n ? ", " : "",
+                                    name ? name : "?", changed ? ", not as sgdsim wrote it" : "");
+        n++;
+    }
+    if (rc == 0 && step != SQLITE_DONE) rc = rdb_sqlerr(db, "cannot read the schema", err);
+    sqlite3_finalize(st);
+    rdb_ref_free(&ref);
+    if (rc || n == 0) return rc;
+    if (len >= sizeof list - 1) snprintf(list + sizeof list - 5, 5, "...");
+    return sgd_errf(err, "%s: holds %d view%s that sgdsim did not create (%s), which may compute "
+                    "without end: drop %s, or read %s with `sgdsim query`", db->path, n,
+                    n == 1 ? "" : "s", list, n == 1 ? "it" : "them", n == 1 ? "it" : "them");
+}
+
 /* A writer's first look, in a read transaction that changes nothing: a file that is not
  * ours is refused before the WAL switch (persistent in the file) or anything else alters
  * it.  rdb_schema_prepare checks again under the write lock, since another process may

@@ -158,6 +158,16 @@ int sim_net_restore(sim_net_t *n, sgd_ckr_t *r, sgd_err_t *err)
     return sgd_ckr_check(r, "network", err);
 }
 
+int sim_net_check_times(const sim_net_t *n, int64_t latest, sgd_err_t *err)
+{
+    for (int i = 0; i < n->nlinks; i++)
+        if (n->links[i].free_at_ns > latest)
+            return sgd_errf(err, "network: link %d busy until %lld ns, after every pending "
+                                 "event (the last at %lld ns)", i,
+                            (long long)n->links[i].free_at_ns, (long long)latest);
+    return 0;
+}
+
 void sim_star_init(sim_star_t *s, sim_net_t *n, int p, double bandwidth_Bps,
                    int64_t latency_ns)
 {

@@ -84,6 +84,9 @@ int64_t sim_net_reserve_tagged(sim_net_t *n, const int *route, int nroute, uint6
  * the scenario, which the checkpoint's header pins). */
 void sim_net_save(const sim_net_t *n, sgd_ckw_t *w);
 int sim_net_restore(sim_net_t *n, sgd_ckr_t *r, sgd_err_t *err);
+/* After a restore: no link is busy past `latest` (sim_engine_latest: a message booked on a
+ * link arrives by an event still pending).  0, or -1 with err naming the link. */
+int sim_net_check_times(const sim_net_t *n, int64_t latest, sgd_err_t *err);
 
 /* Star: p endpoints, endpoint i with an uplink (its transmit side) and a downlink (its
  * receive side) into a non-blocking switch, all links of the same bandwidth and latency.

@@ -56,7 +56,13 @@
     return (model.dbs.length > 1 ? model.dbs[r.db].label + ' ' : '') + 'run ' + r.id +
            ' (seed ' + r.seed + ')';
   }
-  function groupColor(gi) { return PALETTE[(gi < 0 ? 0 : gi) % PALETTE.length]; }
+  // A group's colour: the model's (a baseline group and the candidate group paired with it
+  // share one; the candidate is dashed, dbDash), else its own index.
+  function groupColor(gi) {
+    var g = gi >= 0 ? model.groups[gi] : null;
+    var c = g && typeof g.color === 'number' ? g.color : (gi < 0 ? 0 : gi);
+    return PALETTE[c % PALETTE.length];
+  }
   function dbDash(db) { return DASHES[db % DASHES.length]; }
   function configOf(r, key) {
     for (var i = 0; i < r.config.length; i++) if (r.config[i][0] === key) return r.config[i][1];
@@ -565,6 +571,13 @@
     });
   };
   api.tableRows = function () { return document.querySelectorAll('#runs-table tbody tr, #groups-table tbody tr').length; };
+  // The series the chart draws now, {label, color, dashed}, and the verdict table's rows.
+  api.curves = function () {
+    return curveSeries(metricIndex(state.metric)).series.map(function (s) {
+      return {label: s.label, color: s.color, dashed: !!s.dash};
+    });
+  };
+  api.verdictRows = function () { return model.verdicts ? model.verdicts.rows : []; };
 
   function start() {
     wire();

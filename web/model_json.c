@@ -236,10 +236,10 @@ static const web_band_t *band_of(const web_group_t *g, const char *name)
     return NULL;
 }
 
-static void group_json(sgd_strbuf_t *b, const web_study_t *s, const web_group_t *g, int columns,
-                       int *idx)
+static void group_json(sgd_strbuf_t *b, const web_study_t *s, const web_group_t *g, int color,
+                       int columns, int *idx)
 {
-    sgd_strbuf_printf(b, "{\"db\":%d", g->db);
+    sgd_strbuf_printf(b, "{\"db\":%d,\"color\":%d", g->db, color);
     str_field(b, "label", g->label);
     sgd_strbuf_puts(b, ",\"runs\":[");
     for (int i = 0; i < g->n; i++) sgd_strbuf_printf(b, i ? ",%d" : "%d", g->run[i]);
@@ -274,14 +274,14 @@ static void group_json(sgd_strbuf_t *b, const web_study_t *s, const web_group_t 
 static void verdicts_json(sgd_strbuf_t *b, const web_verdicts_t *v)
 {
     key(b, "verdicts", false);
-    if (!v) {
+    if (!v->rule) {
         sgd_strbuf_puts(b, "null");
         return;
     }
     sgd_strbuf_put(b, "{", 1);
     key(b, "rule", true);
     web_json_string(b, v->rule);
-    sgd_strbuf_printf(b, ",\"nnew\":%d,\"rows\":[", v->nnew);
+    sgd_strbuf_printf(b, ",\"nnew\":%d,\"exit\":%d,\"rows\":[", v->nnew, v->exit_code);
     for (int i = 0; i < v->n; i++) {
         const web_verdict_row_t *r = &v->row[i];
         const char *cells[] = {r->scenario, r->configuration, r->seeds, r->metric,
@@ -291,7 +291,7 @@ static void verdicts_json(sgd_strbuf_t *b, const web_verdicts_t *v)
             web_json_string(b, cells[c]);
             sgd_strbuf_put(b, ",", 1);
         }
-        sgd_strbuf_puts(b, ana_verdict_fails(r->verdict) ? "true]" : "false]");
+        sgd_strbuf_puts(b, r->fails ? "true]" : "false]");
     }
     sgd_strbuf_puts(b, "]}");
 }
@@ -356,7 +356,7 @@ void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_mod
     sgd_strbuf_puts(data, "],\"groups\":[");
     for (int g = 0; g < s->ngroups; g++) {
         if (g) sgd_strbuf_put(data, ",", 1);
-        group_json(data, s, &s->group[g], o->columns, pk.idx);
+        group_json(data, s, &s->group[g], v->color[g], o->columns, pk.idx);
     }
     sgd_strbuf_put(data, "]", 1);
     verdicts_json(data, v);

@@ -31,7 +31,6 @@ static void run_of_row(web_run_t *r, int db, const rdb_run_row_t *row)
                      .blas_core = dup_or_null(row->blas_core),
                      .config_json = dup_or_null(row->config_json), .group = -1};
     ana_run_init(&r->a, row->scenario, row->config_json, row->sweep_axes);
-    r->identity = ana_config_identity(row->config_json);
     r->clock = ana_config_has_clock(row->config_json);
 }
 
@@ -152,15 +151,18 @@ static int load_db(const char *path, int dbi, web_study_t *s, sgd_err_t *err)
 
 /* ---- configurations x seeds ------------------------------------------------------------ */
 
-/* The groups of database dbi's runs s->run[first..last). */
-static void group_db(web_study_t *s, int dbi, int first, int last)
+/* The groups of database dbi's runs s->run[first..last): configuration and build
+ * (analysis/groups.h; the build is runs.git_rev, read with the runs' text). */
+static void group_db(web_study_t *s, int dbi, int first, int last, bool pool_builds)
 {
     int n = last - first;
     char **identity = sgd_xcalloc((size_t)n + 1, sizeof *identity);
     int64_t *id = sgd_xcalloc((size_t)n + 1, sizeof *id), *seed = sgd_xcalloc((size_t)n + 1,
                                                                                sizeof *seed);
     for (int i = 0; i < n; i++) {
-        identity[i] = s->run[first + i].identity;
+        web_run_t *r = &s->run[first + i];
+        r->identity = ana_run_identity(r->config_json, r->text[3], pool_builds);
+        identity[i] = r->identity;
         id[i] = s->run[first + i].id;
         seed[i] = s->run[first + i].seed;
     }
@@ -182,8 +184,25 @@ static void group_db(web_study_t *s, int dbi, int first, int last)
     free(identity), free(id), free(seed);
 }
 
+/* Whether another group of g's database has g's configuration (run by another build). */
+static bool shares_configuration(const web_study_t *s, const web_group_t *g)
+{
+    char *mine = ana_config_identity(s->run[g->run[0]].config_json);
+    bool shared = false;
+    for (int k = 0; k < s->ngroups && mine && !shared; k++) {
+        const web_group_t *o = &s->group[k];
+        if (o == g || o->db != g->db) continue;
+        char *theirs = ana_config_identity(s->run[o->run[0]].config_json);
+        shared = theirs && strcmp(mine, theirs) == 0;
+        free(theirs);
+    }
+    free(mine);
+    return shared;
+}
+
 /* "key=value, key=value" of the label keys (the scenario when there are none), after the
- * database's label when the study has several. */
+ * database's label when the study has several, and the build when another group of its
+ * database is the same configuration run by another build. */
 static char *group_label(const web_study_t *s, const web_group_t *g)
 {
     sgd_strbuf_t b = {0};
@@ -193,6 +212,7 @@ static char *group_label(const web_study_t *s, const web_group_t *g)
         sgd_strbuf_printf(&b, "%s%s=%s", k ? ", " : "", s->label_key[k],
                        ana_config_get(&r->a.cfg, s->label_key[k]));
     if (s->nlabel_keys == 0) sgd_strbuf_puts(&b, r->scenario ? r->scenario : "(no scenario)");
+    if (shares_configuration(s, g)) sgd_strbuf_printf(&b, ", build=%s", ana_build_name(r->text[3]));
     return sgd_strbuf_take(&b);
 }
 
@@ -240,7 +260,8 @@ static char *db_label(const char *const *paths, int n, int i)
     return sgd_xstrdup(base);
 }
 
-int web_study_load(const char *const *paths, int n, web_study_t *s, sgd_err_t *err)
+int web_study_load(const char *const *paths, int n, bool pool_builds, web_study_t *s,
+                   sgd_err_t *err)
 {
     *s = (web_study_t){.db = sgd_xcalloc((size_t)n + 1, sizeof *s->db), .ndbs = n};
     for (int i = 0; i < n; i++)
@@ -255,7 +276,7 @@ int web_study_load(const char *const *paths, int n, web_study_t *s, sgd_err_t *e
         }
     }
     first[n] = s->nruns;
-    for (int i = 0; i < n; i++) group_db(s, i, first[i], first[i + 1]);
+    for (int i = 0; i < n; i++) group_db(s, i, first[i], first[i + 1], pool_builds);
     free(first);
     choose_label_keys(s);
     collect_metric_names(s);

@@ -44,7 +44,8 @@ typedef struct web_run {
     char *run_key, *scenario, *algorithm, *status, *backend, *blas_core, *config_json;
     char *text[6]; /* command_line, status_detail, started_at, git_rev, host, digest */
     ana_run_t a;    /* scenario, flattened configuration, stored sweep axes */
-    char *identity; /* ana_config_identity: its configuration less the seed (NULL: not JSON) */
+    char *identity; /* ana_run_identity: its configuration less the seed, and its build
+                       unless builds are pooled (NULL: not JSON) */
     bool clock;     /* analysis/clock.h */
     ana_kv_t *tag;  /* key, value (json unused) */
     int ntags;
@@ -69,8 +70,9 @@ typedef struct web_band {
     ana_summary_t final; /* of the members' finite final values */
 } web_band_t;
 
-/* Configurations x seeds: runs of one database that differ only by seed (the latest run
- * of each seed), with a legend label naming what sets it apart from the other groups. */
+/* Configurations x seeds: runs of one database that differ only by seed, run by one build
+ * (unless builds are pooled; the latest run of each seed), with a legend label naming what
+ * sets it apart from the other groups. */
 typedef struct web_group {
     int db;
     int *run; /* study run indices, in seed order */
@@ -99,8 +101,10 @@ typedef struct web_study {
 } web_study_t;
 
 /* Reads every run of the databases paths[0..n) (opened read-only) into *s; -1 with a
- * message naming the path (and *s empty) when one cannot be read. */
-int web_study_load(const char *const *paths, int n, web_study_t *s, sgd_err_t *err);
+ * message naming the path (and *s empty) when one cannot be read.  pool_builds: a
+ * configuration's runs of several builds form one group (--pool-builds). */
+int web_study_load(const char *const *paths, int n, bool pool_builds, web_study_t *s,
+                   sgd_err_t *err);
 
 void web_study_free(web_study_t *s);
 

@@ -54,5 +54,11 @@ expect_exit 2 'algorithm.initial_v: expected number >= 0' -- "$SGDSIM" run "$S" 
 expect_exit 2 'algorithm.initial_v' -- "$SGDSIM" validate "$S" --set 'algorithm={"name":"b-fasgd","initial_v":1e9}'
 expect_exit 2 'algorithm.initial_v: only read with first_push "gate"' -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"b-fasgd","first_push":"always","initial_v":1}'
 expect_exit 2 'algorithm.initial_v: only valid with name b-fasgd, not "sasgd"' -- "$SGDSIM" run "$S" --db "$DB" --set algorithm.initial_v=1
+# A cost-only model: the family computes real gradients (it crashed on the missing data).
+cost_only='model={"kind":"preset","preset":"resnet50"}'
+expect_exit 2 'model.kind: "preset" is a cost-only model, and sasgd computes real gradients' \
+  -- "$SGDSIM" run "$S" --db "$DB" --set "$cost_only"
+expect_exit 2 'model.kind: "preset" is a cost-only model, and sasgd computes real gradients' \
+  -- "$SGDSIM" validate "$S" --set "$cost_only"
 [ "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" = 0 ] || fail "bad input left a run row"
 finish

@@ -127,7 +127,7 @@ static void a_resumed_run_loses_its_rows(const char *dir)
     rdbt_text(h, "SELECT run_key FROM runs", key);
     rdbt_text(h, "SELECT started_at FROM runs", started);
     const rdb_resume_t q = {.run_id = id, .run_key = key, .started_at = started,
-                            .after_update = 1};
+                            .after_update = 1, .expect_rows = 1, .expect_last_update = 1};
     CHECK_INT_EQ(rdb_run_resume(db, &q, &err), 0);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM client_labels"), 0);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM metrics"), 1);
