@@ -1,15 +1,20 @@
-/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour, hardsync, DC-ASGD, ...
- * (docs/papers.md §2-3), each a rule (ps_rule.h, one file under rules/) registered under its
- * own algorithm.name, sharing one implementation: the clients, the two drivers and the
- * update step.  Options: ps_opts.h; the deferred-update ledger and where gradients are
- * evaluated: ps_ledger.h; snapshots and staleness statistics: ps_server.h; the arithmetic
- * the scaled-step rules share: ps_rules.h.
+/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour, hardsync, DC-ASGD, FedAvg,
+ * FedAsync, FedBuff, ... (docs/papers.md §2-4), each a rule (ps_rule.h, one file under rules/)
+ * registered under its own algorithm.name, sharing one implementation: the clients' life
+ * cycle and the two drivers (this file), the callbacks (ps_run.c), the update step.  Options:
+ * ps_opts.h; the deferred-update ledger and where gradients are evaluated: ps_ledger.h;
+ * local training: ps_local.h; the registered clients, slots and rounds: ps_clients.h,
+ * ps_slots.c; snapshots and staleness statistics: ps_server.h; the arithmetic the
+ * scaled-step rules share: ps_rules.h.
  *
- * Clients.  lambda clients (cluster.workers) each hold a snapshot of the parameters they last
- * fetched (ps_server.h: shared, reference-counted) and compute gradients of minibatches of mu
- * rows (batch.per_worker) on it.  A push delivers a gradient to the server; the server applies
- * an update once it holds c gradients (n-softsync: c = lambda / n; hardsync: c = lambda;
- * Downpour: c = 1).  When a client that pushed gets its fetch opportunity is algorithm.fetch:
+ * Clients.  Clients run in C slots (C = algorithm.concurrency, lambda = cluster.workers by
+ * default: slot k is then client k, as below; with fewer slots, or an FL rule, a slot takes
+ * sampled clients one task at a time: ps_clients.h).  Each holds a snapshot of the
+ * parameters it last fetched (ps_server.h: shared, reference-counted) and computes gradients
+ * of minibatches of mu rows (batch.per_worker) on it, or with algorithm.local runs a local
+ * training task and pushes its delta (ps_local.h).  A push delivers it to the server; the
+ * server applies an update once it holds c of them (n-softsync: c = C / n; hardsync: c = C;
+ * Downpour: c = 1; FedBuff: its buffer; FedAvg: when its round's clients all reported).  When a client that pushed gets its fetch opportunity is algorithm.fetch:
  * under "after_update" (the default) it waits for the update that applies its push
  * ("blocked"), as in the authors' simulator, and fetches the version that update made; under
  * "after_push" (the SASGD paper's Rudra) it fetches as soon as the server has taken its push
@@ -32,8 +37,10 @@
  * Drivers.  `uniform` is FRED's schedule: no clocks; each iteration a uniformly random
  * unblocked client (stream client_pick) finishes a gradient; iteration i happens at virtual
  * time i + 1 ns.  `timed`: clients fetch and push over a star network with the server at
- * endpoint 0, compute for a modelled time (compute.*, io.*, cluster.time_factor per client),
- * and the server serves arrivals first come first served, each taking algorithm.server_time_s.
+ * endpoint 0, compute for a modelled time (compute.*, io.*, cluster.time_factor per client,
+ * times a local task's steps and its device's factor), and the server serves arrivals first
+ * come first served, each taking algorithm.server_time_s.  With a clients section a task may
+ * be cut short when it starts (ps_slot_drops): its client sends nothing.
  *
  * The update step (ps_step.c).  The server's decision to make an update is written to the
  * deferred-update ledger (ps_ledger.h) and applied later, in order: the FASGD step runs as

@@ -139,7 +139,7 @@ static int check_timed_client(const ps_t *p, int64_t k, sgd_err_t *err)
     const int64_t inq = queued(p, k), sending = p->ck.push[k] + inq;
     const int64_t places = p->ck.compute[k] + sending + p->ck.fetch[k] +
                            (blocking ? buffered(p, k) : 0) + ps_slot_pending(p, k);
-    const int64_t expected = p->o->rule->protocol == PS_PROTO_ROUNDS && c->id < 0 ? 0 : 1;
+    const int64_t expected = ps_slot_expected_places(p, k);
     if (places != expected)
         return sgd_errf(err, "parameter server: client %lld is in %lld places (computing %d, "
                              "pushing %d, queued %lld, fetching %d)", (long long)k,

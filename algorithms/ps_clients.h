@@ -11,8 +11,8 @@
  *             dropped out) takes a client drawn uniformly among the registered clients that
  *             hold data, are online now and are in no slot, by rejection sampling from the
  *             server's pick stream (SIM_STREAM_CLIENT_PICK, entity PS_POP_PICK_ENTITY): at
- *             most PS_POP_TRIES draws, then the slot waits PS_POP_RETRY... (clients.retry_s)
- *             and tries again.  The streams of a task -- compute and io times, minibatch rows
+ *             most PS_POP_TRIES draws, then the slot waits clients.retry_s (default 1 s) of
+ *             virtual time and draws again.  The streams of a task -- compute and io times, minibatch rows
  *             -- are derived when it starts from (seed, kind, client, the client's task
  *             index) (ps_task_stream), so a client's draws depend on which of its tasks this
  *             is, never on the slot or on other clients.

@@ -15,6 +15,33 @@
 #include "common/error.h"
 #include "sim/rng.h"
 
+/* A local task handed to the background path: what ps_local_run needs, in its slot. */
+typedef struct ps_local_job {
+    const ps_local_data_t *data;
+    ps_task_t task;
+    const float *start;
+    float *out;
+    ps_local_work_t *work;
+} ps_local_job_t;
+
+static int run_local_job(void *arg, sgd_grad_fn grad, void *oracle, double *loss,
+                         sgd_err_t *err)
+{
+    ps_local_job_t *j = arg;
+    return ps_local_run(j->data, &j->task, j->start, j->out, loss, j->work, grad, oracle, err);
+}
+
+/* Each batch slot's task scratch, for local tasks run in the background. */
+static void init_jobs(ps_ledger_t *l, sgd_arena_t *arena)
+{
+    const int64_t nb = l->cfg.gradient_batch;
+    const size_t floats = ps_local_work_floats(l->cfg.local);
+    l->batch.work = SGD_ARENA_NEW(arena, nb, ps_local_work_t);
+    l->batch.job = SGD_ARENA_NEW(arena, nb, ps_local_job_t);
+    for (int64_t i = 0; i < nb; i++)
+        ps_local_work_bind(&l->batch.work[i], l->cfg.local, SGD_ARENA_NEW(arena, floats, float));
+}
+
 void ps_ledger_init(ps_ledger_t *l, const ps_ledger_cfg_t *cfg, sgd_arena_t *arena)
 {
     *l = (ps_ledger_t){.cfg = *cfg, .ncyc = cfg->train->n / cfg->mu};
@@ -49,6 +76,7 @@ void ps_ledger_init(ps_ledger_t *l, const ps_ledger_cfg_t *cfg, sgd_arena_t *are
     l->batch.out = SGD_ARENA_NEW(arena, nb, float *);
     l->batch.loss = SGD_ARENA_NEW(arena, nb, double);
     l->async = sgd_backend_async_open(cfg->backend, (int)nb, (int)cfg->mu) == 1;
+    if (cfg->local && l->async && sgd_backend_async_jobs(cfg->backend)) init_jobs(l, arena);
 }
 
 void ps_ledger_free(ps_ledger_t *l)
@@ -61,6 +89,8 @@ void ps_ledger_free(ps_ledger_t *l)
     free(l->ages);
     free(l->rowpool);
     ps_local_work_free(&l->stacked.work);
+    for (int64_t i = 0; l->batch.work && i < l->cfg.gradient_batch; i++)
+        ps_local_work_free(&l->batch.work[i]);
     if (l->task_rng) gsl_rng_free(l->task_rng);
     *l = (ps_ledger_t){0};
 }
@@ -268,12 +298,39 @@ static int take_slot(ps_ledger_t *l, ps_term_t *t, const float **x, const int32_
     return s;
 }
 
+/* A local task that can run in the background now: its snapshot filled, a job path. */
+static bool ready_local(const ps_ledger_t *l, const ps_term_t *t)
+{
+    return l->batch.job && t->snap && !t->grad && t->slot < 0 &&
+           t->snap->version <= l->cfg.srv->applied;
+}
+
+/* Hands local task t to the background path in a free slot: its delta into the slot's
+ * gradient, its steps on the slot's scratch. */
+static void submit_local(ps_ledger_t *l, ps_term_t *t)
+{
+    const int s = l->batch.free[--l->batch.nfree];
+    const ps_lreq_t *q = &l->lreq[t->first_req];
+    t->slot = s;
+    t->queued = true;
+    l->batch.job[s] = (ps_local_job_t){
+        .data = l->cfg.local,
+        .task = {.client = q->owner, .task = q->task, .t = q->t, .steps = q->steps},
+        .start = t->snap->data, .out = l->batch.grad[s], .work = &l->batch.work[s]};
+    sgd_backend_async_submit_job(l->cfg.backend, s, run_local_job, &l->batch.job[s],
+                                 (uint64_t)q->steps);
+}
+
 /* Background evaluation (the backend's async path): hands every ready single-minibatch term
- * from `from` on to the backend while slots are free, in schedule order. */
+ * (or local task) from `from` on to the backend while slots are free, in schedule order. */
 static void submit_ready(ps_ledger_t *l, int64_t from)
 {
     for (int64_t j = from; j < l->nterm && l->batch.nfree > 0; j++) {
         ps_term_t *t = &l->terms[j];
+        if (ready_local(l, t)) {
+            submit_local(l, t);
+            continue;
+        }
         if (!ready_single(l, t)) continue;
         const float *x;
         const int32_t *y;
@@ -372,8 +429,8 @@ const float *ps_ledger_gradient(ps_ledger_t *l, ps_term_t *tm, sgd_err_t *err)
 {
     SGD_ASSERT(tm->snap && tm->snap->version <= l->cfg.srv->applied);
     if (tm->grad) return tm->grad;
-    if (l->cfg.local) return evaluate_local(l, tm, err) ? NULL : tm->grad;
     if (l->async && !tm->queued) submit_ready(l, tm - l->terms);
+    if (l->cfg.local && !tm->queued) return evaluate_local(l, tm, err) ? NULL : tm->grad;
     int rc;
     if (tm->queued)
         rc = collect(l, tm, err);

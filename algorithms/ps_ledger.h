@@ -27,6 +27,11 @@
  *    being applied and those after it go in one loss_grad_batched call.
  *  - A gradient depends only on its snapshot and its minibatch, so every result is the same
  *    bits for any gradient_batch.
+ *  - Local training (cfg.local): a request is a task of several steps (ps_local.h), a pure
+ *    function of its snapshot and (client, task index); with a background path that takes
+ *    jobs (models/backend.h, async_submit_job) each task whose snapshot is filled is handed
+ *    over like a gradient, with a batch slot's scratch, and its steps run there in order;
+ *    without one it runs when its update is applied.
  *
  * Ownership: ps_ledger_init/ps_ledger_free on a caller-allocated ps_ledger_t.  It borrows the
  * server, dataset and backend of its config, takes its fixed scratch from the caller's arena,
@@ -160,6 +165,9 @@ typedef struct ps_ledger {
         const int32_t **y_of;
         float **out;
         double *loss;
+        /* local training on the background path: each slot's task scratch and job */
+        ps_local_work_t *work;
+        struct ps_local_job *job;
     } batch;
 } ps_ledger_t;
 

@@ -90,7 +90,7 @@ static void gather_step(const ps_local_data_t *d, const ps_task_t *t, int64_t j,
 }
 
 int ps_local_run(const ps_local_data_t *d, const ps_task_t *t, const float *start, float *out,
-                 double *loss, ps_local_work_t *w, ps_grad_fn grad, void *oracle,
+                 double *loss, ps_local_work_t *w, sgd_grad_fn grad, void *oracle,
                  sgd_err_t *err)
 {
     const size_t np = d->nparams;

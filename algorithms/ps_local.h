@@ -6,7 +6,8 @@
  * client, task index) and its evaluation runs the local steps.  The evaluation is a pure
  * function of the snapshot's parameters and the task -- its minibatches come from a stream
  * derived from (seed, client, task index) when it runs, never from a stream that other tasks
- * advance -- so any thread may run it, in any order, with the same bits.
+ * advance -- so any thread may run it, in any order, with the same bits (the CPU backend's
+ * background threads run independent tasks in parallel: ps_ledger.c).
  *
  * Minibatches of a task: batch.per_worker rows each.  With a partition (data.partition) drawn
  * uniformly with replacement from the client's own samples; without one, by the family's
@@ -34,6 +35,7 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "config/scenario.h"
+#include "models/backend.h"
 #include "models/dataset.h"
 #include "models/optim.h"
 #include "models/partition.h"
@@ -99,14 +101,12 @@ size_t ps_local_work_floats(const ps_local_data_t *d);
 void ps_local_work_bind(ps_local_work_t *w, const ps_local_data_t *d, float *floats);
 void ps_local_work_free(ps_local_work_t *w);
 
-/* A gradient of `rows` rows at params (the backend's loss_grad contract). */
-typedef int (*ps_grad_fn)(void *oracle, const float *params, const float *x, const int32_t *y,
-                          int rows, float *grad, double *loss, sgd_err_t *err);
-
 /* Runs task t from `start` (nparams) and writes Delta, or Delta / lr, into out; *loss = the
- * mean of its steps' minibatch losses.  0, or -1 with err when a gradient failed. */
+ * mean of its steps' minibatch losses.  Each step's gradient comes from grad(oracle, ...)
+ * (models/backend.h: the backend's loss_grad, or a background worker's).  0, or -1 with err
+ * when a gradient failed. */
 int ps_local_run(const ps_local_data_t *d, const ps_task_t *t, const float *start, float *out,
-                 double *loss, ps_local_work_t *w, ps_grad_fn grad, void *oracle,
+                 double *loss, ps_local_work_t *w, sgd_grad_fn grad, void *oracle,
                  sgd_err_t *err);
 
 #endif

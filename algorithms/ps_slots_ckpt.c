@@ -11,6 +11,14 @@
 
 #include "algorithms/ps_state.h"
 
+/* Whether a slot's availability cursor is saved: a renewal process's is where its walk is
+ * (and its stream); FedScale's trace answers from the trace alone, so its cursor is placed
+ * again on restore, and "always" has none to speak of but is saved like a renewal's. */
+static bool saves_cursor(const ps_t *p)
+{
+    return p->pop.behaviour && p->pop.model.avail != SIM_AVAIL_TRACE;
+}
+
 /* A slot's client and its task, where the run keeps them (ps_pop_extended). */
 void ps_slot_save(const ps_t *p, const ps_client_t *c, sgd_ckw_t *w)
 {
@@ -18,7 +26,7 @@ void ps_slot_save(const ps_t *p, const ps_client_t *c, sgd_ckw_t *w)
     sgd_ckw_i64(w, c->task);
     sgd_ckw_i64(w, c->task_steps);
     sgd_ckw_i64(w, c->task_start);
-    if (p->pop.behaviour) sim_client_avail_save(&c->avail, w);
+    if (saves_cursor(p)) sim_client_avail_save(&c->avail, w);
 }
 
 /* What save_slot wrote for slot k: a client in range (its own in fixed mode; a sampled one
@@ -29,7 +37,7 @@ void ps_slot_restore(ps_t *p, int64_t k, ps_client_t *c, sgd_ckr_t *r)
     c->task = sgd_ckr_i64(r);
     c->task_steps = sgd_ckr_i64(r);
     c->task_start = sgd_ckr_i64(r);
-    if (p->pop.behaviour) sim_client_avail_restore(&c->avail, r);
+    if (saves_cursor(p)) sim_client_avail_restore(&c->avail, r);
     if (r->failed) return;
     const bool id_ok = p->pop.sampling ? c->id >= -1 && c->id < p->lambda &&
                                              (c->id < 0 || p->pop.busy[c->id] == 1)
@@ -41,9 +49,11 @@ void ps_slot_restore(ps_t *p, int64_t k, ps_client_t *c, sgd_ckr_t *r)
         sgd_ckr_fail(r, "slot %lld: client %lld, task %lld of %lld steps started at %lld ns",
                      (long long)k, (long long)c->id, (long long)c->task,
                      (long long)c->task_steps, (long long)c->task_start);
-    else if (p->pop.behaviour && c->id >= 0 && c->avail.client != (uint64_t)c->id)
+    else if (saves_cursor(p) && c->id >= 0 && c->avail.client != (uint64_t)c->id)
         sgd_ckr_fail(r, "slot %lld: client %lld holds client %llu's availability cursor",
                      (long long)k, (long long)c->id, (unsigned long long)c->avail.client);
+    else if (p->pop.behaviour && !saves_cursor(p) && c->id >= 0)
+        sim_client_avail_start(&p->pop.model, (uint64_t)c->id, &c->avail);
 }
 
 /* Sampling: every busy client is in exactly one slot. */
@@ -143,6 +153,19 @@ void ps_slots_reset_checks(ps_t *p)
 {
     p->ck.round_retry = 0;
     for (int64_t k = 0; k < p->nslots; k++) p->ck.dropout[k] = p->ck.retry[k] = 0;
+}
+
+int64_t ps_slot_expected_places(const ps_t *p, int64_t k)
+{
+    const ps_client_t *c = &p->cl[k];
+    if (p->o->rule->protocol == PS_PROTO_ROUNDS && c->id < 0) return 0; /* not in this round */
+    /* fixed mode: a client offline for good (a trace client without windows) waits with no
+     * event at all */
+    if (p->pop.behaviour && !p->pop.sampling && !c->avail.online &&
+        c->avail.until_ns >= SIM_TIME_BEYOND_NS && p->ck.retry[k] == 0 &&
+        p->ck.compute[k] == 0 && p->ck.fetch[k] == 0 && p->ck.push[k] == 0)
+        return 0;
+    return 1;
 }
 
 int64_t ps_slot_pending(const ps_t *p, int64_t k)

@@ -1,6 +1,8 @@
-/* The state of one parameter-server run, shared by the two files of the family's run time:
- * ps.c (clients, the two drivers, the alg_ops_t callbacks) and ps_step.c (the update step:
- * scheduling an update, draining the ledger, applying updates).  Private to algorithms/ps*.c.
+/* The state of one parameter-server run, shared by the files of the family's run time: ps.c
+ * (the clients' life cycle, the two drivers), ps_run.c (the alg_ops_t callbacks), ps_step.c
+ * (the update step: scheduling an update, draining the ledger, applying updates), ps_slots.c
+ * (sampled slots, dropout, rounds), ps_trace.c, ps_ckpt.c and ps_check.c.  Private to
+ * algorithms/ps*.c.
  *
  * Ownership: ps.c's create allocates a ps_t and every fixed-size array of it from its arena;
  * destroy gives it all back. */
@@ -200,6 +202,9 @@ void ps_slots_restore_devices(ps_t *p);
 void ps_slots_set_checks(ps_t *p);
 void ps_slots_reset_checks(ps_t *p);
 int64_t ps_slot_pending(const ps_t *p, int64_t k);
+/* The places slot k's client must be in (ps_check.c): 1, or 0 for a slot without a client in
+ * a round and for a client that is never online again. */
+int64_t ps_slot_expected_places(const ps_t *p, int64_t k);
 int ps_slots_verify(const ps_t *p, sgd_err_t *err);
 
 /* Samples registered client i holds: its part of the partition, else an equal share of the

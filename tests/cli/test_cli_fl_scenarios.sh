@@ -1,9 +1,12 @@
 # The federated-learning scenarios (scenarios/fl/): every one validates; each small synthetic
 # one runs complete with the same digest on 1 and 2 threads and stores what docs/results.md
 # says -- the partition in client_labels (every training row of the split, once), the
-# population's metrics, staleness rows -- and export writes client_labels.csv; the clients
-# section's errors reach the command line as exit 2 naming the JSON path (a file that cannot
-# be read too, and before any database is written).
+# population's metrics, staleness rows -- and export writes client_labels.csv; runs whose
+# clients follow FedScale's availability trace (tests/data/fedscale: one client of it never
+# online) stop with a checkpoint and resume to the uninterrupted digest, with every client
+# in its own slot (SASGD) and sampled (FedBuff); the clients section's errors reach the
+# command line as exit 2 naming the JSON path (a file that cannot be read too, and before
+# any database is written).
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 FL="$(cd "$(dirname "$0")/../../scenarios/fl" && pwd)"
@@ -35,6 +38,25 @@ done
   fail "fedavg: no rounds metric"
 "$SGDSIM" export "$TMP/fedbuff.db" --csv "$TMP/csv" >/dev/null || fail "export"
 [ "$(wc -l < "$TMP/csv/client_labels.csv")" -gt 30 ] || fail "export wrote no client_labels.csv"
+
+# FedScale's availability trace, through a checkpoint.
+T="$(cd "$(dirname "$0")/../data/fedscale" && pwd)/client_behave_trace"
+S0="$TMP/s.json"; small_scenario "$S0"
+for alg in '{"name":"sasgd","driver":"timed"}' \
+           '{"name":"fedbuff","concurrency":4,"buffer":2,"local":{"steps":1}}'; do
+  A=(--set "algorithm=$alg" --set cluster.workers=24 --set optimizer.momentum=0
+     --set "clients={\"availability\":\"trace\",\"trace\":\"$T\"}"
+     --set 'compute={"kind":"time","time_s":{"dist":"exponential","mean":60}}')
+  rm -f "$TMP/tf.db" "$TMP/tc.db" "$TMP/t.ckpt"
+  want=$("$SGDSIM" run "$S0" --db "$TMP/tf.db" "${A[@]}" 2>/dev/null | sed -n 's/^digest //p')
+  [ -n "$want" ] || { fail "$alg with a trace: no digest"; continue; }
+  "$SGDSIM" run "$S0" --db "$TMP/tc.db" "${A[@]}" --checkpoint "$TMP/t.ckpt" \
+    --checkpoint-exit-at 23 --quiet 2>/dev/null
+  [ $? = 75 ] || fail "$alg with a trace: no checkpoint at update 23"
+  got=$("$SGDSIM" run "$S0" --db "$TMP/tc.db" "${A[@]}" --resume "$TMP/t.ckpt" --threads 2 \
+        2>"$TMP/err" | sed -n 's/^digest //p')
+  [ "$got" = "$want" ] || fail "$alg with a trace: resumed to '$got', not $want: $(cat "$TMP/err")"
+done
 
 # Bad input from the command line: exit 2, the path named, no database written.
 S="$FL/fedbuff_small.json"
