@@ -534,8 +534,11 @@ static size_t ps_state_size(const void *state)
     size_t clients = (size_t)p->nslots * (160 + (size_t)p->o->k_push * 16 +
                                           (p->cl[0].last.grad ? np + 8 : 0)) +
                      (size_t)p->sched.nbuf * (48 + (size_t)p->o->k_push * 16);
+    /* registered clients: task and contribution counts, busy flags; each slot's task */
+    const size_t population =
+        p->pop.tasks ? (size_t)p->lambda * 9 + (size_t)p->nslots * 96 + 256 : 0;
     unsigned char *rule;
-    return 1024 + (size_t)n * (np + 16) + clients + rule_saved(p, &rule) +
+    return 1024 + (size_t)n * (np + 16) + clients + population + rule_saved(p, &rule) +
            (size_t)(p->srv.tau.len + p->srv.age.len) * 16;
 }
 
