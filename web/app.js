@@ -72,10 +72,9 @@
   // in the database and the update it stops at (its stop.updates).
   function statusText(r) {
     if (r.status !== 'running') return r.status;
-    var target = typeof r.stop_updates === 'number' ? r.stop_updates : null;
-    if (typeof r.last_update !== 'number')
-      return 'running, no update recorded yet' + (target !== null ? ' (of ' + target + ')' : '');
-    return 'running, update ' + r.last_update + (target !== null ? ' of ' + target : '');
+    var of = typeof r.stop_updates === 'number' ? ' of ' + r.stop_updates : '';
+    return typeof r.last_update === 'number' ? 'running, update ' + r.last_update + of
+                                             : 'running, no update recorded yet' + (of && ' (' + of.slice(1) + ')');
   }
   function tagText(r) {
     return r.tags.map(function (t) { return t[0] + '=' + t[1]; }).join(' ');

@@ -22,12 +22,14 @@ refused() {
 has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(cat "$1")"; }
 hasnt() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2': $(cat "$1")"; }
 
-refused lr.txt -- "$SGDSIM" run s.json --db "$db" --quiet --resume "$ck" --set optimizer.lr=0.1 --threads 2
+refused lr.txt -- "$SGDSIM" run s.json --db "$db" --quiet --resume "$ck" \
+  --set optimizer.lr=0.1 --threads 2
 has lr.txt "differs from that of run 1 in r.db, which the checkpoint continues, in 1 key:"
 has lr.txt "  optimizer.lr: the checkpoint's 0.05, this run's 0.1"
 has lr.txt "  (run key: the checkpoint's \""
 hasnt lr.txt "numerics.threads"
-[ "$(wc -l < lr.txt)" = 3 ] || fail "lr.txt: not the message, one key and the hashes: $(cat lr.txt)"
+[ "$(wc -l < lr.txt)" = 3 ] ||
+  fail "lr.txt: not the message, one key and the hashes: $(cat lr.txt)"
 
 refused alg.txt -- "$SGDSIM" run s.json --db "$db" --quiet --resume "$ck" --set algorithm.name=fasgd \
   --set optimizer.momentum=0 --seed 6
@@ -46,5 +48,6 @@ has o.txt "written by another run, bits would not be kept: run key: the checkpoi
 hasnt o.txt "optimizer.lr"
 [ "$(sha256sum o.db | cut -d' ' -f1)" = "$other" ] || fail "the other database changed"
 
-"$SGDSIM" run s.json --db "$db" --quiet --resume "$ck" --threads 2 || fail "the right scenario does not resume"
+"$SGDSIM" run s.json --db "$db" --quiet --resume "$ck" --threads 2 ||
+  fail "the right scenario does not resume"
 finish
