@@ -343,9 +343,13 @@ def make_base(src, base, sgdsim):
             if not f.endswith('.json'):
                 continue
             rel = os.path.relpath(os.path.join(root, f), src)
-            cfg = json.load(open(os.path.join(root, f)))
-            cut_run(cfg)
             os.makedirs(os.path.join(base, os.path.dirname(rel)), exist_ok=True)
+            try:
+                cfg = json.load(open(os.path.join(root, f)))
+            except ValueError:  # not JSON (a file shown as a mistake): as it is
+                shutil.copy(os.path.join(root, f), os.path.join(base, rel))
+                continue
+            cut_run(cfg)
             with open(os.path.join(base, rel), 'w') as out:
                 json.dump(cfg, out, indent=2)
             missing = scenario_data_missing(os.path.join(base, rel))
@@ -476,7 +480,7 @@ def main():
         setup_page(page, cwd, env, sgdsim, used, fails)
         for cmd in (c for c in commands if c.page == page):
             where = f'{cmd.page}:{cmd.line}'
-            one_line = ' '.join(cmd.text.split())
+            one_line = ' '.join(cmd.text.replace('\n', '; ').split())
             if cmd.synopsis:
                 fails.extend(check_synopsis(cmd, sgdsim, cwd, env))
                 print(f'  usage line {where}: {one_line[:100]}')
