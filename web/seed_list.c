@@ -33,15 +33,18 @@ static void put_piece(sgd_strbuf_t *b, const piece_t *p, bool first)
         sgd_strbuf_printf(b, "%lld", (long long)p->first);
 }
 
-/* The runs of consecutive values of the sorted v[0..n) into pieces (room for n); their
- * number.  A pair of seeds counts as two pieces, as it is written. */
+/* The runs of consecutive values of the sorted v[0..n) into pieces (room for n); returns
+ * their number, and in *written how many items they are written as (a pair of seeds is
+ * written as two). */
 static int split_runs(const int64_t *v, int n, piece_t *pieces, int *written)
 {
     int np = 0;
     *written = 0;
     for (int i = 0; i < n; i++) {
-        if (np && v[i] != INT64_MIN && v[i] - 1 == pieces[np - 1].last) pieces[np - 1].last = v[i];
-        else pieces[np++] = (piece_t){v[i], v[i]};
+        if (np && v[i] != INT64_MIN && v[i] - 1 == pieces[np - 1].last)
+            pieces[np - 1].last = v[i];
+        else
+            pieces[np++] = (piece_t){v[i], v[i]};
     }
     for (int k = 0; k < np; k++) *written += pieces[k].last - pieces[k].first == 1 ? 2 : 1;
     return np;

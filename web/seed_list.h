@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-/* At most this many pieces (a range or a lone seed) are written; beyond it the first
+/* At most this many items (a range or a seed) are written; beyond it the first
  * WEB_SEED_LIST_HEAD, an ellipsis and the last: "20 seeds: 1, 3, 5, 7, …, 39". */
 #define WEB_SEED_LIST_PIECES 6
 #define WEB_SEED_LIST_HEAD 4
