@@ -475,7 +475,7 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if (t->path && sim_trace_open(t->path, &t->trace.opts, &st->trace, &err))
         return cli_bad_input("%s", err.msg);
     if ((rc = run_prepare(st)) != 0) return rc;
-    if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared)) != 0) return rc;
+    if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared, st->db_path)) != 0) return rc;
     run_ckpt_note_trace(&st->ckpt, st->trace);
     /* Loading and building take time: a stop signal meanwhile leaves even the database
      * unopened (cli/run_signals.h). */
