@@ -110,8 +110,7 @@ static int sink_staleness(void *arg, int64_t tau, int64_t count, sgd_err_t *err)
     return rdb_staleness(r->db, r->run_id, tau, count, err);
 }
 
-static int sink_client_labels(void *arg, int64_t client, int label, int64_t count,
-                              sgd_err_t *err)
+static int sink_client_labels(void *arg, int64_t client, int label, int64_t count, sgd_err_t *err)
 {
     run_sink_t *r = arg;
     return rdb_client_labels(r->db, r->run_id, client, label, count, err);
@@ -482,7 +481,7 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if (t->path && sim_trace_open(t->path, &t->trace.opts, &st->trace, &err))
         return cli_bad_input("%s", err.msg);
     if ((rc = run_prepare(st)) != 0) return rc;
-    if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared)) != 0) return rc;
+    if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared, st->db_path)) != 0) return rc;
     run_ckpt_note_trace(&st->ckpt, st->trace);
     /* Loading and building take time: a stop signal meanwhile leaves even the database
      * unopened (cli/run_signals.h). */
@@ -558,9 +557,8 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_arg
     sgd_err_t err = {{0}};
     alg_sink_t sink = {.ctx = &st->r, .begin = sink_begin, .metric = sink_metric,
                        .traffic = sink_traffic, .staleness = sink_staleness,
-                       .version_age = sink_version_age,
-                       .client_labels = sink_client_labels, .progress = sink_progress,
-                       .trace = st->trace};
+                       .version_age = sink_version_age, .client_labels = sink_client_labels,
+                       .progress = sink_progress, .trace = st->trace};
     /* The signals are caught since main(): one that came before the run's row exists
      * stops it here, with nothing recorded.  From here on the runner takes it, at the next
      * update (Ctrl-C: stored failed, with its rows; SIGTERM or SIGUSR1 with --checkpoint: a
