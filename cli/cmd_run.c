@@ -110,6 +110,12 @@ static int sink_staleness(void *arg, int64_t tau, int64_t count, sgd_err_t *err)
     return rdb_staleness(r->db, r->run_id, tau, count, err);
 }
 
+static int sink_client_labels(void *arg, int64_t client, int label, int64_t count, sgd_err_t *err)
+{
+    run_sink_t *r = arg;
+    return rdb_client_labels(r->db, r->run_id, client, label, count, err);
+}
+
 static int sink_version_age(void *arg, int64_t age, int64_t count, sgd_err_t *err)
 {
     run_sink_t *r = arg;
@@ -551,8 +557,8 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_arg
     sgd_err_t err = {{0}};
     alg_sink_t sink = {.ctx = &st->r, .begin = sink_begin, .metric = sink_metric,
                        .traffic = sink_traffic, .staleness = sink_staleness,
-                       .version_age = sink_version_age, .progress = sink_progress,
-                       .trace = st->trace};
+                       .version_age = sink_version_age, .client_labels = sink_client_labels,
+                       .progress = sink_progress, .trace = st->trace};
     /* The signals are caught since main(): one that came before the run's row exists
      * stops it here, with nothing recorded.  From here on the runner takes it, at the next
      * update (Ctrl-C: stored failed, with its rows; SIGTERM or SIGUSR1 with --checkpoint: a

@@ -166,8 +166,20 @@ static const char rdb_schema_v4[] =
 static const char rdb_schema_v5[] =
     "ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;" RDB_META_V5_SQL;
 
+/* Version 6: how a run's training data was split over its clients (data.partition): one row
+ * per client and label it holds samples of (nonzero counts only, so at most one row per
+ * training sample).  Older runs, and runs without a partition, have none. */
+static const char rdb_schema_v6[] =
+    "CREATE TABLE client_labels ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  client INTEGER NOT NULL CHECK (client >= 0),"
+    "  label  INTEGER NOT NULL CHECK (label >= 0),"
+    "  count  INTEGER NOT NULL CHECK (count >= 1),"
+    "  PRIMARY KEY (run_id, client, label)"
+    ") WITHOUT ROWID;";
+
 static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {
-    rdb_schema_v1, rdb_schema_v2, rdb_schema_v3, rdb_schema_v4, rdb_schema_v5};
+    rdb_schema_v1, rdb_schema_v2, rdb_schema_v3, rdb_schema_v4, rdb_schema_v5, rdb_schema_v6};
 
 
 /* What a file says about itself: application_id, user_version and how many schema
@@ -228,7 +240,7 @@ static const struct {
     {"table", "version_age", 3},    {"table", "tags", 3},
     {"table", "artifacts", 3},      {"view", "params", 3},
     {"view", "final_metrics_long", 3}, {"view", "final_metrics", 3},
-    {"table", "run_owner", 4},
+    {"table", "run_owner", 4},      {"table", "client_labels", 6},
 };
 
 static bool rdb_known_object(const char *type, const char *name, int64_t version)
