@@ -39,6 +39,9 @@ typedef struct alg_sink {
     /* One parameter-age bin (count gradients applied on parameters `age` versions old: the
      * staleness as it really is, where the counted tau is not); may be NULL. */
     int (*version_age)(void *ctx, int64_t age, int64_t count, sgd_err_t *err);
+    /* One entry of the data's partition over the clients (data.partition): client holds
+     * count >= 1 training samples of label; may be NULL. */
+    int (*client_labels)(void *ctx, int64_t client, int label, int64_t count, sgd_err_t *err);
     /* Optional, called after every update; for progress display only. */
     void (*progress)(void *ctx, int64_t update, int64_t vtime_ns, double train_loss,
                      uint64_t events);

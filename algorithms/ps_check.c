@@ -28,11 +28,11 @@
 static bool count_client(const ps_t *p, int32_t *count, const sim_event_t *ev, char *why,
                          size_t size)
 {
-    if (ev->entity < (uint64_t)p->lambda && ev->arg == 0) {
+    if (ev->entity < (uint64_t)p->nslots && ev->arg == 0) {
         count[ev->entity]++;
         return true;
     }
-    snprintf(why, size, "client %u of %lld", ev->entity, (long long)p->lambda);
+    snprintf(why, size, "client %u of %lld", ev->entity, (long long)p->nslots);
     return false;
 }
 
@@ -81,20 +81,22 @@ void ps_set_checks(ps_t *p)
         sim_engine_set_check(e, p->uniform.ev_iter, check_iteration);
         return;
     }
-    p->ck.compute = SGD_ARENA_NEW(&p->arena, p->lambda, int32_t);
-    p->ck.push = SGD_ARENA_NEW(&p->arena, p->lambda, int32_t);
-    p->ck.fetch = SGD_ARENA_NEW(&p->arena, p->lambda, int32_t);
+    p->ck.compute = SGD_ARENA_NEW(&p->arena, p->nslots, int32_t);
+    p->ck.push = SGD_ARENA_NEW(&p->arena, p->nslots, int32_t);
+    p->ck.fetch = SGD_ARENA_NEW(&p->arena, p->nslots, int32_t);
     sim_engine_set_check(e, p->timed.ev_compute_done, check_compute);
     sim_engine_set_check(e, p->timed.ev_push_arrive, check_push);
     sim_engine_set_check(e, p->timed.ev_server_done, check_served);
     sim_engine_set_check(e, p->timed.ev_fetch_arrive, check_fetch);
+    if (p->pop.sampling || p->pop.behaviour) ps_slots_set_checks(p);
 }
 
 void ps_reset_checks(ps_t *p)
 {
     p->ck.served = p->ck.iterations = 0;
     if (p->o->driver == PS_DRIVER_UNIFORM) return;
-    for (int64_t k = 0; k < p->lambda; k++) p->ck.compute[k] = p->ck.push[k] = p->ck.fetch[k] = 0;
+    for (int64_t k = 0; k < p->nslots; k++) p->ck.compute[k] = p->ck.push[k] = p->ck.fetch[k] = 0;
+    if (p->ck.dropout) ps_slots_reset_checks(p);
 }
 
 /* ---- where each client is -------------------------------------------------------------- */
@@ -112,7 +114,7 @@ static int64_t queued(const ps_t *p, int64_t k)
 {
     int64_t n = 0;
     for (int64_t i = 0; i < p->timed.qlen; i++)
-        n += p->timed.queue[(p->timed.qhead + i) % p->lambda] == k;
+        n += p->timed.queue[(p->timed.qhead + i) % p->nslots] == k;
     return n;
 }
 
@@ -127,15 +129,18 @@ static bool push_fits(const ps_t *p, const ps_client_t *c, bool sending)
     return s->nreq == (downpour ? p->o->k_push : 1);
 }
 
-/* Client k of the timed driver, in exactly one place (file comment). */
+/* Client k of the timed driver, in exactly one place (file comment); with sampling or a
+ * clients section also dropping out or waiting (ps_slots_ckpt.c), and in a round a slot
+ * without a client holds nothing at all. */
 static int check_timed_client(const ps_t *p, int64_t k, sgd_err_t *err)
 {
     const ps_client_t *c = &p->cl[k];
     const bool blocking = p->o->fetch == PS_FETCH_AFTER_UPDATE;
     const int64_t inq = queued(p, k), sending = p->ck.push[k] + inq;
     const int64_t places = p->ck.compute[k] + sending + p->ck.fetch[k] +
-                           (blocking ? buffered(p, k) : 0);
-    if (places != 1)
+                           (blocking ? buffered(p, k) : 0) + ps_slot_pending(p, k);
+    const int64_t expected = ps_slot_expected_places(p, k);
+    if (places != expected)
         return sgd_errf(err, "parameter server: client %lld is in %lld places (computing %d, "
                              "pushing %d, queued %lld, fetching %d)", (long long)k,
                         (long long)places, p->ck.compute[k], p->ck.push[k], (long long)inq,
@@ -176,11 +181,11 @@ static int check_driver(const ps_t *p, sgd_err_t *err)
                              "services pending", (long long)p->timed.qlen,
                         p->timed.busy ? "busy" : "idle", (long long)p->ck.served);
     }
-    for (int64_t k = 0; k < p->lambda; k++)
+    for (int64_t k = 0; k < p->nslots; k++)
         if (p->o->driver == PS_DRIVER_UNIFORM ? check_uniform_client(p, k, err)
                                               : check_timed_client(p, k, err))
             return -1;
-    return 0;
+    return ps_slots_verify(p, err);
 }
 
 /* ---- the counters against each other --------------------------------------------------- */
@@ -205,7 +210,7 @@ static bool push_consistent(const ps_t *p, const ps_sent_t *s)
 static int check_pushes(const ps_t *p, sgd_err_t *err)
 {
     int64_t steps = 0, pushed = 0;
-    for (int64_t k = 0; k < p->lambda; k++) {
+    for (int64_t k = 0; k < p->nslots; k++) {
         const ps_client_t *c = &p->cl[k];
         steps += c->steps;
         pushed += c->steps / p->o->k_push;
@@ -225,7 +230,8 @@ static int check_pushes(const ps_t *p, sgd_err_t *err)
     }
     const ps_traffic_t *u = &p->srv.push;
     const bool downpour = p->o->rule->protocol == PS_PROTO_DOWNPOUR;
-    if (steps != p->sched.t_next ||
+    /* a local task requests as many minibatch indices as it has steps, one at least */
+    if ((p->o->local.on ? steps > p->sched.t_next : steps != p->sched.t_next) ||
         (downpour ? u->sent_msgs != (uint64_t)pushed || u->skipped_msgs != 0
                   : u->sent_msgs + u->skipped_msgs != (uint64_t)steps))
         return sgd_errf(err, "parameter server: %lld gradients requested, the clients made "

@@ -21,7 +21,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim export DB --csv DIR\n\n"
                "Writes each table (runs, metrics, traffic, staleness, version_age, tags,\n"
-               "artifacts) and view (run_summary, finished_runs, params, final_metrics,\n"
+               "artifacts, client_labels) and view (run_summary, finished_runs, params, final_metrics,\n"
                "final_metrics_long) of the results database DB to DIR/<name>.csv (DIR is\n"
                "created if missing; files are replaced whole).  In a name, every byte but\n"
                "A-Z a-z 0-9 _ - is written as %%XX, so a file never leaves DIR.  A file that\n"

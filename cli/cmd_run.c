@@ -19,13 +19,13 @@
 #include "algorithms/alg.h"
 #include "analysis/clock.h"
 #include "cli/cli.h"
-#include "common/metric.h"
 #include "cli/cmd_run_ckpt.h"
 #include "cli/outpath.h"
 #include "cli/run_signals.h"
 #include "cli/trace_args.h"
-#include "render/text.h"
+#include "common/metric.h"
 #include "config/scenario.h"
+#include "render/text.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_read.h"
@@ -114,6 +114,12 @@ static int sink_staleness(void *arg, int64_t tau, int64_t count, sgd_err_t *err)
 {
     run_sink_t *r = arg;
     return rdb_staleness(r->db, r->run_id, tau, count, err);
+}
+
+static int sink_client_labels(void *arg, int64_t client, int label, int64_t count, sgd_err_t *err)
+{
+    run_sink_t *r = arg;
+    return rdb_client_labels(r->db, r->run_id, client, label, count, err);
 }
 
 static int sink_version_age(void *arg, int64_t age, int64_t count, sgd_err_t *err)
@@ -355,8 +361,7 @@ static void run_close(run_state_t *st)
     alg_prepared_free(st->prepared);
     free(st->r.sweep_axes);
     free(st->r.command_line);
-    free(st->r.final);
-    free(st->r.have);
+    free(st->r.final), free(st->r.have);
     sim_trace_discard(st->trace); /* still open: the run was refused before it began */
     if (st->r.db) rdb_close(st->r.db);
     if (st->loaded) scn_free(&st->s);
@@ -474,7 +479,7 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if (t->path && sim_trace_open(t->path, &t->trace.opts, &st->trace, &err))
         return cli_bad_input("%s", err.msg);
     if ((rc = run_prepare(st)) != 0) return rc;
-    if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared)) != 0) return rc;
+    if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared, st->db_path)) != 0) return rc;
     run_ckpt_note_trace(&st->ckpt, st->trace);
     /* Loading and building take time: a stop signal meanwhile leaves even the database
      * unopened (cli/run_signals.h). */
@@ -552,8 +557,8 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_arg
     sgd_err_t err = {{0}};
     alg_sink_t sink = {.ctx = &st->r, .begin = sink_begin, .metric = sink_metric,
                        .traffic = sink_traffic, .staleness = sink_staleness,
-                       .version_age = sink_version_age, .progress = sink_progress,
-                       .trace = st->trace};
+                       .version_age = sink_version_age, .client_labels = sink_client_labels,
+                       .progress = sink_progress, .trace = st->trace};
     /* The signals are caught since main(): one that came before the run's row exists
      * stops it here, with nothing recorded.  From here on the runner takes it, at the next
      * update (Ctrl-C: stored failed, with its rows; SIGTERM or SIGUSR1 with --checkpoint: a

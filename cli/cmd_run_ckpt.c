@@ -10,11 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/groups.h"
 #include "cli/cli.h"
 #include "common/number.h"
 #include "common/outpath.h"
 #include "common/sha256.h"
+#include "common/strbuf.h"
+#include "results/rdb_meta.h"
 #include "results/rdb_resume.h"
+#include "results/rdb_rows.h"
 
 bool run_ckpt_wanted(const run_ckpt_t *c) { return c->path || c->resume; }
 
@@ -83,6 +87,76 @@ static void fill_meta(const scn_t *s, sgd_ckpt_meta_t *m)
     scenario_hash(s, m->scenario_hash);
 }
 
+/* The compact JSON of key's value in c ("\"csgd\"", 0.05), or NULL when c lacks the key. */
+static const char *json_of(const ana_config_t *c, const char *key)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->kv[i].key, key) == 0) return c->kv[i].json;
+    return NULL;
+}
+
+/* One line per configuration key (analysis/groups.h's dotted paths, as `sgdsim diff` names
+ * them) whose value differs between then_json and now_json, or that one of them lacks, into
+ * out: "  KEY: the checkpoint's A, this run's B", values as JSON so that "4" and 4 differ.
+ * Keys that change no result (numerics.threads) are not listed: a run may be resumed on
+ * another thread count.  Returns the number of lines. */
+static int config_diff_lines(const char *then_json, const char *now_json, sgd_strbuf_t *out)
+{
+    ana_config_t then, now;
+    ana_config_flatten(then_json, &then);
+    ana_config_flatten(now_json, &now);
+    int n = 0;
+    for (int side = 0; side < 2; side++) { /* the checkpoint's keys, then this run's others */
+        const ana_config_t *mine = side ? &now : &then, *theirs = side ? &then : &now;
+        for (int i = 0; i < mine->n; i++) {
+            const char *key = mine->kv[i].key, *other = json_of(theirs, key);
+            if (!ana_key_changes_results(key) || (side && other) ||
+                (other && strcmp(other, mine->kv[i].json) == 0))
+                continue;
+            const char *a = side ? other : mine->kv[i].json, *b = side ? mine->kv[i].json : other;
+            sgd_strbuf_printf(out, "\n  %s: the checkpoint's %s, this run's %s", key,
+                              a ? a : "(absent)", b ? b : "(absent)");
+            n++;
+        }
+    }
+    ana_config_free(&then);
+    ana_config_free(&now);
+    return n;
+}
+
+/* The refusal of a checkpoint whose header differs from this run's (field: the first field
+ * that differs, as sgd_ckpt_meta_diff says it).  When the database holds the run the
+ * checkpoint continues (its id and start), the configuration keys that differ are named,
+ * with the header's field after them: a hash alone does not say what to change. */
+static int refuse_other_run(const run_ckpt_t *c, const char *field)
+{
+    sgd_strbuf_t keys = {0};
+    int n = 0, clock;
+    rdb_t *db = NULL;
+    int64_t version;
+    sgd_err_t err = {{0}};
+    char started[64], *then_json = NULL;
+    if (rdb_open_meta_reader(c->db_path, &version, &db, &err) == 0 &&
+        rdb_run_started_at(db, c->saved.run_id, started, sizeof started, &err) == 0 &&
+        strcmp(started, c->saved.run_started) == 0 &&
+        rdb_run_config(db, c->saved.run_id, &then_json, &clock, &err) == 0 && then_json)
+        n = config_diff_lines(then_json, c->now_json, &keys);
+    free(then_json);
+    if (db) rdb_close(db);
+    int rc;
+    if (n > 0)
+        rc = cli_bad_input("run: --resume %s: written by another run, bits would not be kept: "
+                           "this run's configuration differs from that of run %lld in %s, "
+                           "which the checkpoint continues, in %d key%s:%s\n  (%s)",
+                           c->resume, (long long)c->saved.run_id, c->db_path, n,
+                           n == 1 ? "" : "s", keys.p, field);
+    else
+        rc = cli_bad_input("run: --resume %s: written by another run, bits would not be kept: "
+                           "%s", c->resume, field);
+    sgd_strbuf_free(&keys);
+    return rc;
+}
+
 /* --resume, before its payload is read: the header against this run (another run's file is
  * refused without reading the rest), and the file's size against this machine's memory.  0,
  * or the exit code after the message. */
@@ -93,8 +167,7 @@ static int check_resume_header(run_ckpt_t *c)
         return cli_bad_input("run: --resume %s", err.msg);
     char diff[512];
     if (sgd_ckpt_meta_diff(&c->saved, &c->meta, diff, sizeof diff))
-        return cli_bad_input("run: --resume %s: written by another run, bits would not be kept: "
-                             "%s", c->resume, diff);
+        return refuse_other_run(c, diff);
     struct stat st;
     char what[600];
     snprintf(what, sizeof what, "--resume %s", c->resume);
@@ -116,8 +189,7 @@ static int resume_from(run_ckpt_t *c, alg_prepared_t *run)
     if (sgd_ckpt_read(c->resume, &c->saved, &file, &payload, &n, &err))
         return cli_bad_input("run: --resume %s", err.msg);
     if (sgd_ckpt_meta_diff(&c->saved, &c->meta, diff, sizeof diff)) /* the file changed */
-        rc = cli_bad_input("run: --resume %s: written by another run, bits would not be kept: "
-                           "%s", c->resume, diff);
+        rc = refuse_other_run(c, diff);
     else if (alg_restore(run, payload, n, &err))
         rc = cli_bad_input("run: --resume %s: %s", c->resume, err.msg);
     else if (alg_restored_updates(run) != c->saved.updates || c->saved.run_id < 1)
@@ -129,9 +201,11 @@ static int resume_from(run_ckpt_t *c, alg_prepared_t *run)
     return rc;
 }
 
-int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run)
+int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run, const char *db_path)
 {
     if (!run_ckpt_wanted(c)) return 0;
+    c->db_path = db_path;
+    c->now_json = s->resolved_json;
     const char *why = alg_checkpoint_unsupported(run);
     if (why)
         return cli_bad_input("run: %s %s: %s", c->resume ? "--resume" : "--checkpoint",

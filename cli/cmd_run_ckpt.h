@@ -30,6 +30,8 @@ typedef struct run_ckpt {
                                   scenario options: cli_opts_t) */
     uint64_t exit_at;          /* --checkpoint-exit-at; 0 = none */
     /* state */
+    const char *db_path;       /* --db, and this run's resolved configuration (both */
+    const char *now_json;      /* borrowed): what a refused --resume is compared with */
     sgd_ckpt_meta_t meta;      /* this run's header (run id and start set at begin) */
     sgd_ckpt_meta_t saved;     /* the header of the checkpoint resumed from */
     rdb_t *db;
@@ -52,8 +54,10 @@ int run_ckpt_check_target(const run_ckpt_t *c);
 
 /* After the run was prepared, before the database is opened: refuses an algorithm or
  * backend without checkpoints, and with --resume reads, checks and restores the checkpoint
- * (exit 2 naming the file and what differs).  0, or the exit code after the message. */
-int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run);
+ * (exit 2 naming the file and what differs: for another configuration, each key that
+ * differs from the configuration of the checkpoint's run in db_path, which is only read).
+ * 0, or the exit code after the message. */
+int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run, const char *db_path);
 
 /* With --resume, marks the run's trace (if any) as covering the resumed part only, saying
  * from which checkpoint (sim_trace_resumed). */

@@ -66,6 +66,44 @@ const sgd_metric_t sgd_metrics[] = {
       "parameter-server family: pushes sent so far, as fetch_sent")
     M("push_skipped", "messages", NEUTRAL, false, LAST, false, "pushes skipped (cumulative)",
       "parameter-server family: pushes B-FASGD's gate skipped so far, as fetch_sent")
+    M("clients_participated", "clients", NEUTRAL, false, LAST, false,
+      "clients that started a task (cumulative)",
+      "federated clients: distinct clients that started a task so far, every eval.every "
+      "updates and at the last update")
+    M("clients_contributed", "clients", NEUTRAL, false, LAST, false,
+      "clients with a push taken in (cumulative)",
+      "federated clients: distinct clients with a push the server took in, as "
+      "clients_participated")
+    M("contributions_mean", "pushes", NEUTRAL, false, LAST, false,
+      "pushes taken in per contributing client",
+      "federated clients: mean pushes taken in per contributing client, as "
+      "clients_participated")
+    M("contributions_max", "pushes", NEUTRAL, false, LAST, false,
+      "most pushes taken in from one client",
+      "federated clients: most pushes taken in from one client, as clients_participated")
+    M("tasks_dropped", "tasks", NEUTRAL, false, LAST, false, "tasks dropped (cumulative)",
+      "federated clients: tasks cut short by a client going offline or the dropout coin, as "
+      "clients_participated")
+    M("dropped_compute_s", "s", NEUTRAL, CLOCK, LAST, false,
+      "compute lost to dropped tasks (virtual s)",
+      "federated clients: virtual compute time of the dropped tasks until they ended, as "
+      "clients_participated")
+    M("bytes_up_per_client", "bytes", NEUTRAL, false, LAST, false,
+      "bytes pushed per participating client",
+      "federated clients: push bytes sent over the clients that took part, as "
+      "clients_participated")
+    M("bytes_down_per_client", "bytes", NEUTRAL, false, LAST, false,
+      "bytes fetched per participating client",
+      "federated clients: fetch bytes sent over the clients that took part, as "
+      "clients_participated")
+    M("slot_waits", "waits", NEUTRAL, false, LAST, false, "slot waits (cumulative)",
+      "federated clients: times a slot found no client to draw, or a client waited to come "
+      "online, as clients_participated")
+    M("rounds", "rounds", NEUTRAL, false, LAST, false, "FedAvg rounds started (cumulative)",
+      "fedavg: rounds started, as clients_participated")
+    M("rounds_empty", "rounds", NEUTRAL, false, LAST, false,
+      "FedAvg rounds ended without a push (cumulative)",
+      "fedavg: rounds that ended without a push, as clients_participated")
     {NULL, NULL, NEUTRAL, false, WINDOW, false, NULL, NULL},
 };
 

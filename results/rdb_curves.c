@@ -163,7 +163,7 @@ int rdb_curve_runs_open(rdb_t *db, const char *const *keys, int nkeys,
     snprintf(sql, sizeof sql,
              "SELECT r.id, r.seed, r.scenario, r.status,"
              " json_remove(r.config_json, '$.seed', '$.numerics.threads'), r.git_rev, %s%s"
-             " FROM runs r WHERE 1%s ORDER BY r.id", db->version < 6 ? "NULL" : "r.has_clock",
+             " FROM runs r WHERE 1%s ORDER BY r.id", db->version < 7 ? "NULL" : "r.has_clock",
              columns, where);
     if (curve_open(db, sql, nkeys, it, err)) return -1;
     bind_where((*it)->st, sel, 1);

@@ -57,7 +57,7 @@ typedef struct rdb_curve_run {
                                   text: runs that differ only by seed have the same) */
     const char *build;         /* runs.git_rev: the build that ran it */
     int clock;                 /* runs.has_clock: 1, 0 for none, -1 not recorded (before
-                                  schema 6: analysis/clock.h decides from its configuration) */
+                                  schema 7: analysis/clock.h decides from its configuration) */
     const char *const *values; /* the value of each group key as text, NULL for none */
 } rdb_curve_run_t;
 

@@ -18,7 +18,13 @@
 /* SQLite's own clock, so started_at and finished_at have one format (millisecond UTC). */
 #define RDB_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
-typedef enum { ROW_METRIC, ROW_TRAFFIC, ROW_STALENESS, ROW_VERSION_AGE } rdb_row_kind_t;
+typedef enum {
+    ROW_METRIC,
+    ROW_TRAFFIC,
+    ROW_STALENESS,
+    ROW_VERSION_AGE,
+    ROW_CLIENT_LABEL
+} rdb_row_kind_t;
 
 /* One buffered row.  Rows are written in the order they were buffered, so the database
  * content (and any upsert arithmetic) is a function of the caller's call sequence only. */
@@ -26,7 +32,7 @@ typedef struct rdb_row {
     rdb_row_kind_t kind;
     int64_t run_id;
     int64_t v[4];  /* metric: update, vtime_ns; traffic: 4 counters; staleness: tau, count;
-                      version_age: age, count */
+                      version_age: age, count; client label: client, label, count */
     double value;  /* metric value */
     size_t text;   /* offset in the text arena: metric name or traffic kind */
 } rdb_row_t;
@@ -46,6 +52,7 @@ struct rdb {
     rdb_tidy_t tidy; /* a reader's side files: rdb_reader_tidy at close */
     bool ready;      /* opened and its schema accepted (a refused file is left alone) */
     sqlite3_stmt *ins_metric, *ins_traffic, *ins_staleness, *ins_version_age;
+    sqlite3_stmt *ins_client_label;
     rdb_row_t *rows; /* pending rows */
     size_t nrows, caprows;
     char *text; /* NUL-separated names of pending rows */

@@ -31,7 +31,7 @@
  * final_metrics_long has every metric's row of the largest update_idx per run;
  * final_metrics is one row per run with a column for each metric sgdsim wrote at schema 3
  * (RDB_META_FINAL_VIEWS_SQL below), NULL where the run has none or its last value was not
- * finite, and from schema 6 on final_json: every metric's last value, whatever its name, as
+ * finite, and from schema 7 on final_json: every metric's last value, whatever its name, as
  * one JSON object -- so a new metric (one line of common/metric.c) needs no migration. */
 #define RDB_META_KEY(J) "replace(substr(" J ".fullkey, 3), '\"', '')"
 
@@ -111,9 +111,9 @@
     " m.value AS value, max(m.update_idx) FROM metrics m WHERE m.run_id = r.id"            \
     " GROUP BY m.name ORDER BY m.name) f) AS final_json"
 
-/* Schema 6: final_metrics gains final_json, every metric whatever its name; its named
+/* Schema 7: final_metrics gains final_json, every metric whatever its name; its named
  * columns stay those of schema 3, so scripts that read them read them as before. */
-#define RDB_META_V6_SQL                                                                    \
+#define RDB_META_V7_SQL                                                                    \
     "DROP VIEW final_metrics;"                                                             \
     "CREATE VIEW final_metrics AS"                                                         \
     "  SELECT r.id AS run_id, " RDB_META_FINAL_COLUMNS ", " RDB_META_FINAL_JSON             \

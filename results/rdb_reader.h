@@ -124,7 +124,7 @@ int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *
 #define RDB_FINISHED_RULE "status IN ('complete', 'diverged')"
 
 /* Whether a run of resolved configuration CONFIG (an SQL expression) has a clock, for runs
- * that did not record it (runs.has_clock NULL: written before schema 6, or merged from such
+ * that did not record it (runs.has_clock NULL: written before schema 7, or merged from such
  * a file): 0 when algorithm.driver is "uniform", else 1 -- a configuration that is not JSON
  * included, as analysis/clock.h reads it. */
 #define RDB_CLOCK_OF_CONFIG(CONFIG)                                                             \

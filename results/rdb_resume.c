@@ -126,6 +126,7 @@ static const char *const resume_sql[] = {
     "DELETE FROM traffic WHERE run_id = ?1",
     "DELETE FROM staleness WHERE run_id = ?1",
     "DELETE FROM version_age WHERE run_id = ?1",
+    "DELETE FROM client_labels WHERE run_id = ?1",
     "DELETE FROM run_owner WHERE run_id = ?1",
     ("UPDATE runs SET status = 'running', status_detail = NULL, finished_at = NULL,"
      " digest = NULL, resumes = resumes + 1 WHERE id = ?1"),

@@ -4,14 +4,15 @@
  * A checkpoint names its run by id, run key and started_at: the three together tell this
  * database's run from a run of another database that happens to have the same id.  Resuming
  * happens in ONE write transaction: the run's metric rows after the checkpoint's update are
- * deleted, and its traffic, staleness and version_age rows (algorithms report those at the
- * end, from counters the checkpoint holds), the status goes back to 'running' without
- * finished_at, digest or detail, runs.resumes grows by one, the tags asked for are added and
- * this process takes the run's lease.  Nothing is changed when the run is refused: not in this database, another run, a
- * run that ended complete or diverged, one whose writer may still be alive, or a database
- * older than the checkpoint -- holding other metric rows up to its update than the ones the
- * checkpoint was written after (a power loss rolled back commits the checkpoint survived,
- * or the file was restored from a copy): a resume would go on without them. */
+ * deleted, and its traffic, staleness, version_age and client_labels rows (algorithms
+ * report those at the end, from counters the checkpoint holds), the status goes back to
+ * 'running' without finished_at, digest or detail, runs.resumes grows by one, the tags asked
+ * for are added and this process takes the run's lease.  Nothing is changed when the run is
+ * refused: not in this database, another run, a run that ended complete or diverged, one
+ * whose writer may still be alive, or a database older than the checkpoint -- holding other
+ * metric rows up to its update than the ones the checkpoint was written after (a power loss
+ * rolled back commits the checkpoint survived, or the file was restored from a copy): a
+ * resume would go on without them. */
 #ifndef SGDSIM_RESULTS_RDB_RESUME_H
 #define SGDSIM_RESULTS_RDB_RESUME_H
 

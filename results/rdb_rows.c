@@ -181,7 +181,7 @@ int rdb_runs_open(rdb_t *db, const rdb_runs_query_t *q, rdb_rows_it_t **out, sgd
              q->by_scenario ? "r.scenario, r.id" : "r.id");
     rdb_rows_it_t *it = it_new(db);
     /* Before schema 3 runs has no sweep_axes, before 6 no has_clock: they read as NULL. */
-    int nreal = db->version < 3 ? NRUN_COLS - 2 : db->version < 6 ? NRUN_COLS - 1 : NRUN_COLS;
+    int nreal = db->version < 3 ? NRUN_COLS - 2 : db->version < 7 ? NRUN_COLS - 1 : NRUN_COLS;
     if (bind_prepare(db, run_cols, NRUN_COLS, nreal, tail, &it->b, err)) {
         rdb_rows_close(it);
         return -1;
@@ -400,7 +400,7 @@ int rdb_run_config(rdb_t *db, int64_t run, char **json, int *clock, sgd_err_t *e
     *json = NULL;
     *clock = -1;
     sqlite3_stmt *st = NULL;
-    const char *sql = db->version < 6 ? "SELECT config_json, NULL FROM runs WHERE id = ?1"
+    const char *sql = db->version < 7 ? "SELECT config_json, NULL FROM runs WHERE id = ?1"
                                       : "SELECT config_json, has_clock FROM runs WHERE id = ?1";
     if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL) != SQLITE_OK)
         return rdb_sqlerr(db, "cannot read a run's configuration", err);

@@ -166,18 +166,31 @@ static const char rdb_schema_v4[] =
 static const char rdb_schema_v5[] =
     "ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;" RDB_META_V5_SQL;
 
-/* Version 6: whether each run has a clock (runs.has_clock: 0 under the uniform driver, whose
+/* Version 6: how a run's training data was split over its clients (data.partition): one row
+ * per client and label it holds samples of (nonzero counts only, so at most one row per
+ * training sample).  Older runs, and runs without a partition, have none. */
+static const char rdb_schema_v6[] =
+    "CREATE TABLE client_labels ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  client INTEGER NOT NULL CHECK (client >= 0),"
+    "  label  INTEGER NOT NULL CHECK (label >= 0),"
+    "  count  INTEGER NOT NULL CHECK (count >= 1),"
+    "  PRIMARY KEY (run_id, client, label)"
+    ") WITHOUT ROWID;";
+
+/* Version 7: whether each run has a clock (runs.has_clock: 0 under the uniform driver, whose
  * virtual time counts iterations), recorded by the run from its algorithm's answer
  * (alg_has_clock) so that no reader keeps a list of algorithms; older runs get it from their
  * resolved configuration, where every sgdsim wrote algorithm.driver for the algorithms that
- * have one (RDB_CLOCK_OF_CONFIG).  And final_metrics' final_json (RDB_META_V6_SQL), every
+ * have one (RDB_CLOCK_OF_CONFIG).  And final_metrics' final_json (RDB_META_V7_SQL), every
  * metric whatever its name, so that a new metric needs no migration. */
-static const char rdb_schema_v6[] =
+static const char rdb_schema_v7[] =
     "ALTER TABLE runs ADD COLUMN has_clock INTEGER CHECK (has_clock IN (0, 1));"
-    "UPDATE runs SET has_clock = " RDB_CLOCK_OF_CONFIG("config_json") ";" RDB_META_V6_SQL;
+    "UPDATE runs SET has_clock = " RDB_CLOCK_OF_CONFIG("config_json") ";" RDB_META_V7_SQL;
 
 static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {
-    rdb_schema_v1, rdb_schema_v2, rdb_schema_v3, rdb_schema_v4, rdb_schema_v5, rdb_schema_v6};
+    rdb_schema_v1, rdb_schema_v2, rdb_schema_v3, rdb_schema_v4, rdb_schema_v5, rdb_schema_v6,
+    rdb_schema_v7};
 
 
 /* What a file says about itself: application_id, user_version and how many schema
@@ -238,7 +251,7 @@ static const struct {
     {"table", "version_age", 3},    {"table", "tags", 3},
     {"table", "artifacts", 3},      {"view", "params", 3},
     {"view", "final_metrics_long", 3}, {"view", "final_metrics", 3},
-    {"table", "run_owner", 4},
+    {"table", "run_owner", 4},      {"table", "client_labels", 6},
 };
 
 static bool rdb_known_object(const char *type, const char *name, int64_t version)

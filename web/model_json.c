@@ -174,6 +174,8 @@ static void run_json(sgd_strbuf_t *b, const web_study_t *s, int ri, int columns,
     str_field(b, "backend", r->backend);
     str_field(b, "blas_core", r->blas_core);
     int_field(b, "group", true, r->group);
+    int_field(b, "last_update", r->has_last_update, r->last_update);
+    int_field(b, "stop_updates", r->has_stop_updates, r->stop_updates);
     key(b, "config", false);
     pairs_json(b, r->a.cfg.kv, r->a.cfg.n);
     key(b, "tags", false);
@@ -247,6 +249,7 @@ static void group_json(sgd_strbuf_t *b, const web_study_t *s, const web_group_t 
     for (int i = 0; i < g->n; i++)
         sgd_strbuf_printf(b, i ? ",%lld" : "%lld", (long long)s->run[g->run[i]].seed);
     sgd_strbuf_put(b, "]", 1);
+    str_field(b, "seedsText", g->seeds);
     bool_field(b, "clock", g->clock);
     for (int part = 0; part < 2; part++) {
         key(b, part ? "bands" : "final", false);

@@ -13,6 +13,7 @@
 #include "results/rdb_rows.h"
 #include "results/rdb_study.h"
 #include "web/bands.h"
+#include "web/seed_list.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -149,6 +150,22 @@ static int load_db(const char *path, int dbi, web_study_t *s, sgd_err_t *err)
     return rc;
 }
 
+/* The run's progress: its last update with a row, and stop.updates when its configuration
+ * has a whole number there. */
+static void note_progress(web_run_t *r)
+{
+    for (int m = 0; m < r->nmetrics; m++) {
+        const rdb_series_t *sr = &r->metric[m].s; /* rows by update: the last is the largest */
+        if (sr->n && (!r->has_last_update || sr->update[sr->n - 1] > r->last_update))
+            r->last_update = sr->update[sr->n - 1], r->has_last_update = true;
+    }
+    const char *target = ana_config_get(&r->a.cfg, "stop.updates");
+    char *end;
+    long long v = strtoll(target, &end, 10);
+    r->has_stop_updates = *target && *end == '\0' && v > 0;
+    r->stop_updates = r->has_stop_updates ? (int64_t)v : 0;
+}
+
 /* ---- configurations x seeds ------------------------------------------------------------ */
 
 /* The groups of database dbi's runs s->run[first..last): configuration and build
@@ -280,9 +297,15 @@ int web_study_load(const char *const *paths, int n, bool pool_builds, web_study_
     free(first);
     choose_label_keys(s);
     collect_metric_names(s);
+    for (int i = 0; i < s->nruns; i++) note_progress(&s->run[i]);
     for (int g = 0; g < s->ngroups; g++) {
-        s->group[g].label = group_label(s, &s->group[g]);
-        web_group_bands(s, &s->group[g]);
+        web_group_t *w = &s->group[g];
+        w->label = group_label(s, w);
+        int64_t *seeds = sgd_xcalloc((size_t)w->n + 1, sizeof *seeds);
+        for (int i = 0; i < w->n; i++) seeds[i] = s->run[w->run[i]].seed;
+        w->seeds = web_seed_list(seeds, w->n);
+        free(seeds);
+        web_group_bands(s, w);
     }
     return 0;
 }
@@ -314,6 +337,7 @@ void web_study_free(web_study_t *s)
     for (int g = 0; g < s->ngroups; g++) {
         free(s->group[g].run);
         free(s->group[g].label);
+        free(s->group[g].seeds);
         web_group_bands_free(&s->group[g]);
     }
     free(s->group);

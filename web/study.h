@@ -56,6 +56,10 @@ typedef struct web_run {
     web_metric_t *metric; /* by name */
     int nmetrics;
     int group; /* its configuration's group; -1 when an older run of its seed stands in */
+    /* How far it has come, for a running run: the largest update of its metric rows (what
+     * the database holds committed) and its configuration's stop.updates (the target). */
+    int64_t last_update, stop_updates;
+    bool has_last_update, has_stop_updates;
 } web_run_t;
 
 /* One metric of a group: at each update some member has, the summary of the members'
@@ -78,6 +82,7 @@ typedef struct web_group {
     int *run; /* study run indices, in seed order */
     int n;
     char *label;
+    char *seeds; /* its members' seeds as a count and ranges (web/seed_list.h) */
     bool clock; /* every member has a clock */
     web_band_t *band; /* by metric name */
     int nbands;

@@ -5,7 +5,10 @@
  * velocity, snapshots, normaliser and mean-square statistics and B-FASGD's last gradient, an
  * all-zero random stream, a sampler that draws a row twice, CSGD's and LSGD's books of the
  * iteration, the clients' counts, a collective's message count, a link busy after every
- * pending event.
+ * pending event; and the federated state (ps_clients.h): a slot's client out of range, a
+ * task's steps or start out of range, a client that contributed more than it ran, a busy
+ * flag that is not 0 or 1, a busy client in no slot, a retry for a slot out of range, a
+ * round with more clients than slots.
  * The unchanged checkpoint restores (the changes, not the files, are refused). */
 #include <math.h>
 
@@ -300,11 +303,88 @@ static void check_ps_rules(void)
     scn_free(&s);
 }
 
+/* Sampled clients (2 slots for 4 clients) with availability, dropout, a partition and local
+ * training: the population's counts, the slots' clients and tasks, the dropout events; a
+ * round of FedAvg. */
+static void check_ps_federated(void)
+{
+    const char *fedbuff[] = {
+        "algorithm={\"name\": \"fedbuff\", \"buffer\": 2, \"concurrency\": 2,"
+        " \"local\": {\"steps\": 2}}",
+        "clients={\"availability\": \"renewal\", \"online_s\": {\"dist\": \"exponential\","
+        " \"mean\": 0.02}, \"offline_s\": {\"dist\": \"exponential\", \"mean\": 0.01},"
+        " \"dropout_p\": 0.5}",
+        "data.partition={\"scheme\": \"dirichlet\", \"alpha\": 0.5}"};
+    scn_t s;
+    load(ps_text, fedbuff, 3, 1, &s);
+    size_t n;
+    uint8_t *p = checkpoint_of(&s, 13, &n);
+    char why[SGD_ERR_MAX];
+    CHECK_INT_EQ(restore(&s, p, n, why, sizeof why), 0);
+    forge_layout_t l;
+    SGD_ASSERT(forge_layout(p, n, &l));
+    uint8_t *f = copy_of(p, n);
+    const size_t lambda = 4;
+    /* the population: tasks[4], contributed[4], busy[4], each behind its length */
+    const size_t pop = forge_find_tag(p, n, "population", 0), tasks = pop + 8;
+    const size_t contributed = tasks + 4 * lambda + 8, busy = contributed + 4 * lambda + 8;
+    uint32_t t0;
+    memcpy(&t0, p + tasks, 4);
+    const uint32_t more = t0 + 1;
+    memcpy(f + contributed, &more, 4);
+    expect_refused(&s, f, n, "a client contributed more than it ran", "contributed");
+    memcpy(f, p, n);
+    int idle = -1;
+    for (int i = 0; i < (int)lambda; i++)
+        if (p[busy + (size_t)i] == 0) idle = i;
+    SGD_ASSERT(idle >= 0);
+    f[busy + (size_t)idle] = 1;
+    expect_refused(&s, f, n, "a busy client in no slot", "clients busy");
+    memcpy(f, p, n);
+    f[busy] = 2;
+    expect_refused(&s, f, n, "a busy flag of 2", "busy flag 2");
+    /* slot 0: snapshot version, stamp, steps, then its client, task, steps and start */
+    const size_t slot0 = forge_find_tag(p, n, "clients", 0), id = slot0 + 24;
+    memcpy(f, p, n);
+    forge_put(f, id, (uint64_t)lambda);
+    expect_refused(&s, f, n, "a slot's client out of range", "slot 0: client 4");
+    memcpy(f, p, n);
+    forge_put(f, id + 16, (uint64_t)-1); /* its task's steps */
+    expect_refused(&s, f, n, "a task of -1 steps", "of -1 steps");
+    memcpy(f, p, n);
+    forge_put(f, id + 24, (uint64_t)1 << 60); /* started after now */
+    expect_refused(&s, f, n, "a task started after now", "started at");
+    /* a dropout pending for a slot that does not exist */
+    /* a slot's retry pending for a slot that does not exist */
+    const int64_t r = forge_event(p, &l, "ps.retry", 0);
+    SGD_ASSERT(r >= 0);
+    memcpy(f, p, n);
+    forge_put(f, forge_event_at(&l, r, FORGE_EV_ENTITY), 2);
+    expect_refused(&s, f, n, "a retry for slot 2 of 2", "slot 2 of 2");
+    free(f);
+    free(p);
+    scn_free(&s);
+
+    const char *fedavg[] = {"algorithm={\"name\": \"fedavg\", \"clients_per_round\": 2,"
+                            " \"local\": {\"steps\": 1}}"};
+    load(ps_text, fedavg, 1, 1, &s);
+    p = checkpoint_of(&s, 13, &n);
+    CHECK_INT_EQ(restore(&s, p, n, why, sizeof why), 0);
+    f = copy_of(p, n);
+    const size_t round = forge_find_tag(p, n, "round", 0);
+    forge_put(f, round, 3); /* selected */
+    expect_refused(&s, f, n, "a round of 3 clients in 2 slots", "a round with");
+    free(f);
+    free(p);
+    scn_free(&s);
+}
+
 int main(void)
 {
     check_csgd();
     check_lsgd();
     check_ps_timed();
     check_ps_rules();
+    check_ps_federated();
     return check_exit();
 }

@@ -153,7 +153,7 @@ static void check_migrated_rows(sqlite3 *h)
 
 /* Schema 4 rebuilt runs with AUTOINCREMENT: every column, the index, the views and the
  * foreign keys of the other tables are as before, and the lease table is there; schema 5
- * added runs.resumes (0 for every migrated run), schema 6 runs.has_clock. */
+ * added runs.resumes (0 for every migrated run), schema 7 runs.has_clock. */
 static void check_schema_4(sqlite3 *h)
 {
     char t[256];

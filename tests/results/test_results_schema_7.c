@@ -1,9 +1,9 @@
-/* Schema 6: runs.has_clock, written from rdb_run_info_t.no_clock; a schema 5 database (this
- * build's file with schema 6 taken out) is read as it is by a read-only reader (has_clock not
+/* Schema 7: runs.has_clock, written from rdb_run_info_t.no_clock; a schema 6 database (this
+ * build's file with schema 7 taken out) is read as it is by a read-only reader (has_clock not
  * recorded) and migrated by opening it for writing -- every old run's has_clock from its
  * configuration's driver, no other row changed, final_metrics' named columns as before and
  * final_json beside them, holding every metric's last value whatever its name (one no named
- * column has, a non-finite one as null); merge of a schema 5 input leaves has_clock not
+ * column has, a non-finite one as null); merge of a schema 6 input leaves has_clock not
  * recorded. */
 #include "results/rdb.h"
 #include "results/rdb_internal.h"
@@ -50,13 +50,13 @@ static void write_runs(const char *path)
     rdb_close(db);
 }
 
-static void make_v5(const char *path)
+static void make_v6(const char *path)
 {
     write_runs(path);
     sqlite3 *h = NULL;
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
-    CHECK_INT_EQ(sqlite3_exec(h, RDBT_UNDO_SCHEMA_6_SQL, NULL, NULL, NULL), SQLITE_OK);
-    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), 5);
+    CHECK_INT_EQ(sqlite3_exec(h, RDBT_UNDO_SCHEMA_7_SQL, NULL, NULL, NULL), SQLITE_OK);
+    CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), 6);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM pragma_table_info('final_metrics')"), 18);
     sqlite3_close(h);
 }
@@ -71,7 +71,7 @@ static const char *clocks(sqlite3 *h, char out[256])
 static void written_by_this_build(const char *dir)
 {
     char path[512], t[256];
-    rdbt_path(path, dir, "v6.db");
+    rdbt_path(path, dir, "v7.db");
     write_runs(path);
     sqlite3 *h = NULL;
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
@@ -84,11 +84,11 @@ static void written_by_this_build(const char *dir)
     sqlite3_close(h);
 }
 
-static void a_schema_5_file_read_and_migrated(const char *dir)
+static void a_schema_6_file_read_and_migrated(const char *dir)
 {
     char path[512], before[256], t[256];
-    rdbt_path(path, dir, "v5.db");
-    make_v5(path);
+    rdbt_path(path, dir, "v6.db");
+    make_v6(path);
     sqlite3 *h = NULL;
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
     rdbt_text(h, ROWS_SIGNATURE, before);
@@ -136,12 +136,12 @@ static void a_schema_5_file_read_and_migrated(const char *dir)
     rdb_close(db);
 }
 
-static void merge_of_a_schema_5_input(const char *dir)
+static void merge_of_a_schema_6_input(const char *dir)
 {
     char in[512], out[512], t[256];
-    rdbt_path(in, dir, "in5.db");
+    rdbt_path(in, dir, "in6.db");
     rdbt_path(out, dir, "out.db");
-    make_v5(in);
+    make_v6(in);
     sgd_err_t err = {{0}};
     rdb_t *db = NULL;
     rdb_merge_stats_t st;
@@ -159,7 +159,7 @@ int main(void)
     char dir[256];
     rdbt_tmpdir(dir);
     written_by_this_build(dir);
-    a_schema_5_file_read_and_migrated(dir);
-    merge_of_a_schema_5_input(dir);
+    a_schema_6_file_read_and_migrated(dir);
+    merge_of_a_schema_6_input(dir);
     return check_exit();
 }
