@@ -166,12 +166,28 @@ typedef struct alg_ops {
     /* Checkpoints (above); every algorithm has them (test_checkpoint_resume checks the
      * registry, and the conformance suite resumes every algorithm). */
     const alg_ckpt_ops_t *ckpt;
+    /* Optional: whether a run of s has a clock -- its virtual time in seconds -- or only
+     * counts iterations (the parameter-server family's uniform driver).  NULL: it has one.
+     * Recorded with the run (runs.has_clock), which is how every reader knows. */
+    bool (*has_clock)(const scn_t *s);
+    /* Optional: how many parameter versions a run of s may hold snapshots of at once (the
+     * parameter-server family's clients each hold the version they fetched; hardsync's all
+     * hold one): the memory `validate` estimates beyond its pilot.  NULL: none. */
+    double (*snapshot_versions)(const scn_t *s);
 } alg_ops_t;
 
 extern const alg_ops_t *const alg_registry[]; /* NULL-terminated */
 /* The same algorithms as the scenario loader's table (pass it to scn_load). */
 extern const scn_algorithm_t *const alg_scenario_table[];
 const alg_ops_t *alg_find(const char *name);
+
+/* Whether a run of the loaded scenario s has a clock, as its algorithm says (alg_ops_t's
+ * has_clock). */
+bool alg_has_clock(const scn_t *s);
+
+/* Parameter versions a run of s may hold snapshots of at once (alg_ops_t's
+ * snapshot_versions; 0 for an algorithm without snapshots). */
+double alg_snapshot_versions(const scn_t *s);
 
 /* Called by an algorithm right after it applied update number ctx->updates + 1 (whose
  * mean minibatch loss was train_loss) at virtual time vtime_ns: records metrics, evaluates
@@ -184,9 +200,10 @@ bool alg_update_done_checked(alg_ctx_t *ctx, int64_t vtime_ns, double train_loss
                              bool params_finite);
 
 /* Records one extra metric row (e.g. staleness summaries, traffic counts) through the same
- * path as the runner's own rows, so it is stored and covered by the digest.  Returns 0, or
- * -1 when the sink refused it: the run is then marked failed, ctx->detail says why, and the
- * engine stops. */
+ * path as the runner's own rows, so it is stored and covered by the digest.  `name` must be a
+ * metric of the table in common/metric.h (one line there adds one); any other aborts.
+ * Returns 0, or -1 when the sink refused it: the run is then marked failed, ctx->detail says
+ * why, and the engine stops. */
 int alg_metric(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name,
                double value);
 
@@ -277,6 +294,13 @@ int alg_prepare(const scn_t *scn, alg_prepare_opts_t *o, alg_prepared_t **run, s
  * the sink's begin refused; 0 when the run happened, whatever its outcome (out->status). */
 int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
                 sgd_err_t *err);
+
+/* alg_prepare with the scenario's file in front of every message: err is "PATH: json.path:
+ * what" (PATH: scn->path), the message `run` prints, and o->missing is prefixed the same way.
+ * The one check of whether `run` starts a scenario, which `validate` and `sweep
+ * --skip-invalid` make too, so all three accept the same scenarios. */
+int alg_prepare_file(const scn_t *scn, alg_prepare_opts_t *o, alg_prepared_t **run,
+                     sgd_err_t *err);
 
 /* The prepared run's model (its spec fitted to the data), NULL for a cost-only run. */
 const model_t *alg_prepared_model(const alg_prepared_t *run);

@@ -50,7 +50,7 @@
 #include "algorithms/lsgd_state.h"
 #include "common/json.h"
 
-static int node_of(const lsgd_t *l, int w) { return w / l->g; }
+static int node_of(const lsgd_t *l, int w) { return w / l->gpus_per_node; }
 
 static uint64_t grad_bytes(const lsgd_t *l) { return l->ctx->cost_nparams * sizeof(float); }
 
@@ -85,15 +85,15 @@ static int64_t latest(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static void start_load(lsgd_t *l, int w, int64_t now)
 {
-    int64_t done = now + alg_sync_io_ns(&l->y, w);
-    wspan(l, w, "io", now, done, l->w[w].iter + 1, 0);
+    int64_t done = now + alg_sync_io_ns(&l->sync, w);
+    wspan(l, w, "io", now, done, l->worker[w].iter + 1, 0);
     sim_engine_schedule(l->ctx->engine, done, l->ev_io_done, (uint32_t)w, 0, NULL);
 }
 
 static void start_compute(lsgd_t *l, int w, int64_t now)
 {
-    int64_t done = now + alg_sync_compute_ns(&l->y, w);
-    wspan(l, w, "compute", now, done, l->w[w].iter + 1, 0);
+    int64_t done = now + alg_sync_compute_ns(&l->sync, w);
+    wspan(l, w, "compute", now, done, l->worker[w].iter + 1, 0);
     sim_engine_schedule(l->ctx->engine, done, l->ev_compute_done, (uint32_t)w, 0, NULL);
 }
 
@@ -102,13 +102,13 @@ static void start_compute(lsgd_t *l, int w, int64_t now)
  * receive), and lasts B. */
 static void analytic_try_bcast(lsgd_t *l, int a, int64_t now)
 {
-    if (!l->node_has_result[a] || l->node_posted[a] < l->g) return;
+    if (!l->node_has_result[a] || l->node_posted[a] < l->gpus_per_node) return;
     l->node_has_result[a] = false;
     l->node_posted[a] = 0;
     span(l, a, "broadcast", now, now + l->bcast_ns);
-    for (int g = 0; g < l->g; g++)
+    for (int g = 0; g < l->gpus_per_node; g++)
         sim_engine_schedule(l->ctx->engine, now + l->bcast_ns, l->ev_update_arrived,
-                            (uint32_t)(a * l->g + g), 0, NULL);
+                            (uint32_t)(a * l->gpus_per_node + g), 0, NULL);
 }
 
 /* Worker w is ready to receive update t-1: it joins the broadcast (a binomial broadcast
@@ -116,10 +116,10 @@ static void analytic_try_bcast(lsgd_t *l, int a, int64_t now)
 static void post_bcast(lsgd_t *l, int w, int64_t now)
 {
     int a = node_of(l, w);
-    l->w[w].t_bcast_ns = now;
+    l->worker[w].t_bcast_ns = now;
     l->times[a].posted = now;
     if (!l->analytic) {
-        sim_coll_enter(l->node_bcast[a], w % l->g + 1, now);
+        sim_coll_enter(l->node_bcast[a], w % l->gpus_per_node + 1, now);
         return;
     }
     l->node_posted[a]++;
@@ -130,10 +130,10 @@ static void post_bcast(lsgd_t *l, int w, int64_t now)
  * loaded), apply it. */
 static void try_step(lsgd_t *l, int w, int64_t now)
 {
-    lsgd_worker_t *k = &l->w[w];
-    if (!k->have_update || k->stepping || (l->o.overlap && !k->loaded)) return;
+    lsgd_worker_t *k = &l->worker[w];
+    if (!k->have_update || k->stepping || (l->opts.overlap && !k->loaded)) return;
     k->stepping = true;
-    int64_t done = now + alg_sync_step_ns(&l->y, w);
+    int64_t done = now + alg_sync_step_ns(&l->sync, w);
     wspan(l, w, "update", now, done, k->iter, 0);
     sim_engine_schedule(l->ctx->engine, done, l->ev_step_done, (uint32_t)w, 0, NULL);
 }
@@ -142,10 +142,10 @@ static void on_io_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     lsgd_t *l = arg;
     int w = (int)ev->entity;
-    lsgd_worker_t *k = &l->w[w];
+    lsgd_worker_t *k = &l->worker[w];
     (void)e;
     k->loaded = true;
-    if (k->iter == 0 || !l->o.overlap) {
+    if (k->iter == 0 || !l->opts.overlap) {
         /* Nothing to apply before the first batch; without overlap the update was applied
          * before this load began. */
         start_compute(l, w, ev->t_ns);
@@ -159,20 +159,20 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     lsgd_t *l = arg;
     int w = (int)ev->entity, a = node_of(l, w);
-    l->w[w].t_reduce_ns = ev->t_ns;
+    l->worker[w].t_reduce_ns = ev->t_ns;
     l->times[a].worker_in = ev->t_ns;
-    if (++l->ncomputed == l->p) {
+    if (++l->ncomputed == l->workers) {
         /* Every gradient of this step exists: compute the update once (sync.h). */
         l->ncomputed = 0;
-        if (alg_sync_update(&l->y, l->ctx->updates)) return; /* the run failed */
+        if (alg_sync_update(&l->sync, l->ctx->updates)) return; /* the run failed */
     }
     if (!l->analytic) {
-        sim_coll_enter(l->node_reduce[a], w % l->g + 1, ev->t_ns);
+        sim_coll_enter(l->node_reduce[a], w % l->gpus_per_node + 1, ev->t_ns);
         return;
     }
     /* Virtual time only grows, so the latest entry ever is this iteration's latest. */
     if (ev->t_ns > l->node_last_entry[a]) l->node_last_entry[a] = ev->t_ns;
-    if (++l->node_entered[a] == l->g) {
+    if (++l->node_entered[a] == l->gpus_per_node) {
         l->node_entered[a] = 0;
         span(l, a, "reduce", l->node_last_entry[a], l->node_last_entry[a] + l->reduce_ns);
         sim_engine_schedule(e, l->node_last_entry[a] + l->reduce_ns, l->ev_reduced, (uint32_t)a,
@@ -184,13 +184,13 @@ static void on_compute_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
  * (overlapping the communicators' allreduce), or, without overlap, waiting for the update. */
 static void worker_reduced(lsgd_t *l, int w, int64_t now)
 {
-    lsgd_worker_t *k = &l->w[w];
+    lsgd_worker_t *k = &l->worker[w];
     const struct lsgd_node_times *tm = &l->times[node_of(l, w)];
     wspan_transfer(l, w, "reduce", k->t_reduce_ns, latest(tm->comm_in, tm->worker_in), now,
                    k->iter + 1);
     k->iter++;
     k->loaded = false;
-    if (l->o.overlap) start_load(l, w, now);
+    if (l->opts.overlap) start_load(l, w, now);
     else post_bcast(l, w, now);
 }
 
@@ -209,10 +209,10 @@ static void comm_reduced(lsgd_t *l, int a, int64_t now)
         sim_coll_enter(l->inter, a, now);
         return;
     }
-    for (int g = 0; g < l->g; g++)
-        sim_engine_schedule(l->ctx->engine, now, l->ev_worker_reduced, (uint32_t)(a * l->g + g),
-                            0, NULL);
-    if (++l->comms_entered == l->n) {
+    for (int g = 0; g < l->gpus_per_node; g++)
+        sim_engine_schedule(l->ctx->engine, now, l->ev_worker_reduced,
+                            (uint32_t)(a * l->gpus_per_node + g), 0, NULL);
+    if (++l->comms_entered == l->nodes) {
         l->comms_entered = 0;
         l->exchanges++;
         sim_engine_schedule(l->ctx->engine, now + l->allreduce_ns, l->ev_allreduced, 0, 0, NULL);
@@ -230,7 +230,7 @@ static void on_allreduced(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     lsgd_t *l = arg;
     (void)e;
-    for (int a = 0; a < l->n; a++) {
+    for (int a = 0; a < l->nodes; a++) {
         span(l, a, "allreduce", l->comm_t0_ns[a], ev->t_ns);
         l->times[a].result = ev->t_ns;
         l->node_has_result[a] = true;
@@ -241,9 +241,9 @@ static void on_allreduced(sim_engine_t *e, const sim_event_t *ev, void *arg)
 static void update_arrived(lsgd_t *l, int w, int64_t now)
 {
     const struct lsgd_node_times *tm = &l->times[node_of(l, w)];
-    wspan_transfer(l, w, "broadcast", l->w[w].t_bcast_ns, latest(tm->result, tm->posted), now,
-                   l->w[w].iter);
-    l->w[w].have_update = true;
+    wspan_transfer(l, w, "broadcast", l->worker[w].t_bcast_ns, latest(tm->result, tm->posted), now,
+                   l->worker[w].iter);
+    l->worker[w].have_update = true;
     try_step(l, w, now);
 }
 
@@ -257,16 +257,16 @@ static void on_step_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
 {
     lsgd_t *l = arg;
     int w = (int)ev->entity;
-    lsgd_worker_t *k = &l->w[w];
+    lsgd_worker_t *k = &l->worker[w];
     (void)e;
     k->stepping = false;
     k->have_update = false;
-    if (++l->nstepped == l->p) {
+    if (++l->nstepped == l->workers) {
         /* The update counts as done when the last worker holds the new parameters. */
         l->nstepped = 0;
-        if (!alg_update_done(l->ctx, ev->t_ns, l->y.loss, l->y.lr)) return;
+        if (!alg_update_done(l->ctx, ev->t_ns, l->sync.loss, l->sync.lr)) return;
     }
-    if (l->o.overlap) start_compute(l, w, ev->t_ns);
+    if (l->opts.overlap) start_compute(l, w, ev->t_ns);
     else start_load(l, w, ev->t_ns);
 }
 
@@ -283,7 +283,7 @@ static void node_reduce_done(void *arg, int rank, int64_t t)
     lsgd_node_ctx_t *nc = arg;
     lsgd_t *l = nc->l;
     if (rank == 0) comm_reduced(l, nc->node, t);
-    else worker_reduced(l, nc->node * l->g + rank - 1, t);
+    else worker_reduced(l, nc->node * l->gpus_per_node + rank - 1, t);
 }
 
 static void node_bcast_done(void *arg, int rank, int64_t t)
@@ -294,7 +294,7 @@ static void node_bcast_done(void *arg, int rank, int64_t t)
         span(l, nc->node, "broadcast", l->times[nc->node].result, t);
         comm_enter_reduce(l, nc->node, t); /* next iteration */
     } else {
-        update_arrived(l, nc->node * l->g + rank - 1, t);
+        update_arrived(l, nc->node * l->gpus_per_node + rank - 1, t);
     }
 }
 
@@ -312,16 +312,16 @@ static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
     if (alg_sync_check_allreduce(s, (int)s->topo.nodes, "topology.nodes", err)) return NULL;
     lsgd_t *l = sgd_xcalloc(1, sizeof *l);
     l->ctx = ctx;
-    l->o = *(const lsgd_opts_t *)s->alg_opts;
-    alg_sync_init(&l->y, ctx);
-    l->p = l->y.p;
-    l->g = (int)s->topo.gpus_per_node;
-    l->n = (int)s->topo.nodes;
+    l->opts = *(const lsgd_opts_t *)s->alg_opts;
+    alg_sync_init(&l->sync, ctx);
+    l->workers = l->sync.p;
+    l->gpus_per_node = (int)s->topo.gpus_per_node;
+    l->nodes = (int)s->topo.nodes;
     l->analytic = s->fidelity == SCN_FIDELITY_ANALYTIC;
-    l->w = sgd_xcalloc((size_t)l->p, sizeof *l->w);
-    l->comm_t0_ns = sgd_xcalloc((size_t)l->n, sizeof *l->comm_t0_ns);
-    l->times = sgd_xcalloc((size_t)l->n, sizeof *l->times);
-    for (int a = 0; a < l->n && ctx->trace; a++) {
+    l->worker = sgd_xcalloc((size_t)l->workers, sizeof *l->worker);
+    l->comm_t0_ns = sgd_xcalloc((size_t)l->nodes, sizeof *l->comm_t0_ns);
+    l->times = sgd_xcalloc((size_t)l->nodes, sizeof *l->times);
+    for (int a = 0; a < l->nodes && ctx->trace; a++) {
         char name[48];
         snprintf(name, sizeof name, "node %d communicator", a);
         sim_trace_name_track(ctx->trace, SIM_TRACK_COMMUNICATOR, (uint32_t)a, name);
@@ -336,52 +336,54 @@ static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
     l->ev_worker_reduced = sim_engine_register(e, "lsgd.worker_reduced", on_worker_reduced, l);
     lsgd_set_checks(l);
 
-    l->reduce = sim_sched_reduce((sim_rooted_alg_t)l->o.reduce, l->g + 1);
-    l->bcast = sim_sched_broadcast((sim_rooted_alg_t)l->o.broadcast, l->g + 1);
-    l->allreduce = sim_sched_allreduce((sim_allreduce_alg_t)s->allreduce_alg, l->n);
-    int *node_eps = sgd_xmalloc(((size_t)l->g + 1) * sizeof *node_eps);
-    int *hosts = sgd_xmalloc((size_t)l->n * sizeof *hosts);
-    for (int a = 0; a < l->n; a++) hosts[a] = sim_topo_host(&l->y.topo, a);
+    l->reduce = sim_sched_reduce((sim_rooted_alg_t)l->opts.reduce, l->gpus_per_node + 1);
+    l->bcast = sim_sched_broadcast((sim_rooted_alg_t)l->opts.broadcast, l->gpus_per_node + 1);
+    l->allreduce = sim_sched_allreduce((sim_allreduce_alg_t)s->allreduce_alg, l->nodes);
+    int *node_eps = sgd_xmalloc(((size_t)l->gpus_per_node + 1) * sizeof *node_eps);
+    int *hosts = sgd_xmalloc((size_t)l->nodes * sizeof *hosts);
+    for (int a = 0; a < l->nodes; a++) hosts[a] = sim_topo_host(&l->sync.topo, a);
     if (l->analytic) {
         /* Every node's reduce and broadcast cost the same on an idle network; node 0's. */
         node_eps[0] = hosts[0];
-        for (int g = 0; g < l->g; g++) node_eps[g + 1] = g;
-        l->reduce_ns = alg_sync_analytic_ns(&l->y, l->reduce, node_eps);
-        l->bcast_ns = alg_sync_analytic_ns(&l->y, l->bcast, node_eps);
-        l->allreduce_ns = alg_sync_analytic_ns(&l->y, l->allreduce, hosts);
-        l->node_entered = sgd_xcalloc((size_t)l->n, sizeof *l->node_entered);
-        l->node_last_entry = sgd_xcalloc((size_t)l->n, sizeof *l->node_last_entry);
-        l->node_has_result = sgd_xcalloc((size_t)l->n, sizeof *l->node_has_result);
-        l->node_posted = sgd_xcalloc((size_t)l->n, sizeof *l->node_posted);
+        for (int g = 0; g < l->gpus_per_node; g++) node_eps[g + 1] = g;
+        l->reduce_ns = alg_sync_analytic_ns(&l->sync, l->reduce, node_eps);
+        l->bcast_ns = alg_sync_analytic_ns(&l->sync, l->bcast, node_eps);
+        l->allreduce_ns = alg_sync_analytic_ns(&l->sync, l->allreduce, hosts);
+        l->node_entered = sgd_xcalloc((size_t)l->nodes, sizeof *l->node_entered);
+        l->node_last_entry = sgd_xcalloc((size_t)l->nodes, sizeof *l->node_last_entry);
+        l->node_has_result = sgd_xcalloc((size_t)l->nodes, sizeof *l->node_has_result);
+        l->node_posted = sgd_xcalloc((size_t)l->nodes, sizeof *l->node_posted);
     } else {
-        l->node_reduce = sgd_xcalloc((size_t)l->n, sizeof *l->node_reduce);
-        l->node_bcast = sgd_xcalloc((size_t)l->n, sizeof *l->node_bcast);
-        l->node_ctx = sgd_xcalloc((size_t)l->n, sizeof *l->node_ctx);
+        l->node_reduce = sgd_xcalloc((size_t)l->nodes, sizeof *l->node_reduce);
+        l->node_bcast = sgd_xcalloc((size_t)l->nodes, sizeof *l->node_bcast);
+        l->node_ctx = sgd_xcalloc((size_t)l->nodes, sizeof *l->node_ctx);
         lsgd_node_ctx_t *nc = l->node_ctx;
-        for (int a = 0; a < l->n; a++) {
+        for (int a = 0; a < l->nodes; a++) {
             nc[a] = (lsgd_node_ctx_t){l, a};
             node_eps[0] = hosts[a];
-            for (int g = 0; g < l->g; g++) node_eps[g + 1] = a * l->g + g;
+            for (int g = 0; g < l->gpus_per_node; g++) node_eps[g + 1] = a * l->gpus_per_node + g;
             char name[64];
             snprintf(name, sizeof name, "lsgd.reduce%d", a);
-            l->node_reduce[a] = sim_coll_create(e, l->y.net, &l->y.topo, l->reduce, node_eps,
-                                                l->y.call_elems, l->y.ncalls, sizeof(float),
+            l->node_reduce[a] = sim_coll_create(e, l->sync.net, &l->sync.topo, l->reduce, node_eps,
+                                                l->sync.call_elems, l->sync.ncalls, sizeof(float),
                                                 node_reduce_done, &nc[a], name);
             snprintf(name, sizeof name, "lsgd.bcast%d", a);
-            l->node_bcast[a] = sim_coll_create(e, l->y.net, &l->y.topo, l->bcast, node_eps,
-                                               l->y.call_elems, l->y.ncalls, sizeof(float),
+            l->node_bcast[a] = sim_coll_create(e, l->sync.net, &l->sync.topo, l->bcast, node_eps,
+                                               l->sync.call_elems, l->sync.ncalls, sizeof(float),
                                                node_bcast_done, &nc[a], name);
             /* Gradients are large messages: rendezvous, so a worker receives only once it
              * has finished loading and posted its receive (the broadcast blocks it). */
             sim_coll_set_rendezvous(l->node_reduce[a], true);
             sim_coll_set_rendezvous(l->node_bcast[a], true);
-            alg_sync_trace_coll(&l->y, l->node_reduce[a], "reduce", l->g + 1, a, 1, a * l->g);
-            alg_sync_trace_coll(&l->y, l->node_bcast[a], "broadcast", l->g + 1, a, 1, a * l->g);
+            const int ranks = l->gpus_per_node + 1, first = a * l->gpus_per_node;
+            alg_sync_trace_coll(&l->sync, l->node_reduce[a], "reduce", ranks, a, 1, first);
+            alg_sync_trace_coll(&l->sync, l->node_bcast[a], "broadcast", ranks, a, 1, first);
         }
-        l->inter = sim_coll_create(e, l->y.net, &l->y.topo, l->allreduce, hosts, l->y.call_elems,
-                                   l->y.ncalls, sizeof(float), inter_done, l, "lsgd.allreduce");
+        l->inter = sim_coll_create(e, l->sync.net, &l->sync.topo, l->allreduce, hosts,
+                                   l->sync.call_elems, l->sync.ncalls, sizeof(float), inter_done,
+                                   l, "lsgd.allreduce");
         sim_coll_set_rendezvous(l->inter, true);
-        alg_sync_trace_coll(&l->y, l->inter, "allreduce", l->n, 0, l->n, 0);
+        alg_sync_trace_coll(&l->sync, l->inter, "allreduce", l->nodes, 0, l->nodes, 0);
     }
     free(node_eps);
     free(hosts);
@@ -391,9 +393,9 @@ static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
 static void lsgd_start(void *state)
 {
     lsgd_t *l = state;
-    for (int w = 0; w < l->p; w++) start_load(l, w, 0);
+    for (int w = 0; w < l->workers; w++) start_load(l, w, 0);
     if (!l->analytic)
-        for (int a = 0; a < l->n; a++) comm_enter_reduce(l, a, 0);
+        for (int a = 0; a < l->nodes; a++) comm_enter_reduce(l, a, 0);
 }
 
 static int lsgd_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
@@ -405,7 +407,7 @@ static int lsgd_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
     for (int k = 0; k < 3; k++) {
         uint64_t msgs = 0, bytes = 0;
         if (!l->analytic) {
-            for (int a = 0; a < (k == 1 ? 1 : l->n); a++) {
+            for (int a = 0; a < (k == 1 ? 1 : l->nodes); a++) {
                 const sim_coll_t *c = k == 0   ? l->node_reduce[a]
                                       : k == 1 ? l->inter
                                                : l->node_bcast[a];
@@ -415,8 +417,8 @@ static int lsgd_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
         } else {
             /* Reduce and broadcast run on every node; count the exchanges the communicators
              * completed (a broadcast is counted with the allreduce that starts it). */
-            uint64_t m, b, times = l->exchanges * (k == 1 ? 1u : (uint64_t)l->n);
-            alg_sync_traffic(&l->y, sch[k], &m, &b);
+            uint64_t m, b, times = l->exchanges * (k == 1 ? 1u : (uint64_t)l->nodes);
+            alg_sync_traffic(&l->sync, sch[k], &m, &b);
             msgs = m * times;
             bytes = b * times;
         }
@@ -429,7 +431,7 @@ static void lsgd_destroy(void *state)
 {
     lsgd_t *l = state;
     if (l->node_reduce) {
-        for (int a = 0; a < l->n; a++) {
+        for (int a = 0; a < l->nodes; a++) {
             sim_coll_destroy(l->node_reduce[a]);
             sim_coll_destroy(l->node_bcast[a]);
         }
@@ -449,10 +451,10 @@ static void lsgd_destroy(void *state)
     free(l->ck.compute);
     free(l->ck.reduced);
     free(l->ck.node);
-    free(l->w);
+    free(l->worker);
     free(l->comm_t0_ns);
     free(l->times);
-    alg_sync_free(&l->y);
+    alg_sync_free(&l->sync);
     free(l);
 }
 

@@ -25,18 +25,19 @@ typedef struct lsgd_worker {
 
 typedef struct lsgd {
     alg_ctx_t *ctx;
-    alg_sync_t y;
-    lsgd_opts_t o;
-    int p, n, g;
+    alg_sync_t sync;         /* what every synchronous algorithm shares (sync.h) */
+    lsgd_opts_t opts;
+    int workers;             /* P = nodes x gpus_per_node */
+    int nodes, gpus_per_node;
     bool analytic;
-    lsgd_worker_t *w;
+    lsgd_worker_t *worker;   /* workers of them */
 
     uint32_t ev_io_done, ev_compute_done, ev_step_done, ev_reduced, ev_allreduced,
         ev_update_arrived, ev_worker_reduced;
 
     sim_sched_t *reduce, *bcast, *allreduce;
     /* message fidelity */
-    sim_coll_t **node_reduce, **node_bcast; /* n each */
+    sim_coll_t **node_reduce, **node_bcast; /* one per node each */
     struct lsgd_node_ctx *node_ctx;          /* n: which node a collective's callback is for */
     sim_coll_t *inter;
     /* analytic fidelity */

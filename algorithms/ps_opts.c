@@ -366,3 +366,14 @@ double ps_snapshot_versions(const scn_t *s, const ps_opts_t *o)
         versions = (double)s->stop_updates;
     return versions + 1.0;
 }
+
+bool ps_has_clock(const scn_t *s)
+{
+    const ps_opts_t *o = s->alg_opts;
+    return o->driver != PS_DRIVER_UNIFORM;
+}
+
+double ps_versions_held(const scn_t *s)
+{
+    return ps_snapshot_versions(s, s->alg_opts);
+}

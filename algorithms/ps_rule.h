@@ -123,6 +123,10 @@ typedef struct ps_rule {
 
 /* The family's callbacks, shared by every rule (ps.c); PS_RULE_OPS wires them. */
 void *ps_create(alg_ctx_t *ctx, sgd_err_t *err);
+/* Whether the run has a clock: not under the uniform driver (ps_opts.c). */
+bool ps_has_clock(const scn_t *s);
+/* ps_snapshot_versions of the run's options (ps_opts.c). */
+double ps_versions_held(const scn_t *s);
 void ps_start(void *state);
 void ps_finish(void *state);
 int ps_report(void *state, const alg_sink_t *sink, sgd_err_t *err);
@@ -155,6 +159,8 @@ const ps_rule_t *ps_rule_of(const alg_ops_t *ops);
      .report = ps_report,                                                                 \
      .destroy = ps_destroy,                                                               \
      .model_batch = ps_model_batch,                                                       \
-     .ckpt = &ps_ckpt_ops}
+     .ckpt = &ps_ckpt_ops,                                                                \
+     .has_clock = ps_has_clock,                                                           \
+     .snapshot_versions = ps_versions_held}
 
 #endif

@@ -45,3 +45,23 @@ const alg_ops_t *alg_find(const char *name)
         if (strcmp((*a)->scenario.name, name) == 0) return *a;
     return NULL;
 }
+
+/* The registered algorithm of a loaded scenario (the loader accepts registered names only). */
+static const alg_ops_t *ops_of(const scn_t *s)
+{
+    const alg_ops_t *a = alg_find(s->algorithm);
+    SGD_ASSERT(a);
+    return a;
+}
+
+bool alg_has_clock(const scn_t *s)
+{
+    const alg_ops_t *a = ops_of(s);
+    return !a->has_clock || a->has_clock(s);
+}
+
+double alg_snapshot_versions(const scn_t *s)
+{
+    const alg_ops_t *a = ops_of(s);
+    return a->snapshot_versions ? a->snapshot_versions(s) : 0.0;
+}

@@ -15,15 +15,22 @@
 
 #include "algorithms/alg.h"
 #include "algorithms/runner_internal.h"
+#include "common/metric.h"
 #include "common/sha256.h"
 #include "models/preset.h"
 #include "sim/rng.h"
 
 
-/* One metric row: hashed (so the digest covers exactly what is stored) and passed on. */
+/* One metric row: hashed (so the digest covers exactly what is stored) and passed on.  Its
+ * name must be one of the metric table (common/metric.h): a row no reader knows how to judge,
+ * label or aggregate is a bug of the algorithm, not of the run's input. */
 static int emit(alg_ctx_t *ctx, int64_t update, int64_t vtime_ns, const char *name, double v)
 {
     struct alg_runner *r = ctx->runner;
+    const sgd_metric_t *m = sgd_metric_find(name);
+    if (!m || m->agg == SGD_METRIC_RUN)
+        sgd_die(__FILE__, __LINE__, "metric \"%s\" is not a row of the metric table "
+                "(common/metric.c): add its line there", name);
     sgd_sha256_update(&r->digest, &update, sizeof update);
     sgd_sha256_update(&r->digest, &vtime_ns, sizeof vtime_ns);
     sgd_sha256_update(&r->digest, name, strlen(name) + 1);
@@ -486,7 +493,7 @@ int alg_prepare(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run, sgd
     if (!ops) return sgd_errf(err, "algorithm.name: unknown algorithm \"%s\"", s->algorithm);
 
     /* One BLAS thread per run, set here rather than trusted from OPENBLAS_NUM_THREADS: sgemm
-     * results differ in the last bit between thread counts (docs/architecture.md). */
+     * results differ in the last bit between thread counts (models/backend_cpu.c). */
     openblas_set_num_threads(1);
 
     alg_prepared_t *p = sgd_xcalloc(1, sizeof *p);
@@ -516,6 +523,20 @@ int alg_execute(alg_prepared_t *run, const alg_sink_t *sink, alg_outcome_t *out,
     sim_trace_run_end(run->ctx.trace, run->runner.last_vtime_ns);
     fill_outcome(&run->ctx, &run->res, out);
     return 0;
+}
+
+int alg_prepare_file(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run,
+                     sgd_err_t *err)
+{
+    int rc = alg_prepare(s, o, run, err);
+    if (rc) sgd_err_prefix(err, s->path);
+    if (o->missing[0]) {
+        sgd_err_t m;
+        snprintf(m.msg, sizeof m.msg, "%s", o->missing);
+        sgd_err_prefix(&m, s->path);
+        snprintf(o->missing, sizeof o->missing, "%s", m.msg);
+    }
+    return rc;
 }
 
 const model_t *alg_prepared_model(const alg_prepared_t *run) { return run->res.model; }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/clock.h"
+#include "common/metric.h"
 
 /* The comparison under way. */
 typedef struct cmp {
@@ -174,15 +175,16 @@ static int read_series(cmp_t *c, const grp_t *g, const char *name, rdb_series_t 
     return 0;
 }
 
-/* The window values of the runs with rows; how many runs had rows. */
-static int window_values(const cmp_t *c, const grp_t *g, const rdb_series_t *s,
+/* The window values (each the mean of a run's last `last` rows) of the runs with rows; how
+ * many runs had rows. */
+static int window_values(const cmp_t *c, const grp_t *g, const rdb_series_t *s, int last,
                          ana_ab_values_t *v)
 {
     int rows = 0;
     *v = values_alloc(g->n);
     for (int i = 0; i < g->n; i++) {
         double x;
-        if (!ana_window(&s[i], c->ab->opts.last, &x)) continue;
+        if (!ana_window(&s[i], last, &x)) continue;
         rows++;
         v->seed[v->n] = grp_run(c, g, i)->seed, v->run[v->n] = grp_run(c, g, i)->id;
         v->value[v->n++] = x;
@@ -190,9 +192,17 @@ static int window_values(const cmp_t *c, const grp_t *g, const rdb_series_t *s,
     return rows;
 }
 
+/* Rows of a run that make its value: the mean of its last --last rows for a curve, its last
+ * row for a total or an end-of-run summary (the metric table's agg, common/metric.h). */
+static int rows_per_value(const cmp_t *c, const char *name)
+{
+    const sgd_metric_t *m = sgd_metric_find(name);
+    return m && m->agg == SGD_METRIC_LAST ? 1 : c->ab->opts.last;
+}
+
 static int metric_row(cmp_t *c, const pair_ctx_t *p, const char *name)
 {
-    if (!grp_run(c, &p->b, 0)->clock && strcmp(name, "images_per_s") == 0) {
+    if (!grp_run(c, &p->b, 0)->clock && sgd_metric_needs_clock(name)) {
         ana_ab_row_t *r = add_row(c->ab, p->pair, name, ANA_NO_CLOCK, true);
         r->note = sgd_xstrdup(ANA_NO_CLOCK_TEXT);
         return 0;
@@ -204,8 +214,9 @@ static int metric_row(cmp_t *c, const pair_ctx_t *p, const char *name)
                                                                 own + p->b.n) ? -1 : 0;
     if (rc == 0) {
         ana_ab_values_t vb, vk;
-        window_values(c, &p->b, s, &vb);
-        int rows_k = window_values(c, &p->k, s + p->b.n, &vk);
+        int last = rows_per_value(c, name);
+        window_values(c, &p->b, s, last, &vb);
+        int rows_k = window_values(c, &p->k, s + p->b.n, last, &vk);
         bool equal = same_seeds(c, &p->b, &p->k);
         for (int i = 0; equal && i < p->b.n; i++)
             equal = ana_series_identical(&s[i], &s[p->b.n + i]);

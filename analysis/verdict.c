@@ -8,6 +8,7 @@
 
 #include "analysis/run_window.h"
 #include "common/error.h"
+#include "common/metric.h"
 
 const char *const ana_verdict_name[ANA_NVERDICTS] = {
     [ANA_SAME] = "same",
@@ -27,18 +28,13 @@ bool ana_verdict_fails(ana_verdict_t v)
     return v == ANA_WORSE || v == ANA_MISSING || v == ANA_AMBIGUOUS;
 }
 
-static bool ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), m = strlen(tail);
-    return n >= m && strcmp(s + n - m, tail) == 0;
-}
-
 ana_sense_t ana_metric_sense(const char *name)
 {
-    if (strcmp(name, "vtime_s") == 0 || ends_with(name, "_loss") || ends_with(name, "_error"))
-        return ANA_LOWER_IS_BETTER;
-    if (strcmp(name, "images_per_s") == 0) return ANA_HIGHER_IS_BETTER;
-    return ANA_NEUTRAL;
+    const sgd_metric_t *m = sgd_metric_find(name);
+    if (!m) return ANA_NEUTRAL;
+    return m->better == SGD_METRIC_LOWER    ? ANA_LOWER_IS_BETTER
+           : m->better == SGD_METRIC_HIGHER ? ANA_HIGHER_IS_BETTER
+                                            : ANA_NEUTRAL;
 }
 
 ana_rule_t ana_rule_default(void)

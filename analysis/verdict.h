@@ -70,8 +70,9 @@ bool ana_verdict_fails(ana_verdict_t v);
 
 typedef enum { ANA_NEUTRAL, ANA_LOWER_IS_BETTER, ANA_HIGHER_IS_BETTER } ana_sense_t;
 
-/* Lower is better for *_loss, *_error and vtime_s, higher for images_per_s; every other
- * metric (lr, staleness, message counts, the normaliser) has no sense. */
+/* The sense of metric `name`, from the metric table (common/metric.h: lower is better for
+ * the losses, val_error and vtime_s, higher for images_per_s); a name the table does not
+ * hold, and every neutral metric (lr, staleness, message counts, ...), has none. */
 ana_sense_t ana_metric_sense(const char *name);
 
 /* The thresholds of a judgement. */

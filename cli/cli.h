@@ -45,6 +45,7 @@ enum {
     CLI_OPT_BACKEND = 16,
     CLI_OPT_NUMERICS = 32, /* --blas-core NAME, -t/--threads N */
     CLI_OPT_TAG = 64,      /* --tag KEY=VALUE (repeatable) */
+    CLI_OPT_CKPT_EVERY = 128, /* --checkpoint-every DURATION, --checkpoint-every-updates N */
 };
 
 /* The results database of run and sweep when --db is not given (in the working directory). */
@@ -71,6 +72,12 @@ typedef struct cli_opts {
     /* --tag KEY=VALUE as given, in order, each checked (a '=', a non-empty key of plain
      * text, no key twice); the strings are argv's, the array is owned (cli_opts_free). */
     cli_list_t tags;
+    /* --checkpoint-every DURATION as given (a sweep passes it on; NULL when absent) and in
+     * seconds of wall time (0 when absent), --checkpoint-every-updates N (0 when absent):
+     * how often run and every point of a sweep write their checkpoints. */
+    const char *ckpt_every;
+    double ckpt_every_s;
+    uint64_t ckpt_every_updates;
 } cli_opts_t;
 
 /* Parses argv of subcommand `cmd`: the shared options it accepts, plus `extra` (the
@@ -86,17 +93,9 @@ void cli_opts_free(cli_opts_t *o);
  * re-execute the program.  Returns 0, or SGD_EXIT_BAD_INPUT after printing the problem. */
 int cli_load_scenario(const cli_opts_t *o, scn_t *s);
 
-/* The one check of whether `run` starts scenario s — alg_prepare: everything the run needs
- * from the scenario and the dataset's shapes, built — which `validate` and `sweep
- * --skip-invalid` make too, so all three accept the same scenarios.  Returns 0 with *run
- * (alg_prepared_free), or -1 with err "PATH: json.path: what", the message run prints.
- * o->missing, prefixed the same way, is non-empty when this machine lacks something (a
- * dataset file, the backend): then the reason is the machine's, not the scenario's. */
-int cli_prepare_run(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run,
-                    sgd_err_t *err);
-
-/* Prints "sgdsim: <msg>" to stderr and returns SGD_EXIT_BAD_INPUT. */
-int cli_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "sgdsim: <msg>" to stderr and returns SGD_EXIT_BAD_INPUT: the commands' name of
+ * sgd_bad_input (common/error.h), which the layers below cli/ call. */
+#define cli_bad_input sgd_bad_input
 
 /* Parses a decimal unsigned 64-bit integer argument; false on junk or overflow. */
 bool cli_parse_u64(const char *s, uint64_t *out);

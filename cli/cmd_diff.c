@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/table.h"
+#include "render/table.h"
 #include "common/error.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_rows.h"
@@ -30,7 +30,7 @@ static void usage(FILE *f)
 static int parse_diff_args(int argc, char **argv, const char **pos, int *fmt, bool *help)
 {
     static const char *const missing[] = {"DB, RUN_A and RUN_B", "RUN_A and RUN_B", "RUN_B"};
-    *fmt = CLI_FMT_TEXT;
+    *fmt = RND_FMT_TEXT;
     cli_opt_set_t sets[] = {{cli_format_opts, fmt, 0}};
     cli_cmd_spec_t spec = {.cmd = "diff", .npos = 3, .missing = missing, .sets = sets,
                            .nsets = 1};
@@ -54,39 +54,39 @@ static int find_runs(rdb_t *db, const char *const *which, int64_t *ids, sgd_err_
 
 /* One side's value.  The text table shows strings in double quotes, so "4" and 4 differ at
  * a glance; CSV and JSON keep every value with its type. */
-static void value_cell(cli_table_t *t, int row, int col, const rdb_cell_t *c, cli_format_t fmt)
+static void value_cell(rnd_table_t *t, int row, int col, const rdb_cell_t *c, rnd_format_t fmt)
 {
-    if (c->kind != RDB_CELL_TEXT || fmt != CLI_FMT_TEXT) {
-        cli_table_cell(t, row, col, c);
+    if (c->kind != RDB_CELL_TEXT || fmt != RND_FMT_TEXT) {
+        rnd_table_cell(t, row, col, c);
         return;
     }
     size_t n = strlen(c->text) + 3;
     char *quoted = sgd_xmalloc(n);
     snprintf(quoted, n, "\"%s\"", c->text);
-    cli_table_text(t, row, col, quoted);
+    rnd_table_text(t, row, col, quoted);
     free(quoted);
 }
 
-static int print_diff(rdb_t *db, const int64_t *ids, cli_format_t fmt, sgd_err_t *err)
+static int print_diff(rdb_t *db, const int64_t *ids, rnd_format_t fmt, sgd_err_t *err)
 {
     rdb_table_t d;
     if (rdb_config_diff(db, ids[0], ids[1], &d, err)) return -1;
-    if (d.nrows == 0 && fmt == CLI_FMT_TEXT) {
+    if (d.nrows == 0 && fmt == RND_FMT_TEXT) {
         printf("runs %lld and %lld have the same configuration\n", (long long)ids[0],
                (long long)ids[1]);
         rdb_table_free(&d);
         return 0;
     }
-    cli_table_t t;
-    cli_table_init(&t, d.ncols, (const char *const *)d.head);
+    rnd_table_t t;
+    rnd_table_init(&t, d.ncols, (const char *const *)d.head);
     for (int r = 0; r < d.nrows; r++) {
         const rdb_cell_t *row = &d.cell[(size_t)r * (size_t)d.ncols];
-        int tr = cli_table_row(&t);
-        cli_table_text(&t, tr, 0, row[0].text);
+        int tr = rnd_table_row(&t);
+        rnd_table_text(&t, tr, 0, row[0].text);
         for (int c = 1; c < d.ncols; c++) value_cell(&t, tr, c, &row[c], fmt);
     }
-    cli_table_print(&t, fmt, stdout);
-    cli_table_free(&t);
+    rnd_table_print(&t, fmt, stdout);
+    rnd_table_free(&t);
     rdb_table_free(&d);
     return 0;
 }
@@ -104,7 +104,7 @@ int cli_diff_main(int argc, char **argv)
     if (rdb_open_meta_reader(pos[0], &version, &db, &err))
         return cli_bad_input("diff: %s", err.msg);
     rc = SGD_EXIT_OK;
-    if (find_runs(db, pos + 1, ids, &err) || print_diff(db, ids, (cli_format_t)fmt, &err))
+    if (find_runs(db, pos + 1, ids, &err) || print_diff(db, ids, (rnd_format_t)fmt, &err))
         rc = cli_bad_input("diff: %s", err.msg);
     rdb_close(db);
     return rc;

@@ -12,8 +12,8 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/outpath.h"
-#include "cli/table.h"
-#include "cli/text.h"
+#include "render/table.h"
+#include "render/text.h"
 #include "results/rdb.h"
 #include "results/rdb_dump.h"
 
@@ -75,18 +75,18 @@ static export_end_t export_rows(rdb_dump_t *d, FILE *f, int64_t *nrows, sgd_err_
 {
     int ncols;
     const char *const *head = rdb_dump_head(d, &ncols);
-    cli_table_t t;
-    cli_table_init(&t, ncols, head);
-    cli_table_csv_head(&t, f);
+    rnd_table_t t;
+    rnd_table_init(&t, ncols, head);
+    rnd_table_csv_head(&t, f);
     *nrows = 0;
     export_end_t end = EXPORT_DONE;
     const rdb_cell_t *row;
     int s;
     while ((s = rdb_dump_next(d, &row, err)) > 0) {
-        cli_table_clear(&t);
-        int r = cli_table_row(&t);
-        for (int c = 0; c < ncols; c++) cli_table_cell(&t, r, c, &row[c]);
-        cli_table_csv_rows(&t, f);
+        rnd_table_clear(&t);
+        int r = rnd_table_row(&t);
+        for (int c = 0; c < ncols; c++) rnd_table_cell(&t, r, c, &row[c]);
+        rnd_table_csv_rows(&t, f);
         ++*nrows;
         if (ferror(f)) {
             end = EXPORT_WRITE_ERROR;
@@ -98,7 +98,7 @@ static export_end_t export_rows(rdb_dump_t *d, FILE *f, int64_t *nrows, sgd_err_
         }
     }
     if (end == EXPORT_DONE && s < 0) end = EXPORT_SQL_ERROR;
-    cli_table_free(&t);
+    rnd_table_free(&t);
     return end;
 }
 
@@ -203,7 +203,7 @@ static int list_items(rdb_t *db, const export_args_t *a, export_item_t **items, 
     for (int i = 0; i < nnames && rc == SGD_EXIT_OK; i++) {
         char file[208];
         if (!file_name(names[i], file, sizeof file)) {
-            char *shown = cli_text_escape(names[i]);
+            char *shown = rnd_text_escape(names[i]);
             rc = cli_bad_input("export: %s: a table's name (\"%s\") is too long for a file "
                                "name; nothing was written", a->db_path, shown);
             free(shown);

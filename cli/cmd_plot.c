@@ -22,15 +22,15 @@
 #include "analysis/clock.h"
 #include "analysis/series.h"
 #include "cli/cli.h"
-#include "cli/gnuplot_script.h"
+#include "render/gnuplot_script.h"
 #include "cli/options.h"
 #include "cli/outpath.h"
 #include "cli/plot_args.h"
 #include "cli/plot_draw.h"
-#include "cli/plot_figure.h"
+#include "render/plot_figure.h"
 #include "cli/plot_select.h"
-#include "cli/plot_series.h"
-#include "cli/text.h"
+#include "render/plot_series.h"
+#include "render/text.h"
 #include "common/outpath.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"
@@ -48,7 +48,7 @@ static void metric_names(rdb_t *db, char *names, size_t size)
     names[0] = '\0';
     if (rdb_metric_names(db, &name, &n, &err) == 0)
         for (int i = 0; i < n && len + 64 < size; i++) {
-            char *e = cli_text_escape(name[i]);
+            char *e = rnd_text_escape(name[i]);
             len += (size_t)snprintf(names + len, size - len, "%s%s", len ? ", " : "", e);
             free(e);
         }
@@ -100,7 +100,7 @@ static int style_key(rdb_t *db, const char *opt, const char *key, const char ***
         if (strcmp((*keys)[k], key) == 0) *at = k;
     if (*at >= 0) return SGD_EXIT_OK;
     if (!rdb_curve_key_known(db, key)) {
-        char *shown = cli_text_escape(key);
+        char *shown = rnd_text_escape(key);
         int rc = cli_bad_input("plot: %s %s: neither a column of runs (algorithm, workers, "
                                "seed, ...) nor a configuration key of any run "
                                "(cluster.workers, algorithm.name, ...)", opt, shown);
@@ -143,7 +143,7 @@ static int check_band(const plot_ctx_t *c, const plot_data_t *d)
     int most = 0;
     for (int s = 0; s < d->nseries; s++) {
         const plot_series_t *ser = &d->series[s];
-        char *shown = cli_text_escape(ser->label);
+        char *shown = rnd_text_escape(ser->label);
         int rc = SGD_EXIT_OK;
         if (ser->mixed && c->q.nkeys == 0)
             rc = cli_bad_input("plot: --band %s: the selected runs differ by more than their "
@@ -180,7 +180,7 @@ static double data_signature(const plot_data_t *d)
 static int check_found(const plot_ctx_t *c, const plot_data_t *d)
 {
     const plot_args_t *a = c->a;
-    char *db = cli_text_escape(a->db);
+    char *db = rnd_text_escape(a->db);
     int rc = SGD_EXIT_OK;
     if (d->nruns == 0)
         rc = cli_bad_input("plot: %s: no %sruns%s", db, a->follow ? "running or finished "
@@ -197,7 +197,7 @@ static int check_found(const plot_ctx_t *c, const plot_data_t *d)
 static int check_clock(const plot_data_t *d)
 {
     for (int r = 0; r < d->nruns; r++)
-        if (!ana_config_has_clock(d->run_config[r]))
+        if (!ana_clock_of(d->run_clock[r], d->run_config[r]))
             return cli_bad_input("plot: --x vtime: run %lld has no clock (uniform driver): its "
                                  "virtual time counts iterations, not seconds; draw it with "
                                  "--x update, or leave it out with --where "
@@ -221,7 +221,7 @@ static char *mixed_series_name(const plot_ctx_t *c, const plot_data_t *d)
         strcat(name, "=");
         strcat(name, d->series[s].values[k]);
     }
-    char *shown = cli_text_escape(name);
+    char *shown = rnd_text_escape(name);
     free(name);
     return shown;
 }
@@ -358,7 +358,7 @@ static int render(rdb_t *db, plot_ctx_t *c, int *nrunning)
         c->drawn = !rc;
         c->drawn_sig = sig;
         if (!rc) keep_drawn_runs(c, &d);
-        char *shown = cli_text_escape(c->a->out);
+        char *shown = rnd_text_escape(c->a->out);
         if (!rc) printf("%s: %d line%s, %d point%s%s\n", shown, d.nseries,
                         d.nseries == 1 ? "" : "s", d.npoints, d.npoints == 1 ? "" : "s",
                         d.nrunning ? " (running)" : "");

@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/table.h"
+#include "render/table.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
 
@@ -30,7 +30,7 @@ static void usage(FILE *f)
 static int parse_query_args(int argc, char **argv, const char **pos, int *fmt, bool *help)
 {
     static const char *const missing[] = {"DB", "an argument"};
-    *fmt = CLI_FMT_TEXT;
+    *fmt = RND_FMT_TEXT;
     cli_opt_set_t sets[] = {{cli_format_opts, fmt, 0}};
     cli_cmd_spec_t spec = {.cmd = "query", .npos = 2, .missing = missing, .sets = sets,
                            .nsets = 1};
@@ -42,42 +42,42 @@ static int parse_query_args(int argc, char **argv, const char **pos, int *fmt, b
 /* ---- a statement's rows as a table (the one place in cli/ that reads SQLite itself) ---- */
 
 /* Column i of st's current row into the cell, with its SQLite type. */
-static void table_cell_of(cli_table_t *t, int row, int col, sqlite3_stmt *st, int i)
+static void table_cell_of(rnd_table_t *t, int row, int col, sqlite3_stmt *st, int i)
 {
     switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL: cli_table_text(t, row, col, NULL); break;
-    case SQLITE_INTEGER: cli_table_int(t, row, col, sqlite3_column_int64(st, i)); break;
-    case SQLITE_FLOAT: cli_table_stored_real(t, row, col, sqlite3_column_double(st, i)); break;
+    case SQLITE_NULL: rnd_table_text(t, row, col, NULL); break;
+    case SQLITE_INTEGER: rnd_table_int(t, row, col, sqlite3_column_int64(st, i)); break;
+    case SQLITE_FLOAT: rnd_table_stored_real(t, row, col, sqlite3_column_double(st, i)); break;
     case SQLITE_BLOB: {
         char buf[64];
         int bytes = sqlite3_column_bytes(st, i);
         snprintf(buf, sizeof buf, "<blob, %d byte%s>", bytes, bytes == 1 ? "" : "s");
-        cli_table_text(t, row, col, buf);
+        rnd_table_text(t, row, col, buf);
         break;
     }
-    default: cli_table_text(t, row, col, (const char *)sqlite3_column_text(st, i)); break;
+    default: rnd_table_text(t, row, col, (const char *)sqlite3_column_text(st, i)); break;
     }
 }
 
 /* t with st's column names and no rows. */
-static void table_init_stmt(cli_table_t *t, sqlite3_stmt *st)
+static void table_init_stmt(rnd_table_t *t, sqlite3_stmt *st)
 {
     int ncols = sqlite3_column_count(st);
     const char **head = sgd_xcalloc((size_t)ncols + 1, sizeof *head);
     for (int c = 0; c < ncols; c++) head[c] = sqlite3_column_name(st, c);
-    cli_table_init(t, ncols, head);
+    rnd_table_init(t, ncols, head);
     free(head);
 }
 
 /* t with st's column names and every row st yields; the last sqlite3_step() code
  * (SQLITE_DONE on success).  The caller frees t and finalizes st. */
-static int table_from_stmt(cli_table_t *t, sqlite3_stmt *st)
+static int table_from_stmt(rnd_table_t *t, sqlite3_stmt *st)
 {
     table_init_stmt(t, st);
     int ncols = t->ncols;
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        int r = cli_table_row(t);
+        int r = rnd_table_row(t);
         for (int c = 0; c < ncols; c++) table_cell_of(t, r, c, st, c);
     }
     return s;
@@ -108,7 +108,7 @@ static int check_readonly(sqlite3 *h, const char *db_path, const char *sql)
 }
 
 /* Runs each statement and prints its rows, a blank line between tables in text. */
-static int run_statements(sqlite3 *h, const char *db_path, const char *sql, cli_format_t fmt)
+static int run_statements(sqlite3 *h, const char *db_path, const char *sql, rnd_format_t fmt)
 {
     int rc = SGD_EXIT_OK, nstmt = 0;
     const char *tail = NULL;
@@ -123,15 +123,15 @@ static int run_statements(sqlite3 *h, const char *db_path, const char *sql, cli_
             sqlite3_finalize(st);
             break;
         }
-        cli_table_t t;
+        rnd_table_t t;
         int s = table_from_stmt(&t, st);
         if (s != SQLITE_DONE) {
             rc = cli_bad_input("query: %s: SQL error: %s", db_path, sqlite3_errmsg(h));
         } else if (sqlite3_column_count(st) > 0) {
-            if (nstmt++ && fmt == CLI_FMT_TEXT) putchar('\n');
-            cli_table_print(&t, fmt, stdout);
+            if (nstmt++ && fmt == RND_FMT_TEXT) putchar('\n');
+            rnd_table_print(&t, fmt, stdout);
         }
-        cli_table_free(&t);
+        rnd_table_free(&t);
         sqlite3_finalize(st);
     }
     return rc;
@@ -148,7 +148,7 @@ int cli_query_main(int argc, char **argv)
     rdb_t *db;
     if (rdb_open_readonly(pos[0], &db, &err)) return cli_bad_input("query: %s", err.msg);
     rc = check_readonly(rdb_handle(db), pos[0], pos[1]);
-    if (rc == SGD_EXIT_OK) rc = run_statements(rdb_handle(db), pos[0], pos[1], (cli_format_t)fmt);
+    if (rc == SGD_EXIT_OK) rc = run_statements(rdb_handle(db), pos[0], pos[1], (rnd_format_t)fmt);
     rdb_close(db);
     return rc;
 }

@@ -2,17 +2,17 @@
  *
  *   Runs    one line per run: seed, status, updates, virtual time, the final val_error and
  *           staleness (mean and max tau), within 100 columns (long text cut with an
- *           ellipsis: cli_table_print_fitted); --wide adds the run key, the
+ *           ellipsis: rnd_table_print_fitted); --wide adds the run key, the
  *           final value of every other metric (not staleness_mean / staleness_max, which
  *           repeat mean_tau / max_tau) and traffic (bytes and messages sent and skipped).
  *   Sweeps  for each scenario with several finished runs, the sweep's axes and pivot tables
  *           of final val_error, virtual time and — when cluster.workers is an axis — scaling
  *           efficiency, with algorithm.name (else the last axis) across and the first other
- *           axis down; further axes get a table each (cli/report_sweep.c).  The seed is never
+ *           axis down; further axes get a table each (render/report_sweep.c).  The seed is never
  *           an axis: a cell is the mean +- std over the runs that differ only by seed.
  *
- * --json gives the seed statistics to programs (cli/report_json.c) and --welch A B tests two
- * settings against each other (cli/report_welch.c); this file parses and dispatches.
+ * --json gives the seed statistics to programs (render/report_json.c) and --welch A B tests two
+ * settings against each other (render/report_welch.c); this file parses and dispatches.
  *
  * Scaling efficiency of a run = its throughput per worker (samples per virtual second per
  * worker) divided by the mean of the runs with the fewest workers in the same column: 1.0
@@ -29,11 +29,11 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/report_html.h"
-#include "cli/report_json.h"
-#include "cli/report_sweep.h"
-#include "cli/report_welch.h"
-#include "cli/table.h"
-#include "cli/text.h"
+#include "render/report_json.h"
+#include "render/report_sweep.h"
+#include "render/report_welch.h"
+#include "render/table.h"
+#include "render/text.h"
 #include "common/number.h"
 #include "results/rdb.h"
 #include "results/rdb_rows.h"
@@ -129,7 +129,7 @@ static void choose_run_cols(char **names, int nnames, bool wide, run_cols_t *l)
             l->metric[l->nmetric++] = names[i];
 }
 
-static void init_runs_table(cli_table_t *t, const run_cols_t *l)
+static void init_runs_table(rnd_table_t *t, const run_cols_t *l)
 {
     static const char *const fixed[] = {"id", "key", "scenario", "algorithm", "workers",
                                         "seed", "status", "updates", "vtime_s"};
@@ -146,31 +146,31 @@ static void init_runs_table(cli_table_t *t, const run_cols_t *l)
         head[l->nfixed + i] = owned[i];
     }
     for (int i = 0; i < l->ntail; i++) head[l->nfixed + l->nmetric + i] = tail[i];
-    cli_table_init(t, ncols, head);
+    rnd_table_init(t, ncols, head);
     free(head);
     for (int i = 0; i < l->nmetric; i++) free(owned[i]);
     free(owned);
 }
 
 /* An integer cell, or a NULL one when the database holds none. */
-static void int_cell(cli_table_t *t, int r, int c, bool has, int64_t v)
+static void int_cell(rnd_table_t *t, int r, int c, bool has, int64_t v)
 {
-    if (has) cli_table_int(t, r, c, v);
-    else cli_table_text(t, r, c, NULL);
+    if (has) rnd_table_int(t, r, c, v);
+    else rnd_table_text(t, r, c, NULL);
 }
 
 /* Text, shown as the database holds it: NULL stays NULL. */
-static void text_cell(cli_table_t *t, int r, int c, const char *s)
+static void text_cell(rnd_table_t *t, int r, int c, const char *s)
 {
-    cli_table_text(t, r, c, s);
+    rnd_table_text(t, r, c, s);
 }
 
 /* Column `which` of the run: the run key shortened to its first 12 characters. */
-static void run_cell(cli_table_t *t, int r, int c, const rdb_run_row_t *run, run_col_t which)
+static void run_cell(rnd_table_t *t, int r, int c, const rdb_run_row_t *run, run_col_t which)
 {
     char key[13];
     switch (which) {
-    case COL_ID: cli_table_int(t, r, c, run->id); break;
+    case COL_ID: rnd_table_int(t, r, c, run->id); break;
     case COL_KEY:
         if (run->run_key) snprintf(key, sizeof key, "%s", run->run_key);
         text_cell(t, r, c, run->run_key ? key : NULL);
@@ -178,12 +178,12 @@ static void run_cell(cli_table_t *t, int r, int c, const rdb_run_row_t *run, run
     case COL_SCENARIO: text_cell(t, r, c, run->scenario); break;
     case COL_ALGORITHM: text_cell(t, r, c, run->algorithm); break;
     case COL_WORKERS: int_cell(t, r, c, run->has_workers, run->workers); break;
-    case COL_SEED: cli_table_int(t, r, c, run->seed); break;
+    case COL_SEED: rnd_table_int(t, r, c, run->seed); break;
     case COL_STATUS: text_cell(t, r, c, run->status); break;
     case COL_UPDATES: int_cell(t, r, c, run->has_updates, run->updates); break;
     case COL_VTIME_S:
-        if (!ana_config_has_clock(run->config_json)) text_cell(t, r, c, "no clock");
-        else if (run->has_vtime_ns) cli_table_real(t, r, c, (double)run->vtime_ns / 1e9);
+        if (!ana_run_has_clock(run)) text_cell(t, r, c, "no clock");
+        else if (run->has_vtime_ns) rnd_table_real(t, r, c, (double)run->vtime_ns / 1e9);
         else text_cell(t, r, c, NULL);
         break;
     }
@@ -191,38 +191,38 @@ static void run_cell(cli_table_t *t, int r, int c, const rdb_run_row_t *run, run
 
 /* The final value of metric `name`: the number, or nan / inf / -inf as text; no cell when
  * the run has no row of it. */
-static int final_cell(cli_table_t *t, int r, int c, rdb_run_facts_t *f, int64_t id,
+static int final_cell(rnd_table_t *t, int r, int c, rdb_run_facts_t *f, int64_t id,
                       const char *name, sgd_err_t *err)
 {
     rdb_metric_row_t m;
     int found = rdb_run_final(f, id, name, &m, err);
-    if (found > 0 && m.nonfinite) cli_table_text(t, r, c, m.nonfinite);
-    else if (found > 0) cli_table_real(t, r, c, m.value);
+    if (found > 0 && m.nonfinite) rnd_table_text(t, r, c, m.nonfinite);
+    else if (found > 0) rnd_table_real(t, r, c, m.value);
     return found < 0 ? -1 : 0;
 }
 
 /* mean_tau, max_tau, then with ntail > 2 sent_MB, sent_msgs, skipped_MB, from column c. */
-static int tail_cells(cli_table_t *t, int r, int c, int ntail, rdb_run_facts_t *f, int64_t id,
+static int tail_cells(rnd_table_t *t, int r, int c, int ntail, rdb_run_facts_t *f, int64_t id,
                       sgd_err_t *err)
 {
     rdb_staleness_row_t s;
     if (rdb_run_staleness(f, id, &s, err)) return -1;
-    cli_table_real(t, r, c, s.mean_tau); /* NaN: a NULL cell */
+    rnd_table_real(t, r, c, s.mean_tau); /* NaN: a NULL cell */
     int_cell(t, r, c + 1, s.has_max_tau, s.max_tau);
     if (ntail <= 2) return 0;
     rdb_traffic_row_t tr;
     if (rdb_run_traffic(f, id, &tr, err)) return -1;
-    cli_table_real(t, r, c + 2, tr.sent_mb);
+    rnd_table_real(t, r, c + 2, tr.sent_mb);
     int_cell(t, r, c + 3, tr.has_sent_msgs, tr.sent_msgs);
-    cli_table_real(t, r, c + 4, tr.skipped_mb);
+    rnd_table_real(t, r, c + 4, tr.skipped_mb);
     return 0;
 }
 
 /* One row for the run. */
-static int add_run_row(cli_table_t *t, rdb_run_facts_t *f, const rdb_run_row_t *run,
+static int add_run_row(rnd_table_t *t, rdb_run_facts_t *f, const rdb_run_row_t *run,
                        const run_cols_t *l, sgd_err_t *err)
 {
-    int r = cli_table_row(t);
+    int r = rnd_table_row(t);
     for (int c = 0; c < l->nfixed; c++) run_cell(t, r, c, run, (run_col_t)l->fixed[c]);
     for (int i = 0; i < l->nmetric; i++)
         if (final_cell(t, r, l->nfixed + i, f, run->id, l->metric[i], err)) return -1;
@@ -230,7 +230,7 @@ static int add_run_row(cli_table_t *t, rdb_run_facts_t *f, const rdb_run_row_t *
 }
 
 /* Every run into t, in id order; *nclockless: how many have no clock (analysis/clock.h). */
-static int fill_runs_table(rdb_t *db, cli_table_t *t, const run_cols_t *l, int *nclockless,
+static int fill_runs_table(rdb_t *db, rnd_table_t *t, const run_cols_t *l, int *nclockless,
                            sgd_err_t *err)
 {
     rdb_rows_it_t *it = NULL;
@@ -239,7 +239,7 @@ static int fill_runs_table(rdb_t *db, cli_table_t *t, const run_cols_t *l, int *
              rdb_run_facts_open(db, &f, err) ? -1 : 1;
     rdb_run_row_t run;
     while (rc > 0 && (rc = rdb_runs_next(it, &run, err)) > 0) {
-        *nclockless += !ana_config_has_clock(run.config_json);
+        *nclockless += !ana_run_has_clock(&run);
         if (add_run_row(t, f, &run, l, err)) rc = -1;
     }
     rdb_run_facts_close(f);
@@ -258,20 +258,20 @@ static int report_runs(rdb_t *db, const char *path, bool wide)
     }
     run_cols_t l;
     choose_run_cols(name, nnames, wide, &l);
-    cli_table_t t;
+    rnd_table_t t;
     init_runs_table(&t, &l);
     int nclockless = 0, rc = fill_runs_table(db, &t, &l, &nclockless, &err);
     if (rc == 0) {
         printf("Runs (%d) in ", t.nrows);
         report_print_escaped(path);
         printf(wide ? "\n\n" : " (--wide: every column, nothing cut)\n\n");
-        if (wide) cli_table_print(&t, CLI_FMT_TEXT, stdout);
-        else cli_table_print_fitted(&t, REPORT_WIDTH, stdout);
+        if (wide) rnd_table_print(&t, RND_FMT_TEXT, stdout);
+        else rnd_table_print_fitted(&t, REPORT_WIDTH, stdout);
         if (nclockless)
             printf("vtime_s \"no clock\": %d run%s with %s: vtime_ns counts iterations\n",
                    nclockless, nclockless == 1 ? "" : "s", ANA_NO_CLOCK_TEXT);
     }
-    cli_table_free(&t);
+    rnd_table_free(&t);
     free(l.metric);
     rdb_names_free(name, nnames);
     return rc ? cli_bad_input("report: %s", err.msg) : SGD_EXIT_OK;
@@ -280,8 +280,8 @@ static int report_runs(rdb_t *db, const char *path, bool wide)
 typedef struct report_args {
     const char *db_path;
     bool wide;      /* --wide: the per-run table with every column */
-    bool json;      /* --json: the seed statistics as JSON (cli/report_json.c) */
-    bool welch;     /* --welch A B: Welch's test (cli/report_welch.c) */
+    bool json;      /* --json: the seed statistics as JSON (render/report_json.c) */
+    bool welch;     /* --welch A B: Welch's test (render/report_welch.c) */
     const char *setting[2];
     const char *metric; /* --metric NAME (with --welch) */
     bool final;         /* --final (with --welch) */
@@ -385,7 +385,7 @@ static int check_html_args(const report_args_t *a)
 static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help)
 {
     static const char *const missing[] = {"DB"};
-    int fmt = CLI_FMT_TEXT;
+    int fmt = RND_FMT_TEXT;
     *a = (report_args_t){0};
     cli_opt_set_t sets[] = {{report_opts, a, 0}, {cli_format_opts, &fmt, 0}};
     cli_cmd_spec_t spec = {.cmd = "report", .npos = 1, .more_pos = true, .missing = missing,
@@ -395,8 +395,8 @@ static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help
     if (rc == 0 && *help) usage(stdout);
     if (rc == 0 && !*help) {
         a->db_path = a->pos.pos[0];
-        a->json = fmt == CLI_FMT_JSON;
-        if (fmt == CLI_FMT_CSV)
+        a->json = fmt == RND_FMT_JSON;
+        if (fmt == RND_FMT_CSV)
             rc = cli_bad_input("report: prints text or --json; use sgdsim query or export for CSV");
         for (int i = 1; !a->html && i < a->pos.npos && i < 3; i++)
             a->setting[i - 1] = a->pos.pos[i];

@@ -1,4 +1,4 @@
-/* `sgdsim run SCENARIO`: load the scenario, check and build the run (cli_prepare_run, the
+/* `sgdsim run SCENARIO`: load the scenario, check and build the run (alg_prepare_file, the
  * check `validate` makes too), open the results database, run the simulation with a sink
  * that writes every metric row to the database, and print a summary.
  *
@@ -23,8 +23,9 @@
 #include "cli/outpath.h"
 #include "cli/run_signals.h"
 #include "cli/trace_args.h"
-#include "cli/text.h"
+#include "common/metric.h"
 #include "config/scenario.h"
+#include "render/text.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_read.h"
@@ -43,8 +44,10 @@ typedef struct run_sink {
     struct timespec t0, last_print;
     int progress_fd;            /* --progress-fd: "DONE TOTAL" lines for a sweep; 0 = none */
     struct timespec last_report;
-    double final_val_error, final_val_loss, final_train_loss;
-    bool have_val;
+    /* the last value of each metric of the table (common/metric.h) that run's summary shows,
+     * by its index in the table; have: recorded at all (both owned) */
+    double *final;
+    bool *have;
     run_ckpt_t *ckpt;   /* the checkpoint options (cmd_run_ckpt.h) */
 } run_sink_t;
 
@@ -80,6 +83,7 @@ static int sink_begin(void *arg, size_t nparams, sgd_err_t *err)
         .ntags = r->ntags,
         .sweep_axes = r->sweep_axes,
         .command_line = r->command_line,
+        .no_clock = !alg_has_clock(r->scn),
     };
     return run_ckpt_begin(r->ckpt, r->db, &info, &r->run_id, err);
 }
@@ -88,9 +92,11 @@ static int sink_metric(void *arg, int64_t update, int64_t vtime_ns, const char *
                        double value, sgd_err_t *err)
 {
     run_sink_t *r = arg;
-    if (strcmp(name, "val_error") == 0) r->final_val_error = value, r->have_val = true;
-    else if (strcmp(name, "val_loss") == 0) r->final_val_loss = value;
-    else if (strcmp(name, "train_loss") == 0) r->final_train_loss = value;
+    const sgd_metric_t *m = sgd_metric_find(name);
+    if (m && m->in_summary) {
+        size_t i = (size_t)(m - sgd_metrics);
+        r->final[i] = value, r->have[i] = true;
+    }
     if (rdb_metric(r->db, r->run_id, update, vtime_ns, name, value, err)) return -1;
     run_ckpt_count_row(r->ckpt, update);
     return 0;
@@ -267,14 +273,6 @@ typedef struct run_args {
     run_ckpt_t ckpt;         /* --checkpoint*, --resume */
 } run_args_t;
 
-/* --checkpoint-every DURATION */
-static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *msg,
-                           size_t size)
-{
-    run_args_t *t = target;
-    return run_ckpt_parse_duration(&t->ckpt, opt, v, msg, size);
-}
-
 static const cli_opt_t trace_opts[] = {
     {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, path)},
     {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = cli_trace_opt_window},
@@ -288,11 +286,6 @@ static const cli_opt_t trace_opts[] = {
      .metavar = "FILE"},
     {.name = "--resume", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, ckpt.resume),
      .metavar = "FILE"},
-    {.name = "--checkpoint-every", .kind = CLI_ARG_CUSTOM, .parse = opt_ckpt_every,
-     .metavar = "DURATION"},
-    {.name = "--checkpoint-every-updates", .kind = CLI_ARG_U64,
-     .off = offsetof(run_args_t, ckpt.every_updates), .lo = 1, .hi = INT64_MAX,
-     .expect = "expected a number of updates >= 1"},
     {.name = "--checkpoint-exit-at", .kind = CLI_ARG_U64,
      .off = offsetof(run_args_t, ckpt.exit_at), .lo = 1, .hi = INT64_MAX,
      .expect = "expected an update number >= 1"},
@@ -307,8 +300,10 @@ static int parse_run_args(int argc, char **argv, cli_opts_t *o, run_args_t *t)
     cli_opt_set_t extra = {trace_opts, t, 0};
     int rc = cli_parse_opts("run", argc, argv,
                             CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND |
-                                CLI_OPT_NUMERICS | CLI_OPT_TAG, &extra, o);
+                                CLI_OPT_NUMERICS | CLI_OPT_TAG | CLI_OPT_CKPT_EVERY, &extra, o);
     if (rc == 0 && o->help) usage(stdout);
+    t->ckpt.every_s = o->ckpt_every_s;
+    t->ckpt.every_updates = o->ckpt_every_updates;
     if (rc == 0 && !o->help && t->trace.needs_trace && !t->path)
         rc = cli_bad_input("run: %s: only valid with --trace FILE", t->trace.needs_trace);
     if (rc == 0 && !o->help) rc = run_ckpt_check_args(&t->ckpt);
@@ -366,6 +361,7 @@ static void run_close(run_state_t *st)
     alg_prepared_free(st->prepared);
     free(st->r.sweep_axes);
     free(st->r.command_line);
+    free(st->r.final), free(st->r.have);
     sim_trace_discard(st->trace); /* still open: the run was refused before it began */
     if (st->r.db) rdb_close(st->r.db);
     if (st->loaded) scn_free(&st->s);
@@ -386,13 +382,13 @@ static void split_tags(const cli_list_t *args, run_sink_t *r)
     }
 }
 
-/* Builds the run (everything a run needs, checked: cli_prepare_run) into the open trace;
+/* Builds the run (everything a run needs, checked: alg_prepare_file) into the open trace;
  * a refusal is the scenario's message, exit 2. */
 static int run_prepare(run_state_t *st)
 {
     sgd_err_t err = {{0}};
     alg_prepare_opts_t po = {.trace = st->trace, .backend = ALG_BACKEND_NEEDED};
-    if (cli_prepare_run(&st->s, &po, &st->prepared, &err)) return cli_bad_input("%s", err.msg);
+    if (alg_prepare_file(&st->s, &po, &st->prepared, &err)) return cli_bad_input("%s", err.msg);
     return 0;
 }
 
@@ -456,8 +452,10 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     }
     st->loaded = true;
     st->r = (run_sink_t){.scn = &st->s, .progress = !o->quiet && isatty(2), .sweep_axes = axes,
-                         .command_line = cli_shell_words("sgdsim run", argc, argv),
-                         .progress_fd = (int)t->progress_fd};
+                         .command_line = rnd_shell_words("sgdsim run", argc, argv),
+                         .progress_fd = (int)t->progress_fd,
+                         .final = sgd_xcalloc(sgd_metric_count(), sizeof(double)),
+                         .have = sgd_xcalloc(sgd_metric_count(), sizeof(bool))};
     split_tags(&o->tags, &st->r);
     st->ckpt = t->ckpt;
     st->r.ckpt = &st->ckpt;
@@ -530,7 +528,7 @@ static void print_summary(const run_state_t *st, const alg_outcome_t *o, const c
 {
     const run_sink_t *r = &st->r;
     char vtime[64];
-    if (ana_config_has_clock(st->s.resolved_json))
+    if (alg_has_clock(&st->s))
         snprintf(vtime, sizeof vtime, "%.3f s virtual time", (double)o->vtime_ns * 1e-9);
     else
         snprintf(vtime, sizeof vtime, "%s", ANA_NO_CLOCK_TEXT);
@@ -543,9 +541,11 @@ static void print_summary(const run_state_t *st, const alg_outcome_t *o, const c
     if (o->grad_calls > 0)
         printf("gradients: %llu in %llu backend call%s\n", (unsigned long long)o->grads,
                (unsigned long long)o->grad_calls, o->grad_calls == 1 ? "" : "s");
-    if (r->have_val)
-        printf("final: train_loss %.4f  val_loss %.4f  val_error %.4f\n", r->final_train_loss,
-               r->final_val_loss, r->final_val_error);
+    int shown = 0; /* the last value of each summary metric of the table the run recorded */
+    for (size_t i = 0; sgd_metrics[i].name; i++)
+        if (r->have[i])
+            printf("%s%s %.4f", shown++ ? "  " : "final: ", sgd_metrics[i].name, r->final[i]);
+    if (shown) printf("\n");
     printf("digest %s\nresults: %s (run id %lld; try: sqlite3 %s \"" RDB_EXAMPLE_QUERY
            "\")\n",
            o->digest, st->db_path, (long long)r->run_id, st->db_path);

@@ -20,32 +20,6 @@
 #include "results/rdb_resume.h"
 #include "results/rdb_rows.h"
 
-bool run_ckpt_parse_duration(void *target, const char *opt, const char *v, char *msg,
-                             size_t size)
-{
-    run_ckpt_t *c = target;
-    static const struct {
-        char unit;
-        double seconds;
-    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}};
-    size_t n = strlen(v);
-    double scale = 1, value = 0;
-    char num[64];
-    if (n > 0 && n < sizeof num) {
-        memcpy(num, v, n + 1);
-        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-            if (num[n - 1] == units[i].unit) num[n - 1] = '\0', scale = units[i].seconds;
-    }
-    if (n == 0 || n >= sizeof num || !sgd_parse_decimal(num, &value) || !(value > 0) ||
-        !isfinite(value * scale) || value * scale > 1e9) {
-        snprintf(msg, size, "%s %s: expected a wall-clock duration > 0 such as 90s, 10m or 2h",
-                 opt, v);
-        return false;
-    }
-    c->every_s = value * scale;
-    return true;
-}
-
 bool run_ckpt_wanted(const run_ckpt_t *c) { return c->path || c->resume; }
 
 int run_ckpt_check_args(run_ckpt_t *c)
@@ -157,7 +131,7 @@ static int config_diff_lines(const char *then_json, const char *now_json, sgd_st
 static int refuse_other_run(const run_ckpt_t *c, const char *field)
 {
     sgd_strbuf_t keys = {0};
-    int n = 0;
+    int n = 0, clock;
     rdb_t *db = NULL;
     int64_t version;
     sgd_err_t err = {{0}};
@@ -165,7 +139,7 @@ static int refuse_other_run(const run_ckpt_t *c, const char *field)
     if (rdb_open_meta_reader(c->db_path, &version, &db, &err) == 0 &&
         rdb_run_started_at(db, c->saved.run_id, started, sizeof started, &err) == 0 &&
         strcmp(started, c->saved.run_started) == 0 &&
-        rdb_run_config(db, c->saved.run_id, &then_json, &err) == 0 && then_json)
+        rdb_run_config(db, c->saved.run_id, &then_json, &clock, &err) == 0 && then_json)
         n = config_diff_lines(then_json, c->now_json, &keys);
     free(then_json);
     if (db) rdb_close(db);

@@ -26,7 +26,8 @@ typedef struct run_ckpt {
     const char *path;          /* --checkpoint FILE */
     const char *resume;        /* --resume FILE */
     double every_s;            /* --checkpoint-every, seconds of wall time; 0 = none */
-    uint64_t every_updates;    /* --checkpoint-every-updates; 0 = none */
+    uint64_t every_updates;    /* --checkpoint-every-updates; 0 = none (both parsed with the
+                                  scenario options: cli_opts_t) */
     uint64_t exit_at;          /* --checkpoint-exit-at; 0 = none */
     /* state */
     const char *db_path;       /* --db, and this run's resolved configuration (both */
@@ -38,10 +39,6 @@ typedef struct run_ckpt {
     int64_t rows, last_row;    /* the run's metric rows written so far and the largest
                                   update index among them (-1: none), for the header */
 } run_ckpt_t;
-
-/* --checkpoint-every DURATION: "90", "90s", "10m", "2h" (a plain decimal and a unit). */
-bool run_ckpt_parse_duration(void *target, const char *opt, const char *v, char *msg,
-                             size_t size);
 
 /* Whether any checkpoint option was given. */
 bool run_ckpt_wanted(const run_ckpt_t *c);

@@ -12,8 +12,9 @@
 #include "analysis/clock.h"
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/table.h"
-#include "cli/text.h"
+#include "common/metric.h"
+#include "render/table.h"
+#include "render/text.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_rows.h"
 
@@ -31,10 +32,11 @@ static void usage(FILE *f)
 }
 
 /* What show prints instead of a number that would need a clock the run has not
- * (analysis/clock.h): its virtual time, its images/s. */
+ * (analysis/clock.h): its virtual time (the runs column vtime_ns), and each metric the
+ * metric table says needs one (common/metric.h: images_per_s). */
 static bool clockless_field(bool clock, const char *name)
 {
-    return !clock && (strcmp(name, "vtime_ns") == 0 || strcmp(name, "images_per_s") == 0);
+    return !clock && (strcmp(name, "vtime_ns") == 0 || sgd_metric_needs_clock(name));
 }
 
 /* runs.command_line, the recipe to run the run again (its words are shell-quoted as they
@@ -46,7 +48,7 @@ static void print_command_line(const char *command_line)
         printf("\ncommand line: not recorded (a run written before schema 3)\n");
         return;
     }
-    char *shown = cli_text_escape(command_line);
+    char *shown = rnd_text_escape(command_line);
     printf("\ncommand line:\n  %s\n", shown);
     free(shown);
 }
@@ -64,37 +66,37 @@ static int print_record(rdb_t *db, int64_t run_id, bool clock, char **command_li
         return sgd_errf(err, "%s: cannot read run %lld", rdb_path(db), (long long)run_id);
     }
     static const char *const head[] = {"field", "value"};
-    cli_table_t t;
-    cli_table_init(&t, 2, head);
+    rnd_table_t t;
+    rnd_table_init(&t, 2, head);
     for (int i = 0; i < rec.ncols; i++) {
         if (strcmp(rec.head[i], "command_line") == 0) { /* long: printed on its own, last */
             if (rec.cell[i].kind == RDB_CELL_TEXT) *command_line = sgd_xstrdup(rec.cell[i].text);
             continue;
         }
-        int row = cli_table_row(&t);
-        cli_table_text(&t, row, 0, rec.head[i]);
-        if (clockless_field(clock, rec.head[i])) cli_table_text(&t, row, 1, ANA_NO_CLOCK_TEXT);
-        else cli_table_cell(&t, row, 1, &rec.cell[i]);
+        int row = rnd_table_row(&t);
+        rnd_table_text(&t, row, 0, rec.head[i]);
+        if (clockless_field(clock, rec.head[i])) rnd_table_text(&t, row, 1, ANA_NO_CLOCK_TEXT);
+        else rnd_table_cell(&t, row, 1, &rec.cell[i]);
     }
     printf("run %lld\n", (long long)run_id);
-    cli_table_print(&t, CLI_FMT_TEXT, stdout);
-    cli_table_free(&t);
+    rnd_table_print(&t, RND_FMT_TEXT, stdout);
+    rnd_table_free(&t);
     rdb_table_free(&rec);
     return 0;
 }
 
 /* A section's rows as a table; a row whose first cell names a clockless field (the final
  * images_per_s of a run without a clock) says so instead of its values. */
-static void section_table(const rdb_table_t *s, bool clock, cli_table_t *t)
+static void section_table(const rdb_table_t *s, bool clock, rnd_table_t *t)
 {
-    cli_table_init(t, s->ncols, (const char *const *)s->head);
+    rnd_table_init(t, s->ncols, (const char *const *)s->head);
     for (int r = 0; r < s->nrows; r++) {
         const rdb_cell_t *row = &s->cell[(size_t)r * (size_t)s->ncols];
         bool no_clock = row[0].kind == RDB_CELL_TEXT && clockless_field(clock, row[0].text);
-        int tr = cli_table_row(t);
+        int tr = rnd_table_row(t);
         for (int c = 0; c < s->ncols; c++)
-            if (no_clock && c == s->ncols - 1) cli_table_text(t, tr, c, ANA_NO_CLOCK_TEXT);
-            else cli_table_cell(t, tr, c, &row[c]);
+            if (no_clock && c == s->ncols - 1) rnd_table_text(t, tr, c, ANA_NO_CLOCK_TEXT);
+            else rnd_table_cell(t, tr, c, &row[c]);
     }
 }
 
@@ -111,10 +113,10 @@ static int print_section(rdb_t *db, rdb_meta_section_t section, const char *titl
     if (s.absent) printf("(none: this database's schema has no such table)\n");
     else if (s.nrows == 0) printf("(none)\n");
     else {
-        cli_table_t t;
+        rnd_table_t t;
         section_table(&s, clock, &t);
-        cli_table_print(&t, CLI_FMT_TEXT, stdout);
-        cli_table_free(&t);
+        rnd_table_print(&t, RND_FMT_TEXT, stdout);
+        rnd_table_free(&t);
     }
     rdb_table_free(&s);
     return 0;
@@ -134,8 +136,9 @@ static int show_run(rdb_t *db, int64_t run_id, sgd_err_t *err)
         {RDB_META_ARTIFACTS, "artifacts"},
     };
     char *config;
-    if (rdb_run_config(db, run_id, &config, err)) return -1;
-    bool clock = ana_config_has_clock(config);
+    int recorded;
+    if (rdb_run_config(db, run_id, &config, &recorded, err)) return -1;
+    bool clock = ana_clock_of(recorded, config);
     free(config);
     char *command_line = NULL;
     if (print_record(db, run_id, clock, &command_line, err)) return -1;

@@ -4,9 +4,9 @@
  * database; resumable (finished points are skipped, unfinished ones redone, or continued
  * from their checkpoints with --checkpoint-dir); --shard splits a sweep over independent
  * jobs (Slurm arrays, GNU parallel), mpirun over MPI ranks.
- * Planning is in sweep_plan.c (zip groups in sweep_zip.c), running the points in
- * sweep_exec.c, their checkpoints in sweep_ckpt.c, spreading them over MPI ranks in
- * sweep_mpi.c; this file reads as parse -> plan -> list or execute -> summarise. */
+ * Planning is in sweep/plan.c (zip groups in sweep/zip.c), running the points in
+ * sweep/exec.c, their checkpoints in sweep/ckpt.c, spreading them over MPI ranks in
+ * sweep/mpi.c; this file reads as parse -> plan -> list or execute -> summarise. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +17,8 @@
 #include "cli/cli.h"
 #include "cli/machine.h"
 #include "cli/outpath.h"
-#include "cli/sweep_exec.h"
-#include "cli/sweep_mpi.h"
+#include "sweep/exec.h"
+#include "sweep/mpi.h"
 #include "results/rdb.h"
 #include "results/rdb_read.h"
 
@@ -91,16 +91,26 @@ typedef struct sweep_args {
     bool list;            /* --list */
     bool skip_invalid;    /* --skip-invalid */
     cli_list_t zips;      /* --zip KEY1,KEY2,... (owned; cli_list_free) */
-    cli_sweep_ckpt_t ckpt; /* --checkpoint-dir, --checkpoint-every[-updates] */
+    sweep_ckpt_t ckpt; /* --checkpoint-dir, and the intervals of cli_opts_t */
 } sweep_args_t;
 
 #define SWEEP_STR_(x) #x
 #define SWEEP_STR(x) SWEEP_STR_(x)
 
-/* --checkpoint-every DURATION */
-static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *msg, size_t size)
+/* The checkpoint options' combinations: the intervals need a directory, which MPI does
+ * not take.  0, or the exit code after the message. */
+static int check_ckpt_args(const sweep_ckpt_t *c, bool under_mpi)
 {
-    return cli_sweep_ckpt_parse_every(&((sweep_args_t *)target)->ckpt, opt, v, msg, size);
+    if (!c->dir && (c->every || c->every_updates))
+        return cli_bad_input("sweep: --checkpoint-every and --checkpoint-every-updates need "
+                             "--checkpoint-dir DIR");
+    if (c->dir && !c->dir[0]) return cli_bad_input("sweep: --checkpoint-dir: empty path");
+    if (c->dir && under_mpi)
+        return cli_bad_input("sweep: --checkpoint-dir %s: not under mpirun (a checkpoint "
+                             "names its run in one rank's database, which the next attempt "
+                             "merges away); use --shard I/N with one --db per shard instead",
+                             c->dir);
+    return 0;
 }
 
 /* --shard I/N */
@@ -108,8 +118,8 @@ static bool opt_shard(void *target, const char *opt, const char *v, char *msg, s
 {
     sweep_args_t *a = target;
     sgd_err_t err = {{0}};
-    (void)opt; /* cli_sweep_parse_shard's message names --shard itself */
-    if (cli_sweep_parse_shard(v, &a->shard_i, &a->shard_n, &err) == 0) return true;
+    (void)opt; /* sweep_parse_shard's message names --shard itself */
+    if (sweep_parse_shard(v, &a->shard_i, &a->shard_n, &err) == 0) return true;
     snprintf(msg, size, "%s", err.msg);
     return false;
 }
@@ -124,10 +134,6 @@ static const cli_opt_t sweep_opts[] = {
     {.name = "--skip-invalid", .kind = CLI_ARG_FLAG, .off = offsetof(sweep_args_t, skip_invalid)},
     {.name = "--checkpoint-dir", .kind = CLI_ARG_STRING, .off = offsetof(sweep_args_t, ckpt.dir),
      .metavar = "DIR"},
-    {.name = "--checkpoint-every", .kind = CLI_ARG_CUSTOM, .parse = opt_ckpt_every},
-    {.name = "--checkpoint-every-updates", .kind = CLI_ARG_U64,
-     .off = offsetof(sweep_args_t, ckpt.every_updates), .lo = 1, .hi = INT64_MAX,
-     .expect = "expected a number of updates >= 1"},
     {.name = NULL},
 };
 
@@ -139,31 +145,33 @@ static int parse_sweep_args(int argc, char **argv, cli_opts_t *o, sweep_args_t *
     cli_opt_set_t extra = {sweep_opts, a, 0};
     int rc = cli_parse_opts("sweep", argc, argv,
                             CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_NUMERICS |
-                                CLI_OPT_TAG, &extra, o);
+                                CLI_OPT_TAG | CLI_OPT_CKPT_EVERY, &extra, o);
     if (rc == 0 && o->help) usage(stdout);
-    if (rc == 0 && !o->help) rc = cli_sweep_ckpt_check_args(&a->ckpt, cli_sweep_under_mpi());
+    a->ckpt.every = o->ckpt_every;
+    a->ckpt.every_updates = o->ckpt_every_updates;
+    if (rc == 0 && !o->help) rc = check_ckpt_args(&a->ckpt, sweep_under_mpi());
     return rc;
 }
 
-/* Plans every point (sweep_plan.h); 0 or the exit code after the message. */
-static int plan_sweep(const cli_opts_t *o, const sweep_args_t *a, cli_sweep_plan_t *plan)
+/* Plans every point (sweep/plan.h); 0 or the exit code after the message. */
+static int plan_sweep(const cli_opts_t *o, const sweep_args_t *a, sweep_plan_t *plan)
 {
     sgd_err_t err = {{0}};
     const char **sets = sgd_xcalloc((size_t)o->nsets + 1, sizeof *sets);
     for (int i = 0; i < o->nsets; i++) sets[i] = o->sets[i].assignment;
     scn_machine_t machine;
     cli_machine_get((int)a->jobs, &machine);
-    cli_sweep_plan_opts_t po = {.lists = sets, .nlists = o->nsets, .flags = &o->numerics,
-                                .seed = o->have_seed ? &o->seed : NULL, .machine = &machine,
-                                .zips = a->zips.v, .nzips = a->zips.n,
-                                .skip_invalid = a->skip_invalid};
-    int rc = cli_sweep_plan(o->scenario, &po, plan, &err);
+    sweep_plan_opts_t po = {.lists = sets, .nlists = o->nsets, .flags = &o->numerics,
+                            .seed = o->have_seed ? &o->seed : NULL, .machine = &machine,
+                            .zips = a->zips.v, .nzips = a->zips.n,
+                            .skip_invalid = a->skip_invalid};
+    int rc = sweep_plan(o->scenario, &po, plan, &err);
     free(sets);
     if (rc) return cli_bad_input("%s", err.msg);
     if (plan->npoints == 0) {
         for (int i = 0; i < plan->ninvalid; i++)
             fprintf(stderr, "sgdsim: %s\n", plan->invalid[i].error);
-        cli_sweep_plan_free(plan);
+        sweep_plan_free(plan);
         return cli_bad_input("sweep: %s: no valid point to run (--skip-invalid)", o->scenario);
     }
     return 0;
@@ -189,15 +197,15 @@ static int check_db(const cli_opts_t *o)
 static bool this_process_tells(void)
 {
     const char *mpi_rank = getenv("OMPI_COMM_WORLD_RANK");
-    return !(cli_sweep_under_mpi() && mpi_rank && strcmp(mpi_rank, "0") != 0);
+    return !(sweep_under_mpi() && mpi_rank && strcmp(mpi_rank, "0") != 0);
 }
 
 /* Each point --skip-invalid left out, with its error (even with --quiet: it is a warning),
  * and the plan's size on stderr. */
 static void announce_plan(const cli_opts_t *o, const sweep_args_t *a,
-                          const cli_sweep_plan_t *plan, int nmine)
+                          const sweep_plan_t *plan, int nmine)
 {
-    const cli_sweep_plan_t *p = plan;
+    const sweep_plan_t *p = plan;
     if (!this_process_tells()) return;
     for (int i = 0; i < p->ninvalid; i++)
         fprintf(stderr, "sweep: invalid, skipped: %s\n", p->invalid[i].error);
@@ -216,7 +224,7 @@ static void announce_plan(const cli_opts_t *o, const sweep_args_t *a,
 
 /* The plan only: how many points there are and what each one sets, e.g. to size a Slurm
  * array; with --db of an existing database (opened read-only) whether each is done. */
-static int list_points(const cli_opts_t *o, const cli_sweep_plan_t *plan, const int *mine,
+static int list_points(const cli_opts_t *o, const sweep_plan_t *plan, const int *mine,
                        int nmine)
 {
     sgd_err_t err = {{0}};
@@ -225,7 +233,7 @@ static int list_points(const cli_opts_t *o, const cli_sweep_plan_t *plan, const 
         return cli_bad_input("%s", err.msg);
     int rc = SGD_EXIT_OK;
     for (int i = 0; i < nmine && rc == SGD_EXIT_OK; i++) {
-        const cli_sweep_point_t *pt = &plan->points[mine[i]];
+        const sweep_point_t *pt = &plan->points[mine[i]];
         bool done = false;
         if (db && rdb_key_finished(db, pt->run_key, &done, &err)) {
             rc = cli_bad_input("%s", err.msg);
@@ -240,22 +248,22 @@ static int list_points(const cli_opts_t *o, const cli_sweep_plan_t *plan, const 
 
 /* Points finished in the database (mine[] less todo[], both in plan order) keep no
  * checkpoint: one is left when a sweep was killed after its point ended. */
-static void remove_done_checkpoints(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan,
+static void remove_done_checkpoints(const sweep_exec_t *x, const sweep_plan_t *plan,
                                     const int *mine, int nmine, const int *todo, int ntodo)
 {
-    for (int i = 0, t = 0; i < nmine && cli_sweep_ckpt_on(x->ckpt); i++) {
+    for (int i = 0, t = 0; i < nmine && sweep_ckpt_on(x->ckpt); i++) {
         if (t < ntodo && todo[t] == mine[i]) t++;
-        else cli_sweep_ckpt_remove(x->ckpt, plan->points[mine[i]].run_key);
+        else sweep_ckpt_remove(x->ckpt, plan->points[mine[i]].run_key);
     }
 }
 
 /* Runs this process's points: under mpirun over the ranks, else in the local pool. */
-static int execute_points(const cli_sweep_exec_t *x, const cli_sweep_plan_t *plan,
+static int execute_points(const sweep_exec_t *x, const sweep_plan_t *plan,
                           const int *mine, int nmine)
 {
-    if (cli_sweep_under_mpi()) {
+    if (sweep_under_mpi()) {
 #ifdef SGDSIM_HAVE_MPI
-        return cli_sweep_mpi(x, plan, mine, nmine);
+        return sweep_mpi(x, plan, mine, nmine);
 #else
         (void)x, (void)plan, (void)mine, (void)nmine;
         return cli_bad_input("sweep: started by mpirun with several ranks, but this sgdsim was "
@@ -266,14 +274,14 @@ static int execute_points(const cli_sweep_exec_t *x, const cli_sweep_plan_t *pla
     sgd_err_t err = {{0}};
     int *todo = sgd_xcalloc((size_t)nmine + 1, sizeof *todo);
     int ntodo, rc;
-    if (cli_sweep_pending(x->db, plan, mine, nmine, todo, &ntodo, &err)) {
+    if (sweep_pending(x->db, plan, mine, nmine, todo, &ntodo, &err)) {
         rc = cli_bad_input("%s", err.msg);
     } else {
         remove_done_checkpoints(x, plan, mine, nmine, todo, ntodo);
         if (!x->quiet)
             fprintf(stderr, "sweep: %d already done in %s, %d to run with -j %d\n",
                     nmine - ntodo, x->db, ntodo, x->jobs);
-        rc = cli_sweep_execute(x, plan, todo, ntodo, nmine, nmine - ntodo);
+        rc = sweep_execute(x, plan, todo, ntodo, nmine, nmine - ntodo);
     }
     free(todo);
     return rc;
@@ -283,36 +291,38 @@ int cli_sweep_main(int argc, char **argv)
 {
     sweep_args_t sa;
     cli_opts_t opts;
-    cli_sweep_plan_t plan;
+    sweep_plan_t plan;
     int rc = parse_sweep_args(argc, argv, &opts, &sa);
     if (rc != 0 || opts.help || (rc = check_db(&opts)) != 0 ||
         (rc = plan_sweep(&opts, &sa, &plan)) != 0)
         goto out;
     /* The checkpoint directory after the plan, so that a bad scenario creates nothing. */
-    if (!sa.list && (rc = cli_sweep_ckpt_ready(&sa.ckpt)) != 0) {
-        cli_sweep_plan_free(&plan);
+    if (!sa.list && (rc = sweep_ckpt_ready(&sa.ckpt)) != 0) {
+        sweep_plan_free(&plan);
         goto out;
     }
     int *mine = sgd_xcalloc((size_t)plan.npoints + 1, sizeof *mine), nmine = 0;
     for (int p = 0; p < plan.npoints; p++)
         if (p % sa.shard_n == sa.shard_i) mine[nmine++] = p;
     announce_plan(&opts, &sa, &plan, nmine);
-    cli_sweep_exec_t x = {.scenario = opts.scenario,
-                          .db = opts.db ? opts.db : CLI_DEFAULT_DB,
-                          .seed = opts.have_seed ? &opts.seed : NULL,
-                          .jobs = (int)sa.jobs,
-                          .quiet = opts.quiet,
-                          .who = "",
-                          .blas_core = opts.blas_core,
-                          .threads = opts.threads,
-                          .tags = opts.tags.v,
-                          .ntags = opts.tags.n,
-                          .skip_invalid = sa.skip_invalid,
-                          .ninvalid = plan.ninvalid,
-                          .ckpt = &sa.ckpt};
+    sweep_exec_t x = {.scenario = opts.scenario,
+                      .db = opts.db ? opts.db : CLI_DEFAULT_DB,
+                      .seed = opts.have_seed ? &opts.seed : NULL,
+                      .jobs = (int)sa.jobs,
+                      .quiet = opts.quiet,
+                      .who = "",
+                      .blas_core = opts.blas_core,
+                      .threads = opts.threads,
+                      .tags = opts.tags.v,
+                      .ntags = opts.tags.n,
+                      .skip_invalid = sa.skip_invalid,
+                      .ninvalid = plan.ninvalid,
+                      .ckpt = &sa.ckpt,
+                      .child_env = cli_machine_child_env,
+                      .child_env_free = cli_machine_env_free};
     rc = sa.list ? list_points(&opts, &plan, mine, nmine) : execute_points(&x, &plan, mine, nmine);
     free(mine);
-    cli_sweep_plan_free(&plan);
+    sweep_plan_free(&plan);
 out:
     cli_list_free(&sa.zips);
     cli_opts_free(&opts);

@@ -1,6 +1,6 @@
 /* `sgdsim validate SCENARIO [--set k=v ...] [--backend NAME] [--blas-core NAME] [--threads N]
  * [--print]`: load and check a scenario without running it, with the check `run` makes
- * (cli_prepare_run: the run built up to its first event — data shapes against the model's,
+ * (alg_prepare_file: the run built up to its first event — data shapes against the model's,
  * batches, the memory guard, the algorithm's state), so validate refuses exactly what run
  * refuses, with run's message and exit code 2.  Only what this machine lacks keeps exit 0,
  * with a note: a dataset file not there (what depends on its shapes is then unchecked),
@@ -17,9 +17,10 @@
  * estimate extrapolates a pilot: the checked run itself, executed in this process for at
  * most PILOT_UPDATES updates or about PILOT_WALL_S seconds, with no database and no trace.
  * Events and seconds per update are measured between the pilot's first and last update;
- * memory is the pilot's peak resident size plus, for the parameter-server family, the
- * parameter snapshots that accumulate until about min(clients, updates) versions are held
- * at once (docs/architecture.md). */
+ * memory is the pilot's peak resident size plus the parameter snapshots that accumulate
+ * until as many versions are held at once as the algorithm says a run may hold
+ * (alg_snapshot_versions: the parameter-server family's clients, about min(clients,
+ * updates), the count its memory guard uses). */
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -253,11 +254,11 @@ static void print_estimates(const scn_t *s, const pilot_t *p, const guard_seen_t
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double rss = 1024.0 * (double)ru.ru_maxrss; /* kB on Linux */
-    double snap = 0, versions = 0;
-    if (p->snapshots_peak >= 0 && strcmp(s->algorithm, "hardsync") != 0) {
-        versions = fmin((double)s->workers, u);
-        snap = fmax(0, versions - p->snapshots_peak) * 4.0 * (double)nparams;
-    }
+    /* the versions the algorithm says its run may hold (the memory guard's count), less
+     * those the pilot already held */
+    double snap = 0, versions = alg_snapshot_versions(s);
+    if (p->snapshots_peak >= 0 && versions > p->snapshots_peak)
+        snap = (versions - p->snapshots_peak) * 4.0 * (double)nparams;
     char mem[32], snap_s[32], wall[32];
     format_bytes(rss + snap, mem, sizeof mem);
     format_bytes(rss, snap_s, sizeof snap_s);
@@ -300,7 +301,7 @@ static int check_like_run(const scn_t *s, checked_t *c)
     sgd_err_t err = {{0}};
     *c = (checked_t){.opts = {.backend = ALG_BACKEND_OR_CPU}};
     alg_observe_memory(pilot_memory, &c->guard);
-    int rc = cli_prepare_run(s, &c->opts, &c->run, &err);
+    int rc = alg_prepare_file(s, &c->opts, &c->run, &err);
     alg_observe_memory(NULL, NULL);
     if (rc == 0 || c->opts.missing[0]) return 0;
     if (c->guard.refused) print_guard(&c->guard);

@@ -2,7 +2,7 @@
  * cli/options.c), loading a scenario onto this machine, error printing, number parsing,
  * build provenance. */
 #include <errno.h>
-#include <stdarg.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,17 +19,6 @@
 #include "models/backend.h"
 #include "models/blas_kernel.h"
 #include "sgd_build_info.h"
-
-int cli_bad_input(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("sgdsim: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return SGD_EXIT_BAD_INPUT;
-}
 
 bool cli_parse_u64(const char *s, uint64_t *out) { return sgd_parse_u64(s, out); }
 
@@ -132,6 +121,34 @@ static bool parse_tag(void *target, const char *opt, const char *v, char *msg, s
     return true;
 }
 
+/* --checkpoint-every DURATION: "90", "90s", "10m", "2h" (a plain decimal and a unit). */
+static bool parse_ckpt_every(void *target, const char *opt, const char *v, char *msg,
+                             size_t size)
+{
+    cli_opts_t *o = target;
+    static const struct {
+        char unit;
+        double seconds;
+    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}};
+    size_t n = strlen(v);
+    double scale = 1, value = 0;
+    char num[64];
+    if (n > 0 && n < sizeof num) {
+        memcpy(num, v, n + 1);
+        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+            if (num[n - 1] == units[i].unit) num[n - 1] = '\0', scale = units[i].seconds;
+    }
+    if (n == 0 || n >= sizeof num || !sgd_parse_decimal(num, &value) || !(value > 0) ||
+        !isfinite(value * scale) || value * scale > 1e9) {
+        snprintf(msg, size, "%s %s: expected a wall-clock duration > 0 such as 90s, 10m or 2h",
+                 opt, v);
+        return false;
+    }
+    o->ckpt_every = v;
+    o->ckpt_every_s = value * scale;
+    return true;
+}
+
 /* The options of the commands that take one SCENARIO; a command takes the groups it names
  * in cli_parse_opts's `accepted` (--set always). */
 static const cli_opt_t scenario_opts[] = {
@@ -150,6 +167,11 @@ static const cli_opt_t scenario_opts[] = {
     {.name = "--threads", .alias = "-t", .kind = CLI_ARG_CUSTOM, .parse = parse_threads,
      .group = CLI_OPT_NUMERICS},
     {.name = "--tag", .kind = CLI_ARG_CUSTOM, .parse = parse_tag, .group = CLI_OPT_TAG},
+    {.name = "--checkpoint-every", .kind = CLI_ARG_CUSTOM, .parse = parse_ckpt_every,
+     .metavar = "DURATION", .group = CLI_OPT_CKPT_EVERY},
+    {.name = "--checkpoint-every-updates", .kind = CLI_ARG_U64,
+     .off = offsetof(cli_opts_t, ckpt_every_updates), .lo = 1, .hi = INT64_MAX,
+     .expect = "expected a number of updates >= 1", .group = CLI_OPT_CKPT_EVERY},
     {.name = NULL},
 };
 
@@ -200,20 +222,6 @@ int cli_load_scenario(const cli_opts_t *o, scn_t *s)
         return cli_bad_input("%s: %s", o->scenario, err.msg);
     }
     return 0;
-}
-
-int cli_prepare_run(const scn_t *s, alg_prepare_opts_t *o, alg_prepared_t **run,
-                    sgd_err_t *err)
-{
-    int rc = alg_prepare(s, o, run, err);
-    if (rc) sgd_err_prefix(err, s->path);
-    if (o->missing[0]) {
-        sgd_err_t m;
-        snprintf(m.msg, sizeof m.msg, "%s", o->missing);
-        sgd_err_prefix(&m, s->path);
-        snprintf(o->missing, sizeof o->missing, "%s", m.msg);
-    }
-    return rc;
 }
 
 void cli_opts_free(cli_opts_t *o)

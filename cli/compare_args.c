@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/compare.h"
-#include "cli/table.h"
+#include "render/table.h"
 
 static void usage(FILE *f)
 {
@@ -22,9 +22,11 @@ static void usage(FILE *f)
         "Pairs the configurations of the two databases (a run's configuration less its\n"
         "seed, run by one build) and judges, per configuration, the status, the virtual\n"
         "time (vtime_s) and every metric over the seeds: each run's value is the mean of\n"
-        "the last K rows of its series. The effect (candidate - baseline) is tested paired\n"
-        "by seed when both sides ran the same seeds (Welch's test when they did not), and\n"
-        "all tests of the call form one family whose error is controlled (--correction).\n"
+        "the last K rows of its series (the last row of a total or an end-of-run summary:\n"
+        "staleness, message counts, images_per_s). The effect (candidate - baseline) is\n"
+        "tested paired by seed when both sides ran the same seeds (Welch's test when they\n"
+        "did not), and all tests of the call form one family whose error is controlled\n"
+        "(--correction).\n"
         "Verdicts: same (every series bit-equal) / better / worse (the interval excludes 0\n"
         "and the effect is at least the margin; lower is better for losses, errors and\n"
         "vtime_s, higher for images_per_s) / equivalent (the interval lies inside the\n"
@@ -170,7 +172,7 @@ int compare_args_parse(int argc, char **argv, compare_args_t *a, bool *help)
 {
     static const char *const missing[] = {"BASELINE.db CANDIDATE.db", "CANDIDATE.db"};
     *a = (compare_args_t){.rule = ana_rule_default(), .last = ANA_LAST_DEFAULT,
-                          .format = CLI_FMT_TEXT, .max_seeds = 0, .batch = 0, .jobs = 0};
+                          .format = RND_FMT_TEXT, .max_seeds = 0, .batch = 0, .jobs = 0};
     cli_opt_set_t sets[] = {{compare_opts, a, 0}, {cli_format_opts, &a->format, 0}};
     cli_cmd_spec_t spec = {.cmd = "compare", .npos = 2, .missing = missing, .sets = sets,
                            .nsets = 2};

@@ -9,13 +9,13 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "cli/table.h"
+#include "render/table.h"
 #include "common/error.h"
 #include "common/number.h"
 
 const cli_opt_t cli_format_opts[] = {
-    {.name = "--csv", .kind = CLI_ARG_CONST, .ival = CLI_FMT_CSV},
-    {.name = "--json", .kind = CLI_ARG_CONST, .ival = CLI_FMT_JSON},
+    {.name = "--csv", .kind = CLI_ARG_CONST, .ival = RND_FMT_CSV},
+    {.name = "--json", .kind = CLI_ARG_CONST, .ival = RND_FMT_JSON},
     {.name = NULL},
 };
 

@@ -96,8 +96,8 @@ int cli_args_parse_fixed(const cli_cmd_spec_t *spec, int argc, char **argv, cons
                          bool *help);
 void cli_list_free(cli_list_t *l);
 
-/* The --csv and --json flags of the reading commands, into an int holding a cli_format_t
- * (cli/table.h); their set's target is that int. */
+/* The --csv and --json flags of the reading commands, into an int holding a rnd_format_t
+ * (render/table.h); their set's target is that int. */
 extern const cli_opt_t cli_format_opts[];
 
 #endif

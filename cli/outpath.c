@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/text.h"
+#include "render/text.h"
 
 size_t cli_outpath_scenario_inputs(const char *scenario, const scn_t *s,
                                    sgd_outpath_input_t *in)
@@ -26,7 +26,7 @@ size_t cli_outpath_scenario_inputs(const char *scenario, const scn_t *s,
 /* "CMD: LABEL: ..." with the label's text escaped for the terminal. */
 static int print_refusal(const char *cmd, const char *msg)
 {
-    char *shown = cli_text_escape(msg);
+    char *shown = rnd_text_escape(msg);
     int rc = cli_bad_input("%s%s%s", cmd, *cmd ? ": " : "", shown);
     free(shown);
     return rc;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/text.h"
+#include "render/text.h"
 #include "common/number.h"
 
 void plot_args_usage(FILE *f)
@@ -152,7 +152,7 @@ static int parse_size(plot_args_t *a)
     ok = ok && w >= lo && w <= hi && h >= lo && h <= hi;
     ok = ok && (pdf || (w == floor(w) && h == floor(h)));
     if (!ok) {
-        char *shown = cli_text_escape(a->size);
+        char *shown = rnd_text_escape(a->size);
         int rc = cli_bad_input("plot: --size %s: expected W,H in %s, each %g to %g", shown,
                                pdf ? "inches (a PDF figure)" : "whole pixels", lo, hi);
         free(shown);
@@ -183,7 +183,7 @@ static int parse_range(const char *opt, const char *text, bool log, gp_range_t *
     }
     free(lo);
     if (ok) return SGD_EXIT_OK;
-    char *shown = cli_text_escape(text);
+    char *shown = rnd_text_escape(text);
     int rc = cli_bad_input("plot: %s %s: expected LO:HI, plain numbers with LO < HI, either "
                            "side may be empty (0:)%s", opt, shown,
                            log ? ", and LO, HI > 0 on a log axis" : "");

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/gnuplot_script.h"
+#include "render/gnuplot_script.h"
 #include "cli/options.h"
-#include "cli/plot_series.h"
+#include "render/plot_series.h"
 
 typedef struct plot_args {
     const char *db, *x, *y, *by, *out, *title, *legend_title, *size, *band;

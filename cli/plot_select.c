@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/text.h"
+#include "render/text.h"
 #include "common/error.h"
 #include "common/number.h"
 
@@ -51,7 +51,7 @@ static int read_term(rdb_t *db, char *term, const char *shown, rdb_cond_t *c)
     size_t olen = read_op(term + klen, &c->op);
     rdb_op_t second;
     if (klen == 0 || olen == 0 || read_op(term + klen + olen, &second)) { /* not "==" */
-        char *t = cli_text_escape(term);
+        char *t = rnd_text_escape(term);
         int rc = cli_bad_input("plot: --where %s: \"%s\": expected KEY OP VALUE, KEY made of "
                                "letters, digits, _ and . and OP one of = != < <= > >=",
                                shown, t);
@@ -96,7 +96,7 @@ int plot_where_parse(rdb_t *db, const cli_list_t *values, plot_where_t *w)
     w->conds = sgd_xcalloc((size_t)nterms, sizeof *w->conds);
     char *at = w->text;
     for (int i = 0; i < values->n; i++) {
-        char *shown = cli_text_escape(values->v[i]);
+        char *shown = rnd_text_escape(values->v[i]);
         strcpy(at, values->v[i]);
         char *term = at;
         at += strlen(at) + 1;
@@ -122,7 +122,7 @@ void plot_where_free(plot_where_t *w)
 /* One --label value (cut in place) into l. */
 static int read_label(char *s, const char *const *keys, int nkeys, plot_label_t *l)
 {
-    char *shown = cli_text_escape(s);
+    char *shown = rnd_text_escape(s);
     char *eq = strchr(s, '=');
     int rc = SGD_EXIT_OK;
     if (!eq) {

@@ -19,6 +19,7 @@
 #define SGDSIM_CLI_PLOT_SELECT_H
 
 #include "cli/options.h"
+#include "render/plot_series.h"
 #include "results/rdb.h"
 #include "results/rdb_curves.h"
 
@@ -33,19 +34,7 @@ typedef struct plot_where {
 int plot_where_parse(rdb_t *db, const cli_list_t *values, plot_where_t *w);
 void plot_where_free(plot_where_t *w);
 
-typedef struct plot_label {
-    const char *key;   /* a --by key */
-    const char *value; /* the value whose term is replaced, or NULL: the key is renamed */
-    const char *text;
-} plot_label_t;
-
-typedef struct plot_labels {
-    plot_label_t *v; /* their strings point into text */
-    int n;
-    char *text;
-} plot_labels_t;
-
-/* Parses every --label value into *l; each key must be one of keys[0..nkeys).  The caller
+/* Parses every --label value into *l (plot_labels_t: plot_series.h); each key must be one of keys[0..nkeys).  The caller
  * frees *l with plot_labels_free, also after an error. */
 int plot_labels_parse(const cli_list_t *values, const char *const *keys, int nkeys,
                       plot_labels_t *l);

@@ -17,6 +17,17 @@ int sgd_errf(sgd_err_t *err, const char *fmt, ...)
     return -1;
 }
 
+int sgd_bad_input(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("sgdsim: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return SGD_EXIT_BAD_INPUT;
+}
+
 int sgd_err_prefix(sgd_err_t *err, const char *prefix)
 {
     if (!err) return -1;

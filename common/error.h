@@ -1,9 +1,9 @@
 /* Error reporting shared by every layer.
  *
- * Two tiers (STYLE.md §4): broken invariants and out-of-memory abort with file:line
- * (SGD_ASSERT, sgd_xmalloc ...); bad input and environment problems are returned to the
- * caller as -1 plus a message in a caller-owned sgd_err_t, which the CLI prints before
- * exiting with code 2.  Messages name what was wrong where: "file: json.path: what". */
+ * Two tiers (docs/style.md, "Errors"): broken invariants and out-of-memory abort with
+ * file:line (SGD_ASSERT, sgd_xmalloc ...); bad input and environment problems are returned
+ * to the caller as -1 plus a message in a caller-owned sgd_err_t, which the CLI prints
+ * before exiting with code 2.  Messages name what was wrong where: "file: json.path: what". */
 #ifndef SGDSIM_COMMON_ERROR_H
 #define SGDSIM_COMMON_ERROR_H
 
@@ -26,6 +26,11 @@ enum {
 /* Formats into err (if err is not NULL) and returns -1, so callers can write
  * `return sgd_errf(err, "...", ...);`. */
 int sgd_errf(sgd_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "sgdsim: <message>" on stderr and returns SGD_EXIT_BAD_INPUT: how the commands
+ * and the layers that run them (render/, sweep/) end on bad input, `return
+ * sgd_bad_input("...", ...);`. */
+int sgd_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Prepends "prefix: " to an existing message (used to add the file name or an outer
  * JSON path to an error produced deeper down).  Returns -1. */

@@ -4,7 +4,7 @@
  * that runs it (worker index 0 .. threads - 1, passed to the task); which worker runs which
  * task, and in what order, is not fixed.  Under that rule the results are the same bits for
  * any thread count, which is how sgdsim uses more than one core without giving up its
- * determinism contract (docs/architecture.md).  Workers run with the caller's floating-point
+ * determinism contract (docs/design.md).  Workers run with the caller's floating-point
  * environment (on x86 its MXCSR: flush-to-zero and denormals-are-zero), set at every call.
  *
  * The calling thread is worker 0 and works too, so a pool of 1 thread creates none and runs

@@ -1,4 +1,4 @@
-/* libFuzzer target: the gnuplot script builder of `sgdsim plot` (cli/gnuplot_script.h).
+/* libFuzzer target: the gnuplot script builder of `sgdsim plot` (render/gnuplot_script.h).
  *
  * Input: one flags byte (figure format, log axes, bands, a size), then NUL-separated
  * strings: the title, the two axis labels, the legend's title and up to 8 legend entries
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/gnuplot_script.h"
+#include "render/gnuplot_script.h"
 #include "fuzz/fuzz_text.h"
 
 #define MAX_LINES 8

@@ -1,10 +1,10 @@
-/* libFuzzer target: the sweep planner (cli/sweep_plan.h).  The input is split into lines,
+/* libFuzzer target: the sweep planner (sweep/plan.h).  The input is split into lines,
  * each one `sweep --set key=v1,v2,...` list, planned against a small scenario file whose own
  * sweep block has a seed axis (so points are loaded from the JSON without that block).
  * Aborts unless:
- *   - cli_sweep_split either refuses a line with a message, or returns a key and non-empty
+ *   - sweep_split either refuses a line with a message, or returns a key and non-empty
  *     values that, joined with commas after "key=", give the line back exactly;
- *   - cli_sweep_plan either refuses with a message, or gives 1 <= points <= combinations,
+ *   - sweep_plan either refuses with a message, or gives 1 <= points <= combinations,
  *     every point with one assignment per axis, and no run key twice.
  * Inputs whose combinations exceed MAX_POINTS are skipped (each point is a scenario load). */
 #include <stdbool.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/machine.h"
-#include "cli/sweep_plan.h"
+#include "sweep/plan.h"
 #include "fuzz/fuzz_text.h"
 
 #define MAX_SETS 8
@@ -55,7 +55,7 @@ static int check_split(const char *line)
     char *key, **values;
     int n;
     sgd_err_t err = {{0}};
-    if (cli_sweep_split(line, &key, &values, &n, &err)) {
+    if (sweep_split(line, &key, &values, &n, &err)) {
         if (!err.msg[0]) abort();
         return 0;
     }
@@ -94,10 +94,10 @@ static void check_plan(const char *const *sets, int nsets)
         cli_machine_get(1, &machine);
         have_machine = true;
     }
-    const cli_sweep_plan_opts_t o = {.lists = sets, .nlists = nsets, .machine = &machine};
-    cli_sweep_plan_t plan;
+    const sweep_plan_opts_t o = {.lists = sets, .nlists = nsets, .machine = &machine};
+    sweep_plan_t plan;
     sgd_err_t err = {{0}};
-    if (cli_sweep_plan(scenario_path(), &o, &plan, &err)) {
+    if (sweep_plan(scenario_path(), &o, &plan, &err)) {
         if (!err.msg[0] || plan.points || plan.npoints) abort();
         return;
     }
@@ -112,7 +112,7 @@ static void check_plan(const char *const *sets, int nsets)
     for (int p = 1; p < plan.npoints; p++)
         if (strcmp(keys[p - 1], keys[p]) == 0) abort();
     free(keys);
-    cli_sweep_plan_free(&plan);
+    sweep_plan_free(&plan);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -7,7 +7,16 @@
  * background requests of async_open on a task queue (common/taskq.h), each worker with a
  * model_t of its own, and still gives the same bits
  * (tests/models/test_models_backend_cpu_threads_give_the_same_bits.c).  Background requests
- * compute on workers[1 ..]; a call that needs those workspaces lets them finish first. */
+ * compute on workers[1 ..]; a call that needs those workspaces lets them finish first.
+ *
+ * Nothing is summed across threads (an evaluation's row losses are added in row order
+ * afterwards), and each OpenBLAS call runs on one thread (openblas_set_num_threads(1) in the
+ * runner): OpenBLAS's sgemm differs in the last bit between its own thread counts.
+ * Concurrent single-threaded calls are safe in Debian's 0.3.21 pthread build, which is built
+ * with USE_THREAD=1 and so has the locks around the buffer allocator every call shares (the
+ * wrong results of OpenBLAS issues 1761 and 2164 came from the 0.3.2-0.3.3 allocator, fixed in
+ * 0.3.4, and from builds without threading); the same test repeats the model's GEMMs from up
+ * to 8 threads at once against one thread, bit for bit. */
 #include "models/backend_cpu.h"
 
 #include <stdbool.h>

@@ -15,31 +15,8 @@
 #include <cblas.h>
 
 #include "models/cnn_direct.h"
+#include "models/cnn_internal.h"
 #include "models/softmax.h"
-
-/* One output row of max pooling (the widest max pool's ow * C): window offsets (max_pool,
- * max_pool_route). */
-typedef struct {
-    int *win;
-} pool_rows_t;
-
-struct cnn {
-    cnn_geom_t g[CNN_MAX_GEOMS];
-    int n, nclasses, max_batch, nweights;
-    int wgeom[CNN_MAX_GEOMS];           /* layer index of weight layer l */
-    size_t woff[CNN_MAX_GEOMS], boff[CNN_MAX_GEOMS], nparams;
-    /* Workspace, one allocation, all for max_batch samples: */
-    float *out[CNN_MAX_GEOMS];          /* layer i's output, after its ReLU */
-    float *col[CNN_MAX_GEOMS];          /* conv i's im2col matrix, kept for dW (NULL: direct) */
-    float *delta[2];                    /* gradients w.r.t. activations, ping-pong */
-    float *dcol;                        /* dY W^T of a conv, before col2im */
-    float *padded;                      /* one sample of a padded conv's input (im2col) */
-    float *direct[CNN_MAX_GEOMS];       /* direct conv i's workspace (cnn_direct.c) */
-    int32_t *src[CNN_MAX_GEOMS];        /* max pool i: each output's source (max_pool) */
-    double *colsum;                     /* bias-gradient accumulator, widest output */
-    pool_rows_t pool;
-    void *block;
-};
 
 static size_t bsz(const cnn_t *c, int64_t per_sample)
 {
@@ -174,13 +151,6 @@ const cnn_geom_t *cnn_layers(const cnn_t *c, int *n)
     return c->g;
 }
 
-/* Whether layer i's input gradient leaves with the ReLU mask of the layer below applied: max
- * pooling applies it while routing (max_pool_route), so that layer skips its own pass. */
-static bool masks_layer_below(const cnn_t *c, int i)
-{
-    return i > 0 && c->g[i].op == CNN_POOL_MAX && c->g[i - 1].relu;
-}
-
 /* ---- im2col / col2im --------------------------------------------------------------------
  * Row (b, oy, ox) of the matrix holds the window at (oy*stride - pad, ox*stride - pad), ky
  * by ky; within a window row the k pixels are adjacent in NHWC memory, so each (row, ky) is
@@ -276,159 +246,6 @@ static void col2im(const float *restrict dcol, int batch, const cnn_geom_t *g,
     }
 }
 
-/* ---- pooling ---------------------------------------------------------------------------- */
-
-/* Max pooling works an output row at a time: element e = ox * C + ch of the row reads its
- * window through win[e] = ox * stride * C + ch (pool_row_windows), the window's first input
- * relative to the row's, so every loop runs over the whole row (LeNet's pools: 84 and 80
- * elements) instead of over a window's few channels. */
-static void pool_row_windows(const cnn_geom_t *g, int *restrict win)
-{
-    for (int ox = 0, e = 0; ox < g->ow; ox++)
-        for (int ch = 0; ch < g->ic; ch++, e++) win[e] = ox * g->stride * g->ic + ch;
-}
-
-/* Each output is its window's first largest value: `v > o` replaces it only by a larger one,
- * so the earlier of equal values stays and a later NaN never comes in (MAXPS's rule; a NaN
- * at the first position stays), and no branch depends on the data.  src records where each
- * output came from, as the offset of its input from the window's first input, for the
- * backward pass (max_pool_route), which so needs neither the pool's input nor a search.
- * relu_below: the input is a ReLU's output, and an output that is not > 0 gets source -1,
- * "none": the ReLU's mask (input > 0) holds the same at the output's source, which equals it,
- * so the gradient it would route is masked to 0 anyway. */
-static void max_pool(const float *restrict img, const cnn_geom_t *g, const int *restrict win,
-                     bool relu_below, float *restrict out, int32_t *restrict src)
-{
-    const int n = g->ow * g->ic;
-    for (int oy = 0; oy < g->oh; oy++) {
-        const float *restrict row = img + (size_t)oy * (size_t)g->stride * (size_t)g->iw *
-                                              (size_t)g->ic;
-        float *restrict o = out + (size_t)oy * (size_t)n;
-        int32_t *restrict s = src + (size_t)oy * (size_t)n;
-        for (int e = 0; e < n; e++) o[e] = row[win[e]], s[e] = 0;
-        for (int ky = 0; ky < g->k; ky++)
-            for (int kx = ky == 0 ? 1 : 0; kx < g->k; kx++) {
-                const int32_t off = (ky * g->iw + kx) * g->ic;
-                const float *restrict v = row + off;
-                for (int e = 0; e < n; e++) {
-                    const float x = v[win[e]];
-                    const int32_t up = -(int32_t)(x > o[e]); /* all ones where x wins */
-                    s[e] ^= (s[e] ^ off) & up;
-                    o[e] = x > o[e] ? x : o[e];
-                }
-            }
-        if (relu_below)
-            for (int e = 0; e < n; e++) s[e] |= -(int32_t)!(o[e] > 0.0f);
-    }
-}
-
-static void avg_pool(const float *restrict img, const cnn_geom_t *g, float *restrict out)
-{
-    const int C = g->ic;
-    const float inv = 1.0f / (float)(g->k * g->k);
-    for (int oy = 0; oy < g->oh; oy++)
-        for (int ox = 0; ox < g->ow; ox++) {
-            float *o = out + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
-            const float *w0 = img + (size_t)((oy * g->stride * g->iw + ox * g->stride) * C);
-            for (int ch = 0; ch < C; ch++) o[ch] = 0.0f;
-            for (int ky = 0; ky < g->k; ky++)
-                for (int kx = 0; kx < g->k; kx++) {
-                    const float *v = w0 + (size_t)((ky * g->iw + kx) * C);
-                    for (int ch = 0; ch < C; ch++) o[ch] += v[ch];
-                }
-            for (int ch = 0; ch < C; ch++) o[ch] *= inv;
-        }
-}
-
-/* Layer i, a pool, over the batch (max pools also record their sources in c->src[i]). */
-static void pool_forward(const cnn_t *c, int i, const float *restrict in, int batch,
-                         float *restrict out)
-{
-    const cnn_geom_t *g = &c->g[i];
-    const bool relu_below = masks_layer_below(c, i);
-    if (g->op == CNN_POOL_MAX) pool_row_windows(g, c->pool.win);
-    for (int b = 0; b < batch; b++) {
-        const size_t ii = (size_t)b * (size_t)g->in_size, o = (size_t)b * (size_t)g->out_size;
-        if (g->op == CNN_POOL_MAX)
-            max_pool(in + ii, g, c->pool.win, relu_below, out + o, c->src[i] + o);
-        else avg_pool(in + ii, g, out + o);
-    }
-}
-
-/* v if keep, else +0: by its bits, since GCC compiles `keep ? v : 0.0f` here to a branch,
- * which the data (one window position in k * k) mispredicts. */
-static inline float keep_if(float v, bool keep)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    u &= 0u - (uint32_t)keep;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-
-/* One sample's max-pool input gradient, din zeroed: each output's gradient is added to the
- * input it came from (src, max_pool's record), outputs in order (where windows overlap, their
- * gradients add up in that order; where they tile the input, each input gets at most one).
- * An output without a source (masked by the ReLU below) adds +0, which is what the ReLU's
- * mask made of it, at its window's first input: no change, as din is never -0.  0.0f + d is
- * what the first addition to a zeroed din gives (+0 for -0). */
-static void max_pool_route(const int32_t *restrict src, const float *restrict d,
-                           const cnn_geom_t *g, const pool_rows_t *s, float *restrict din)
-{
-    const int n = g->ow * g->ic;
-    const size_t row_in = (size_t)g->stride * (size_t)g->iw * (size_t)g->ic;
-    const int *restrict win = s->win;
-    for (int oy = 0; oy < g->oh; oy++) {
-        const int32_t *restrict sr = src + (size_t)oy * (size_t)n;
-        const float *restrict dr = d + (size_t)oy * (size_t)n;
-        float *restrict drow = din + (size_t)oy * row_in;
-        for (int e = 0; e < n; e++) {
-            const int32_t from = sr[e] & ~(sr[e] >> 31); /* -1, none: 0 */
-            drow[win[e] + from] += keep_if(dr[e], sr[e] >= 0);
-        }
-    }
-}
-
-static void avg_pool_backward(const float *restrict d, const cnn_geom_t *g, float *restrict img)
-{
-    const int C = g->ic;
-    const float inv = 1.0f / (float)(g->k * g->k);
-    for (int oy = 0; oy < g->oh; oy++)
-        for (int ox = 0; ox < g->ow; ox++) {
-            const float *dr = d + ((size_t)oy * (size_t)g->ow + (size_t)ox) * (size_t)C;
-            for (int ky = 0; ky < g->k; ky++)
-                for (int kx = 0; kx < g->k; kx++) {
-                    float *dst = img + ((size_t)(oy * g->stride + ky) * (size_t)g->iw +
-                                        (size_t)(ox * g->stride + kx)) * (size_t)C;
-                    for (int ch = 0; ch < C; ch++) dst[ch] += dr[ch] * inv;
-                }
-        }
-}
-
-/* Sample b's share of layer i's (a pool's) din from d, din zeroed; a max pool routes by the
- * sources of the forward pass (and so applies the ReLU mask below, masks_layer_below; its
- * windows' offsets in c->pool, pool_row_windows), average pooling leaves the mask to the
- * layer below. */
-static void pool_backward_sample(const cnn_t *c, int i, const float *restrict d, int b,
-                                 float *restrict din_b)
-{
-    const cnn_geom_t *g = &c->g[i];
-    const size_t o = (size_t)b * (size_t)g->out_size;
-    if (g->op == CNN_POOL_MAX) max_pool_route(c->src[i] + o, d + o, g, &c->pool, din_b);
-    else avg_pool_backward(d + o, g, din_b);
-}
-
-/* Layer i's (a pool's) din from d, the whole batch. */
-static void pool_backward(const cnn_t *c, int i, const float *restrict d, int batch,
-                          float *restrict din)
-{
-    const cnn_geom_t *g = &c->g[i];
-    memset(din, 0, (size_t)batch * (size_t)g->in_size * sizeof *din);
-    if (g->op == CNN_POOL_MAX) pool_row_windows(g, c->pool.win);
-    for (int b = 0; b < batch; b++)
-        pool_backward_sample(c, i, d, b, din + (size_t)b * (size_t)g->in_size);
-}
-
 /* ---- dense products (fc layers, and convolutions over their im2col matrix) -------------- */
 
 /* out (rows x oc) = in (rows x kdim) * W, then + b and ReLU (if the layer has one) in one
@@ -513,7 +330,7 @@ static void dsrc_pool(void *ctx, int b, float *dsample)
 {
     const dsrc_t *src = ctx;
     memset(dsample, 0, src->size * sizeof *dsample);
-    pool_backward_sample(src->c, src->pool, src->d, b, dsample);
+    cnn_pool_backward_sample(src->c, src->pool, src->d, b, dsample);
     if (src->relu_out) {
         const float *a = src->relu_out + (size_t)b * src->size;
         relu_mask(dsample, a, src->size);
@@ -556,9 +373,9 @@ static void conv_backward(cnn_t *c, int i, const float *params, const float *d, 
 static void pool_into_direct_backward(cnn_t *c, const float *d, int batch, float *grad)
 {
     const cnn_geom_t *g = &c->g[0];
-    if (c->g[1].op == CNN_POOL_MAX) pool_row_windows(&c->g[1], c->pool.win);
+    if (c->g[1].op == CNN_POOL_MAX) cnn_pool_row_windows(&c->g[1], c->pool.win);
     dsrc_t src = {.c = c, .pool = 1, .d = d, .size = (size_t)g->out_size,
-                  .relu_out = g->relu && !masks_layer_below(c, 1) ? c->out[0] : NULL};
+                  .relu_out = g->relu && !cnn_masks_layer_below(c, 1) ? c->out[0] : NULL};
     cnn_direct_weight_grad(g, dsrc_pool, &src, batch, c->direct[0], grad + c->woff[g->wl],
                            grad + c->boff[g->wl]);
 }
@@ -578,7 +395,7 @@ static void forward(cnn_t *c, const float *params, const float *x, int batch, in
         } else if (g->op == CNN_FC) {
             dense_forward(c, g, params, in, batch, c->out[i]);
         } else {
-            pool_forward(c, i, in, batch, c->out[i]);
+            cnn_pool_forward(c, i, in, batch, c->out[i]);
         }
         in = c->out[i];
     }
@@ -607,7 +424,7 @@ static void backward_layer(cnn_t *c, int i, const float *params, const float *x,
     } else if (g->op == CNN_CONV) {
         conv_backward(c, i, params, d, batch, grad, dprev);
     } else if (dprev) {
-        pool_backward(c, i, d, batch, dprev);
+        cnn_pool_backward(c, i, d, batch, dprev);
     }
 }
 
@@ -625,7 +442,7 @@ double cnn_loss_grad(cnn_t *c, const float *params, const float *x, const int32_
             break;
         }
         float *dprev = i > 0 ? c->delta[1 - cur] : NULL;
-        bool masked = i < last && masks_layer_below(c, i + 1);
+        bool masked = i < last && cnn_masks_layer_below(c, i + 1);
         backward_layer(c, i, params, x, batch, c->delta[cur], masked, dprev, grad);
         cur = 1 - cur;
     }

@@ -37,7 +37,7 @@
  * one read: converting 47 M pixels cost about half as much again as the inflating.  The
  * price is 4 bytes per pixel on disk (210 MB for Fashion-MNIST).
  *
- * Guarantees (docs/architecture.md repeats them):
+ * Guarantees (docs/scenario.md and the README point here):
  *   - A run never depends on a cache file after its load.  An entry is read (pread, never
  *     mapped) into the process's own memory and every check is made on that copy, so an
  *     entry rewritten, cut short or deleted while a run uses the data changes nothing for it
@@ -70,7 +70,7 @@
  * storing, says so once per dcache_t on the warning stream, and later loads through the same
  * handle stop trying to store (they still use entries that can be read).
  *
- * Knows nothing about time (models/, docs/architecture.md). */
+ * Knows nothing about virtual time (models/, docs/design.md). */
 #ifndef SGDSIM_MODELS_DATA_CACHE_H
 #define SGDSIM_MODELS_DATA_CACHE_H
 

@@ -38,7 +38,7 @@
 
 #include "common/error.h"
 
-#define RDB_SCHEMA_VERSION 6          /* PRAGMA user_version written by this build */
+#define RDB_SCHEMA_VERSION 7          /* PRAGMA user_version written by this build */
 #define RDB_READ_MIN_VERSION 2        /* oldest schema rdb_open_readonly reads as it is */
 #define RDB_MERGE_MIN_VERSION 1       /* oldest schema rdb_merge takes as an input */
 #define RDB_APPLICATION_ID 0x53474453 /* PRAGMA application_id, "SGDS" in ASCII */
@@ -90,7 +90,7 @@ typedef struct rdb_run_info {
     const char *run_key;        /* deterministic key: the configuration hash */
     const char *scenario_name;  /* scenario's "name" */
     const char *scenario_path;  /* file the scenario was loaded from, as given */
-    const char *algorithm;      /* csgd, lsgd, sasgd, fasgd, bfasgd, ... */
+    const char *algorithm;      /* algorithm.name, as the algorithm registry spells it */
     int64_t workers;            /* workers (synchronous) or clients lambda (asynchronous) */
     uint64_t seed;              /* master seed; stored as the signed 64-bit reinterpretation */
     const char *backend;        /* numerics backend, e.g. "cpu", "cuda", "cost-only" */
@@ -107,6 +107,8 @@ typedef struct rdb_run_info {
     const char *sweep_axes;     /* JSON array of the key paths a sweep varied, e.g.
                                    ["cluster.workers"]; NULL for a plain run */
     const char *command_line;   /* the run's command line, words shell-quoted */
+    bool no_clock;              /* the run has no clock (alg_has_clock: the uniform driver),
+                                   stored as runs.has_clock = 0; false (1) otherwise */
 } rdb_run_info_t;
 
 /* Inserts a runs row with status 'running' and started_at = now (UTC, ISO-8601), and its

@@ -162,8 +162,9 @@ int rdb_curve_runs_open(rdb_t *db, const char *const *keys, int nkeys,
     if (where_sql(db, sel, 1, where, sizeof where, err)) return -1;
     snprintf(sql, sizeof sql,
              "SELECT r.id, r.seed, r.scenario, r.status,"
-             " json_remove(r.config_json, '$.seed', '$.numerics.threads'), r.git_rev%s"
-             " FROM runs r WHERE 1%s ORDER BY r.id", columns, where);
+             " json_remove(r.config_json, '$.seed', '$.numerics.threads'), r.git_rev, %s%s"
+             " FROM runs r WHERE 1%s ORDER BY r.id", db->version < 7 ? "NULL" : "r.has_clock",
+             columns, where);
     if (curve_open(db, sql, nkeys, it, err)) return -1;
     bind_where((*it)->st, sel, 1);
     return 0;
@@ -179,9 +180,11 @@ int rdb_curve_runs_next(rdb_curve_it_t *it, rdb_curve_run_t *run, sgd_err_t *err
         .scenario = (const char *)sqlite3_column_text(st, 2),
         .status = (const char *)sqlite3_column_text(st, 3),
         .config = (const char *)sqlite3_column_text(st, 4),
-        .build = (const char *)sqlite3_column_text(st, 5), .values = it->values};
+        .build = (const char *)sqlite3_column_text(st, 5),
+        .clock = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 6),
+        .values = it->values};
     for (int k = 0; k < it->nkeys; k++)
-        it->values[k] = (const char *)sqlite3_column_text(st, 6 + k);
+        it->values[k] = (const char *)sqlite3_column_text(st, 7 + k);
     return 1;
 }
 

@@ -56,6 +56,8 @@ typedef struct rdb_curve_run {
     const char *config;        /* the configuration without its seed and thread count (JSON
                                   text: runs that differ only by seed have the same) */
     const char *build;         /* runs.git_rev: the build that ran it */
+    int clock;                 /* runs.has_clock: 1, 0 for none, -1 not recorded (before
+                                  schema 7: analysis/clock.h decides from its configuration) */
     const char *const *values; /* the value of each group key as text, NULL for none */
 } rdb_curve_run_t;
 

@@ -75,9 +75,11 @@ static int source_runs(sqlite3 *db, int64_t version, const char **schema, const 
     *table = "runs";
     /* runs' columns changed in schema 3 (4 changed only how ids are given; 5 added
      * `resumes`, which a source without it leaves at its default, 0, as runs_columns copies
-     * only the columns both tables have; 6 added a table of its own, copied when there). */
+     * only the columns both tables have; 6 added a table of its own, copied when there; 7
+     * added `has_clock`, which such a source leaves NULL: not recorded, and readers decide
+     * from config_json, RDB_CLOCK_OF_CONFIG). */
     if (version >= 3) return 0;
-    SGD_ASSERT(version >= 1 && RDB_SCHEMA_VERSION == 6); /* a new schema extends this */
+    SGD_ASSERT(version >= 1 && RDB_SCHEMA_VERSION == 7); /* a new schema extends this */
     static const char copy[] = "CREATE TEMP TABLE src_runs AS SELECT * FROM src.runs;";
     static const char v2[] = RDB_KEYS_V2_SQL("temp.src_runs");
     static const char v3[] = RDB_RUNS_V3_SQL("temp.src_runs");

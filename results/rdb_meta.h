@@ -29,9 +29,10 @@
  * "data.n_train", "model.hidden[0]", "model.layers[1].kernel" (RDB_META_KEY); objects and
  * arrays themselves are not rows.
  * final_metrics_long has every metric's row of the largest update_idx per run;
- * final_metrics is one row per run with one column per metric name sgdsim writes
- * (RDB_META_FINAL_METRICS below), NULL where the run has none or its last value was not
- * finite. */
+ * final_metrics is one row per run with a column for each metric sgdsim wrote at schema 3
+ * (RDB_META_FINAL_VIEWS_SQL below), NULL where the run has none or its last value was not
+ * finite, and from schema 7 on final_json: every metric's last value, whatever its name, as
+ * one JSON object -- so a new metric (one line of common/metric.c) needs no migration. */
 #define RDB_META_KEY(J) "replace(substr(" J ".fullkey, 3), '\"', '')"
 
 #define RDB_META_FINAL_COL(NAME)                                                           \
@@ -68,7 +69,12 @@
     "  SELECT run_id, name, max(update_idx) AS update_idx, vtime_ns, value, nonfinite"     \
     "  FROM metrics GROUP BY run_id, name" ORDER_LONG ";"                                 \
     "CREATE VIEW final_metrics AS"                                                         \
-    "  SELECT r.id AS run_id, "                                                            \
+    "  SELECT r.id AS run_id, " RDB_META_FINAL_COLUMNS                                     \
+    "  FROM runs r" ORDER ";"
+
+/* final_metrics' named columns: the metrics sgdsim wrote when schema 3 made the view (the
+ * text of schemas 3 to 6, which databases in users' hands hold: never changed). */
+#define RDB_META_FINAL_COLUMNS                                                             \
     RDB_META_FINAL_COL("train_loss") ", " RDB_META_FINAL_COL("lr") ", "                    \
     RDB_META_FINAL_COL("val_loss") ", " RDB_META_FINAL_COL("val_error") ", "               \
     RDB_META_FINAL_COL("images_per_s") ", " RDB_META_FINAL_COL("norm_mean") ", "           \
@@ -77,14 +83,41 @@
     RDB_META_FINAL_COL("snapshots_peak") ", " RDB_META_FINAL_COL("fetch_sent") ", "        \
     RDB_META_FINAL_COL("fetch_skipped") ", " RDB_META_FINAL_COL("push_sent") ", "          \
     RDB_META_FINAL_COL("push_skipped") ", " RDB_META_FINAL_COL("version_age_mean") ", "    \
-    RDB_META_FINAL_COL("version_age_max")                                                  \
-    "  FROM runs r" ORDER ";"
+    RDB_META_FINAL_COL("version_age_max")
 
 /* Schema 5: the final-metrics views ordered by run (and metric name), whatever plan SQLite
  * picks. */
 #define RDB_META_V5_SQL                                                                    \
     "DROP VIEW final_metrics_long; DROP VIEW final_metrics;"                               \
     RDB_META_FINAL_VIEWS_SQL(" ORDER BY run_id, name", " ORDER BY r.id")
+
+/* A REAL as a JSON number that reads back as the same double: the shortest of 15, 16 and 17
+ * significant digits that does ('!': SQLite's printf with every digit asked for), "null"
+ * for NULL (a value that was not finite).  json_group_object would keep only 15. */
+#define RDB_META_JSON_NUMBER(V)                                                            \
+    "CASE WHEN " V " IS NULL THEN 'null'"                                                  \
+    " WHEN CAST(printf('%!.15g', " V ") AS REAL) = " V " THEN printf('%!.15g', " V ")"     \
+    " WHEN CAST(printf('%!.16g', " V ") AS REAL) = " V " THEN printf('%!.16g', " V ")"     \
+    " ELSE printf('%!.17g', " V ") END"
+
+/* Every metric's last value of run r, as one JSON object by name, its keys in name order:
+ * the run's rows in the primary key's order, the bare value column taken from each name's
+ * row of the largest update_idx.  Like the params view it calls JSON functions, which
+ * SQLite before 3.45 does not mark innocuous: readers (whose schema is trusted, rdb.c) read
+ * it, a writer's connection never does. */
+#define RDB_META_FINAL_JSON                                                                \
+    "(SELECT '{' || group_concat(json_quote(f.name) || ':' || "                            \
+    RDB_META_JSON_NUMBER("f.value") ", ',') || '}' FROM (SELECT m.name AS name,"           \
+    " m.value AS value, max(m.update_idx) FROM metrics m WHERE m.run_id = r.id"            \
+    " GROUP BY m.name ORDER BY m.name) f) AS final_json"
+
+/* Schema 7: final_metrics gains final_json, every metric whatever its name; its named
+ * columns stay those of schema 3, so scripts that read them read them as before. */
+#define RDB_META_V7_SQL                                                                    \
+    "DROP VIEW final_metrics;"                                                             \
+    "CREATE VIEW final_metrics AS"                                                         \
+    "  SELECT r.id AS run_id, " RDB_META_FINAL_COLUMNS ", " RDB_META_FINAL_JSON             \
+    "  FROM runs r ORDER BY r.id;"
 
 /* ---- writing ------------------------------------------------------------------------ */
 

@@ -123,6 +123,14 @@ int rdb_open_source(const char *path, int64_t *version, rdb_t **out, sgd_err_t *
  * view there, and a read-only file cannot get one) applies the same rule. */
 #define RDB_FINISHED_RULE "status IN ('complete', 'diverged')"
 
+/* Whether a run of resolved configuration CONFIG (an SQL expression) has a clock, for runs
+ * that did not record it (runs.has_clock NULL: written before schema 7, or merged from such
+ * a file): 0 when algorithm.driver is "uniform", else 1 -- a configuration that is not JSON
+ * included, as analysis/clock.h reads it. */
+#define RDB_CLOCK_OF_CONFIG(CONFIG)                                                             \
+    "(CASE WHEN json_valid(" CONFIG ") AND json_extract(" CONFIG ", '$.algorithm.driver') ="    \
+    " 'uniform' THEN 0 ELSE 1 END)"
+
 #define RDB_FINISHED_VIEW_SQL \
     "CREATE VIEW finished_runs AS SELECT * FROM runs WHERE " RDB_FINISHED_RULE ";"
 

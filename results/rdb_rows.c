@@ -29,7 +29,8 @@ typedef struct col {
     {#NAME, "r." #NAME, COL_INT_OR_NULL, offsetof(rdb_run_row_t, NAME),                       \
      offsetof(rdb_run_row_t, has_##NAME)}
 
-/* The runs columns of rdb_run_row_t; sweep_axes last, replaced by NULL before schema 3. */
+/* The runs columns of rdb_run_row_t; sweep_axes and has_clock last, replaced by NULL before
+ * the schemas that added them (3 and 6). */
 static const col_t run_cols[] = {
     RUN_COL(id, COL_INT),           RUN_COL(run_key, COL_TEXT),
     RUN_COL(config_hash, COL_TEXT), RUN_COL(scenario, COL_TEXT),
@@ -39,6 +40,8 @@ static const col_t run_cols[] = {
     RUN_INT_OR_NULL(updates),       RUN_INT_OR_NULL(vtime_ns),
     RUN_COL(wall_s, COL_REAL),      RUN_COL(config_json, COL_TEXT),
     RUN_COL(git_rev, COL_TEXT),     RUN_COL(sweep_axes, COL_TEXT),
+    {"has_clock", "r.has_clock", COL_INT_OR_NULL, offsetof(rdb_run_row_t, has_clock),
+     offsetof(rdb_run_row_t, clock_recorded)},
 };
 #define NRUN_COLS ((int)(sizeof run_cols / sizeof run_cols[0]))
 
@@ -177,8 +180,8 @@ int rdb_runs_open(rdb_t *db, const rdb_runs_query_t *q, rdb_rows_it_t **out, sgd
              q->finished_only ? " WHERE r." RDB_FINISHED_RULE : "",
              q->by_scenario ? "r.scenario, r.id" : "r.id");
     rdb_rows_it_t *it = it_new(db);
-    /* Before schema 3 runs has no sweep_axes: it reads as NULL. */
-    int nreal = db->version < 3 ? NRUN_COLS - 1 : NRUN_COLS;
+    /* Before schema 3 runs has no sweep_axes, before 6 no has_clock: they read as NULL. */
+    int nreal = db->version < 3 ? NRUN_COLS - 2 : db->version < 7 ? NRUN_COLS - 1 : NRUN_COLS;
     if (bind_prepare(db, run_cols, NRUN_COLS, nreal, tail, &it->b, err)) {
         rdb_rows_close(it);
         return -1;
@@ -392,17 +395,21 @@ int rdb_run_metric_names(rdb_t *db, int64_t run, char ***names, int *n, sgd_err_
     return rdb_read_names(db, st, "cannot read metric names", names, n, err);
 }
 
-int rdb_run_config(rdb_t *db, int64_t run, char **json, sgd_err_t *err)
+int rdb_run_config(rdb_t *db, int64_t run, char **json, int *clock, sgd_err_t *err)
 {
     *json = NULL;
+    *clock = -1;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db->db, "SELECT config_json FROM runs WHERE id = ?1", -1, &st,
-                           NULL) != SQLITE_OK)
+    const char *sql = db->version < 7 ? "SELECT config_json, NULL FROM runs WHERE id = ?1"
+                                      : "SELECT config_json, has_clock FROM runs WHERE id = ?1";
+    if (sqlite3_prepare_v2(db->db, sql, -1, &st, NULL) != SQLITE_OK)
         return rdb_sqlerr(db, "cannot read a run's configuration", err);
     sqlite3_bind_int64(st, 1, run);
     int rc = sqlite3_step(st);
     const char *s = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
     if (s) *json = sgd_xstrdup(s);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 1) != SQLITE_NULL)
+        *clock = sqlite3_column_int(st, 1);
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW) return 0;
     if (rc == SQLITE_DONE) return sgd_errf(err, "%s: no run %lld", rdb_path(db), (long long)run);

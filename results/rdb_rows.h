@@ -34,6 +34,9 @@ typedef struct rdb_run_row {
     const char *git_rev;     /* the build that ran it (runs.git_rev) */
     const char *sweep_axes;  /* JSON array of the keys its sweep varied; NULL for a plain run
                                 and before schema 3 */
+    int64_t has_clock;       /* runs.has_clock: 1, or 0 for a run without a clock ... */
+    bool clock_recorded;     /* ... false when the run did not record it (before schema 7, or
+                                merged from such a file): analysis/clock.h decides then */
 } rdb_run_row_t;
 
 /* One row of a metric. */
@@ -130,8 +133,10 @@ void rdb_names_free(char **names, int n);
 int rdb_run_metric_names(rdb_t *db, int64_t run, char ***names, int *n, sgd_err_t *err);
 
 /* Run `run`'s resolved configuration (runs.config_json) into *json (the caller frees it;
- * NULL when the column is NULL); -1 when there is no such run. */
-int rdb_run_config(rdb_t *db, int64_t run, char **json, sgd_err_t *err);
+ * NULL when the column is NULL) and whether it has a clock into *clock (runs.has_clock: 1 or
+ * 0, -1 when not recorded: before schema 7, or merged from such a file); -1 when there is no
+ * such run. */
+int rdb_run_config(rdb_t *db, int64_t run, char **json, int *clock, sgd_err_t *err);
 
 /* ---- a section of `show`, read whole ------------------------------------------------------
  *

@@ -178,8 +178,19 @@ static const char rdb_schema_v6[] =
     "  PRIMARY KEY (run_id, client, label)"
     ") WITHOUT ROWID;";
 
+/* Version 7: whether each run has a clock (runs.has_clock: 0 under the uniform driver, whose
+ * virtual time counts iterations), recorded by the run from its algorithm's answer
+ * (alg_has_clock) so that no reader keeps a list of algorithms; older runs get it from their
+ * resolved configuration, where every sgdsim wrote algorithm.driver for the algorithms that
+ * have one (RDB_CLOCK_OF_CONFIG).  And final_metrics' final_json (RDB_META_V7_SQL), every
+ * metric whatever its name, so that a new metric needs no migration. */
+static const char rdb_schema_v7[] =
+    "ALTER TABLE runs ADD COLUMN has_clock INTEGER CHECK (has_clock IN (0, 1));"
+    "UPDATE runs SET has_clock = " RDB_CLOCK_OF_CONFIG("config_json") ";" RDB_META_V7_SQL;
+
 static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {
-    rdb_schema_v1, rdb_schema_v2, rdb_schema_v3, rdb_schema_v4, rdb_schema_v5, rdb_schema_v6};
+    rdb_schema_v1, rdb_schema_v2, rdb_schema_v3, rdb_schema_v4, rdb_schema_v5, rdb_schema_v6,
+    rdb_schema_v7};
 
 
 /* What a file says about itself: application_id, user_version and how many schema

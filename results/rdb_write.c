@@ -89,9 +89,9 @@ int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_er
     if (sqlite3_prepare_v2(db->db,
             "INSERT INTO runs(run_key, scenario, scenario_path, algorithm, workers, seed,"
             " backend, config_json, config_hash, sgdsim_version, git_rev, build_options,"
-            " blas_core, host, sweep_axes, command_line, status, started_at) VALUES (?1, ?2,"
-            " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 'running', "
-            RDB_NOW_SQL ")",
+            " blas_core, host, sweep_axes, command_line, has_clock, status, started_at) VALUES"
+            " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+            " 'running', " RDB_NOW_SQL ")",
             -1, &st, NULL) != SQLITE_OK)
         return rdb_sqlerr(db, "cannot begin a run", err);
     /* The seed is a full 64-bit value; SQLite integers are signed, so it is stored as the
@@ -114,6 +114,7 @@ int rdb_run_begin(rdb_t *db, const rdb_run_info_t *info, int64_t *run_id, sgd_er
     rdb_bind_text(st, 14, info->host);
     rdb_bind_text(st, 15, info->sweep_axes);
     rdb_bind_text(st, 16, info->command_line);
+    sqlite3_bind_int(st, 17, info->no_clock ? 0 : 1);
 
     if (rdb_exec(db, "BEGIN IMMEDIATE", "cannot begin a run", err)) goto fail;
     if (sqlite3_step(st) != SQLITE_DONE) {

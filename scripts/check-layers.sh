@@ -6,10 +6,11 @@
 # is clean.  The build applies the same table through each target's include directory
 # (cmake/layers.cmake), so the two guards cannot disagree about what is allowed; this one
 # also sees headers that no file of their own layer includes.
-# It also keeps the schema inside results/: no string in cli/ holds SQL (a keyword such as
-# SELECT or PRAGMA in upper case, outside comment lines), and no file of cli/ or analysis/
-# but cli/cmd_query.c, which runs the user's own SQL, includes <sqlite3.h> or names an
-# sqlite3_ function or SQLITE_ constant: they read typed rows from results/.
+# It also keeps the schema inside results/: in the layers that read results (analysis/,
+# web/, render/, sweep/, cli/) no string holds SQL (a keyword such as SELECT or PRAGMA in
+# upper case, outside comment lines), and no file but cli/cmd_query.c, which runs the user's
+# own SQL, includes <sqlite3.h> or names an sqlite3_ function or SQLITE_ constant: they read
+# typed rows from results/.
 #   scripts/check-layers.sh [ROOT]     # ROOT: the source tree (default: this checkout)
 set -euo pipefail
 root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
@@ -30,17 +31,19 @@ includes=$(find "${folders[@]}" -type f \( -name '*.c' -o -name '*.h' -o -name '
 # project folder), then each include line.  A file uses the row of the longest folder that
 # contains it.  Angle includes are checked only when they name a project folder (<gsl/...>
 # is a system header); an include without a folder (same-folder or generated header) passes.
-# SQL in cli/: string literals with a keyword, and statements prepared outside cmd_query.c.
+# SQL above results/: string literals with a keyword, and SQLite called outside cmd_query.c.
 sql_bad=0
-if [ -d cli ]; then
-  sql_hits=$(find cli -type f \( -name '*.c' -o -name '*.h' \) -print0 | sort -zu |
+readers=()
+for d in analysis web render sweep cli; do [ -d "$d" ] && readers+=("$d"); done
+if [ ${#readers[@]} -gt 0 ]; then
+  sql_hits=$(find "${readers[@]}" -type f \( -name '*.c' -o -name '*.h' \) -print0 | sort -zu |
              xargs -0 grep -nHE '"[^"]*\<(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|PRAGMA|ATTACH|DETACH|BEGIN|COMMIT|ROLLBACK|VACUUM|REPLACE)\>' |
              grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*|//)' || true)
-  lite_hits=$(find cli analysis -type f \( -name '*.c' -o -name '*.h' \) ! -name cmd_query.c \
-               -print0 | sort -zu |
+  lite_hits=$(find "${readers[@]}" -type f \( -name '*.c' -o -name '*.h' \) \
+               ! -path cli/cmd_query.c -print0 | sort -zu |
                xargs -0 grep -nHE '\<sqlite3_[a-z0-9_]+|<sqlite3\.h>|\<SQLITE_[A-Z]' |
                grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*|//)' || true)
-  [ -z "$sql_hits" ] || { printf '%s: SQL in cli/; ask results/ (rdb_rows.h, rdb_read.h)\n' "$sql_hits"; sql_bad=1; }
+  [ -z "$sql_hits" ] || { printf '%s: SQL outside results/; ask results/ (rdb_rows.h, rdb_read.h)\n' "$sql_hits"; sql_bad=1; }
   [ -z "$lite_hits" ] || { printf '%s: SQLite used outside results/ and cli/cmd_query.c; read through results/ (rdb_rows.h, rdb_curves.h, rdb_dump.h)\n' "$lite_hits"; sql_bad=1; }
 fi
 

@@ -108,7 +108,7 @@ static void note_sent(sim_coll_t *c, int r, int64_t done_at, int64_t now)
 
 /* Runs rank r's program from where it stands until it blocks or is done.  Everything happens
  * at the engine's current time, so sends are reserved on the network in time order. */
-static void advance(sim_coll_t *c, int r)
+static void run_rank_until_blocked(sim_coll_t *c, int r)
 {
     coll_rank_t *rk = &c->ranks[r];
     const sim_sched_t *s = c->sched;
@@ -192,7 +192,7 @@ static void on_enter(sim_engine_t *e, const sim_event_t *ev, void *ctx)
     rk->op = 0;
     rk->sends_until = 0;
     rk->posted_upto = 0;
-    advance(c, (int)ev->entity);
+    run_rank_until_blocked(c, (int)ev->entity);
 }
 
 static void on_arrive(sim_engine_t *e, const sim_event_t *ev, void *ctx)
@@ -206,7 +206,7 @@ static void on_arrive(sim_engine_t *e, const sim_event_t *ev, void *ctx)
     /* Only a rank blocked on exactly this sender's message can move on. */
     if (rk->active && !rk->waking && rk->op < s->op_off[r + 1] - s->op_off[r]) {
         const sched_op_t *op = &s->ops[s->op_off[r] + rk->op];
-        if (!op->is_send && (uint64_t)op->slot == ev->arg) advance(c, r);
+        if (!op->is_send && (uint64_t)op->slot == ev->arg) run_rank_until_blocked(c, r);
     }
 }
 
@@ -215,7 +215,7 @@ static void on_wake(sim_engine_t *e, const sim_event_t *ev, void *ctx)
     (void)e;
     sim_coll_t *c = ctx;
     c->ranks[ev->entity].waking = false;
-    advance(c, (int)ev->entity);
+    run_rank_until_blocked(c, (int)ev->entity);
 }
 
 /* ---- a restored collective's pending events (sim_engine_set_check) ------------------- */

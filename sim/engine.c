@@ -8,8 +8,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 
 #define HEAP_ARITY 4
@@ -129,20 +129,13 @@ void sim_engine_stop(sim_engine_t *e) { e->stop_requested = 1; }
 
 bool sim_engine_past_horizon(const sim_engine_t *e) { return e->past_horizon; }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 sim_stop_reason_t sim_engine_run(sim_engine_t *e, const sim_run_limits_t *lim)
 {
     int64_t until = lim ? lim->until_ns : INT64_MAX;
     uint64_t max_events = lim ? lim->max_events : 0;
     uint64_t done = 0;
     sim_stop_reason_t why;
-    double t0 = mono_s();
+    double t0 = sgd_monotonic_s();
     for (;;) {
         if (e->stop_requested) {
             e->stop_requested = 0;
@@ -178,7 +171,7 @@ sim_stop_reason_t sim_engine_run(sim_engine_t *e, const sim_run_limits_t *lim)
         e->processed++;
         done++;
     }
-    e->wall_s += mono_s() - t0;
+    e->wall_s += sgd_monotonic_s() - t0;
     return why;
 }
 

@@ -32,7 +32,7 @@ static void run_of_row(web_run_t *r, int db, const rdb_run_row_t *row)
                      .blas_core = dup_or_null(row->blas_core),
                      .config_json = dup_or_null(row->config_json), .group = -1};
     ana_run_init(&r->a, row->scenario, row->config_json, row->sweep_axes);
-    r->clock = ana_config_has_clock(row->config_json);
+    r->clock = ana_run_has_clock(row);
 }
 
 /* Appends every run of db (by id) to s. */

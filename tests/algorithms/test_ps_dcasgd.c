@@ -7,6 +7,7 @@
 #include "algorithms/ps_opts.h"
 #include "algorithms/ps_rule.h"
 #include "tests/algorithms/run_scenario.h"
+#include "tests/algorithms/rule_takers.h"
 #include "tests/check.h"
 
 extern const ps_rule_t ps_rule_dcasgd;
@@ -148,8 +149,11 @@ static void bad_options_name_their_json_path(void)
     expect_error("{\"name\":\"dc-asgd\",\"variant\":\"a\",\"m\":1}", "algorithm.m: expected");
     expect_error("{\"name\":\"dc-asgd\",\"variant\":\"a\",\"eps\":0}", "algorithm.eps");
     expect_error("{\"name\":\"dc-asgd\",\"n\":3}", "algorithm.n: must divide");
-    expect_error("{\"name\":\"dc-asgd\",\"normaliser\":\"fred\"}",
-                 "algorithm.normaliser: only valid with name sasgd, fasgd, b-fasgd, not");
+    char takers[256], want[320];
+    rule_takers(base, "dc.json", "\"normaliser\": \"fred\"", takers, sizeof takers);
+    snprintf(want, sizeof want, "algorithm.normaliser: only valid with name %s, not", takers);
+    CHECK(strstr(takers, "fasgd") != NULL); /* the family's rules with a normaliser */
+    expect_error("{\"name\":\"dc-asgd\",\"normaliser\":\"fred\"}", want);
     expect_error("{\"name\":\"dc-asgd\",\"k_push\":2}",
                  "algorithm.k_push: only valid with name downpour, not \"dc-asgd\"");
     expect_error("{\"name\":\"sasgd\",\"lambda_dc\":1}",

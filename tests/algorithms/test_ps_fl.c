@@ -1,4 +1,4 @@
-/* The FL rules (algorithms/rules/fedavg.c, fedasync.c, fedbuff.c): each rule's update of a
+/* The FL rules (FedAvg, FedAsync and FedBuff, in algorithms/rules/): each rule's update of a
  * few clients' deltas against the update written out by hand in the family's order (each
  * term's step, summed in arrival order, then subtracted), bit for bit -- FedAvg's weighted
  * average, FedAsync's mixing with each staleness function, FedBuff's buffer with its

@@ -2,8 +2,8 @@
 #   grep   -- scripts/check-layers.sh passes on the source tree, and fails with file:line on a
 #             copy with an injected upward include (sim/ -> models/), an include that climbs
 #             out with "../", and a test of sim/ including algorithms/; and on a copy with
-#             SQL in cli/ (a statement's text) and SQLite used in cli/ or analysis/ outside
-#             cmd_query.c (an sqlite3_ call, an #include <sqlite3.h>);
+#             SQL above results/ (a statement's text in cli/) and SQLite used in render/ or
+#             analysis/ (an sqlite3_ call, an #include <sqlite3.h>);
 #   build  -- each row's include folder in the build tree (layers/<row>/) holds exactly the
 #             folders cmake/layers.txt allows it, each a link to that source folder, so an
 #             include of any other folder does not compile (checked with the C compiler's
@@ -35,20 +35,20 @@ for want in "sim/engine.c:$((n + 1)): includes \"models/model.h\": sim/ may incl
   case "$out" in *"$want"*) ;; *) fail "check-layers.sh output lacks '$want': $out" ;; esac
 done
 case "$out" in *injected.c:1:*) fail "tests/sim may include tests/, yet: $out" ;; esac
-case "$out" in *"SQL in cli"*) fail "check-layers.sh finds SQL in the copy before any was put there: $out" ;; esac
+case "$out" in *"SQL outside results/; ask"*) fail "check-layers.sh finds SQL in the copy before any was put there: $out" ;; esac
 
-# SQL in cli/: refused as well, by file:line; a comment naming a keyword is not SQL.
+# SQL above results/: refused as well, by file:line; a comment naming a keyword is not SQL.
 fresh_copy() { rm -rf "$TMP/sqltree"; mkdir -p "$TMP/sqltree"; cp -r "$TMP/tree/cmake" "$TMP/tree/scripts" "$TMP/sqltree/"; for f in "${folders[@]}"; do cp -r "$SRC/$f" "$TMP/sqltree/"; done; }
 fresh_copy
 n=$(wc -l < "$TMP/sqltree/cli/cmd_report.c")
 printf '/* SELECT in a comment is prose */\nstatic const char q[] = "SELECT id FROM runs";\n' >> "$TMP/sqltree/cli/cmd_report.c"
-printf 'static int f(sqlite3 *h) { return sqlite3_exec (h, q, 0, 0, 0); }\n' >> "$TMP/sqltree/cli/table.c"
-m=$(wc -l < "$TMP/sqltree/cli/table.c")
+printf 'static int f(sqlite3 *h) { return sqlite3_exec (h, q, 0, 0, 0); }\n' >> "$TMP/sqltree/render/table.c"
+m=$(wc -l < "$TMP/sqltree/render/table.c")
 printf '#include <sqlite3.h>\n' >> "$TMP/sqltree/analysis/groups.c"
 g=$(wc -l < "$TMP/sqltree/analysis/groups.c")
 out=$(bash "$TMP/sqltree/scripts/check-layers.sh" "$TMP/sqltree" 2>&1); rc=$?
-[ "$rc" = 1 ] || fail "check-layers.sh: exit $rc on SQL in cli/, wanted 1: $out"
-for want in "cli/cmd_report.c:$((n + 2)):" "SQL in cli/" "cli/table.c:$m:" \
+[ "$rc" = 1 ] || fail "check-layers.sh: exit $rc on SQL above results/, wanted 1: $out"
+for want in "cli/cmd_report.c:$((n + 2)):" "SQL outside results/; ask" "render/table.c:$m:" \
             "analysis/groups.c:$g:" "SQLite used outside results/"; do
   case "$out" in *"$want"*) ;; *) fail "check-layers.sh output lacks '$want': $out" ;; esac
 done

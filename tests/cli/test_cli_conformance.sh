@@ -27,7 +27,11 @@
 #      takes it, and with sampled clients (fewer in flight than registered: concurrency 2, or
 #      2 per round), their availability, dropout, devices and a partition where it takes a
 #      clients section; the resumed run's trace is valid and its metadata says it covers the
-#      resumed part.
+#      resumed part;
+#   9. whether the run has a clock, as the algorithm itself says it (run's summary line:
+#      alg_has_clock), is what the run records (runs.has_clock) and what `show` reads, also
+#      for a run that did not record it (the readers' rule for older databases), under each
+#      driver the algorithm has.
 . "$(dirname "$0")/lib.sh"
 CHECK="$2"
 EXPECT="${3:-}"
@@ -46,8 +50,7 @@ JSON
 CLUSTER=(--set 'network={}' --set 'topology={"kind":"cluster","gpus_per_node":2}')
 
 # The registered names, from the loader's message.
-names=$("$SGDSIM" validate "$S" --set algorithm.name=no-such-algorithm 2>&1 >/dev/null |
-        sed -n 's/.*expected one of \(.*\), got.*/\1/p' | tr -d '",')
+names=$(registered_algorithms "$S")
 [ -n "$names" ] || { fail "no algorithm names in the refusal of an unknown algorithm.name"; finish; }
 if [ -n "$EXPECT" ]; then
   case " $names " in *" $EXPECT "*) ;; *) fail "$EXPECT is not registered (got: $names)" ;; esac
@@ -221,6 +224,25 @@ check_checkpoint() { # 8
   done
 }
 
+check_clock() { # 9
+  local a="$1" db="$TMP/k_$a.db" variants=("") v id out want rec got state
+  takes algorithm.driver=timed && variants+=("--set algorithm.driver=timed")
+  takes algorithm.driver=uniform && variants+=("--set algorithm.driver=uniform")
+  for v in "${variants[@]}"; do
+    out=$("$SGDSIM" run "$S" --db "$db" "${SETS[@]}" $v --set stop.updates=5 2>&1) ||
+      { fail "$a $v: run: $out"; continue; }
+    case "$out" in *"no clock (uniform driver)"*) want=0 ;; *) want=1 ;; esac
+    id=$(sqlite3 "$db" "SELECT max(id) FROM runs")
+    rec=$(sqlite3 "$db" "SELECT has_clock FROM runs WHERE id = $id")
+    [ "$rec" = "$want" ] || fail "$a $v: runs.has_clock is '$rec', the run said $want"
+    for state in recorded "not recorded"; do
+      [ "$state" = recorded ] || sqlite3 "$db" "UPDATE runs SET has_clock = NULL WHERE id = $id"
+      case "$("$SGDSIM" show "$db" "$id" 2>&1)" in *"no clock"*) got=0 ;; *) got=1 ;; esac
+      [ "$got" = "$want" ] || fail "$a $v ($state): show reads clock $got, the run said $want"
+    done
+  done
+}
+
 check_algorithm() {
   local a="$1"
   settings "$a" || { fail "$a: validate refuses it on the flat and the cluster topology"; return; }
@@ -231,6 +253,7 @@ check_algorithm() {
   check_bad_options "$a"
   check_interrupt "$a"
   check_checkpoint "$a"
+  check_clock "$a"
 }
 
 for a in $names; do check_algorithm "$a"; done

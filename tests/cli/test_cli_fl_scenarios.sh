@@ -13,8 +13,10 @@ FL="$(cd "$(dirname "$0")/../../scenarios/fl" && pwd)"
 for f in "$FL"/*.json; do
   "$SGDSIM" validate "$f" >/dev/null 2>"$TMP/err" || fail "$f does not validate: $(cat "$TMP/err")"
 done
-for a in fedavg fedasync fedbuff; do
-  f="$FL/${a}_small.json"; db="$TMP/$a.db"
+small=("$FL"/*_small.json)  # one small scenario per FL rule, named after it
+[ "${#small[@]}" -ge 3 ] || fail "fewer than 3 small scenarios in $FL"
+for f in "${small[@]}"; do
+  a=$(basename "$f" _small.json); db="$TMP/$a.db"
   d1=$("$SGDSIM" run "$f" --db "$db" --threads 1 2>"$TMP/err" | sed -n 's/^digest //p')
   [ -n "$d1" ] || { fail "$a: no digest: $(cat "$TMP/err")"; continue; }
   d2=$("$SGDSIM" run "$f" --db "$TMP/${a}2.db" --threads 2 2>/dev/null | sed -n 's/^digest //p')

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli/options.h"
-#include "cli/table.h"
+#include "render/table.h"
 #include "common/error.h"
 #include "tests/check.h"
 
@@ -66,7 +66,7 @@ static int parse(target_t *t, unsigned accepted, const char **pos, bool *help, c
     for (const char *w = w0; w && argc < 32; w = va_arg(ap, const char *)) argv[argc++] = (char *)w;
     va_end(ap);
     memset(t, 0, sizeof *t);
-    t->format = CLI_FMT_TEXT;
+    t->format = RND_FMT_TEXT;
     cli_opt_set_t sets[] = {{opts, t, accepted}, {cli_format_opts, &t->format, 0}};
     cli_cmd_spec_t spec = {.cmd = "test", .npos = 2, .missing = missing, .sets = sets,
                            .nsets = 2};
@@ -109,7 +109,7 @@ static void test_every_kind_stores_its_value(void)
     }
     CHECK_STR_EQ(t.custom_opt, "--even");
     CHECK_STR_EQ(t.custom_value, "ab");
-    CHECK_INT_EQ(t.format, CLI_FMT_JSON);
+    CHECK_INT_EQ(t.format, RND_FMT_JSON);
     CHECK_STR_EQ(captured, "");
     cli_list_free(&t.sets);
 }

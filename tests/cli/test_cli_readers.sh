@@ -80,11 +80,12 @@ expect_exit 2 "--rtol x" -- "$SGDSIM" compare "$DB" "$TMP/c.db" --rtol x
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" compare "$DB" "$TMP/junk.db"
 
 # merge: other schema versions and non-databases are refused, OUT untouched
-cp "$DB" "$TMP/newer.db"; sqlite3 "$TMP/newer.db" "PRAGMA user_version = 7"
+cur=$(sqlite3 "$DB" "PRAGMA user_version")  # this build's schema; newer.db one past it
+cp "$DB" "$TMP/newer.db"; sqlite3 "$TMP/newer.db" "PRAGMA user_version = $((cur + 1))"
 cp "$DB" "$TMP/older.db"; sqlite3 "$TMP/older.db" "PRAGMA user_version = 0"
 "$SGDSIM" merge "$TMP/m.db" "$DB" >/dev/null || fail "merge"
 m_before=$(sqlite3 "$TMP/m.db" "SELECT count(*) FROM runs; SELECT count(*) FROM metrics")
-expect_exit 2 "newer sgdsim (schema 7 > 6)" -- "$SGDSIM" merge "$TMP/m.db" "$TMP/newer.db"
+expect_exit 2 "newer sgdsim (schema $((cur + 1)) > $cur)" -- "$SGDSIM" merge "$TMP/m.db" "$TMP/newer.db"
 expect_exit 2 "older.db" -- "$SGDSIM" merge "$TMP/m.db" "$TMP/older.db"
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" merge "$TMP/m.db" "$DB" "$TMP/junk.db"
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" merge "$TMP/junk.db" "$DB"

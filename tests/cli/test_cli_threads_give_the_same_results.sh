@@ -1,6 +1,8 @@
-# Threads inside one run change nothing: for every algorithm (CSGD, LSGD and the five of the
-# parameter-server family, on both drivers), runs with --threads 1, 2, 3 and 8 give the same
-# run key, digest and rows in every table but the wall-clock columns.  The parameter-server
+# Threads inside one run change nothing: for every registered algorithm (the loader's refusal
+# of an unknown algorithm.name lists them: lib.sh's registered_algorithms), and for variants
+# that exercise more of them (CSGD's shards, FASGD's timed driver and random minibatches,
+# B-FASGD's gates, Downpour's k_push and k_fetch, SASGD's n), runs with --threads 1, 2, 3 and 8
+# give the same run key, digest and rows in every table but the wall-clock columns.  The parameter-server
 # runs evaluate batched gradients on the threads (algorithm.gradient_batch 16, the CPU
 # default), the CSGD runs' evaluations are split into chunks and the 16 x 20 = 320-row
 # stacked batch into shards of 128 rows, so the threads really work.  The same for a
@@ -33,26 +35,43 @@ dump() { # what must not depend on the thread count, for the last run of db $1
 }
 CNN='--set data.dim=36 --set model={"kind":"cnn","input":{"height":6,"width":6},"layers":[{"conv":{"out":4,"k":3,"pad":1}},{"pool":{"max":2}},{"conv":{"out":6,"k":2}},{"fc":10}]}'
 PSCOMMON=(--set optimizer.momentum=0 --set cluster.workers=6 --set stop.updates=90)
-cases=(
-  "csgd|"
+# Each registered algorithm as it is, on the small flat scenario or, where that is refused
+# (LSGD's communicators need a cluster), the cluster one; then the variants.
+cases=()
+for a in $(registered_algorithms "$S"); do
+  if "$SGDSIM" validate "$S" --set "algorithm.name=$a" "${PSCOMMON[@]}" >/dev/null 2>&1; then
+    cases+=("$a|--set algorithm.name=$a")
+  else
+    cases+=("$a (cluster)|--set algorithm.name=$a")
+  fi
+done
+[ ${#cases[@]} -gt 2 ] || fail "no algorithms registered: ${cases[*]}"
+cases+=(
   "csgd sharded|--set cluster.workers=16 --set batch.per_worker=20"
-  "lsgd|"
-  "sasgd|--set algorithm={\"name\":\"sasgd\",\"n\":2}"
-  "fasgd uniform|--set algorithm={\"name\":\"fasgd\",\"minibatch\":\"random\"}"
+  "sasgd n 2|--set algorithm={\"name\":\"sasgd\",\"n\":2}"
+  "fasgd random minibatch|--set algorithm={\"name\":\"fasgd\",\"minibatch\":\"random\"}"
   "fasgd timed|--set algorithm={\"name\":\"fasgd\",\"driver\":\"timed\",\"server_time_s\":0.0005}"
-  "b-fasgd|--set algorithm={\"name\":\"b-fasgd\",\"driver\":\"timed\",\"c_fetch\":0.2}"
-  "downpour|--set algorithm={\"name\":\"downpour\",\"k_push\":2,\"k_fetch\":3}"
-  "hardsync|--set algorithm={\"name\":\"hardsync\"}"
+  "b-fasgd gates timed|--set algorithm={\"name\":\"b-fasgd\",\"driver\":\"timed\",\"c_fetch\":0.2}"
+  "downpour k|--set algorithm={\"name\":\"downpour\",\"k_push\":2,\"k_fetch\":3}"
   "csgd cnn sharded|--set cluster.workers=16 --set batch.per_worker=20 $CNN"
   "fasgd cnn timed|--set algorithm={\"name\":\"fasgd\",\"driver\":\"timed\",\"server_time_s\":0.0005} $CNN"
 )
+# Whether the settings "$@" name an algorithm with a driver (the parameter-server family,
+# which takes PSCOMMON: no momentum, more clients, more updates).
+has_driver() {
+  local d
+  for d in uniform timed; do
+    "$SGDSIM" validate "$S" "$@" "${PSCOMMON[@]}" --set "algorithm.driver=$d" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
 for c in "${cases[@]}"; do
   name=${c%%|*}; set -- ${c#*|}
   extra=("$@")
-  case "$name" in csgd*|lsgd) ;; *) extra+=("${PSCOMMON[@]}") ;; esac
+  has_driver "${extra[@]}" && extra+=("${PSCOMMON[@]}")
   for t in 1 2 3 8; do
     db="$TMP/${name// /_}-$t.db"
-    file=$S; [ "$name" = lsgd ] && file=$L
+    file=$S; case "$name" in *"(cluster)") file=$L ;; esac
     "$SGDSIM" run "$file" --db "$db" --quiet --threads "$t" "${extra[@]}" 2>"$TMP/err" ||
       { fail "$name, $t threads: run failed: $(cat "$TMP/err")"; continue; }
     dump "$db" > "$TMP/$t.txt"

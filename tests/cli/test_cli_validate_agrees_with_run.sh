@@ -1,5 +1,5 @@
 # `validate` and `run` accept exactly the same scenarios (both make one check,
-# cli_prepare_run): over the bad-input corpus (the cases of test_cli_bad_input.sh,
+# alg_prepare_file): over the bad-input corpus (the cases of test_cli_bad_input.sh,
 # test_cli_ps_bad_input.sh, test_cli_lsgd_bad_input.sh and test_cli_backend_bad_input.sh that
 # concern the scenario), the field mutants of test_cli_mutants_run_or_refuse.sh and mutated
 # layers of a convolutional network whose input shape only the dataset tells, each case is

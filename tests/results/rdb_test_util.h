@@ -14,22 +14,33 @@
 #include <sqlite3.h>
 
 #include "results/rdb.h"
+#include "results/rdb_meta.h"
 
 /* Creates $TMPDIR/sgdsim-rdb-XXXXXX (or under /tmp) into dir[256]; exits on failure. */
-/* SQL that turns a fresh database back into schema 5: schema 6's client_labels dropped (keep
- * in step with results/rdb_schema.c's rdb_schema_v6). */
-#define RDBT_UNDO_SCHEMA_6_SQL "DROP TABLE client_labels; PRAGMA user_version = 5;"
+/* SQL that turns a fresh database back into schema 6: schema 7's runs.has_clock dropped and
+ * final_metrics as schemas 5 and 6 wrote it (keep in step with results/rdb_schema.c's
+ * rdb_schema_v7). */
+#define RDBT_UNDO_SCHEMA_7_SQL                                                                 \
+    "ALTER TABLE runs DROP COLUMN has_clock; DROP VIEW final_metrics_long;"                    \
+    "DROP VIEW final_metrics;"                                                                 \
+    RDB_META_FINAL_VIEWS_SQL(" ORDER BY run_id, name", " ORDER BY r.id")                       \
+    "PRAGMA user_version = 6;"
 
-/* SQL that turns a fresh database back into schema 3: schema 6's table, schema 5's
- * runs.resumes and the lease table of schema 4 dropped (runs keeps AUTOINCREMENT, which only
- * changes how new ids are chosen; keep in step with results/rdb.c's rdb_schema_v4 and
- * rdb_schema_v5). */
+/* SQL that turns a fresh database back into schema 5: schema 7's additions and schema 6's
+ * client_labels dropped (keep in step with results/rdb_schema.c's rdb_schema_v6). */
+#define RDBT_UNDO_SCHEMA_6_SQL                                                                 \
+    RDBT_UNDO_SCHEMA_7_SQL "DROP TABLE client_labels; PRAGMA user_version = 5;"
+
+/* SQL that turns a fresh database back into schema 3: schema 7's and 6's additions, schema
+ * 5's runs.resumes and the lease table of schema 4 dropped (runs keeps AUTOINCREMENT, which
+ * only changes how new ids are chosen; keep in step with results/rdb_schema.c's rdb_schema_v4
+ * and rdb_schema_v5). */
 #define RDBT_UNDO_SCHEMA_4_SQL                                                                 \
     RDBT_UNDO_SCHEMA_6_SQL                                                                     \
     "ALTER TABLE runs DROP COLUMN resumes; DROP TABLE run_owner; PRAGMA user_version = 3;"
 
-/* SQL that turns a fresh database back into schema 2: what schemas 6, 5, 4 and 3 added, dropped
- * (keep in step with results/rdb.c's rdb_schema_v3). */
+/* SQL that turns a fresh database back into schema 2: what schemas 7, 6, 5, 4 and 3 added,
+ * dropped (keep in step with results/rdb_schema.c's rdb_schema_v3). */
 #define RDBT_UNDO_SCHEMA_3_SQL                                                                 \
     RDBT_UNDO_SCHEMA_4_SQL                                                                     \
     "DROP VIEW final_metrics; DROP VIEW final_metrics_long; DROP VIEW params;"                 \

@@ -153,13 +153,13 @@ static void check_migrated_rows(sqlite3 *h)
 
 /* Schema 4 rebuilt runs with AUTOINCREMENT: every column, the index, the views and the
  * foreign keys of the other tables are as before, and the lease table is there; schema 5
- * added runs.resumes (0 for every migrated run). */
+ * added runs.resumes (0 for every migrated run), schema 7 runs.has_clock. */
 static void check_schema_4(sqlite3 *h)
 {
     char t[256];
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM sqlite_master WHERE name = 'runs' AND"
                              " sql LIKE '%id%INTEGER PRIMARY KEY AUTOINCREMENT%'"), 1);
-    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM pragma_table_info('runs')"), 31);
+    CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM pragma_table_info('runs')"), 32);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM runs WHERE resumes <> 0"), 0);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND"
                              " name = 'runs_by_key' AND tbl_name = 'runs'"), 1);
