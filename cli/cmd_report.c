@@ -205,9 +205,11 @@ static int final_cell(rnd_table_t *t, int r, int c, rdb_run_facts_t *f, int64_t 
 static int tail_cells(rnd_table_t *t, int r, int c, int ntail, rdb_run_facts_t *f, int64_t id,
                       sgd_err_t *err)
 {
+    if (ntail == 0) return 0;
     rdb_staleness_row_t s;
     if (rdb_run_staleness(f, id, &s, err)) return -1;
     rnd_table_real(t, r, c, s.mean_tau); /* NaN: a NULL cell */
+    if (ntail == 1) return 0;
     int_cell(t, r, c + 1, s.has_max_tau, s.max_tau);
     if (ntail <= 2) return 0;
     rdb_traffic_row_t tr;
@@ -247,6 +249,22 @@ static int fill_runs_table(rdb_t *db, rnd_table_t *t, const run_cols_t *l, int *
     return rc;
 }
 
+/* The per-run table of l's columns into t; without --wide, when its lines would not fit
+ * REPORT_WIDTH even with the text cut (numbers are never cut: a 16-digit seed), the
+ * staleness columns are left out, the last first, and *dropped says how many. */
+static int build_runs_table(rdb_t *db, run_cols_t *l, rnd_table_t *t, int *nclockless,
+                            int *dropped, sgd_err_t *err)
+{
+    for (*dropped = 0;; (*dropped)++, l->ntail--) {
+        init_runs_table(t, l);
+        *nclockless = 0;
+        if (fill_runs_table(db, t, l, nclockless, err)) return -1;
+        if (l->wide || l->ntail == 0 || rnd_table_fitted_width(t, REPORT_WIDTH) <= REPORT_WIDTH)
+            return 0;
+        rnd_table_free(t);
+    }
+}
+
 static int report_runs(rdb_t *db, const char *path, bool wide)
 {
     sgd_err_t err = {{0}};
@@ -259,14 +277,17 @@ static int report_runs(rdb_t *db, const char *path, bool wide)
     run_cols_t l;
     choose_run_cols(name, nnames, wide, &l);
     rnd_table_t t;
-    init_runs_table(&t, &l);
-    int nclockless = 0, rc = fill_runs_table(db, &t, &l, &nclockless, &err);
+    int nclockless = 0, dropped = 0, rc = build_runs_table(db, &l, &t, &nclockless, &dropped, &err);
     if (rc == 0) {
         printf("Runs (%d) in ", t.nrows);
         report_print_escaped(path);
         printf(wide ? "\n\n" : " (--wide: every column, nothing cut)\n\n");
         if (wide) rnd_table_print(&t, RND_FMT_TEXT, stdout);
         else rnd_table_print_fitted(&t, REPORT_WIDTH, stdout);
+        if (dropped)
+            printf("%s left out to fit %d columns (--wide shows %s)\n",
+                   dropped == 2 ? "mean_tau and max_tau" : "max_tau", REPORT_WIDTH,
+                   dropped == 2 ? "them" : "it");
         if (nclockless)
             printf("vtime_s \"no clock\": %d run%s with %s: vtime_ns counts iterations\n",
                    nclockless, nclockless == 1 ? "" : "s", ANA_NO_CLOCK_TEXT);

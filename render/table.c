@@ -234,25 +234,36 @@ static bool cuttable(const rnd_table_t *t, int c)
     return false;
 }
 
+/* The narrowest a cuttable column c may become: MIN_CUT_WIDTH, its header, and the widest
+ * number in it (numbers are never cut, even in a column that also holds text). */
+static int cut_floor(const rnd_table_t *t, char **head, char **form, int c)
+{
+    int floor = width(head[c]) > MIN_CUT_WIDTH ? width(head[c]) : MIN_CUT_WIDTH;
+    for (int r = 0; r < t->nrows; r++) {
+        int i = r * t->ncols + c;
+        if (is_number(&t->cells[i]) && width(form[i]) > floor) floor = width(form[i]);
+    }
+    return floor;
+}
+
 /* Narrows the widest cuttable column, one character at a time, until the table's lines fit
  * max_width characters or nothing more can be cut (then the lines stay longer). */
-static void fit_widths(const rnd_table_t *t, char **head, int *w, int max_width)
+static void fit_widths(const rnd_table_t *t, char **head, char **form, int *w, int max_width)
 {
     int total = 2 * (t->ncols - 1);
     for (int c = 0; c < t->ncols; c++) total += w[c];
-    bool *cut = sgd_xcalloc((size_t)t->ncols + 1, sizeof *cut);
-    for (int c = 0; c < t->ncols; c++) cut[c] = cuttable(t, c);
+    int *floor = sgd_xcalloc((size_t)t->ncols + 1, sizeof *floor);
+    for (int c = 0; c < t->ncols; c++)
+        floor[c] = cuttable(t, c) ? cut_floor(t, head, form, c) : w[c];
     while (total > max_width) {
         int widest = -1;
-        for (int c = 0; c < t->ncols; c++) {
-            int floor = width(head[c]) > MIN_CUT_WIDTH ? width(head[c]) : MIN_CUT_WIDTH;
-            if (cut[c] && w[c] > floor && (widest < 0 || w[c] > w[widest])) widest = c;
-        }
+        for (int c = 0; c < t->ncols; c++)
+            if (w[c] > floor[c] && (widest < 0 || w[c] > w[widest])) widest = c;
         if (widest < 0) break;
         w[widest]--;
         total--;
     }
-    free(cut);
+    free(floor);
 }
 
 /* s cut to w characters, its last one an ellipsis, when it is wider (s is malloc'ed and
@@ -272,6 +283,34 @@ static char *cut_to(char *s, int w)
     return out;
 }
 
+/* Every header and cell of t in its escaped text form into head[ncols] and form[n], and
+ * each column's width into w[ncols]: its widest, narrowed (fit_widths) to fit max_width > 0;
+ * text cells wider than their column are cut. */
+static void text_layout(const rnd_table_t *t, int max_width, char **head, char **form, int *w)
+{
+    int n = t->nrows * t->ncols;
+    for (int c = 0; c < t->ncols; c++) {
+        head[c] = rnd_text_escape(t->head[c]);
+        w[c] = width(head[c]);
+    }
+    for (int i = 0; i < n; i++) {
+        form[i] = text_form(&t->cells[i]);
+        if (width(form[i]) > w[i % t->ncols]) w[i % t->ncols] = width(form[i]);
+    }
+    if (max_width > 0) fit_widths(t, head, form, w, max_width);
+    for (int i = 0; i < n; i++)
+        if (!is_number(&t->cells[i])) form[i] = cut_to(form[i], w[i % t->ncols]);
+}
+
+static void free_layout(const rnd_table_t *t, char **head, char **form, int *w)
+{
+    for (int c = 0; c < t->ncols; c++) free(head[c]);
+    for (int i = 0; i < t->nrows * t->ncols; i++) free(form[i]);
+    free(head);
+    free(form);
+    free(w);
+}
+
 /* The aligned table: every header and cell in its escaped text form, numbers right-aligned,
  * everything else left-aligned, two spaces between columns; with max_width > 0, text
  * columns are cut (fit_widths) so that lines fit it. */
@@ -281,16 +320,7 @@ static void print_text(const rnd_table_t *t, int max_width, FILE *f)
     char **head = sgd_xcalloc((size_t)t->ncols, sizeof *head);
     char **form = sgd_xcalloc((size_t)n + 1, sizeof *form);
     int *w = sgd_xcalloc((size_t)t->ncols, sizeof *w);
-    for (int c = 0; c < t->ncols; c++) {
-        head[c] = rnd_text_escape(t->head[c]);
-        w[c] = width(head[c]);
-    }
-    for (int i = 0; i < n; i++) {
-        form[i] = text_form(&t->cells[i]);
-        if (width(form[i]) > w[i % t->ncols]) w[i % t->ncols] = width(form[i]);
-    }
-    if (max_width > 0) fit_widths(t, head, w, max_width);
-    for (int i = 0; i < n; i++) form[i] = cut_to(form[i], w[i % t->ncols]);
+    text_layout(t, max_width, head, form, w);
     for (int c = 0; c < t->ncols; c++)
         fprintf(f, "%s%s%*s", c ? "  " : "", head[c],
                 c + 1 < t->ncols ? w[c] - width(head[c]) : 0, "");
@@ -308,11 +338,19 @@ static void print_text(const rnd_table_t *t, int max_width, FILE *f)
         else fprintf(f, "%s%*s", form[i], last ? 0 : pad, "");
         if (last) fputc('\n', f);
     }
-    for (int c = 0; c < t->ncols; c++) free(head[c]);
-    for (int i = 0; i < n; i++) free(form[i]);
-    free(head);
-    free(form);
-    free(w);
+    free_layout(t, head, form, w);
+}
+
+int rnd_table_fitted_width(const rnd_table_t *t, int max_width)
+{
+    char **head = sgd_xcalloc((size_t)t->ncols, sizeof *head);
+    char **form = sgd_xcalloc((size_t)(t->nrows * t->ncols) + 1, sizeof *form);
+    int *w = sgd_xcalloc((size_t)t->ncols, sizeof *w);
+    text_layout(t, max_width, head, form, w);
+    int total = 2 * (t->ncols - 1);
+    for (int c = 0; c < t->ncols; c++) total += w[c];
+    free_layout(t, head, form, w);
+    return total;
 }
 
 void rnd_table_print_fitted(const rnd_table_t *t, int max_width, FILE *f)

@@ -72,8 +72,12 @@ void rnd_table_csv_rows(const rnd_table_t *t, FILE *f);
 void rnd_table_print(const rnd_table_t *t, rnd_format_t fmt, FILE *f);
 
 /* The aligned text table with lines of at most max_width characters where it can: the
- * widest text columns are cut, each cut cell ending in an ellipsis ("\u2026"); numbers,
- * headers and columns of 8 characters or fewer are never cut. */
+ * widest text columns are cut, each cut cell ending in an ellipsis ("\u2026"); numbers
+ * (also in a column that holds text), headers and columns of 8 characters or fewer are never
+ * cut, so lines may stay longer. */
 void rnd_table_print_fitted(const rnd_table_t *t, int max_width, FILE *f);
+
+/* How wide rnd_table_print_fitted's lines are, in characters, for that max_width. */
+int rnd_table_fitted_width(const rnd_table_t *t, int max_width);
 
 #endif
