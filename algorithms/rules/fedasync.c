@@ -1,5 +1,5 @@
 /* FedAsync (Xie, Koyejo & Gupta, "Asynchronous Federated Optimization", arXiv:1903.03934;
- * docs/papers.md §5): every push is an update.  A client that fetched theta_stale trains
+ * docs/papers.md §4): every push is an update.  A client that fetched theta_stale trains
  * locally (algorithm.local) and the server mixes its model in:
  *
  *     theta <- (1 - alpha_t) theta + alpha_t theta_client,  theta_client = theta_stale - Delta
@@ -10,7 +10,7 @@
  *
  *     out_i = alpha_t * ((theta_i - stale_i) + Delta_i),  alpha_t rounded to float once.
  *
- * Defaults: alpha 0.6, polynomial a = 0.5, hinge a = 10 and b = 6 (docs/papers.md §5 says
+ * Defaults: alpha 0.6, polynomial a = 0.5, hinge a = 10 and b = 6 (docs/papers.md §4 says
  * where they come from and what could not be checked). */
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* FedAvg (McMahan, Moore, Ramage, Hampson & Agüera y Arcas, "Communication-Efficient Learning
- * of Deep Networks from Decentralized Data", AISTATS 2017; docs/papers.md §5): rounds.  Each
+ * of Deep Networks from Decentralized Data", AISTATS 2017; docs/papers.md §4): rounds.  Each
  * round the server samples K = clients_per_round of the registered clients that are online
  * and hold data, uniformly without replacement, all on the current version; each runs local
  * training (algorithm.local, default one epoch) and pushes its delta; the round ends when

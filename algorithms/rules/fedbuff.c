@@ -1,5 +1,5 @@
 /* FedBuff (Nguyen, Malik, Zhan, Yousefpour, Rabbat, Malek & Huba, "Federated Learning with
- * Buffered Asynchronous Aggregation", AISTATS 2022, arXiv:2106.06639; docs/papers.md §5): at
+ * Buffered Asynchronous Aggregation", AISTATS 2022, arXiv:2106.06639; docs/papers.md §4): at
  * most C = algorithm.concurrency clients train at a time (local training, algorithm.local);
  * the server takes each delta into a buffer, and with K = buffer of them applies
  *
