@@ -111,7 +111,7 @@ static void on_update(void *ctx, int64_t update, int64_t vtime_ns, double train_
         p->ended_update = update;
     }
     /* As many updates again after the write, for the pace without it (after_s). */
-    if (p->ended_update && !p->t_after &&
+    if (p->ended_update && p->t_after == 0 &&
         (update >= 2 * p->ended_update - p->handed_update ||
          (p->again && update == p->at + p->at / 2 - 1))) {
         p->t_after = now();

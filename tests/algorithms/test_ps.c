@@ -213,8 +213,8 @@ static void skipped_fetches_keep_old_parameters_and_count_staleness_from_them(vo
  * with the server's version, so tau no longer grows with the parameters' real age. */
 static void fred_quirk_undercounts_staleness_after_skipped_fetches(void)
 {
-    const char *sets[] = {"algorithm={\"name\":\"b-fasgd\",\"c_fetch\":1e12,"
-                          "\"skipped_fetch_tau\":\"fred\"}",
+    const char *sets[] = {("algorithm={\"name\":\"b-fasgd\",\"c_fetch\":1e12,"
+                          "\"skipped_fetch_tau\":\"fred\"}"),
                           "cluster.workers=3", "stop.updates=50", "eval.every=0"};
     rows_t *r = calloc(1, sizeof *r);
     alg_outcome_t o = run_rows(sets, 4, r);
@@ -290,8 +290,8 @@ static void timed_driver_records_virtual_time_and_is_deterministic(void)
  * fetch before the next compute, each priced exactly as the network model says. */
 static void timed_single_client_cycle_is_compute_push_service_fetch(void)
 {
-    const char *sets[] = {"algorithm={\"name\":\"sasgd\",\"driver\":\"timed\","
-                          "\"server_time_s\":0.001}",
+    const char *sets[] = {("algorithm={\"name\":\"sasgd\",\"driver\":\"timed\","
+                          "\"server_time_s\":0.001}"),
                           "cluster.workers=1", "compute.time_s=0.01", "io.time_s=0.002",
                           "stop.updates=10"};
     alg_outcome_t o = run(sets, 5);
@@ -306,8 +306,8 @@ static void timed_single_client_cycle_is_compute_push_service_fetch(void)
 
 static void same_seed_same_digest_under_uniform(void)
 {
-    const char *sets[] = {"algorithm={\"name\":\"fasgd\",\"normaliser\":\"paper\","
-                          "\"minibatch\":\"random\"}",
+    const char *sets[] = {("algorithm={\"name\":\"fasgd\",\"normaliser\":\"paper\","
+                          "\"minibatch\":\"random\"}"),
                           "cluster.workers=5"};
     alg_outcome_t a = run(sets, 2), b = run(sets, 2);
     CHECK_INT_EQ(a.status, ALG_COMPLETE);

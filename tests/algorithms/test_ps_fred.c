@@ -33,8 +33,8 @@ static alg_outcome_t run_rows(const char *const *sets, int nsets, rows_t *r)
  * iterations makes one update and 40 gradients are 40 potential pushes. */
 static void first_push_always_sends_each_clients_first_gradient(void)
 {
-    const char *sets[] = {"algorithm={\"name\":\"b-fasgd\",\"c_push\":1e12,"
-                          "\"first_push\":\"always\"}",
+    const char *sets[] = {("algorithm={\"name\":\"b-fasgd\",\"c_push\":1e12,"
+                          "\"first_push\":\"always\"}"),
                           "stop.updates=40"};
     rows_t *r = calloc(1, sizeof *r);
     alg_outcome_t o = run_rows(sets, 2, r);
@@ -56,8 +56,8 @@ static void first_push_always_sends_each_clients_first_gradient(void)
 static void first_push_gate_opens_with_iterations_that_make_no_update(void)
 {
     const char *sets[] = {"algorithm={\"name\":\"b-fasgd\",\"c_push\":0.08}", "stop.updates=40"};
-    const char *given[] = {"algorithm={\"name\":\"b-fasgd\",\"c_push\":0.08,"
-                           "\"first_push\":\"gate\",\"initial_v\":0}",
+    const char *given[] = {("algorithm={\"name\":\"b-fasgd\",\"c_push\":0.08,"
+                           "\"first_push\":\"gate\",\"initial_v\":0}"),
                            "stop.updates=40"};
     rows_t *r = calloc(1, sizeof *r), *g = calloc(1, sizeof *g);
     alg_outcome_t o = run_rows(sets, 2, r), same = run_rows(given, 2, g);
@@ -98,8 +98,8 @@ static void initial_v_sets_the_first_gates_probability(void)
  * skipped fetch, so its counted tau stays near lambda - 1 = 2. */
 static void fred_counting_records_the_true_age_beside_the_counted_tau(void)
 {
-    const char *sets[] = {"algorithm={\"name\":\"b-fasgd\",\"c_fetch\":1e12,"
-                          "\"skipped_fetch_tau\":\"fred\"}",
+    const char *sets[] = {("algorithm={\"name\":\"b-fasgd\",\"c_fetch\":1e12,"
+                          "\"skipped_fetch_tau\":\"fred\"}"),
                           "cluster.workers=3", "stop.updates=50"};
     rows_t *r = calloc(1, sizeof *r);
     alg_outcome_t o = run_rows(sets, 3, r);

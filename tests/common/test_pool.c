@@ -35,7 +35,7 @@ static void task(void *arg, int t, int worker)
 #endif
     /* A little work, so that the workers really share the tasks. */
     volatile double x = 0;
-    for (int i = 0; i < 2000; i++) x += i;
+    for (int i = 0; i < 2000; i++) x = x + i;
 }
 
 static void every_task_runs_once(int threads)

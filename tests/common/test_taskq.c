@@ -46,7 +46,7 @@ static void task(void *arg, int slot, int worker)
         while (atomic_load(&c->gate)) {}
     if (worker == 0 && slot == c->release_slot) atomic_store(&c->gate, 0);
     volatile double x = 0; /* a little work, so that background threads take some */
-    for (int i = 0; i < 3000; i++) x += i;
+    for (int i = 0; i < 3000; i++) x = x + i;
     atomic_store(&c->done[slot], c->want[slot]);
 }
 

@@ -100,7 +100,8 @@ int main(void)
     for (int i = 0; i < 64; i++) eps[i] = i;
     for (int n = 1; n <= 9; n++) {
         bool p2 = is_pow2(n);
-        for (int alg = 0; alg < 3; alg++) {
+        for (int k = 0; k < 3; k++) {
+            const sim_allreduce_alg_t alg = (sim_allreduce_alg_t)k;
             sim_sched_t *sz = sim_sched_allreduce(alg, n);
             uint64_t msgs, bytes;
             sim_sched_traffic(sz, 100, 4, &msgs, &bytes);
@@ -111,7 +112,8 @@ int main(void)
             compare(sim_allreduce_names[alg], &f, sim_sched_allreduce(alg, n), eps, exact);
             compare(sim_allreduce_names[alg], &c1, sim_sched_allreduce(alg, n), eps, exact);
         }
-        for (int alg = 0; alg < 2; alg++) {
+        for (int k = 0; k < 2; k++) {
+            const sim_rooted_alg_t alg = (sim_rooted_alg_t)k;
             int exact = alg == SIM_ROOTED_STAR || p2 ? 1 : 0;
             sim_topo_spec_t f = flat(n);
             compare("reduce", &f, sim_sched_reduce(alg, n), eps, exact);
@@ -131,9 +133,9 @@ int main(void)
         }
     }
     /* Across nodes, steps mix fast intra-node hops with NIC hops: not lockstep. */
-    for (int alg = 0; alg < 3; alg++) {
+    for (int k = 0; k < 3; k++) {
         sim_topo_spec_t c = cluster(4, 4);
-        compare("cluster allreduce", &c, sim_sched_allreduce(alg, 16), eps, 0);
+        compare("cluster allreduce", &c, sim_sched_allreduce((sim_allreduce_alg_t)k, 16), eps, 0);
     }
     /* Schedules have the documented number of steps. */
     sim_sched_t *s = sim_sched_allreduce(SIM_AR_RING, 6);
