@@ -4,12 +4,12 @@
  * family's default) has no clock: iteration i happens at virtual time i + 1 ns, so vtime_ns
  * counts iterations, and virtual time, images/s and scaling efficiency computed from it
  * would be numbers about nothing.  Which runs have one is the algorithm's to say
- * (alg_has_clock, algorithms/alg.h); each run records the answer (runs.has_clock, schema 6),
+ * (alg_has_clock, algorithms/alg.h); each run records the answer (runs.has_clock, schema 7),
  * and the readers -- report, show, compare, plot, the results browser -- read that record.
- * A run that did not record it (written before schema 6, or merged from such a file) is
+ * A run that did not record it (written before schema 7, or merged from such a file) is
  * judged by its resolved configuration, where every sgdsim wrote algorithm.driver for the
  * algorithms that have one: "uniform" has no clock, anything else has (the same rule the
- * migration to schema 6 applies, results/rdb_reader.h's RDB_CLOCK_OF_CONFIG).  No list of
+ * migration to schema 7 applies, results/rdb_reader.h's RDB_CLOCK_OF_CONFIG).  No list of
  * algorithm names is kept here.  Pure functions; nothing is allocated that outlives a call. */
 #ifndef SGDSIM_ANALYSIS_CLOCK_H
 #define SGDSIM_ANALYSIS_CLOCK_H
