@@ -201,7 +201,7 @@ void ps_fetch_opportunity(ps_t *p, int k, int64_t now)
     sim_star_route(&p->timed.star, 0, k + 1, route);
     int64_t at = ps_trace_reserve(p, route, p->msg_bytes, now, "fetch", k, snap->version);
     if (ps_trace_of(p))
-        ps_trace_fetch(p, k, now, ps_trace_moved_at(p, route, p->msg_bytes), at, snap);
+        ps_trace_fetch(p, k, now, ps_trace_moved_at(p, route), at, snap);
     c->timed.incoming = snap;
     sim_engine_schedule(p->ctx->engine, at, p->timed.ev_fetch_arrive, (uint32_t)k, 0, NULL);
 }
@@ -291,7 +291,7 @@ static void deliver_push(ps_t *p, int k, int64_t now)
     int route[2];
     sim_star_route(&p->timed.star, k + 1, 0, route);
     int64_t at = ps_trace_reserve(p, route, bytes, now, "push", k, p->cl[k].push.version);
-    if (ps_trace_of(p)) ps_trace_push(p, k, now, ps_trace_moved_at(p, route, bytes), at, bytes);
+    if (ps_trace_of(p)) ps_trace_push(p, k, now, ps_trace_moved_at(p, route), at, bytes);
     sim_engine_schedule(p->ctx->engine, at, p->timed.ev_push_arrive, (uint32_t)k, 0, NULL);
 }
 
@@ -444,6 +444,10 @@ void ps_init_driver(ps_t *p)
         return;
     }
     p->timed.net = sim_net_create();
+    /* Clients on links slower than the server's (a clients section's bandwidth_Bps) send
+     * and receive at once, each holding the server's link for its own share only; with
+     * every link alike, as without one, this is the bottleneck model exactly. */
+    sim_net_set_occupancy(p->timed.net, SIM_OCCUPY_OWN_RATE);
     sim_star_init(&p->timed.star, p->timed.net, (int)p->nslots + 1, s->bandwidth_Bps,
                   s->latency_ns);
     p->timed.queue = SGD_ARENA_NEW(&p->arena, p->nslots, int32_t);

@@ -178,21 +178,30 @@ static void restore_rng(gsl_rng *g, sgd_ckr_t *r)
     if (g) sim_rng_restore(g, r);
 }
 
-/* A push, by the versions of its gradients' snapshots (local training: with each task's
- * index and steps, and whose push it is). */
+/* Whether a push's requests carry their registered client and task: with local training,
+ * and wherever the run keeps its clients' tasks (sampled clients draw each gradient's rows
+ * from the task's stream, ledger.h; FedAvg weighs by the client's samples).  Otherwise the
+ * push is its slot's client's, and the slot's streams draw its rows. */
+static bool pushes_name_tasks(const ps_t *p)
+{
+    return p->o->local.on || p->pop.tasks;
+}
+
+/* A push, by the versions of its gradients' snapshots (with each task's index and steps,
+ * and whose push it is, where pushes_name_tasks). */
 static void save_push(const ps_t *p, const ps_sent_t *push, sgd_ckw_t *w)
 {
-    const bool local = p->o->local.on;
+    const bool tasks = pushes_name_tasks(p);
     sgd_ckw_u64(w, (uint64_t)push->nreq);
     for (int i = 0; i < push->nreq; i++) {
         sgd_ckw_i64(w, push->reqs[i].snap->version);
         sgd_ckw_i64(w, push->reqs[i].t);
-        if (local) {
+        if (tasks) {
             sgd_ckw_i64(w, push->reqs[i].task);
             sgd_ckw_i64(w, push->reqs[i].steps);
         }
     }
-    if (local) sgd_ckw_i64(w, push->owner);
+    if (tasks) sgd_ckw_i64(w, push->owner);
     sgd_ckw_u64(w, push->reapply);
     sgd_ckw_i64(w, push->version);
     sgd_ckw_i64(w, push->params_version);
@@ -230,15 +239,18 @@ static int64_t restore_version(const ps_t *p, sgd_ckr_t *r)
     return v;
 }
 
-/* A local task's index and steps, as save_push wrote them. */
+/* A task's index and steps, as save_push wrote them: a local task has 1 or more steps, a
+ * gradient none. */
 static void restore_task(const ps_t *p, ps_req_t *q, sgd_ckr_t *r)
 {
     q->task = sgd_ckr_i64(r);
     q->steps = sgd_ckr_i64(r);
-    if (!r->failed && (q->task < 0 || q->task > UINT32_MAX || q->steps < 1 ||
+    const bool local = p->o->local.on;
+    if (!r->failed && (q->task < 0 || q->task > UINT32_MAX || (local && q->steps < 1) ||
+                       (!local && q->steps != 0) ||
                        q->steps > p->o->local.count * (p->ctx->train->n + 1)))
-        sgd_ckr_fail(r, "local task %lld of %lld steps", (long long)q->task,
-                     (long long)q->steps);
+        sgd_ckr_fail(r, "%s task %lld of %lld steps", local ? "local" : "a gradient's",
+                     (long long)q->task, (long long)q->steps);
 }
 
 /* A registered client's index read from r. */
@@ -247,10 +259,12 @@ static int64_t restore_owner(const ps_t *p, sgd_ckr_t *r)
     return (int64_t)sgd_ckr_count(r, (uint64_t)p->lambda - 1, "registered client");
 }
 
-/* A push saved by save_push into one whose reqs array is empty: its references taken. */
-static void restore_push(const ps_t *p, ps_sent_t *push, const snap_table_t *t, sgd_ckr_t *r)
+/* A push saved by save_push into one whose reqs array is empty: its references taken; a
+ * push that does not name its client is the client's of `slot`. */
+static void restore_push(const ps_t *p, ps_sent_t *push, int64_t slot, const snap_table_t *t,
+                         sgd_ckr_t *r)
 {
-    const bool local = p->o->local.on;
+    const bool tasks = pushes_name_tasks(p);
     int nreq = (int)sgd_ckr_count(r, (uint64_t)p->o->k_push, "push requests");
     for (int i = 0; i < nreq && !r->failed; i++) {
         ps_snap_t *s = hold_version(t, false, r);
@@ -259,9 +273,9 @@ static void restore_push(const ps_t *p, ps_sent_t *push, const snap_table_t *t, 
         ps_req_t *q = &push->reqs[push->nreq++];
         *q = (ps_req_t){.snap = s, .t = t_req};
         if (!r->failed && t_req < 0) sgd_ckr_fail(r, "gradient index %lld", (long long)t_req);
-        if (local) restore_task(p, q, r);
+        if (tasks) restore_task(p, q, r);
     }
-    if (local) push->owner = restore_owner(p, r);
+    push->owner = tasks ? restore_owner(p, r) : slot;
     push->reapply = sgd_ckr_count(r, 1, "reapply") != 0;
     push->version = restore_version(p, r);
     push->params_version = restore_version(p, r);
@@ -296,7 +310,7 @@ static void restore_client(ps_t *p, int64_t k, ps_client_t *c, const snap_table_
     c->stamp = restore_version(p, r);
     c->steps = sgd_ckr_i64(r);
     if (p->pop.tasks) ps_slot_restore(p, k, c, r);
-    restore_push(p, &c->push, t, r);
+    restore_push(p, &c->push, k, t, r);
     restore_rng(c->sample_rng, r);
     restore_rng(c->last.rng, r);
     if (c->last.grad)
@@ -342,7 +356,7 @@ static void restore_sched(ps_t *p, const snap_table_t *t, sgd_ckr_t *r)
     int64_t nbuf = (int64_t)sgd_ckr_count(r, (uint64_t)p->c - 1, "pushes buffered");
     for (int64_t b = 0; b < nbuf && !r->failed; b++, p->sched.nbuf++) {
         p->sched.buf[b].client = restore_client_index(p, r);
-        restore_push(p, &p->sched.buf[b].push, t, r);
+        restore_push(p, &p->sched.buf[b].push, p->sched.buf[b].client, t, r);
     }
     p->last_vtime = sgd_ckr_i64(r);
     p->counts_emitted_at = sgd_ckr_i64(r);

@@ -19,14 +19,16 @@ static bool saves_cursor(const ps_t *p)
     return p->pop.behaviour && p->pop.model.avail != SIM_AVAIL_TRACE;
 }
 
-/* A slot's client and its task, where the run keeps them (ps_pop_extended). */
+/* A slot's client and its task, where the run keeps them (ps_pop_extended); an empty
+ * slot's cursor is nobody's (the next client to take the slot starts its own), so it is not
+ * saved. */
 void ps_slot_save(const ps_t *p, const ps_client_t *c, sgd_ckw_t *w)
 {
     sgd_ckw_i64(w, c->id);
     sgd_ckw_i64(w, c->task);
     sgd_ckw_i64(w, c->task_steps);
     sgd_ckw_i64(w, c->task_start);
-    if (saves_cursor(p)) sim_client_avail_save(&c->avail, w);
+    if (saves_cursor(p) && c->id >= 0) sim_client_avail_save(&c->avail, w);
 }
 
 /* What save_slot wrote for slot k: a client in range (its own in fixed mode; a sampled one
@@ -37,7 +39,7 @@ void ps_slot_restore(ps_t *p, int64_t k, ps_client_t *c, sgd_ckr_t *r)
     c->task = sgd_ckr_i64(r);
     c->task_steps = sgd_ckr_i64(r);
     c->task_start = sgd_ckr_i64(r);
-    if (saves_cursor(p)) sim_client_avail_restore(&c->avail, r);
+    if (saves_cursor(p) && c->id >= 0) sim_client_avail_restore(&c->avail, r);
     if (r->failed) return;
     const bool id_ok = p->pop.sampling ? c->id >= -1 && c->id < p->lambda &&
                                              (c->id < 0 || p->pop.busy[c->id] == 1)

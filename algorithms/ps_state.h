@@ -238,7 +238,7 @@ void ps_trace_queue(const ps_t *p, int64_t now);
 void ps_trace_compute(const ps_t *p, int k, int64_t now, int64_t comp, int64_t io);
 int64_t ps_trace_reserve(const ps_t *p, const int route[2], uint64_t bytes, int64_t now,
                          const char *kind, int k, int64_t version);
-int64_t ps_trace_moved_at(const ps_t *p, const int route[2], uint64_t bytes);
+int64_t ps_trace_moved_at(const ps_t *p, const int route[2]);
 void ps_trace_push(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1, uint64_t bytes);
 void ps_trace_fetch(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1,
                     const ps_snap_t *snap);

@@ -103,15 +103,11 @@ int64_t ps_trace_reserve(const ps_t *p, const int route[2], uint64_t bytes, int6
     return sim_net_reserve_tagged(p->timed.net, route, 2, bytes, now, &tag);
 }
 
-/* Timed: when a message of `bytes` just reserved on `route` started to move.  Per
- * network.h it occupies every link of the route from then until the links' free_at_ns, for
- * its transfer time at the route's bottleneck bandwidth; before, it waited for the links. */
-int64_t ps_trace_moved_at(const ps_t *p, const int route[2], uint64_t bytes)
+/* Timed: when the message just reserved on `route` started to move (before, it waited for
+ * its links: network.h). */
+int64_t ps_trace_moved_at(const ps_t *p, const int route[2])
 {
-    const sim_link_t *a = sim_net_link(p->timed.net, route[0]);
-    const sim_link_t *b = sim_net_link(p->timed.net, route[1]);
-    double bw = a->bandwidth_Bps < b->bandwidth_Bps ? a->bandwidth_Bps : b->bandwidth_Bps;
-    return a->free_at_ns - sim_transfer_ns(bytes, bw);
+    return sim_net_link(p->timed.net, route[0])->moved_at_ns;
 }
 
 /* Client k's push, sent at t0, moving from `moved` (after waiting for the links) and at the

@@ -28,9 +28,10 @@
 #include "common/sha256.h"
 
 #define SGD_CKPT_MAGIC "SGDCKPT\n"
-/* 2: the database's rows in the header (db_rows, db_last_update).  A file of another
- * format is refused, naming both. */
-#define SGD_CKPT_FORMAT 2
+/* 2: the database's rows in the header (db_rows, db_last_update); 3: the parameter-server
+ * family's pushes in flight name their client and task wherever the run keeps its clients'
+ * tasks.  A file of another format is refused, naming both. */
+#define SGD_CKPT_FORMAT 3
 
 typedef struct sgd_ckpt_meta {
     char sgdsim_version[64];

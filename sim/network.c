@@ -54,9 +54,12 @@ struct sim_net {
     sim_link_t *links;
     int nlinks, cap;
     sim_trace_t *trace; /* borrowed; NULL = no timeline */
+    sim_occupancy_t occupancy;
 };
 
 void sim_net_set_trace(sim_net_t *n, sim_trace_t *t) { n->trace = t; }
+
+void sim_net_set_occupancy(sim_net_t *n, sim_occupancy_t occupancy) { n->occupancy = occupancy; }
 
 bool sim_net_traced(const sim_net_t *n) { return n->trace != NULL; }
 
@@ -121,10 +124,14 @@ int64_t sim_net_reserve_tagged(sim_net_t *n, const int *route, int nroute, uint6
     int64_t end = sim_time_add(start, sim_transfer_ns(bytes, bw));
     for (int i = 0; i < nroute; i++) {
         sim_link_t *l = &n->links[route[i]];
-        l->free_at_ns = end;
+        l->free_at_ns = n->occupancy == SIM_OCCUPY_OWN_RATE
+                            ? sim_time_add(start, sim_transfer_ns(bytes, l->bandwidth_Bps))
+                            : end;
+        l->moved_at_ns = start;
         l->messages++;
         l->bytes += bytes;
-        sim_trace_message(n->trace, (uint32_t)route[i], start, end, bytes, start - t_ns, tag);
+        sim_trace_message(n->trace, (uint32_t)route[i], start, l->free_at_ns, bytes,
+                          start - t_ns, tag);
     }
     return sim_time_add(end, latency);
 }

@@ -4,10 +4,16 @@
  * Message model.  A message of `bytes` over a route of links
  *   - starts at max(t_ns, free_at_ns of every link on the route): links serialise, so a
  *     message waits until every link it needs has finished transmitting earlier messages;
- *   - occupies every link of the route for sim_transfer_ns(bytes, min bandwidth on the
- *     route) from its start (cut-through: the bytes stream through all hops at once at the
- *     bottleneck rate, rather than being stored and forwarded hop by hop);
- *   - arrives at start + that duration + the sum of the route's latencies.
+ *   - streams through all hops at once at the route's bottleneck rate (cut-through, rather
+ *     than stored and forwarded hop by hop), and arrives at start + sim_transfer_ns(bytes,
+ *     min bandwidth on the route) + the sum of the route's latencies;
+ *   - occupies the links of its route, by the network's occupancy (sim_net_set_occupancy):
+ *     SIM_OCCUPY_BOTTLENECK (the default) holds every link for that whole transfer, which is
+ *     exact when the route's links are alike (every collective's schedule) and makes a fast
+ *     link wait for a slow one otherwise; SIM_OCCUPY_OWN_RATE holds each link only for
+ *     sim_transfer_ns(bytes, its own bandwidth), the share of its capacity the message uses,
+ *     so a fast link serves many slow messages at once -- a server's link serving clients on
+ *     slow access links -- and still never carries more bytes than its rate allows.
  * Latency is propagation, not occupancy: a link may start its next message as soon as the
  * last byte of the previous one has left.  Reservations are made in the order callers make
  * them (first come, first served in call order), which the event engine makes deterministic.
@@ -28,6 +34,8 @@ typedef struct sim_link {
     double bandwidth_Bps; /* bytes per second, > 0 */
     int64_t latency_ns;   /* propagation delay added to every message, ns, >= 0 */
     int64_t free_at_ns;   /* the link transmits reserved messages until this time, ns */
+    int64_t moved_at_ns;  /* when the last message reserved on it started to move, ns (for
+                             a timeline, read right after the reservation; not checkpointed) */
     uint64_t messages;    /* messages reserved on this link so far */
     uint64_t bytes;       /* bytes reserved on this link so far */
 } sim_link_t;
@@ -42,8 +50,18 @@ int64_t sim_transfer_ns(uint64_t bytes, double bandwidth_Bps);
 
 typedef struct sim_net sim_net_t;
 
+/* How long a message holds each link of its route (the message model above). */
+typedef enum {
+    SIM_OCCUPY_BOTTLENECK, /* every link for the transfer at the route's lowest bandwidth */
+    SIM_OCCUPY_OWN_RATE,   /* each link for the transfer at its own bandwidth */
+} sim_occupancy_t;
+
 sim_net_t *sim_net_create(void);
 void sim_net_destroy(sim_net_t *n);
+
+/* Sets how messages reserved from now on hold their links (SIM_OCCUPY_BOTTLENECK when never
+ * set).  Like bandwidths it is the builder's choice, not saved by checkpoints. */
+void sim_net_set_occupancy(sim_net_t *n, sim_occupancy_t occupancy);
 
 /* Records every reserved message on its links' tracks (SIM_TRACK_LINK, link id) of trace t
  * (sim/trace.h, sim_trace_message: its bytes, the time it waited for its links, and what the

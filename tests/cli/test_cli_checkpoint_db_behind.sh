@@ -33,6 +33,6 @@ got=$(sqlite3 a.db "SELECT digest, (SELECT count(*) FROM metrics) FROM runs")
 [ "$got" = "$want" ] || fail "resumed: $got, the uninterrupted run: $want"
 # A checkpoint of the format before the database's rows were in its header.
 cp c.ckpt old.ckpt; printf '\x01' | dd of=old.ckpt bs=1 seek=8 conv=notrunc 2>/dev/null
-expect_exit 2 "old.ckpt: checkpoint format 1, this sgdsim reads format 2 (the file was written by another version of sgdsim" \
+expect_exit 2 "old.ckpt: checkpoint format 1, this sgdsim reads format 3 (the file was written by another version of sgdsim" \
   -- "$SGDSIM" run "$S" --db a.db --quiet --resume old.ckpt
 finish

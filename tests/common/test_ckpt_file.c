@@ -180,8 +180,8 @@ static void test_file(const char *dir)
     b[len - 3] ^= 1;
     b[8] = 9;
     expect_refused(b, len, "checkpoint format 9");
-    b[8] = 1; /* the format before the database's rows were in the header */
-    expect_refused(b, len, "checkpoint format 1, this sgdsim reads format 2 (the file was written "
+    b[8] = 2; /* the format before pushes in flight named their client's task */
+    expect_refused(b, len, "checkpoint format 2, this sgdsim reads format 3 (the file was written "
                            "by another version of sgdsim");
     b[8] = SGD_CKPT_FORMAT;
     b[0] = 'X';

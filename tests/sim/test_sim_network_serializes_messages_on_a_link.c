@@ -1,7 +1,10 @@
 /* Links serialise messages (hand-computed start and arrival times), a multi-link route runs
  * at its bottleneck bandwidth and adds every latency, the star routes through uplink then
  * downlink, an endpoint given its device's bandwidth slows only the messages reserved from
- * then on through its links, and sim_transfer_ns rounds up exactly and monotonically. */
+ * then on through its links, and sim_transfer_ns rounds up exactly and monotonically.  With
+ * SIM_OCCUPY_OWN_RATE slow clients send to a fast server at once (each message holds the
+ * server's link for its own share), while the fast link still carries no more than its
+ * rate; by default the server's link waits out each slow transfer. */
 #include "sim/engine.h"
 #include "sim/network.h"
 #include "tests/check.h"
@@ -119,11 +122,53 @@ static void an_endpoint_takes_its_devices_bandwidth(void)
     sim_net_destroy(n);
 }
 
+/* Endpoint 0 a server at 1 B/ns, endpoints 1..3 clients at 0.01 B/ns, 1000 B each to the
+ * server at time 0: each transfer takes 100000 ns at the client's rate. */
+static void slow_clients_to_a_fast_server(sim_occupancy_t occupancy, int64_t want[3])
+{
+    sim_net_t *n = sim_net_create();
+    sim_net_set_occupancy(n, occupancy);
+    sim_star_t s;
+    sim_star_init(&s, n, 4, 1e9, 0);
+    int route[2];
+    for (int k = 1; k <= 3; k++) sim_star_set_endpoint_bandwidth(&s, n, k, 1e7);
+    for (int k = 1; k <= 3; k++) {
+        sim_star_route(&s, k, 0, route);
+        CHECK_INT_EQ(sim_net_reserve(n, route, 2, 1000, 0), want[k - 1]);
+    }
+    /* the server's link: busy for its own 1000 ns a message, or for the whole transfer */
+    int64_t server_free = occupancy == SIM_OCCUPY_OWN_RATE ? 3000 : 300000;
+    CHECK_INT_EQ(sim_net_link(n, s.downlink0)->free_at_ns, server_free);
+    CHECK_INT_EQ(sim_net_link(n, s.uplink0 + 2)->free_at_ns, want[1]);
+    sim_net_destroy(n);
+}
+
+static void own_rate_occupancy(void)
+{
+    slow_clients_to_a_fast_server(SIM_OCCUPY_BOTTLENECK, (int64_t[3]){100000, 200000, 300000});
+    slow_clients_to_a_fast_server(SIM_OCCUPY_OWN_RATE, (int64_t[3]){100000, 101000, 102000});
+    /* The fast link's rate still binds: 1000 clients as fast as the server, 1000 B each,
+     * start one after another, the last at 999 * 1000 ns. */
+    sim_net_t *n = sim_net_create();
+    sim_net_set_occupancy(n, SIM_OCCUPY_OWN_RATE);
+    sim_star_t s;
+    sim_star_init(&s, n, 1001, 1e9, 0);
+    int route[2];
+    int64_t last = 0;
+    for (int k = 1; k <= 1000; k++) {
+        sim_star_route(&s, k, 0, route);
+        last = sim_net_reserve(n, route, 2, 1000, 0);
+    }
+    CHECK_INT_EQ(last, 1000 * 1000);
+    sim_net_destroy(n);
+}
+
 int main(void)
 {
     transfer_rounding();
     one_link();
     two_link_route_and_star();
     an_endpoint_takes_its_devices_bandwidth();
+    own_rate_occupancy();
     return check_exit();
 }
