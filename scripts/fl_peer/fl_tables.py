@@ -241,6 +241,7 @@ def matched_table(curves, axis, points, label, scale, pending):
 
 
 def cost_table(curves, runs):
+    print("Per server update: a round of FedAvg or FedBuff, one client trip of FedAsync.\n")
     print("| algorithm | side | rounds | simulated s per round | wall s per round | "
           "wall s per round, evaluation excluded | mean staleness |")
     print("|---|---|---|---|---|---|---|")
