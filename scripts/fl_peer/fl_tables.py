@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Tables of federated runs from two simulators (sgdsim and FLGo, scripts/fl-peer-compare.sh)
 or of several algorithms in one (scripts/fedbuff-claim.sh), as Markdown.  Standard library
-only.
+only.  Unlike scripts/repro_tables.py, which formats what `sgdsim report --json/--welch`
+computes, it computes its statistics itself: one side's curves come from another simulator
+and are in no results database that sgdsim reads.
 
 Curves are CSV files with the columns side, algorithm, seed, round, client_trips,
 sim_time_s, test_accuracy (others are ignored): one row per evaluation of the global model.
