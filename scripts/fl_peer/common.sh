@@ -80,8 +80,9 @@ sgdsim_settings() {
   local part="{\"scheme\":\"dirichlet\",\"alpha\":$ALPHA,\"min_samples\":$MIN_SAMPLES}"
   local local_tr="{\"steps\":$LOCAL_STEPS,\"lr\":$LR,\"momentum\":0}"
   case "$alg" in
-    fedavg) algo="{\"name\":\"fedavg\",\"clients_per_round\":$PER_ROUND,\"local\":$local_tr}" ;;
-    fedbuff) algo="{\"name\":\"fedbuff\",\"concurrency\":$PER_ROUND,\"buffer\":$BUFFER,\"server_lr\":$SERVER_LR,\"staleness\":\"$STALENESS\",\"local\":$local_tr}" ;;
+    fedavg) algo="{\"name\":\"fedavg\",\"clients_per_round\":$PER_ROUND,\"server_lr\":$SERVER_LR,\"local\":$local_tr}" ;;
+    # FedBuff's staleness weight 1/sqrt(1+tau) is the rule's own (STALENESS=sqrt), no key.
+    fedbuff) algo="{\"name\":\"fedbuff\",\"concurrency\":$PER_ROUND,\"buffer\":$BUFFER,\"server_lr\":$SERVER_LR,\"local\":$local_tr}" ;;
     fedasync) algo="{\"name\":\"fedasync\",\"concurrency\":$PER_ROUND,\"alpha\":$FEDASYNC_ALPHA,\"staleness\":\"polynomial\",\"a\":$FEDASYNC_A,\"local\":$local_tr}" ;;
   esac
   printf '%s\n' --set "algorithm=$algo" --set "cluster.workers=$CLIENTS" \
