@@ -17,8 +17,8 @@
 # A claim holds at a level when the interval lies above 1 and p < 0.05; it is refuted when
 # the interval lies below 1; otherwise the seeds cannot tell.  With 10 seeds the smallest
 # sign-flip p is 2/1024.  The target is 0.83 test accuracy, fixed before any sgdsim run: the
-# peer (FLGo, 5 seeds) reached it with every algorithm and seed in under half of a run's
-# 2,000 trips; 0.80 and 0.82 are printed too, to show how much the answer leans on it.
+# peer (FLGo, 5 seeds) reached it with every algorithm and seed within the first 1,000 of a
+# run's 2,000 trips; 0.80 and 0.82 are printed too, to show how much the answer leans on it.
 #
 # Where this setting differs from the paper's: its synchronous baseline is FedAvgM (server
 # momentum), here plain FedAvg; its tasks and models are not these (Fashion-MNIST, an MLP)
