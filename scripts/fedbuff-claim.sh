@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # FedBuff's headline claim (Nguyen et al., "Federated Learning with Buffered Asynchronous
 # Aggregation", AISTATS 2022, arXiv:2106.06639) tested with seeds and spread on the
-# federated setting of scripts/fl-peer-compare.sh (issue 41, item 8; the result goes to
-# docs/reproductions.md).  The abstract claims FedBuff "3.3x more efficient than synchronous
-# FL and up to 2.5x more efficient than asynchronous FL" (its first version: "converges up
-# to 3.8x faster than ... FedAvgM, and up to 2.5x faster than ... FedAsync").  Tested here:
+# federated setting of scripts/fl-peer-compare.sh (issue 41, item 8; the result is for
+# docs/reproductions.md once sgdsim runs it).  The abstract claims FedBuff "3.3x more
+# efficient than synchronous FL and up to 2.5x more efficient than asynchronous FL" (its
+# first version: "converges up to 3.8x faster than ... FedAvgM, and up to 2.5x faster than
+# ... FedAsync").  Only the abstracts were read: which measure "efficient" is (time or
+# client trips to a target) the body would say, so both are printed.  Tested here:
 #   H1  under heterogeneous client speeds FedBuff (10 clients in flight, buffer K = 10)
 #       reaches the target test accuracy in less simulated time than synchronous FedAvg
 #       (10 clients per round);

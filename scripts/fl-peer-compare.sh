@@ -2,7 +2,7 @@
 # FedAvg and FedBuff in one setting, in sgdsim and in FLGo (a federated-learning simulator
 # with a virtual clock), side by side: accuracy at matched rounds and at matched simulated
 # time, mean +- sd over seeds, and the wall time per simulated round of each simulator
-# (issue 41, item 7; the table goes to docs/reproductions.md).
+# (issue 41, item 7; the tables are for docs/reproductions.md once sgdsim's side runs).
 #
 # The setting, the same on both sides (scripts/fl_peer/common.sh; change it only there):
 #   Fashion-MNIST (data/fashion-mnist, IDX), pixels / 255, the whole test set evaluated
@@ -14,8 +14,8 @@
 #   Time: a trip lasts 20 x 0.05 s x f_i of compute plus the model (636,040 bytes) down and up
 #   at 1 MB/s, f_i ~ lognormal(mean 1, cv 1) per client, drawn once; nothing else costs time.
 # Where the two simulators cannot be made equal (FLGo's integer clock ticks, its one tick
-# per synchronous round, the random draws themselves) see scripts/fl_peer/flgo_run.py and
-# docs/reproductions.md.
+# per synchronous round, the random draws themselves): scripts/fl_peer/flgo_run.py's
+# docstring.
 #
 # The peer is not part of this repository and nothing of it is copied here.  Get it with
 #   git clone https://github.com/WwZzz/easyFL.git /path/to/easyFL
