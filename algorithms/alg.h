@@ -39,6 +39,9 @@ typedef struct alg_sink {
     /* One parameter-age bin (count gradients applied on parameters `age` versions old: the
      * staleness as it really is, where the counted tau is not); may be NULL. */
     int (*version_age)(void *ctx, int64_t age, int64_t count, sgd_err_t *err);
+    /* One entry of the data's partition over the clients (data.partition): client holds
+     * count >= 1 training samples of label; may be NULL. */
+    int (*client_labels)(void *ctx, int64_t client, int label, int64_t count, sgd_err_t *err);
     /* Optional, called after every update; for progress display only. */
     void (*progress)(void *ctx, int64_t update, int64_t vtime_ns, double train_loss,
                      uint64_t events);
@@ -126,8 +129,17 @@ typedef struct alg_ckpt_ops {
     /* Appends the state to w; -1 with err when it cannot be saved. */
     int (*save)(const void *state, sgd_ckw_t *w, sgd_err_t *err);
     /* Reads what save wrote into a freshly created state; -1 with err when r is damaged
-     * or was written by another configuration (a count that differs). */
+     * or was written by another configuration (a count that differs).  A checkpoint is
+     * input like any other (its digest proves only that it was not damaged by accident):
+     * every index, count, time and float is checked against the scenario and the rest of
+     * the state before the run may use it.  create() registers, with each event type it
+     * owns, a check of a restored pending event (sim_engine_set_check; the runner runs
+     * them after restore, and refuses an event that nothing checks). */
     int (*restore)(void *state, sgd_ckr_t *r, sgd_err_t *err);
+    /* Optional, called after restore once every pending event passed its type's check:
+     * the state against the pending events as a whole (each worker or client in exactly
+     * one place: one event, a queue, a buffer, a collective).  0, or -1 with err. */
+    int (*verify)(void *state, sgd_err_t *err);
     /* Whether the run's future depends on state resident in the backend (sync_begin /
      * sync_step's velocity): a backend that cannot export it (no sync_export/sync_import)
      * is then refused. */

@@ -20,6 +20,7 @@
  * the last worker's is: the allreduce cannot finish before), allreduce (from then until its
  * part is done) and update, each with the update it belongs to; the links' messages, each
  * tagged with its update, call, step and workers. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@ typedef struct csgd {
     int64_t t_all_in_ns;    /* when the last worker entered the current allreduce (timeline) */
     int nready;             /* workers whose gradient is ready in this iteration */
     int nstepped;           /* workers that applied this iteration's update */
+    int *ck_events;         /* a restore's check: per worker, its events found pending */
 } csgd_t;
 
 /* Worker i's span of the update it works towards (1-based), with extra args. */
@@ -129,6 +131,41 @@ static void on_step_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
     start_iteration(c, (int)ev->entity, ev->t_ns);
 }
 
+/* ---- a restored run's pending events (alg.h, alg_ckpt_ops_t) -------------------------- */
+
+/* A worker's load or computation: of a worker in range, its only event.  A checkpoint is
+ * written right after an update was counted, when the last worker has just stepped: every
+ * worker is loading or computing its next batch, or waits with its gradient in the next
+ * allreduce. */
+static bool check_own(void *arg, const sim_event_t *ev, char *why, size_t size)
+{
+    csgd_t *c = arg;
+    if (ev->entity < (uint32_t)c->p && ev->arg == 0 && c->ck_events[ev->entity]++ == 0)
+        return true;
+    snprintf(why, size, "worker %u of %d, or a worker with two events", ev->entity, c->p);
+    return false;
+}
+
+/* Its allreduce done or its step under way: never right after an update was counted (the
+ * next allreduce needs the gradient of the worker that made it, which has only begun). */
+static bool check_late(void *arg, const sim_event_t *ev, char *why, size_t size)
+{
+    (void)arg;
+    (void)ev;
+    snprintf(why, size, "no worker is past its gradient right after an update");
+    return false;
+}
+
+static void set_checks(csgd_t *c)
+{
+    c->ck_events = sgd_xcalloc((size_t)c->p, sizeof *c->ck_events);
+    sim_engine_t *e = c->ctx->engine;
+    sim_engine_set_check(e, c->ev_io_done, check_own);
+    sim_engine_set_check(e, c->ev_compute_done, check_own);
+    sim_engine_set_check(e, c->ev_allreduce_done, check_late);
+    sim_engine_set_check(e, c->ev_step_done, check_late);
+}
+
 static void *csgd_create(alg_ctx_t *ctx, sgd_err_t *err)
 {
     if (alg_sync_check_allreduce(ctx->scn, (int)ctx->scn->workers, "cluster.workers", err)) return NULL;
@@ -143,6 +180,7 @@ static void *csgd_create(alg_ctx_t *ctx, sgd_err_t *err)
     c->ev_allreduce_done =
         sim_engine_register(ctx->engine, "csgd.allreduce_done", on_allreduce_done, c);
     c->ev_step_done = sim_engine_register(ctx->engine, "csgd.step_done", on_step_done, c);
+    set_checks(c);
 
     if (c->p > 1) {
         c->sched = sim_sched_allreduce((sim_allreduce_alg_t)ctx->scn->allreduce_alg, c->p);
@@ -199,6 +237,32 @@ static int csgd_save(const void *state, sgd_ckw_t *w, sgd_err_t *err)
     return 0;
 }
 
+/* The books of the iteration right after an update: every worker has applied exactly the
+ * updates counted, none has stepped in the next one, and the closed form has made one
+ * exchange per update; the timeline's times are not in the future. */
+static void check_books(const csgd_t *c, sgd_ckr_t *r)
+{
+    const alg_ctx_t *ctx = c->ctx;
+    const int64_t now = sim_engine_now(ctx->engine);
+    const bool analytic = c->p > 1 && !c->coll;
+    if (r->failed) return;
+    if (c->nstepped != 0 || c->analytic_exchanges != (analytic ? (uint64_t)ctx->updates : 0))
+        sgd_ckr_fail(r, "%d workers stepped and %llu exchanges after %lld updates",
+                     c->nstepped, (unsigned long long)c->analytic_exchanges,
+                     (long long)ctx->updates);
+    if (c->t_all_in_ns < 0 || c->t_all_in_ns > now)
+        sgd_ckr_fail(r, "allreduce entered at %lld ns, the clock at %lld ns",
+                     (long long)c->t_all_in_ns, (long long)now);
+    for (int i = 0; i < c->p && !r->failed; i++) {
+        if (c->applied[i] != ctx->updates)
+            sgd_ckr_fail(r, "worker %d applied %lld updates of %lld", i,
+                         (long long)c->applied[i], (long long)ctx->updates);
+        else if (c->t_reduce_ns[i] < 0 || c->t_reduce_ns[i] > now)
+            sgd_ckr_fail(r, "worker %d entered the allreduce at %lld ns", i,
+                         (long long)c->t_reduce_ns[i]);
+    }
+}
+
 static int csgd_restore(void *state, sgd_ckr_t *r, sgd_err_t *err)
 {
     csgd_t *c = state;
@@ -210,8 +274,31 @@ static int csgd_restore(void *state, sgd_ckr_t *r, sgd_err_t *err)
     c->nstepped = (int)sgd_ckr_count(r, (uint64_t)c->p - 1, "workers stepped");
     sgd_ckr_bytes(r, c->t_reduce_ns, (size_t)c->p * sizeof *c->t_reduce_ns, "reduce times");
     sgd_ckr_bytes(r, c->applied, (size_t)c->p * sizeof *c->applied, "updates applied");
+    check_books(c, r);
+    memset(c->ck_events, 0, (size_t)c->p * sizeof *c->ck_events);
     if (sgd_ckr_check(r, "csgd", err)) return -1;
     return c->coll ? sim_coll_restore(c->coll, r, err) : 0;
+}
+
+/* Each worker in one place: loading or computing (its event), or with its gradient in the
+ * allreduce -- the nready workers without an event, which the message-level collective
+ * holds. */
+static int csgd_verify(void *state, sgd_err_t *err)
+{
+    const csgd_t *c = state;
+    int waiting = 0;
+    for (int i = 0; i < c->p; i++) {
+        const bool idle = c->ck_events[i] == 0;
+        waiting += idle;
+        if (c->coll && idle != sim_coll_holds(c->coll, i))
+            return sgd_errf(err, "csgd: worker %d is %s the allreduce and has %d events "
+                                 "pending", i, idle ? "not in" : "in", c->ck_events[i]);
+    }
+    if (waiting != c->nready)
+        return sgd_errf(err, "csgd: %d workers wait in the allreduce, %d gradients are ready",
+                        waiting, c->nready);
+    if (sim_net_check_times(c->y.net, sim_engine_latest(c->ctx->engine), err)) return -1;
+    return c->coll ? sim_coll_verify(c->coll, err) : 0;
 }
 
 static size_t csgd_state_size(const void *state)
@@ -222,7 +309,7 @@ static size_t csgd_state_size(const void *state)
 
 static const alg_ckpt_ops_t csgd_ckpt = {
     .state_size = csgd_state_size, .save = csgd_save, .restore = csgd_restore,
-    .backend_state = true};
+    .verify = csgd_verify, .backend_state = true};
 
 static void csgd_destroy(void *state)
 {
@@ -232,6 +319,7 @@ static void csgd_destroy(void *state)
     alg_sync_free(&c->y);
     free(c->t_reduce_ns);
     free(c->applied);
+    free(c->ck_events);
     free(c);
 }
 

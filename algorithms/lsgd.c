@@ -334,6 +334,7 @@ static void *lsgd_create(alg_ctx_t *ctx, sgd_err_t *err)
     l->ev_allreduced = sim_engine_register(e, "lsgd.allreduced", on_allreduced, l);
     l->ev_update_arrived = sim_engine_register(e, "lsgd.update_arrived", on_update_arrived, l);
     l->ev_worker_reduced = sim_engine_register(e, "lsgd.worker_reduced", on_worker_reduced, l);
+    lsgd_set_checks(l);
 
     l->reduce = sim_sched_reduce((sim_rooted_alg_t)l->o.reduce, l->g + 1);
     l->bcast = sim_sched_broadcast((sim_rooted_alg_t)l->o.broadcast, l->g + 1);
@@ -444,6 +445,10 @@ static void lsgd_destroy(void *state)
     free(l->node_last_entry);
     free(l->node_has_result);
     free(l->node_posted);
+    free(l->ck.io);
+    free(l->ck.compute);
+    free(l->ck.reduced);
+    free(l->ck.node);
     free(l->w);
     free(l->comm_t0_ns);
     free(l->times);

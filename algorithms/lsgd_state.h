@@ -57,6 +57,11 @@ typedef struct lsgd {
 
     int ncomputed;           /* gradients of the current step computed */
     int nstepped;            /* workers that applied the current update */
+
+    struct {                 /* a restore's check (lsgd_ckpt.c): the events found pending */
+        int *io, *compute, *reduced; /* per worker: loads, computations, reduces done */
+        int *node;           /* per node: analytic reduces done */
+    } ck;
 } lsgd_t;
 
 /* Message fidelity: the node a collective's completion callback is for. */
@@ -65,7 +70,9 @@ typedef struct lsgd_node_ctx {
     int node;
 } lsgd_node_ctx_t;
 
-/* LSGD's checkpoints (lsgd_ckpt.c). */
+/* LSGD's checkpoints (lsgd_ckpt.c), and the checks of a restored run's pending events,
+ * registered by create once the event types are. */
 extern const alg_ckpt_ops_t lsgd_ckpt_ops;
+void lsgd_set_checks(lsgd_t *l);
 
 #endif

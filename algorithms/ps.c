@@ -1,15 +1,20 @@
-/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour, hardsync, DC-ASGD, ...
- * (docs/papers.md §2-3), each a rule (ps_rule.h, one file under rules/) registered under its
- * own algorithm.name, sharing one implementation: the clients, the two drivers and the
- * update step.  Options: ps_opts.h; the deferred-update ledger and where gradients are
- * evaluated: ps_ledger.h; snapshots and staleness statistics: ps_server.h; the arithmetic
- * the scaled-step rules share: ps_rules.h.
+/* The parameter-server family: SASGD, FASGD, B-FASGD, Downpour, hardsync, DC-ASGD, FedAvg,
+ * FedAsync, FedBuff, ... (docs/papers.md §2-4), each a rule (ps_rule.h, one file under rules/)
+ * registered under its own algorithm.name, sharing one implementation: the clients' life
+ * cycle and the two drivers (this file), the callbacks (ps_run.c), the update step.  Options:
+ * ps_opts.h; the deferred-update ledger and where gradients are evaluated: ps_ledger.h;
+ * local training: ps_local.h; the registered clients, slots and rounds: ps_clients.h,
+ * ps_slots.c; snapshots and staleness statistics: ps_server.h; the arithmetic the
+ * scaled-step rules share: ps_rules.h.
  *
- * Clients.  lambda clients (cluster.workers) each hold a snapshot of the parameters they last
- * fetched (ps_server.h: shared, reference-counted) and compute gradients of minibatches of mu
- * rows (batch.per_worker) on it.  A push delivers a gradient to the server; the server applies
- * an update once it holds c gradients (n-softsync: c = lambda / n; hardsync: c = lambda;
- * Downpour: c = 1).  When a client that pushed gets its fetch opportunity is algorithm.fetch:
+ * Clients.  Clients run in C slots (C = algorithm.concurrency, lambda = cluster.workers by
+ * default: slot k is then client k, as below; with fewer slots, or an FL rule, a slot takes
+ * sampled clients one task at a time: ps_clients.h).  Each holds a snapshot of the
+ * parameters it last fetched (ps_server.h: shared, reference-counted) and computes gradients
+ * of minibatches of mu rows (batch.per_worker) on it, or with algorithm.local runs a local
+ * training task and pushes its delta (ps_local.h).  A push delivers it to the server; the
+ * server applies an update once it holds c of them (n-softsync: c = C / n; hardsync: c = C;
+ * Downpour: c = 1; FedBuff: its buffer; FedAvg: when its round's clients all reported).  When a client that pushed gets its fetch opportunity is algorithm.fetch:
  * under "after_update" (the default) it waits for the update that applies its push
  * ("blocked"), as in the authors' simulator, and fetches the version that update made; under
  * "after_push" (the SASGD paper's Rudra) it fetches as soon as the server has taken its push
@@ -32,8 +37,10 @@
  * Drivers.  `uniform` is FRED's schedule: no clocks; each iteration a uniformly random
  * unblocked client (stream client_pick) finishes a gradient; iteration i happens at virtual
  * time i + 1 ns.  `timed`: clients fetch and push over a star network with the server at
- * endpoint 0, compute for a modelled time (compute.*, io.*, cluster.time_factor per client),
- * and the server serves arrivals first come first served, each taking algorithm.server_time_s.
+ * endpoint 0, compute for a modelled time (compute.*, io.*, cluster.time_factor per client,
+ * times a local task's steps and its device's factor), and the server serves arrivals first
+ * come first served, each taking algorithm.server_time_s.  With a clients section a task may
+ * be cut short when it starts (ps_slot_drops): its client sends nothing.
  *
  * The update step (ps_step.c).  The server's decision to make an update is written to the
  * deferred-update ledger (ps_ledger.h) and applied later, in order: the FASGD step runs as
@@ -65,16 +72,6 @@
 /* Entity id of the server's own random stream: far above any client index, so adding a
  * client never changes the server's draws. */
 #define PS_SERVER_ENTITY (1ull << 40)
-
-/* Rows of the model workspace at least, so validation runs in large chunks even when each
- * gradient is over a single sample. */
-#define PS_MIN_MODEL_BATCH 1024
-
-int64_t ps_model_batch(const scn_t *s)
-{
-    int64_t rows = ps_rows(s->alg_opts, s->batch_per_worker);
-    return rows > PS_MIN_MODEL_BATCH ? rows : PS_MIN_MODEL_BATCH;
-}
 
 /* ---- client life cycle ----------------------------------------------------------------- */
 
@@ -130,24 +127,43 @@ static void stage_push(ps_client_t *c, int64_t version, int64_t params_version)
 {
     c->push.version = version;
     c->push.params_version = params_version;
+    c->push.owner = c->id;
 }
 
-/* The client starts (uniform: becomes eligible for) its next gradient. */
-static void compute_next(ps_t *p, int k, int64_t now)
+/* The client in slot k starts its next task: its index (the client's task count, where the
+ * run keeps one) and, with local training, its steps are fixed now; a sampled client's
+ * streams are derived for it (ps_clients.h). */
+static void start_task(ps_t *p, int k)
 {
+    ps_client_t *c = &p->cl[k];
+    if (!p->pop.tasks) return;
+    c->task = ps_pop_task(&p->pop, c->id);
+    if (p->o->local.on)
+        c->task_steps = ps_local_steps(&p->o->local, ps_client_samples(p, c->id), p->mu);
+    if (p->pop.sampling) ps_slot_streams(p, k);
+}
+
+/* The client starts (uniform: becomes eligible for) its next gradient, or local task: the
+ * task's time is its steps times a minibatch's, drawn once.  With a clients section the task
+ * may be cut short (dropout): then it ends there, without a push. */
+void ps_compute_next(ps_t *p, int k, int64_t now)
+{
+    ps_client_t *c = &p->cl[k];
+    start_task(p, k);
     if (p->o->driver == PS_DRIVER_UNIFORM) {
         unblock(p, k);
         return;
     }
-    ps_client_t *c = &p->cl[k];
     const scn_t *s = p->s;
+    const double steps = p->o->local.on ? (double)c->task_steps : 1.0;
     int64_t comp;
     if (s->compute_kind == SCN_COMPUTE_FLOPS)
         comp = sim_seconds_to_ns(model_flops_per_sample(p->ctx->model) * (double)p->mu /
-                                 (s->device_gflops * 1e9) * c->timed.time_factor);
+                                 (s->device_gflops * 1e9) * c->timed.time_factor * steps);
     else
-        comp = draw_ns(&s->compute_time_s, c->timed.compute_rng, c->timed.time_factor);
-    int64_t io = draw_ns(&s->io_time_s, c->timed.io_rng, 1.0);
+        comp = draw_ns(&s->compute_time_s, c->timed.compute_rng, c->timed.time_factor * steps);
+    int64_t io = draw_ns(&s->io_time_s, c->timed.io_rng, steps);
+    if (p->pop.behaviour && ps_slot_drops(p, k, now, comp + io)) return;
     ps_trace_compute(p, k, now, comp, io);
     sim_engine_schedule(p->ctx->engine, now + comp + io, p->timed.ev_compute_done, (uint32_t)k,
                         0, NULL);
@@ -161,10 +177,10 @@ static void skip_fetch(ps_t *p, int k, int64_t now)
     p->srv.fetch.skipped_msgs++;
     p->srv.fetch.skipped_bytes += p->msg_bytes;
     if (p->o->fred_skip_tau) p->cl[k].stamp = p->srv.version;
-    compute_next(p, k, now);
+    ps_compute_next(p, k, now);
 }
 
-static void fetch_opportunity(ps_t *p, int k, int64_t now)
+void ps_fetch_opportunity(ps_t *p, int k, int64_t now)
 {
     ps_client_t *c = &p->cl[k];
     if (!gate(p, k, p->o->c_fetch)) {
@@ -176,7 +192,7 @@ static void fetch_opportunity(ps_t *p, int k, int64_t now)
     ps_snap_t *snap = ps_server_snapshot(&p->srv);
     if (p->o->driver == PS_DRIVER_UNIFORM) {
         hold_snapshot(p, c, snap);
-        compute_next(p, k, now);
+        ps_compute_next(p, k, now);
         return;
     }
     /* The reply carries the version current when the request reached the server (the
@@ -217,16 +233,20 @@ static void take_in(ps_t *p, int k)
     b->push.reqs = reqs;
     from->nreq = 0;
     from->reapply = false;
+    if (p->pop.contributed) ps_pop_contributed(&p->pop, b->push.owner);
 }
 
 /* Client k's push is done with (consumed by an update, or taken in under "after_push"):
- * it fetches, or under Downpour computes on until its k_fetch-th gradient. */
+ * it fetches, or under Downpour computes on until its k_fetch-th gradient; a sampled client
+ * leaves its slot, which takes the next (ps_slots.c). */
 static void push_done(ps_t *p, int k, int64_t now)
 {
-    if (p->o->rule->protocol == PS_PROTO_DOWNPOUR && p->cl[k].steps % p->o->k_fetch != 0)
-        compute_next(p, k, now);
+    if (p->pop.sampling || p->pop.behaviour)
+        ps_slot_free(p, k, now);
+    else if (p->o->rule->protocol == PS_PROTO_DOWNPOUR && p->cl[k].steps % p->o->k_fetch != 0)
+        ps_compute_next(p, k, now);
     else
-        fetch_opportunity(p, k, now);
+        ps_fetch_opportunity(p, k, now);
 }
 
 /* The server takes client k's push into its buffer; with c of them it makes an update.  Then
@@ -236,6 +256,10 @@ static void server_receive(ps_t *p, int k, int64_t now)
 {
     const bool at_once = p->o->fetch == PS_FETCH_AFTER_PUSH;
     take_in(p, k);
+    if (p->o->rule->protocol == PS_PROTO_ROUNDS) {
+        ps_round_pushed(p, k, now);
+        return;
+    }
     if (p->sched.nbuf < p->c) {
         ps_trace_receive(p, k, now, false, 0);
         if (at_once) push_done(p, k, now);
@@ -278,6 +302,14 @@ static void send_push(ps_t *p, int k, int64_t now)
     deliver_push(p, k, now);
 }
 
+/* The request client c's push carries for the gradient (or local task) it finished: its
+ * snapshot, a reference taken, and minibatch index t. */
+static ps_req_t request(const ps_t *p, ps_client_t *c, int64_t t)
+{
+    return (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t, .task = c->task,
+                      .steps = p->o->local.on ? c->task_steps : 0};
+}
+
 /* Downpour: the gradient joins the pending push; every k_push-th is sent, every k_fetch-th
  * fetches. */
 static void downpour_gradient_ready(ps_t *p, int k, int64_t t, int64_t now)
@@ -285,20 +317,21 @@ static void downpour_gradient_ready(ps_t *p, int k, int64_t t, int64_t now)
     ps_client_t *c = &p->cl[k];
     if (c->push.nreq == 0) /* oldest gradient in the push */
         stage_push(c, c->stamp, c->snap->version);
-    c->push.reqs[c->push.nreq++] = (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t};
+    c->push.reqs[c->push.nreq++] = request(p, c, t);
     if (c->steps % p->o->k_push == 0)
         send_push(p, k, now);
     else if (c->steps % p->o->k_fetch == 0)
-        fetch_opportunity(p, k, now);
+        ps_fetch_opportunity(p, k, now);
     else
-        compute_next(p, k, now);
+        ps_compute_next(p, k, now);
 }
 
-/* Client k has finished computing a gradient on its snapshot at `now`. */
+/* Client k has finished computing a gradient (or a local task) on its snapshot at `now`. */
 static void gradient_ready(ps_t *p, int k, int64_t now)
 {
     ps_client_t *c = &p->cl[k];
-    int64_t t = p->sched.t_next++;
+    int64_t t = p->sched.t_next; /* a local task's minibatches are its steps' indices */
+    p->sched.t_next += p->o->local.on ? c->task_steps : 1;
     c->steps++;
     if (p->o->rule->protocol == PS_PROTO_DOWNPOUR) {
         downpour_gradient_ready(p, k, t, now);
@@ -307,7 +340,7 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
     /* first_push "always": a client's first gradient is sent without a coin (FRED) */
     const bool first_always = p->o->first_push_always && c->steps == 1;
     if (first_always || gate(p, k, p->o->c_push)) {
-        c->push.reqs[0] = (ps_req_t){.snap = ps_snap_ref(c->snap), .t = t};
+        c->push.reqs[0] = request(p, c, t);
         c->push.nreq = 1;
         stage_push(c, c->stamp, c->snap->version);
         if (c->last.grad) { /* B-FASGD may re-apply this gradient for a later skipped push */
@@ -328,7 +361,7 @@ static void gradient_ready(ps_t *p, int k, int64_t now)
         stage_push(c, c->last.version, c->last.params_version);
         deliver_push(p, k, now);
     } else {
-        fetch_opportunity(p, k, now); /* nothing to re-apply yet */
+        ps_fetch_opportunity(p, k, now); /* nothing to re-apply yet */
     }
 }
 
@@ -359,8 +392,8 @@ static void on_push_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
     (void)e;
     ps_t *p = arg;
     ps_client_t *c = &p->cl[ev->entity];
-    SGD_ASSERT(p->timed.qlen < p->lambda);
-    p->timed.queue[(p->timed.qhead + p->timed.qlen++) % p->lambda] = (int32_t)ev->entity;
+    SGD_ASSERT(p->timed.qlen < p->nslots);
+    p->timed.queue[(p->timed.qhead + p->timed.qlen++) % p->nslots] = (int32_t)ev->entity;
     if (ps_trace_of(p)) {
         c->trace.t_arrive = ev->t_ns;
         p->trace.push_bytes -= c->push.reapply ? 0 : p->msg_bytes;
@@ -375,7 +408,7 @@ static void on_server_done(sim_engine_t *e, const sim_event_t *ev, void *arg)
     (void)e;
     ps_t *p = arg;
     int k = p->timed.queue[p->timed.qhead];
-    p->timed.qhead = (p->timed.qhead + 1) % p->lambda;
+    p->timed.qhead = (p->timed.qhead + 1) % p->nslots;
     p->timed.qlen--;
     p->timed.busy = false;
     p->cl[k].trace.t_served = ev->t_ns;
@@ -395,77 +428,25 @@ static void on_fetch_arrive(sim_engine_t *e, const sim_event_t *ev, void *arg)
         p->trace.fetch_bytes -= p->msg_bytes;
         ps_trace_in_flight(p, ev->t_ns);
     }
-    compute_next(p, (int)ev->entity, ev->t_ns);
+    ps_compute_next(p, (int)ev->entity, ev->t_ns);
 }
 
-/* ---- alg_ops_t ------------------------------------------------------------------------- */
+/* ---- the driver's start ----------------------------------------------------------------- */
 
-/* Input errors create() can find: a stacked evaluation larger than the training set, and
- * snapshots or gradient_batch slots that would not fit in memory. */
-static int check_sizes(const alg_ctx_t *ctx, const ps_opts_t *o, sgd_err_t *err)
-{
-    const scn_t *s = ctx->scn;
-    const sgd_dataset_t *d = ctx->train;
-    int64_t rows = ps_rows(o, s->batch_per_worker);
-    if (rows > d->n)
-        return sgd_errf(err, "batch.per_worker: %lld rows per gradient evaluation (%s, lambda = "
-                             "%lld, mu = %lld) exceed the %lld training rows",
-                        (long long)rows, ps_name(o), (long long)s->workers,
-                        (long long)s->batch_per_worker, (long long)d->n);
-    /* the snapshots; gradient_batch slots of one gradient each, and their minibatches */
-    const double slots = (double)o->gradient_batch, np = (double)ctx->nparams;
-    const double slot_floats = np + (double)s->batch_per_worker * (d->dim + 1);
-    return alg_check_memory("cluster.workers: parameter snapshots",
-                            ps_snapshot_versions(s, o) * 4.0 * np, err) ||
-                   (slots > 1 &&
-                    alg_check_memory("algorithm.gradient_batch", slots * 4.0 * slot_floats, err))
-               ? -1
-               : 0;
-}
-
-/* Every client starts on version 0 with its own random streams (one per entity, so adding a
- * client changes no other client's draws). */
-static void init_clients(ps_t *p)
-{
-    const scn_t *s = p->s;
-    const ps_opts_t *o = p->o;
-    p->cl = SGD_ARENA_NEW(&p->arena, p->lambda, ps_client_t);
-    ps_snap_t *initial = ps_server_snapshot(&p->srv);
-    for (int64_t k = 0; k < p->lambda; k++) {
-        ps_client_t *c = &p->cl[k];
-        c->snap = k == 0 ? initial : ps_snap_ref(initial);
-        c->push.reqs = SGD_ARENA_NEW(&p->arena, o->k_push, ps_req_t);
-        c->slot = UINT32_MAX;
-        if (o->minibatch == PS_MB_RANDOM)
-            c->sample_rng = sim_rng_create(s->seed, SIM_STREAM_DATA_ORDER, (uint64_t)k);
-        if (o->rule->gated)
-            c->last.rng = sim_rng_create(s->seed, SIM_STREAM_GATING, (uint64_t)k);
-        if (o->rule->gated && o->c_push > 0)
-            c->last.grad = SGD_ARENA_NEW(&p->arena, p->ctx->nparams, float);
-        if (o->driver == PS_DRIVER_TIMED) {
-            c->timed.compute_rng = sim_rng_create(s->seed, SIM_STREAM_COMPUTE, (uint64_t)k);
-            c->timed.io_rng = sim_rng_create(s->seed, SIM_STREAM_IO, (uint64_t)k);
-            gsl_rng *speed = sim_rng_create(s->seed, SIM_STREAM_SPEED, (uint64_t)k);
-            c->timed.time_factor = sim_dist_sample(&s->time_factor, speed);
-            gsl_rng_free(speed);
-        }
-    }
-}
-
-static void init_driver(ps_t *p)
+void ps_init_driver(ps_t *p)
 {
     alg_ctx_t *ctx = p->ctx;
     const scn_t *s = p->s;
     if (p->o->driver == PS_DRIVER_UNIFORM) {
-        p->uniform.unblocked = SGD_ARENA_NEW(&p->arena, p->lambda, uint32_t);
+        p->uniform.unblocked = SGD_ARENA_NEW(&p->arena, p->nslots, uint32_t);
         p->uniform.pick_rng = sim_rng_create(s->seed, SIM_STREAM_CLIENT_PICK, 0);
         p->uniform.ev_iter = sim_engine_register(ctx->engine, "ps.iteration", on_iter, p);
         return;
     }
     p->timed.net = sim_net_create();
-    sim_star_init(&p->timed.star, p->timed.net, (int)p->lambda + 1, s->bandwidth_Bps,
+    sim_star_init(&p->timed.star, p->timed.net, (int)p->nslots + 1, s->bandwidth_Bps,
                   s->latency_ns);
-    p->timed.queue = SGD_ARENA_NEW(&p->arena, p->lambda, int32_t);
+    p->timed.queue = SGD_ARENA_NEW(&p->arena, p->nslots, int32_t);
     p->timed.server_rng = sim_rng_create(s->seed, SIM_STREAM_COMPUTE, PS_SERVER_ENTITY);
     p->timed.ev_compute_done =
         sim_engine_register(ctx->engine, "ps.compute_done", on_compute_done, p);
@@ -475,174 +456,16 @@ static void init_driver(ps_t *p)
         sim_engine_register(ctx->engine, "ps.server_done", on_server_done, p);
     p->timed.ev_fetch_arrive =
         sim_engine_register(ctx->engine, "ps.fetch_arrive", on_fetch_arrive, p);
+    if (p->pop.sampling || p->pop.behaviour) ps_slots_register(p);
 }
 
-/* The rule's state, zeroed, from the run's arena, laid out by its init. */
-static void init_rule(ps_t *p)
+void ps_start_clients(ps_t *p)
 {
-    const ps_rule_t *r = p->o->rule;
-    const size_t bytes = r->state_bytes ? r->state_bytes(p->o, p->ctx->nparams) : 0;
-    p->rule_state = sgd_arena_alloc(&p->arena, bytes, 1);
-    if (r->init) r->init(p->rule_state, p->o, p->ctx->nparams);
-}
-
-void *ps_create(alg_ctx_t *ctx, sgd_err_t *err)
-{
-    const scn_t *s = ctx->scn;
-    const ps_opts_t *o = s->alg_opts;
-    SGD_ASSERT(o);
-    if (check_sizes(ctx, o, err)) return NULL;
-    ps_t *p = sgd_xcalloc(1, sizeof *p);
-    p->ctx = ctx;
-    p->s = s;
-    p->o = o;
-    p->lambda = s->workers;
-    p->mu = s->batch_per_worker;
-    p->c = o->c;
-    p->msg_bytes = ctx->nparams * sizeof(float);
-    p->counts_emitted_at = -1;
-    sgd_arena_init(&p->arena);
-    ps_server_init(&p->srv, ctx->params, ctx->nparams);
-    init_rule(p);
-    init_clients(p);
-    p->sched.buf = SGD_ARENA_NEW(&p->arena, p->c, ps_buffered_t);
-    for (int64_t b = 0; b < p->c; b++)
-        p->sched.buf[b].push.reqs = SGD_ARENA_NEW(&p->arena, o->k_push, ps_req_t);
-    p->sched.applied = SGD_ARENA_NEW(&p->arena, p->c, int32_t);
-    p->sched.pushes = SGD_ARENA_NEW(&p->arena, p->c, ps_push_t);
-    p->step = SGD_ARENA_NEW(&p->arena, ctx->nparams, float);
-    if (o->rule->step && p->c * o->k_push > 1)
-        p->term_step = SGD_ARENA_NEW(&p->arena, ctx->nparams, float);
-    const ps_ledger_cfg_t lc = {
-        .srv = &p->srv, .train = ctx->train, .backend = ctx->backend,
-        .nparams = ctx->nparams, .mu = p->mu, .cyclic = o->minibatch == PS_MB_CYCLIC,
-        .merge = o->merge, .max_reqs = p->c * o->k_push,
-        .max_rows = ps_rows(o, p->mu), .gradient_batch = o->gradient_batch};
-    ps_ledger_init(&p->ledger, &lc, &p->arena);
-#if PS_HAVE_MXCSR
-    /* Flush-to-zero (bit 15) and denormals-are-zero (bit 6) for the rest of this run --
-     * evaluation included -- on this thread, which is the only one (BLAS is pinned to one
-     * thread); restored in destroy so other runs in the same process are unaffected. */
-    sgd_fpenv_get(&p->saved_csr);
-    if (o->flush_denormals) {
-        const sgd_fpenv_t flushing = sgd_fpenv_flushing(p->saved_csr);
-        sgd_fpenv_set(&flushing);
+    if (p->pop.sampling || p->pop.behaviour) {
+        ps_slots_start(p);
+        return;
     }
-#endif
-    init_driver(p);
-    ps_trace_tracks(p);
-    return p;
-}
-
-void ps_start(void *state)
-{
-    ps_t *p = state;
-    for (int64_t k = 0; k < p->lambda; k++) compute_next(p, (int)k, 0);
+    for (int64_t k = 0; k < p->nslots; k++) ps_compute_next(p, (int)k, 0);
     if (p->o->driver == PS_DRIVER_UNIFORM)
         sim_engine_schedule(p->ctx->engine, 1, p->uniform.ev_iter, 0, 0, NULL);
-}
-
-void ps_finish(void *state)
-{
-    ps_drain(state); /* a virtual-time limit stopped the engine with updates scheduled */
-}
-
-static int report_tables(const ps_t *p, const alg_sink_t *sink, sgd_err_t *err)
-{
-    const ps_traffic_t *f = &p->srv.fetch, *u = &p->srv.push;
-    if (sink->traffic &&
-        (sink->traffic(sink->ctx, "fetch", f->sent_msgs, f->sent_bytes, f->skipped_msgs,
-                       f->skipped_bytes, err) ||
-         sink->traffic(sink->ctx, "push", u->sent_msgs, u->sent_bytes, u->skipped_msgs,
-                       u->skipped_bytes, err)))
-        return -1;
-    const ps_hist_t *tau = &p->srv.tau, *age = &p->srv.age;
-    if (sink->staleness)
-        for (int64_t t = 0; t < tau->len; t++)
-            if (tau->bins[t] && sink->staleness(sink->ctx, t, tau->bins[t], err)) return -1;
-    if (sink->version_age)
-        for (int64_t a = 0; a < age->len; a++)
-            if (age->bins[a] && sink->version_age(sink->ctx, a, age->bins[a], err)) return -1;
-    return 0;
-}
-
-int ps_report(void *state, const alg_sink_t *sink, sgd_err_t *err)
-{
-    ps_t *p = state;
-    alg_ctx_t *ctx = p->ctx;
-    if (p->stop.stopped) { /* the schedule may have run past the update the run stopped at */
-        p->srv.fetch = p->stop.at.fetch;
-        p->srv.push = p->stop.at.push;
-        p->srv.peak_live = p->stop.at.peak_live;
-    }
-    if (sink && report_tables(p, sink, err)) return -1;
-
-    const int64_t u = ctx->updates, v = p->last_vtime;
-    const ps_server_t *sv = &p->srv;
-    if (alg_metric(ctx, u, v, "staleness_mean", ps_hist_mean(&sv->tau)) ||
-        alg_metric(ctx, u, v, "staleness_p50", (double)ps_hist_quantile(&sv->tau, 0.5)) ||
-        alg_metric(ctx, u, v, "staleness_p99", (double)ps_hist_quantile(&sv->tau, 0.99)) ||
-        alg_metric(ctx, u, v, "staleness_max", (double)ps_hist_quantile(&sv->tau, 1.0)) ||
-        /* the parameters' true age, where FRED's counting makes it differ from tau */
-        (p->o->fred_skip_tau &&
-         (alg_metric(ctx, u, v, "version_age_mean", ps_hist_mean(&sv->age)) ||
-          alg_metric(ctx, u, v, "version_age_max", (double)ps_hist_quantile(&sv->age, 1.0)))) ||
-        alg_metric(ctx, u, v, "snapshots_peak", (double)sv->peak_live) ||
-        (p->counts_emitted_at != u &&
-         (alg_metric(ctx, u, v, "fetch_sent", (double)sv->fetch.sent_msgs) ||
-          alg_metric(ctx, u, v, "fetch_skipped", (double)sv->fetch.skipped_msgs) ||
-          alg_metric(ctx, u, v, "push_sent", (double)sv->push.sent_msgs) ||
-          alg_metric(ctx, u, v, "push_skipped", (double)sv->push.skipped_msgs))))
-        return sgd_errf(err, "%s", ctx->detail);
-    return 0;
-}
-
-static void free_client(ps_t *p, ps_client_t *c)
-{
-    for (int r = 0; r < c->push.nreq; r++) ps_snap_release(&p->srv, c->push.reqs[r].snap);
-    if (c->snap) ps_snap_release(&p->srv, c->snap);
-    if (c->timed.incoming) ps_snap_release(&p->srv, c->timed.incoming);
-    if (c->sample_rng) gsl_rng_free(c->sample_rng);
-    if (c->last.rng) gsl_rng_free(c->last.rng);
-    if (c->timed.compute_rng) gsl_rng_free(c->timed.compute_rng);
-    if (c->timed.io_rng) gsl_rng_free(c->timed.io_rng);
-}
-
-/* The pushes of an update never scheduled (a slot an update consumed holds none). */
-static void free_buffer(ps_t *p)
-{
-    for (int64_t b = 0; b < p->c; b++) {
-        ps_sent_t *push = &p->sched.buf[b].push;
-        for (int r = 0; r < push->nreq; r++) ps_snap_release(&p->srv, push->reqs[r].snap);
-        push->nreq = 0;
-    }
-}
-
-void ps_destroy(void *state)
-{
-    ps_t *p = state;
-    for (int64_t k = 0; k < p->lambda; k++) free_client(p, &p->cl[k]);
-    free_buffer(p);
-    ps_ledger_free(&p->ledger); /* pins of updates never applied */
-    SGD_ASSERT(p->srv.live <= 1); /* every reference was returned */
-#if PS_HAVE_MXCSR
-    sgd_fpenv_set(&p->saved_csr);
-#endif
-    ps_server_free(&p->srv);
-    if (p->uniform.pick_rng) gsl_rng_free(p->uniform.pick_rng);
-    if (p->timed.net) sim_net_destroy(p->timed.net);
-    if (p->timed.server_rng) gsl_rng_free(p->timed.server_rng);
-    sgd_arena_free(&p->arena);
-    free(p);
-}
-
-bool ps_is_rule(const alg_ops_t *ops)
-{
-    return ops->create == ps_create;
-}
-
-const ps_rule_t *ps_rule_of(const alg_ops_t *ops)
-{
-    SGD_ASSERT(ps_is_rule(ops));
-    return (const ps_rule_t *)(const void *)ops; /* ops is its first member */
 }

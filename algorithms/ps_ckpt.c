@@ -22,6 +22,7 @@
  * Restore reads into a state ps_create has just built and refuses (the reader failed, the
  * state back to one ps_destroy frees) anything out of range: a client, a version past the
  * server's, a snapshot nobody holds, a count that differs from this configuration's. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +46,7 @@ static int by_version(const void *a, const void *b)
  * it is being sent, and those of the pushes the server buffers. */
 static int64_t max_held(const ps_t *p)
 {
-    return 1 + p->lambda * (2 + p->o->k_push) + p->c * p->o->k_push;
+    return 1 + p->nslots * (2 + p->o->k_push) + p->c * p->o->k_push;
 }
 
 static int64_t gather_push(const ps_sent_t *push, held_t *h, int64_t n)
@@ -59,7 +60,7 @@ static int64_t gather_held(const ps_t *p, held_t *h)
 {
     int64_t n = 0;
     if (p->srv.current) h[n++] = (held_t){p->srv.current->version, p->srv.current};
-    for (int64_t k = 0; k < p->lambda; k++) {
+    for (int64_t k = 0; k < p->nslots; k++) {
         const ps_client_t *c = &p->cl[k];
         h[n++] = (held_t){c->snap->version, c->snap};
         n = gather_push(&c->push, h, n);
@@ -113,6 +114,9 @@ static void restore_snapshots(ps_t *p, snap_table_t *t, sgd_ckr_t *r)
         ps_snap_t *s = ps_server_revive(&p->srv, v);
         t->snap[t->n++] = s;
         sgd_ckr_bytes(r, s->data, p->ctx->nparams * sizeof(float), "snapshot");
+        if (!r->failed && alg_any_nonfinite(s->data, p->ctx->nparams))
+            sgd_ckr_fail(r, "snapshot of version %lld: a value is NaN or infinite",
+                         (long long)v);
     }
 }
 
@@ -149,7 +153,7 @@ static void check_held(const ps_t *p, const snap_table_t *t, sgd_ckr_t *r)
  * that restore starts from nothing and a failed restore leaves what ps_destroy frees. */
 static void forget_snapshots(ps_t *p)
 {
-    for (int64_t k = 0; k < p->lambda; k++) {
+    for (int64_t k = 0; k < p->nslots; k++) {
         ps_client_t *c = &p->cl[k];
         c->snap = NULL;
         c->timed.incoming = NULL;
@@ -174,14 +178,21 @@ static void restore_rng(gsl_rng *g, sgd_ckr_t *r)
     if (g) sim_rng_restore(g, r);
 }
 
-/* A push, by the versions of its gradients' snapshots. */
-static void save_push(const ps_sent_t *push, sgd_ckw_t *w)
+/* A push, by the versions of its gradients' snapshots (local training: with each task's
+ * index and steps, and whose push it is). */
+static void save_push(const ps_t *p, const ps_sent_t *push, sgd_ckw_t *w)
 {
+    const bool local = p->o->local.on;
     sgd_ckw_u64(w, (uint64_t)push->nreq);
     for (int i = 0; i < push->nreq; i++) {
         sgd_ckw_i64(w, push->reqs[i].snap->version);
         sgd_ckw_i64(w, push->reqs[i].t);
+        if (local) {
+            sgd_ckw_i64(w, push->reqs[i].task);
+            sgd_ckw_i64(w, push->reqs[i].steps);
+        }
     }
+    if (local) sgd_ckw_i64(w, push->owner);
     sgd_ckw_u64(w, push->reapply);
     sgd_ckw_i64(w, push->version);
     sgd_ckw_i64(w, push->params_version);
@@ -193,7 +204,8 @@ static void save_client(const ps_t *p, const ps_client_t *c, sgd_ckw_t *w)
     sgd_ckw_i64(w, c->snap->version);
     sgd_ckw_i64(w, c->stamp);
     sgd_ckw_i64(w, c->steps);
-    save_push(&c->push, w);
+    if (p->pop.tasks) ps_slot_save(p, c, w);
+    save_push(p, &c->push, w);
     save_rng(c->sample_rng, w);
     save_rng(c->last.rng, w);
     if (c->last.grad) sgd_ckw_bytes(w, c->last.grad, p->ctx->nparams * sizeof(float));
@@ -218,28 +230,72 @@ static int64_t restore_version(const ps_t *p, sgd_ckr_t *r)
     return v;
 }
 
+/* A local task's index and steps, as save_push wrote them. */
+static void restore_task(const ps_t *p, ps_req_t *q, sgd_ckr_t *r)
+{
+    q->task = sgd_ckr_i64(r);
+    q->steps = sgd_ckr_i64(r);
+    if (!r->failed && (q->task < 0 || q->task > UINT32_MAX || q->steps < 1 ||
+                       q->steps > p->o->local.count * (p->ctx->train->n + 1)))
+        sgd_ckr_fail(r, "local task %lld of %lld steps", (long long)q->task,
+                     (long long)q->steps);
+}
+
+/* A registered client's index read from r. */
+static int64_t restore_owner(const ps_t *p, sgd_ckr_t *r)
+{
+    return (int64_t)sgd_ckr_count(r, (uint64_t)p->lambda - 1, "registered client");
+}
+
 /* A push saved by save_push into one whose reqs array is empty: its references taken. */
 static void restore_push(const ps_t *p, ps_sent_t *push, const snap_table_t *t, sgd_ckr_t *r)
 {
+    const bool local = p->o->local.on;
     int nreq = (int)sgd_ckr_count(r, (uint64_t)p->o->k_push, "push requests");
     for (int i = 0; i < nreq && !r->failed; i++) {
         ps_snap_t *s = hold_version(t, false, r);
         if (!s) break;
         int64_t t_req = sgd_ckr_i64(r);
-        push->reqs[push->nreq++] = (ps_req_t){.snap = s, .t = t_req};
+        ps_req_t *q = &push->reqs[push->nreq++];
+        *q = (ps_req_t){.snap = s, .t = t_req};
         if (!r->failed && t_req < 0) sgd_ckr_fail(r, "gradient index %lld", (long long)t_req);
+        if (local) restore_task(p, q, r);
     }
+    if (local) push->owner = restore_owner(p, r);
     push->reapply = sgd_ckr_count(r, 1, "reapply") != 0;
     push->version = restore_version(p, r);
     push->params_version = restore_version(p, r);
     push->flow = sgd_ckr_u64(r);
 }
 
-static void restore_client(ps_t *p, ps_client_t *c, const snap_table_t *t, sgd_ckr_t *r)
+/* A time of the timeline: not before the run, not after now. */
+static bool time_fits(const ps_t *p, int64_t t)
+{
+    return t >= 0 && t <= sim_engine_now(p->ctx->engine);
+}
+
+/* A client's values on their own: its snapshot held, its step count, B-FASGD's last
+ * gradient and loss finite (a run whose numbers were not had diverged), its times. */
+static void check_client(const ps_t *p, const ps_client_t *c, sgd_ckr_t *r)
+{
+    if (r->failed) return;
+    if (!c->snap || c->steps < 0)
+        sgd_ckr_fail(r, "a client without a snapshot, or with %lld steps", (long long)c->steps);
+    else if (!isfinite(c->last.loss) ||
+             (c->last.grad && alg_any_nonfinite(c->last.grad, p->ctx->nparams)))
+        sgd_ckr_fail(r, "a client's last gradient or loss is NaN or infinite");
+    else if (!time_fits(p, c->trace.t_arrive) || !time_fits(p, c->trace.t_served))
+        sgd_ckr_fail(r, "a client's times %lld and %lld ns, out of range",
+                     (long long)c->trace.t_arrive, (long long)c->trace.t_served);
+}
+
+static void restore_client(ps_t *p, int64_t k, ps_client_t *c, const snap_table_t *t,
+                           sgd_ckr_t *r)
 {
     c->snap = hold_version(t, false, r);
     c->stamp = restore_version(p, r);
     c->steps = sgd_ckr_i64(r);
+    if (p->pop.tasks) ps_slot_restore(p, k, c, r);
     restore_push(p, &c->push, t, r);
     restore_rng(c->sample_rng, r);
     restore_rng(c->last.rng, r);
@@ -254,7 +310,7 @@ static void restore_client(ps_t *p, ps_client_t *c, const snap_table_t *t, sgd_c
     restore_rng(c->timed.io_rng, r);
     c->trace.t_arrive = sgd_ckr_i64(r);
     c->trace.t_served = sgd_ckr_i64(r);
-    if (!r->failed && c->steps < 0) sgd_ckr_fail(r, "%lld steps", (long long)c->steps);
+    check_client(p, c, r);
 }
 
 /* ---- what the server buffers, the drivers, the timeline -------------------------------- */
@@ -262,7 +318,7 @@ static void restore_client(ps_t *p, ps_client_t *c, const snap_table_t *t, sgd_c
 /* A client index read from r. */
 static int32_t restore_client_index(const ps_t *p, sgd_ckr_t *r)
 {
-    return (int32_t)sgd_ckr_count(r, (uint64_t)p->lambda - 1, "client");
+    return (int32_t)sgd_ckr_count(r, (uint64_t)p->nslots - 1, "client");
 }
 
 static void save_sched(const ps_t *p, sgd_ckw_t *w)
@@ -272,7 +328,7 @@ static void save_sched(const ps_t *p, sgd_ckw_t *w)
     sgd_ckw_u64(w, (uint64_t)p->sched.nbuf);
     for (int64_t b = 0; b < p->sched.nbuf; b++) {
         sgd_ckw_u64(w, (uint64_t)p->sched.buf[b].client);
-        save_push(&p->sched.buf[b].push, w);
+        save_push(p, &p->sched.buf[b].push, w);
     }
     sgd_ckw_i64(w, p->last_vtime);
     sgd_ckw_i64(w, p->counts_emitted_at);
@@ -304,8 +360,8 @@ static void save_uniform(const ps_t *p, sgd_ckw_t *w)
 /* The unblocked clients in their order; each client's slot follows from it. */
 static void restore_uniform(ps_t *p, sgd_ckr_t *r)
 {
-    p->uniform.n = (int64_t)sgd_ckr_count(r, (uint64_t)p->lambda, "unblocked clients");
-    for (int64_t k = 0; k < p->lambda; k++) p->cl[k].slot = UINT32_MAX;
+    p->uniform.n = (int64_t)sgd_ckr_count(r, (uint64_t)p->nslots, "unblocked clients");
+    for (int64_t k = 0; k < p->nslots; k++) p->cl[k].slot = UINT32_MAX;
     for (int64_t i = 0; i < p->uniform.n && !r->failed; i++) {
         int32_t k = restore_client_index(p, r);
         if (r->failed) break;
@@ -319,9 +375,9 @@ static void restore_uniform(ps_t *p, sgd_ckr_t *r)
     /* Under this driver a client is blocked exactly while the server buffers its push and
      * it waits for the update (fetch "after_update"); under "after_push" it never is. */
     const int64_t blocked = p->o->fetch == PS_FETCH_AFTER_UPDATE ? p->sched.nbuf : 0;
-    if (!r->failed && p->uniform.n != p->lambda - blocked)
+    if (!r->failed && p->uniform.n != p->nslots - blocked)
         sgd_ckr_fail(r, "%lld clients unblocked with %lld pushes buffered of %lld clients",
-                     (long long)p->uniform.n, (long long)p->sched.nbuf, (long long)p->lambda);
+                     (long long)p->uniform.n, (long long)p->sched.nbuf, (long long)p->nslots);
     sim_rng_restore(p->uniform.pick_rng, r);
 }
 
@@ -331,7 +387,7 @@ static void save_timed(const ps_t *p, sgd_ckw_t *w)
     sgd_ckw_i64(w, p->timed.qhead);
     sgd_ckw_u64(w, (uint64_t)p->timed.qlen);
     for (int64_t i = 0; i < p->timed.qlen; i++)
-        sgd_ckw_u64(w, (uint64_t)p->timed.queue[(p->timed.qhead + i) % p->lambda]);
+        sgd_ckw_u64(w, (uint64_t)p->timed.queue[(p->timed.qhead + i) % p->nslots]);
     sgd_ckw_u64(w, p->timed.busy);
     sim_rng_save(p->timed.server_rng, w);
 }
@@ -339,10 +395,10 @@ static void save_timed(const ps_t *p, sgd_ckw_t *w)
 static int restore_timed(ps_t *p, sgd_ckr_t *r, sgd_err_t *err)
 {
     if (sim_net_restore(p->timed.net, r, err)) return -1;
-    p->timed.qhead = (int64_t)sgd_ckr_count(r, (uint64_t)p->lambda - 1, "queue head");
-    p->timed.qlen = (int64_t)sgd_ckr_count(r, (uint64_t)p->lambda, "queue length");
+    p->timed.qhead = (int64_t)sgd_ckr_count(r, (uint64_t)p->nslots - 1, "queue head");
+    p->timed.qlen = (int64_t)sgd_ckr_count(r, (uint64_t)p->nslots, "queue length");
     for (int64_t i = 0; i < p->timed.qlen && !r->failed; i++)
-        p->timed.queue[(p->timed.qhead + i) % p->lambda] = restore_client_index(p, r);
+        p->timed.queue[(p->timed.qhead + i) % p->nslots] = restore_client_index(p, r);
     p->timed.busy = sgd_ckr_count(r, 1, "server busy") != 0;
     sim_rng_restore(p->timed.server_rng, r);
     return 0;
@@ -362,6 +418,13 @@ static void restore_trace(ps_t *p, sgd_ckr_t *r)
     p->trace.service_t0 = sgd_ckr_i64(r);
     p->trace.push_bytes = sgd_ckr_u64(r);
     p->trace.fetch_bytes = sgd_ckr_u64(r);
+    /* at most one message of each kind per client on its way */
+    const uint64_t most = (uint64_t)p->lambda * p->msg_bytes;
+    if (!r->failed && (!time_fits(p, p->trace.service_t0) || p->trace.push_bytes > most ||
+                       p->trace.fetch_bytes > most))
+        sgd_ckr_fail(r, "timeline: service at %lld ns, %llu and %llu bytes on their way",
+                     (long long)p->trace.service_t0, (unsigned long long)p->trace.push_bytes,
+                     (unsigned long long)p->trace.fetch_bytes);
 }
 
 /* ---- the rule's state ------------------------------------------------------------------ */
@@ -390,15 +453,17 @@ static int ps_save(const void *state, sgd_ckw_t *w, sgd_err_t *err)
     const ps_t *p = state;
     SGD_ASSERT(!p->stop.stopped && p->ledger.nupd == 0); /* settled (file comment) */
     sgd_ckw_tag(w, "ps");
-    sgd_ckw_u64(w, (uint64_t)p->lambda);
+    sgd_ckw_u64(w, (uint64_t)p->nslots);
     ps_server_save(&p->srv, w);
     save_snapshots(p, w);
+    if (p->pop.tasks) ps_pop_save(&p->pop, w);
     sgd_ckw_tag(w, "clients");
-    for (int64_t k = 0; k < p->lambda; k++) save_client(p, &p->cl[k], w);
+    for (int64_t k = 0; k < p->nslots; k++) save_client(p, &p->cl[k], w);
     save_sched(p, w);
     sgd_ckw_tag(w, p->o->driver == PS_DRIVER_UNIFORM ? "uniform" : "timed");
     if (p->o->driver == PS_DRIVER_UNIFORM) save_uniform(p, w);
     else save_timed(p, w);
+    ps_round_save(p, w);
     save_trace(p, w);
     unsigned char *rule;
     size_t n = rule_saved(p, &rule);
@@ -411,19 +476,29 @@ static int ps_save(const void *state, sgd_ckw_t *w, sgd_err_t *err)
 static int restore_rest(ps_t *p, snap_table_t *t, sgd_ckr_t *r, sgd_err_t *err)
 {
     restore_snapshots(p, t, r);
+    if (p->pop.tasks) ps_pop_restore(&p->pop, r);
     sgd_ckr_tag(r, "clients");
-    for (int64_t k = 0; k < p->lambda && !r->failed; k++) restore_client(p, &p->cl[k], t, r);
+    for (int64_t k = 0; k < p->nslots && !r->failed; k++)
+        restore_client(p, k, &p->cl[k], t, r);
+    ps_slots_check_busy(p, r);
     restore_sched(p, t, r);
     check_held(p, t, r);
     sgd_ckr_tag(r, p->o->driver == PS_DRIVER_UNIFORM ? "uniform" : "timed");
     if (sgd_ckr_check(r, "parameter server", err)) return -1;
     if (p->o->driver == PS_DRIVER_UNIFORM) restore_uniform(p, r);
     else if (restore_timed(p, r, err)) return -1;
+    ps_round_restore(p, r);
+    ps_slots_restore_devices(p);
     restore_trace(p, r);
     unsigned char *rule;
     size_t n = rule_saved(p, &rule);
     sgd_ckr_tag(r, "rule");
     sgd_ckr_bytes(r, rule, n, "the rule's state");
+    const ps_rule_t *rl = p->o->rule;
+    SGD_ASSERT(n == 0 || rl->check_state); /* a rule that saves state checks it (ps_rule.h) */
+    char why[200];
+    if (!r->failed && n > 0 && !rl->check_state(p->rule_state, p->ctx->nparams, why, sizeof why))
+        sgd_ckr_fail(r, "the rule's state: %s", why);
     return sgd_ckr_check(r, "parameter server", err);
 }
 
@@ -433,10 +508,14 @@ static int ps_restore(void *state, sgd_ckr_t *r, sgd_err_t *err)
     forget_snapshots(p); /* the initial one ps_create gave every client */
     sgd_ckr_tag(r, "ps");
     uint64_t lambda = sgd_ckr_u64(r);
-    if (!r->failed && lambda != (uint64_t)p->lambda)
+    if (!r->failed && lambda != (uint64_t)p->nslots)
         sgd_ckr_fail(r, "%llu clients saved, this run has %lld", (unsigned long long)lambda,
-                     (long long)p->lambda);
+                     (long long)p->nslots);
     if (!r->failed) ps_server_restore(&p->srv, p->ctx->updates, r);
+    if (!r->failed && p->srv.peak_live > max_held(p))
+        sgd_ckr_fail(r, "server: %lld snapshots alive at once, this run holds at most %lld",
+                     (long long)p->srv.peak_live, (long long)max_held(p));
+    ps_reset_checks(p);
     snap_table_t t = {0};
     int rc = sgd_ckr_check(r, "parameter server", err) || restore_rest(p, &t, r, err) ? -1 : 0;
     free(t.snap);
@@ -452,15 +531,19 @@ static size_t ps_state_size(const void *state)
     int64_t n = gather_held(p, h);
     free(h);
     const size_t np = p->ctx->nparams * sizeof(float);
-    size_t clients = (size_t)p->lambda * (160 + (size_t)p->o->k_push * 16 +
+    size_t clients = (size_t)p->nslots * (160 + (size_t)p->o->k_push * 16 +
                                           (p->cl[0].last.grad ? np + 8 : 0)) +
                      (size_t)p->sched.nbuf * (48 + (size_t)p->o->k_push * 16);
+    /* registered clients: task and contribution counts, busy flags; each slot's task */
+    const size_t population =
+        p->pop.tasks ? (size_t)p->lambda * 9 + (size_t)p->nslots * 96 + 256 : 0;
     unsigned char *rule;
-    return 1024 + (size_t)n * (np + 16) + clients + rule_saved(p, &rule) +
+    return 1024 + (size_t)n * (np + 16) + clients + population + rule_saved(p, &rule) +
            (size_t)(p->srv.tau.len + p->srv.age.len) * 16;
 }
 
 const alg_ckpt_ops_t ps_ckpt_ops = {.state_size = ps_state_size,
                                     .settle = ps_settle,
                                     .save = ps_save,
-                                    .restore = ps_restore};
+                                    .restore = ps_restore,
+                                    .verify = ps_verify};

@@ -4,13 +4,43 @@
  * Minibatches.  `cyclic` (FRED): the t-th gradient requested in the run (t = 0, 1, ...) uses
  * rows [(t mod M) mu, (t mod M) mu + mu), M = floor(N / mu).  `random`: mu rows drawn
  * uniformly with replacement from the pushing client's own stream when the update is
- * scheduled, in the order the requests lie in the ledger. */
+ * scheduled, in the order the requests lie in the ledger.  Local training (cfg.local): a
+ * request is a task whose minibatches its evaluation draws itself (ps_local.h); none are
+ * drawn here. */
 #include "algorithms/ps_ledger.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
+#include "sim/rng.h"
+
+/* A local task handed to the background path: what ps_local_run needs, in its slot. */
+typedef struct ps_local_job {
+    const ps_local_data_t *data;
+    ps_task_t task;
+    const float *start;
+    float *out;
+    ps_local_work_t *work;
+} ps_local_job_t;
+
+static int run_local_job(void *arg, sgd_grad_fn grad, void *oracle, double *loss,
+                         sgd_err_t *err)
+{
+    ps_local_job_t *j = arg;
+    return ps_local_run(j->data, &j->task, j->start, j->out, loss, j->work, grad, oracle, err);
+}
+
+/* Each batch slot's task scratch, for local tasks run in the background. */
+static void init_jobs(ps_ledger_t *l, sgd_arena_t *arena)
+{
+    const int64_t nb = l->cfg.gradient_batch;
+    const size_t floats = ps_local_work_floats(l->cfg.local);
+    l->batch.work = SGD_ARENA_NEW(arena, nb, ps_local_work_t);
+    l->batch.job = SGD_ARENA_NEW(arena, nb, ps_local_job_t);
+    for (int64_t i = 0; i < nb; i++)
+        ps_local_work_bind(&l->batch.work[i], l->cfg.local, SGD_ARENA_NEW(arena, floats, float));
+}
 
 void ps_ledger_init(ps_ledger_t *l, const ps_ledger_cfg_t *cfg, sgd_arena_t *arena)
 {
@@ -22,6 +52,10 @@ void ps_ledger_init(ps_ledger_t *l, const ps_ledger_cfg_t *cfg, sgd_arena_t *are
     l->stacked.grad = SGD_ARENA_NEW(arena, np, float);
     l->stacked.x = SGD_ARENA_NEW(arena, (size_t)cfg->max_rows * dim, float);
     l->stacked.y = SGD_ARENA_NEW(arena, cfg->max_rows, int32_t);
+    if (cfg->local)
+        ps_local_work_bind(&l->stacked.work, cfg->local,
+                           SGD_ARENA_NEW(arena, ps_local_work_floats(cfg->local), float));
+    if (!cfg->cyclic && !cfg->local) l->task_rng = gsl_rng_alloc(sim_rng_xoshiro256ss);
     const int64_t nb = cfg->gradient_batch;
     if (nb <= 1) return;
     l->batch.grad = SGD_ARENA_NEW(arena, nb, float *);
@@ -42,6 +76,7 @@ void ps_ledger_init(ps_ledger_t *l, const ps_ledger_cfg_t *cfg, sgd_arena_t *are
     l->batch.out = SGD_ARENA_NEW(arena, nb, float *);
     l->batch.loss = SGD_ARENA_NEW(arena, nb, double);
     l->async = sgd_backend_async_open(cfg->backend, (int)nb, (int)cfg->mu) == 1;
+    if (cfg->local && l->async && sgd_backend_async_jobs(cfg->backend)) init_jobs(l, arena);
 }
 
 void ps_ledger_free(ps_ledger_t *l)
@@ -53,6 +88,10 @@ void ps_ledger_free(ps_ledger_t *l)
     free(l->taus);
     free(l->ages);
     free(l->rowpool);
+    ps_local_work_free(&l->stacked.work);
+    for (int64_t i = 0; l->batch.work && i < l->cfg.gradient_batch; i++)
+        ps_local_work_free(&l->batch.work[i]);
+    if (l->task_rng) gsl_rng_free(l->task_rng);
     *l = (ps_ledger_t){0};
 }
 
@@ -79,8 +118,9 @@ static int64_t group_terms(ps_ledger_t *l, ps_term_t *terms, int64_t *nterms,
     for (int64_t b = 0; b < npush; b++) {
         const ps_push_t *pu = &pushes[b];
         if (pu->reapply) {
-            terms[n++] = (ps_term_t){.client = pu->client, .factor = pu->factor,
-                                     .tau = pu->tau, .count = 1, .slot = -1};
+            terms[n++] = (ps_term_t){.client = pu->client, .samples = pu->samples,
+                                     .factor = pu->factor, .tau = pu->tau, .count = 1,
+                                     .slot = -1};
             continue;
         }
         for (int r = 0; r < pu->nreq; r++, nreq++) {
@@ -90,7 +130,8 @@ static int64_t group_terms(ps_ledger_t *l, ps_term_t *terms, int64_t *nterms,
                     if (terms[j].snap == pu->reqs[r].snap && terms[j].factor == pu->factor) break;
             if (j == n)
                 terms[n++] = (ps_term_t){.snap = pu->reqs[r].snap, .client = pu->client,
-                                         .factor = pu->factor, .tau = pu->tau, .slot = -1};
+                                         .samples = pu->samples, .factor = pu->factor,
+                                         .tau = pu->tau, .slot = -1};
             terms[j].count++;
             l->req_term[nreq] = j;
         }
@@ -116,13 +157,17 @@ static void lay_out_requests(ps_ledger_t *l, ps_term_t *terms, int64_t nterms,
         if (pu->reapply) continue;
         for (int r = 0; r < pu->nreq; r++, q++) {
             int64_t at = l->term_fill[l->req_term[q]]++;
-            l->lreq[at] = (ps_lreq_t){.client = pu->client, .t = pu->reqs[r].t, .rows = -1};
+            const ps_req_t *rq = &pu->reqs[r];
+            l->lreq[at] = (ps_lreq_t){.client = pu->client, .t = rq->t, .rows = -1,
+                                      .owner = pu->owner, .task = rq->task,
+                                      .steps = rq->steps};
             l->req_rng[at - l->nlreq] = pu->sample_rng;
         }
     }
 }
 
-/* Minibatch "random": each request's rows, from its client's stream, in ledger order. */
+/* Minibatch "random": each request's rows, from its client's stream (or its task's), in
+ * ledger order; with a partition, from the client's own samples. */
 static void draw_rows(ps_ledger_t *l, int64_t nreq)
 {
     const int64_t mu = l->cfg.mu;
@@ -131,11 +176,18 @@ static void draw_rows(ps_ledger_t *l, int64_t nreq)
     for (int64_t i = l->nlreq; i < l->nlreq + nreq; i++) {
         ps_lreq_t *rq = &l->lreq[i];
         gsl_rng *rng = l->req_rng[i - l->nlreq];
-        SGD_ASSERT(rng);
+        if (!rng) {
+            rng = l->task_rng;
+            ps_task_stream(rng, l->cfg.seed, SIM_STREAM_DATA_ORDER, rq->owner, rq->task);
+        }
+        const int32_t *own = l->cfg.part ? partition_indices(l->cfg.part, rq->owner) : NULL;
+        const int64_t n = own ? partition_size(l->cfg.part, rq->owner) : l->cfg.train->n;
+        SGD_ASSERT(n > 0);
         rq->rows = l->nrowpool;
-        for (int64_t k = 0; k < mu; k++)
-            l->rowpool[l->nrowpool++] =
-                (int64_t)gsl_rng_uniform_int(rng, (unsigned long)l->cfg.train->n);
+        for (int64_t k = 0; k < mu; k++) {
+            const int64_t r = (int64_t)gsl_rng_uniform_int(rng, (unsigned long)n);
+            l->rowpool[l->nrowpool++] = own ? own[r] : r;
+        }
     }
 }
 
@@ -162,7 +214,7 @@ const ps_update_t *ps_ledger_schedule(ps_ledger_t *l, const ps_update_t *head,
     int64_t nreq = group_terms(l, terms, &u->nterms, pushes, npush);
     SGD_ASSERT(nreq <= maxreq);
     lay_out_requests(l, terms, u->nterms, pushes, npush);
-    if (!l->cfg.cyclic) draw_rows(l, nreq);
+    if (!l->cfg.cyclic && !l->cfg.local) draw_rows(l, nreq);
     l->nlreq += nreq;
     l->nterm += u->nterms;
     if (l->async) submit_ready(l, u->first_term);
@@ -222,7 +274,7 @@ static void gather_rows(const ps_ledger_t *l, const ps_lreq_t *q, float *x, int3
 /* A scheduled single-minibatch term that can be evaluated ahead of its update now. */
 static bool ready_single(const ps_ledger_t *l, const ps_term_t *t)
 {
-    return t->snap && !t->grad && t->slot < 0 && t->count == 1 &&
+    return !l->cfg.local && t->snap && !t->grad && t->slot < 0 && t->count == 1 &&
            t->snap->version <= l->cfg.srv->applied;
 }
 
@@ -246,12 +298,39 @@ static int take_slot(ps_ledger_t *l, ps_term_t *t, const float **x, const int32_
     return s;
 }
 
+/* A local task that can run in the background now: its snapshot filled, a job path. */
+static bool ready_local(const ps_ledger_t *l, const ps_term_t *t)
+{
+    return l->batch.job && t->snap && !t->grad && t->slot < 0 &&
+           t->snap->version <= l->cfg.srv->applied;
+}
+
+/* Hands local task t to the background path in a free slot: its delta into the slot's
+ * gradient, its steps on the slot's scratch. */
+static void submit_local(ps_ledger_t *l, ps_term_t *t)
+{
+    const int s = l->batch.free[--l->batch.nfree];
+    const ps_lreq_t *q = &l->lreq[t->first_req];
+    t->slot = s;
+    t->queued = true;
+    l->batch.job[s] = (ps_local_job_t){
+        .data = l->cfg.local,
+        .task = {.client = q->owner, .task = q->task, .t = q->t, .steps = q->steps},
+        .start = t->snap->data, .out = l->batch.grad[s], .work = &l->batch.work[s]};
+    sgd_backend_async_submit_job(l->cfg.backend, s, run_local_job, &l->batch.job[s],
+                                 (uint64_t)q->steps);
+}
+
 /* Background evaluation (the backend's async path): hands every ready single-minibatch term
- * from `from` on to the backend while slots are free, in schedule order. */
+ * (or local task) from `from` on to the backend while slots are free, in schedule order. */
 static void submit_ready(ps_ledger_t *l, int64_t from)
 {
     for (int64_t j = from; j < l->nterm && l->batch.nfree > 0; j++) {
         ps_term_t *t = &l->terms[j];
+        if (ready_local(l, t)) {
+            submit_local(l, t);
+            continue;
+        }
         if (!ready_single(l, t)) continue;
         const float *x;
         const int32_t *y;
@@ -325,11 +404,33 @@ static int evaluate_stacked(ps_ledger_t *l, ps_term_t *tm, sgd_err_t *err)
     return 0;
 }
 
+/* The backend's loss_grad as a ps_grad_fn. */
+static int backend_grad(void *backend, const float *params, const float *x, const int32_t *y,
+                        int rows, float *grad, double *loss, sgd_err_t *err)
+{
+    return sgd_backend_loss_grad(backend, params, x, y, rows, grad, loss, err);
+}
+
+/* Runs local task tm on this thread into the stacked scratch.  0, or -1 with err when the
+ * backend failed. */
+static int evaluate_local(ps_ledger_t *l, ps_term_t *tm, sgd_err_t *err)
+{
+    const ps_lreq_t *q = &l->lreq[tm->first_req];
+    const ps_task_t task = {.client = q->owner, .task = q->task, .t = q->t, .steps = q->steps};
+    SGD_ASSERT(tm->count == 1 && q->steps > 0);
+    if (ps_local_run(l->cfg.local, &task, tm->snap->data, l->stacked.grad, &tm->loss,
+                     &l->stacked.work, backend_grad, l->cfg.backend, err))
+        return -1;
+    tm->grad = l->stacked.grad;
+    return 0;
+}
+
 const float *ps_ledger_gradient(ps_ledger_t *l, ps_term_t *tm, sgd_err_t *err)
 {
     SGD_ASSERT(tm->snap && tm->snap->version <= l->cfg.srv->applied);
     if (tm->grad) return tm->grad;
     if (l->async && !tm->queued) submit_ready(l, tm - l->terms);
+    if (l->cfg.local && !tm->queued) return evaluate_local(l, tm, err) ? NULL : tm->grad;
     int rc;
     if (tm->queued)
         rc = collect(l, tm, err);

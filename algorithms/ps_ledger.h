@@ -27,6 +27,11 @@
  *    being applied and those after it go in one loss_grad_batched call.
  *  - A gradient depends only on its snapshot and its minibatch, so every result is the same
  *    bits for any gradient_batch.
+ *  - Local training (cfg.local): a request is a task of several steps (ps_local.h), a pure
+ *    function of its snapshot and (client, task index); with a background path that takes
+ *    jobs (models/backend.h, async_submit_job) each task whose snapshot is filled is handed
+ *    over like a gradient, with a batch slot's scratch, and its steps run there in order;
+ *    without one it runs when its update is applied.
  *
  * Ownership: ps_ledger_init/ps_ledger_free on a caller-allocated ps_ledger_t.  It borrows the
  * server, dataset and backend of its config, takes its fixed scratch from the caller's arena,
@@ -39,6 +44,8 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "algorithms/ps_clients.h"
+#include "algorithms/ps_local.h"
 #include "algorithms/ps_server.h"
 #include "common/arena.h"
 #include "models/backend.h"
@@ -46,11 +53,16 @@
 
 typedef struct ps_req {      /* a gradient a client computed: its parameters and minibatch */
     ps_snap_t *snap;         /* a reference the client holds */
-    int64_t t;               /* index of the gradient in the run (cyclic minibatches) */
+    int64_t t;               /* index of the gradient in the run (cyclic minibatches; a local
+                                task's first) */
+    int64_t task;            /* local training: the client's task index (ps_local.h) */
+    int64_t steps;           /* local training: its steps; 0 for a gradient */
 } ps_req_t;
 
 typedef struct ps_push {     /* one push the server holds when it makes an update */
-    int32_t client;
+    int32_t client;          /* the slot it came from (ps_state.h) */
+    int64_t owner;           /* the registered client that made it */
+    int64_t samples;         /* that client's sample count (FedAvg's weight) */
     int64_t tau;             /* its staleness at this update (counted, what is damped) */
     int64_t age;             /* server version now - version of the parameters its
                                 (oldest) gradient was computed on: tau, unless
@@ -59,12 +71,14 @@ typedef struct ps_push {     /* one push the server holds when it makes an updat
     const ps_req_t *reqs;    /* its gradients (Downpour: up to k_push); none with reapply */
     int nreq;
     bool reapply;            /* B-FASGD: a skipped push re-applies the client's last gradient */
-    gsl_rng *sample_rng;     /* minibatch "random": the client's row stream */
+    gsl_rng *sample_rng;     /* minibatch "random": the client's row stream; NULL: each
+                                request's task stream (sampled clients, ps_clients.h) */
 } ps_push_t;
 
 typedef struct ps_term {     /* one gradient (or stacked group of them) of a scheduled update */
     ps_snap_t *snap;         /* its parameters, pinned; NULL re-applies the client's last one */
     int32_t client;          /* its (first) client: whose last gradient (B-FASGD) */
+    int64_t samples;         /* its client's sample count */
     double factor;           /* staleness factor */
     int64_t tau;             /* staleness of its (first) push */
     int64_t count;           /* requests in it */
@@ -79,6 +93,7 @@ typedef struct ps_lreq {     /* a scheduled gradient request's minibatch */
     int32_t client;
     int64_t t;               /* its index in the run (cyclic minibatches) */
     int64_t rows;            /* "random": offset of its mu row indices in rowpool, else -1 */
+    int64_t owner, task, steps; /* local training: the task (ps_local.h) */
 } ps_lreq_t;
 
 typedef struct ps_update {   /* a scheduled update */
@@ -89,6 +104,7 @@ typedef struct ps_update {   /* a scheduled update */
                                    parameters' age: ages[first_tau, + ntau) */
     ps_traffic_t fetch, push;   /* the schedule's traffic counters then */
     int64_t peak_live;          /* and its snapshot peak */
+    ps_pop_stats_t pop;         /* and the population's statistics */
     uint64_t events;            /* engine events processed, the one that made it included */
 } ps_update_t;
 
@@ -103,6 +119,11 @@ typedef struct ps_ledger_cfg {
     int64_t max_reqs;            /* gradient requests of one update at most (c x k_push) */
     int64_t max_rows;            /* rows of the largest stacked evaluation */
     int64_t gradient_batch;      /* gradients evaluated at once at most; 1 = one at a time */
+    const ps_local_data_t *local; /* local training: requests are tasks; NULL: gradients */
+    const partition_t *part;     /* "random" rows come from the request's client's samples;
+                                    NULL: from the whole training set */
+    uint64_t seed;               /* the run's: a request without a row stream (its push's
+                                    sample_rng NULL) draws from its task's (ps_task_stream) */
 } ps_ledger_cfg_t;
 
 typedef struct ps_ledger {
@@ -122,11 +143,14 @@ typedef struct ps_ledger {
      * slot, and the row stream of each request laid out (minibatch "random"). */
     int64_t *req_term, *term_fill;
     gsl_rng **req_rng;
+    gsl_rng *task_rng;           /* a task's row stream, reseeded per request */
 
-    /* One stacked evaluation at a time: its gradient and its gathered rows. */
+    /* One stacked evaluation at a time: its gradient and its gathered rows; a local task's
+     * scratch when one is evaluated here. */
     struct {
         float *grad, *x;
         int32_t *y;
+        ps_local_work_t work;
     } stacked;
 
     /* Batched evaluation: gradient_batch slots (none when it is 1). */
@@ -141,6 +165,9 @@ typedef struct ps_ledger {
         const int32_t **y_of;
         float **out;
         double *loss;
+        /* local training on the background path: each slot's task scratch and job */
+        ps_local_work_t *work;
+        struct ps_local_job *job;
     } batch;
 } ps_ledger_t;
 

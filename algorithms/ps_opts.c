@@ -9,7 +9,8 @@
 /* Keys every rule of the family takes, and the one softsync's protocol adds. */
 static const char *const common_keys[] = {"name",      "driver",         "minibatch",
                                           "server_time_s", "denormals", "gradient_batch",
-                                          "fetch",     NULL};
+                                          "fetch",     "local",          "concurrency",
+                                          NULL};
 static const char *const softsync_keys[] = {"n", NULL};
 
 static bool listed(const char *const *keys, const char *key)
@@ -74,12 +75,22 @@ static int parse_common(const sgd_jobj_t *a, const scn_t *s, ps_opts_t *o, sgd_e
 {
     static const char *const drivers[] = {"uniform", "timed", NULL};
     static const char *const minibatches[] = {"cyclic", "random", NULL};
+    const bool fl = o->rule->federated, part = s->partition.given;
     int drv, mb;
-    if (sgd_jobj_enum(a, "driver", drivers, 0, &drv, err) ||
-        sgd_jobj_enum(a, "minibatch", minibatches, 0, &mb, err))
+    /* FL rules run on the clock only; with a partition a client's minibatches are drawn from
+     * its own samples ("cyclic" walks the whole training set in one order). */
+    if (sgd_jobj_enum(a, "driver", drivers, fl ? 1 : 0, &drv, err) ||
+        sgd_jobj_enum(a, "minibatch", minibatches, part ? 1 : 0, &mb, err))
         return -1;
     o->driver = (ps_driver_t)drv;
     o->minibatch = (ps_minibatch_t)mb;
+    if (fl && o->driver == PS_DRIVER_UNIFORM)
+        return sgd_errf(err, "%s.driver: %s needs \"timed\": its clients train for modelled "
+                             "times and its protocol follows them", a->path, ps_name(o));
+    if (part && o->minibatch == PS_MB_CYCLIC)
+        return sgd_errf(err, "%s.minibatch: with data.partition a client draws its minibatches "
+                             "from its own samples: use \"random\" (the default there)",
+                        a->path);
     /* Denormal floats: with the authors' N(0,1) weights and FASGD's normalised steps the
      * softmax saturates, its gradients underflow into denormals, and x86 sgemm on denormal
      * inputs runs about 10x slower (measured: bench/bench_ps 128 128 300, 36 vs 340
@@ -130,15 +141,68 @@ static int parse_normaliser(const sgd_jobj_t *a, ps_norm_cfg_t *nm, sgd_err_t *e
                : 0;
 }
 
-/* n-softsync's n: c = lambda / n gradients per update. */
+static void resolve_as_before(const sgd_jobj_t *a, const char *key, bool at_default);
+
+/* n-softsync's n: c = C / n gradients per update, C the clients in flight (lambda unless
+ * algorithm.concurrency is lower). */
 static int parse_softsync(const sgd_jobj_t *a, int64_t lambda, ps_opts_t *o, sgd_err_t *err)
 {
-    if (sgd_jobj_int(a, "n", lambda, 1, lambda, &o->n, err)) return -1;
-    if (lambda % o->n != 0)
+    const int64_t conc = o->concurrency;
+    if (sgd_jobj_int(a, "n", conc, 1, conc, &o->n, err)) return -1;
+    if (conc % o->n != 0 && conc == lambda)
         return sgd_errf(err, "%s.n: must divide cluster.workers (lambda = %lld), got %lld: "
                              "n-softsync applies lambda / n gradients per update",
                         a->path, (long long)lambda, (long long)o->n);
-    o->c = lambda / o->n;
+    if (conc % o->n != 0)
+        return sgd_errf(err, "%s.n: must divide algorithm.concurrency (C = %lld), got %lld: "
+                             "n-softsync applies C / n gradients per update",
+                        a->path, (long long)conc, (long long)o->n);
+    o->c = conc / o->n;
+    return 0;
+}
+
+/* algorithm.concurrency: C, the clients in flight at most, <= lambda.  The default is lambda
+ * (every client always in flight: today's behaviour, and left out of the resolved
+ * configuration then), or the rule's (FedBuff's), at most lambda.  Rounds (FedAvg) have
+ * their own: clients_per_round.  Fewer slots than clients means sampling (ps_clients.h),
+ * which needs the clock and a rule whose task is one fetch, compute and push. */
+static int parse_concurrency(const sgd_jobj_t *a, const scn_t *s, ps_opts_t *o,
+                             sgd_err_t *err)
+{
+    const ps_rule_t *r = o->rule;
+    const int64_t lambda = s->workers;
+    if (r->protocol == PS_PROTO_ROUNDS)
+        return ps_reject_key(a, "concurrency", "a round's clients in flight are its "
+                                               "clients_per_round", err);
+    int64_t def = r->default_concurrency > 0 && r->default_concurrency < lambda
+                      ? r->default_concurrency
+                      : lambda;
+    if (sgd_jobj_int(a, "concurrency", def, 1, lambda, &o->concurrency, err)) return -1;
+    if (!r->federated) resolve_as_before(a, "concurrency", o->concurrency == lambda);
+    if (o->concurrency == lambda) return 0;
+    if (o->driver == PS_DRIVER_UNIFORM)
+        return sgd_errf(err, "%s.concurrency: fewer clients in flight than cluster.workers "
+                             "(%lld < %lld) needs driver \"timed\"", a->path,
+                        (long long)o->concurrency, (long long)lambda);
+    if (r->gated || r->protocol == PS_PROTO_DOWNPOUR)
+        return sgd_errf(err, "%s.concurrency: not valid with name %s, whose clients keep state "
+                             "across tasks (use %lld, cluster.workers)", a->path, ps_name(o),
+                        (long long)lambda);
+    return 0;
+}
+
+/* The clients section (client behaviour, ps_clients.h) needs the clock, and a rule whose
+ * task is one fetch, compute and push, so that a dropped task leaves nothing half sent. */
+static int check_clients(const sgd_jobj_t *a, const scn_t *s, const ps_opts_t *o,
+                         sgd_err_t *err)
+{
+    if (!s->clients.given) return 0;
+    if (o->driver == PS_DRIVER_UNIFORM)
+        return sgd_errf(err, "clients: needs %s.driver \"timed\" (availability and dropout "
+                             "happen in virtual time)", a->path);
+    if (o->rule->gated || o->rule->protocol == PS_PROTO_DOWNPOUR)
+        return sgd_errf(err, "clients: not valid with name %s, whose clients keep state "
+                             "across tasks", ps_name(o));
     return 0;
 }
 
@@ -175,6 +239,11 @@ static int parse_fetch(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
 {
     static const char *const fetches[] = {"after_update", "after_push", NULL};
     int f;
+    if (o->rule->federated) { /* a slot that frees takes a new client (ps_clients.h) */
+        o->fetch = PS_FETCH_AFTER_PUSH;
+        return ps_reject_key(a, "fetch", "fixed by the FL rule's protocol (a client whose push "
+                                         "the server took in leaves its slot)", err);
+    }
     if (sgd_jobj_enum(a, "fetch", fetches, 0, &f, err)) return -1;
     o->fetch = (ps_fetch_t)f;
     resolve_as_before(a, "fetch", f == 0);
@@ -225,12 +294,13 @@ int ps_parse_gating(const sgd_jobj_t *a, ps_opts_t *o, sgd_err_t *err)
 }
 
 /* Options of other sections that this family does not model: refused rather than ignored. */
-static int refuse_unmodelled(const scn_t *s, sgd_err_t *err)
+static int refuse_unmodelled(const scn_t *s, const ps_rule_t *rule, sgd_err_t *err)
 {
-    if (s->cost_only)
-        return sgd_errf(err, "model.kind: \"preset\" is cost-only (no numerics), and the "
-                             "parameter-server algorithms compute real gradients: train a real "
-                             "model and charge the preset's time with model.cost_preset");
+    if (s->cost_only) /* no data, no parameters to snapshot */
+        return sgd_errf(err, "model.kind: \"preset\" is a cost-only model, and %s computes "
+                             "real gradients on snapshots of real parameters: use a real model "
+                             "(with model.cost_preset for a preset's costs)",
+                        rule->ops.scenario.name);
     if (s->sgd.momentum != 0.0 || s->sgd.nesterov)
         return sgd_errf(err, "optimizer.momentum: the parameter-server algorithms apply their "
                              "own update rule on the server; must be 0, got %g",
@@ -255,16 +325,18 @@ static void free_opts(void *opts)
 int ps_opts_parse(const sgd_jobj_t *a, scn_t *s, const ps_rule_t *rule, sgd_err_t *err)
 {
     const int64_t lambda = s->workers;
-    ps_opts_t o = {.rule = rule, .n = lambda,
-                   .c = rule->protocol == PS_PROTO_HARDSYNC ? lambda : 1, .k_fetch = 1,
-                   .k_push = 1};
+    ps_opts_t o = {.rule = rule, .n = lambda, .c = 1, .k_fetch = 1, .k_push = 1,
+                   .concurrency = lambda};
     if (check_keys(a, rule, err) || parse_common(a, s, &o, err) || parse_fetch(a, &o, err) ||
+        ps_local_parse(a, s, rule->federated, &o.local, err) ||
+        parse_concurrency(a, s, &o, err) || check_clients(a, s, &o, err) ||
         (rule->protocol == PS_PROTO_SOFTSYNC && parse_softsync(a, lambda, &o, err)) ||
-        (rule->parse && rule->parse(a, s, &o, err)) || refuse_unmodelled(s, err)) {
+        (rule->parse && rule->parse(a, s, &o, err)) || refuse_unmodelled(s, rule, err)) {
         free(o.rule_opts);
         return -1;
     }
-    o.merge = rule->merge && o.norm.kind == PS_NORM_NONE;
+    if (rule->protocol == PS_PROTO_HARDSYNC) o.c = o.concurrency;
+    o.merge = rule->merge && o.norm.kind == PS_NORM_NONE && !o.local.on;
     ps_opts_t *heap = sgd_xmalloc(sizeof *heap);
     *heap = o;
     s->alg_opts = heap;
@@ -284,8 +356,9 @@ int64_t ps_rows(const ps_opts_t *o, int64_t mu)
 
 double ps_snapshot_versions(const scn_t *s, const ps_opts_t *o)
 {
-    if (o->rule->protocol == PS_PROTO_HARDSYNC) return 2.0;
-    double versions = (double)s->workers;
+    if (o->rule->protocol == PS_PROTO_HARDSYNC || o->rule->protocol == PS_PROTO_ROUNDS)
+        return 2.0;
+    double versions = (double)o->concurrency;
     /* fetch "after_push": the pushes the server buffers (c - 1 at most) hold versions their
      * clients may have replaced since */
     if (o->fetch == PS_FETCH_AFTER_PUSH) versions += (double)(o->c - 1);

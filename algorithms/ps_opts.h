@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "algorithms/ps_local.h"
 #include "algorithms/ps_rule.h"
 #include "algorithms/ps_rules.h"
 #include "common/error.h"
@@ -45,8 +46,9 @@ typedef struct ps_opts {
     ps_driver_t driver;
     ps_minibatch_t minibatch;
     ps_fetch_t fetch;
-    int64_t n;                /* softsync: n; c = lambda / n gradients per update */
-    int64_t c;
+    int64_t n;                /* softsync: n; c = C / n gradients per update */
+    int64_t c;                /* pushes per update (rounds: at most) */
+    int64_t concurrency;      /* C: clients in flight at most, <= lambda (ps_clients.h) */
     ps_staleness_t staleness;
     ps_norm_cfg_t norm;
     double c_fetch, c_push;   /* B-FASGD gating constants, >= 0 */
@@ -59,7 +61,9 @@ typedef struct ps_opts {
     bool flush_denormals;     /* run with the CPU's flush-to-zero and denormals-are-zero */
     int64_t gradient_batch;   /* the most scheduled gradient requests evaluated at once */
     bool merge;               /* requests sharing (snapshot, factor) are stacked: the rule
-                                 allows it and no normaliser folds each gradient alone */
+                                 allows it, no normaliser folds each gradient alone and no
+                                 request is a local task */
+    ps_local_opts_t local;    /* algorithm.local: local training (ps_local.h) */
 } ps_opts_t;
 
 /* ps_opts_parse (ps_rule.h) parses the algorithm section `a` of scenario `s` for a rule

@@ -10,6 +10,10 @@
  * finiteness check and the snapshot of every new version.  What a rule owns: its options,
  * its state, and the arithmetic that turns the update's gradients into new parameters.
  *
+ * With local training (algorithm.local, ps_local.h) g is the client's pseudo-gradient
+ * Delta / lr_local, or for an FL rule (federated) its model delta Delta itself; each push is
+ * then one term (never merged).
+ *
  * The arithmetic comes in one of two forms:
  *   - per gradient, `step`: out = the step this gradient contributes; the family sums the
  *     steps of an update's gradients in arrival order and subtracts the sum (theta -= sum).
@@ -51,7 +55,11 @@ struct ps_opts;
 typedef enum {
     PS_PROTO_SOFTSYNC, /* n-softsync: c = lambda / n gradients per update; takes key "n" */
     PS_PROTO_DOWNPOUR, /* one push per update; k_fetch / k_push (the rule parses them) */
-    PS_PROTO_HARDSYNC, /* every client's gradient, on one version: c = lambda */
+    PS_PROTO_HARDSYNC, /* every client's gradient, on one version: c = C (lambda) */
+    PS_PROTO_BUFFER,   /* c pushes per update, c set by the rule's parse (FedBuff's K,
+                          FedAsync's 1); a client whose push is taken in leaves its slot */
+    PS_PROTO_ROUNDS,   /* FedAvg's rounds: c = clients_per_round clients sampled on one
+                          version; the update when each has pushed or dropped out */
 } ps_protocol_t;
 
 /* One term of an update as a rule sees it. */
@@ -64,6 +72,8 @@ typedef struct ps_grad {
     int64_t count;      /* gradients merged into it (1 unless merge) */
     float w;            /* lr * s(tau) * count / c, rounded to float once */
     size_t n;           /* parameters */
+    int64_t samples;    /* its client's sample count (a partition's, else an equal share) */
+    int64_t samples_sum; /* the sum of samples over this update's terms (FedAvg's weights) */
 } ps_grad_t;
 
 typedef struct ps_rule {
@@ -71,6 +81,12 @@ typedef struct ps_rule {
     ps_protocol_t protocol;
     bool merge;               /* may see merged gradients (see the file comment) */
     bool gated;               /* B-FASGD's gates on fetches and pushes (c_fetch, c_push) */
+    /* A federated-learning rule (FedAvg, FedAsync, FedBuff): its clients train locally
+     * (algorithm.local, default {"epochs": 1}) and it receives each client's model delta
+     * rather than a pseudo-gradient (ps_local.h); it needs the timed driver. */
+    bool federated;
+    /* Its default algorithm.concurrency (at most lambda); 0: lambda. */
+    int64_t default_concurrency;
     /* The rule's own keys of the algorithm object, NULL-terminated (the family's common
      * keys and softsync's "n" are not listed): the only keys parse may read. */
     const char *const *keys;
@@ -87,6 +103,10 @@ typedef struct ps_rule {
     size_t state_header;
     /* Optional: lays out the zeroed state. */
     void (*init)(void *state, const struct ps_opts *o, size_t n);
+    /* Checkpoints: whether a restored state (the saved bytes read back behind the header
+     * init laid out) is one the rule can go on from -- every statistic finite and of its
+     * sign -- else false with why.  Required when the rule saves any bytes. */
+    bool (*check_state)(const void *state, size_t n, char *why, size_t size);
     /* Per-gradient form: writes the step of g into out (n floats). */
     void (*step)(void *state, const ps_grad_t *g, float *out);
     /* Combining form: folds g into sum (first: sum is overwritten, not added to) ... */
@@ -128,7 +148,7 @@ const ps_rule_t *ps_rule_of(const alg_ops_t *ops);
         return ps_opts_parse(a, s, &rule, e);                                             \
     }
 #define PS_RULE_OPS(nm, parser)                                                           \
-    {.scenario = {.name = nm, .parse_options = parser},                                   \
+    {.scenario = {.name = nm, .parse_options = parser, .takes_clients = true},            \
      .create = ps_create,                                                                 \
      .start = ps_start,                                                                   \
      .finish = ps_finish,                                                                 \

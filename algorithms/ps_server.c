@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/alg.h"
 #include "common/error.h"
 
 /* A snapshot's block: its header, then its data at the next 64-byte boundary. */
@@ -211,6 +212,11 @@ static void hist_restore(ps_hist_t *h, int64_t max, sgd_ckr_t *r)
         if (x <= last || x > max || count <= 0 || count > INT64_MAX - total) {
             sgd_ckr_fail(r, "histogram: bin %lld of %lld out of order or range", (long long)x,
                          (long long)count);
+            break;
+        }
+        sgd_err_t err = {{0}};
+        if (alg_check_memory("histogram", 16.0 * (double)x, &err)) {
+            sgd_ckr_fail(r, "%s", err.msg);
             break;
         }
         ps_hist_add(h, x); /* grows the bins as the run did */

@@ -43,7 +43,9 @@ bool ps_schedule_update(ps_t *p, int64_t now)
     for (int64_t b = 0; b < p->sched.nbuf; b++) {
         const ps_buffered_t *e = &p->sched.buf[b];
         const int64_t tau = version - e->push.version;
-        p->sched.pushes[b] = (ps_push_t){.client = e->client, .tau = tau,
+        p->sched.pushes[b] = (ps_push_t){.client = e->client, .owner = e->push.owner,
+                                         .samples = ps_client_samples(p, e->push.owner),
+                                         .tau = tau,
                                          .age = version - e->push.params_version,
                                          .factor = ps_staleness_factor(p->o->staleness, tau),
                                          .reqs = e->push.reqs, .nreq = e->push.nreq,
@@ -52,7 +54,7 @@ bool ps_schedule_update(ps_t *p, int64_t now)
     }
     const ps_update_t head = {
         .vtime = now, .lr = lr_at(&p->s->lr, version, p->c * p->mu), .fetch = p->srv.fetch,
-        .push = p->srv.push, .peak_live = p->srv.peak_live,
+        .push = p->srv.push, .peak_live = p->srv.peak_live, .pop = p->pop.stats,
         .events = sim_engine_counters(p->ctx->engine).events_processed + 1};
     ps_ledger_schedule(&p->ledger, &head, p->sched.pushes, p->sched.nbuf);
     for (int64_t b = 0; b < p->sched.nbuf; b++) { /* the ledger pinned what it needs */
@@ -88,7 +90,10 @@ static int emit_counts(ps_t *p, const ps_update_t *u)
                    alg_metric(ctx, n, t, "fetch_skipped", (double)u->fetch.skipped_msgs) ||
                    alg_metric(ctx, n, t, "push_sent", (double)u->push.sent_msgs) ||
                    alg_metric(ctx, n, t, "push_skipped", (double)u->push.skipped_msgs) ||
-                   emit_norm_mean(p, n, t)
+                   emit_norm_mean(p, n, t) ||
+                   (ps_pop_extended(&p->pop, p->o) &&
+                    ps_pop_metrics(&u->pop, ctx, n, t, u->push.sent_bytes, u->fetch.sent_bytes,
+                                   p->o->rule->protocol == PS_PROTO_ROUNDS))
                ? -1
                : 0;
 }
@@ -123,7 +128,8 @@ static int term_view(ps_t *p, const ps_update_t *u, ps_term_t *tm, ps_grad_t *g,
                      .stale = tm->snap ? tm->snap->data : NULL, .tau = tm->tau,
                      .count = tm->count,
                      .w = (float)(u->lr * tm->factor * ((double)tm->count / (double)p->c)),
-                     .n = p->ctx->nparams};
+                     .n = p->ctx->nparams, .samples = tm->samples,
+                     .samples_sum = p->update_samples};
     return g->g ? 0 : -1;
 }
 
@@ -178,7 +184,11 @@ static step_result_t step_parameters(ps_t *p, const ps_update_t *u, ps_term_t *t
 {
     double loss_sum = 0.0;
     int64_t loss_rows = 0;
-    for (int64_t j = 0; j < u->nterms; j++) loss_rows += terms[j].count * p->mu;
+    p->update_samples = 0;
+    for (int64_t j = 0; j < u->nterms; j++) {
+        loss_rows += terms[j].count * p->mu;
+        p->update_samples += terms[j].samples;
+    }
     const step_result_t res = p->o->rule->step
                                   ? step_terms(p, u, terms, copy, &loss_sum, err)
                                   : combine_terms(p, u, terms, copy, &loss_sum, err);

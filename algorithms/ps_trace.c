@@ -3,7 +3,9 @@
  *
  * Nothing here is read back by the schedule and nothing draws a random number, so a traced
  * run is the same run.  Tracks: "client k" (fetch, io, compute, push, then queued / served /
- * wait update at the server; no wait under fetch "after_push"), "server" (one service span
+ * wait update at the server; no wait under fetch "after_push"; with sampling or a clients
+ * section the track is a slot, its compute spans name the registered client, and a task cut
+ * short is one "dropped" span from its start), "server" (one service span
  * per push it takes in, named "update" when that push completes an update), the star's links
  * (their messages, sim_net_set_trace, each a push or fetch of one client and parameter
  * version); flows from each push to its update; counters: the server's queue, the staleness
@@ -34,7 +36,7 @@ static void trace_name_links(const ps_t *p, sim_trace_t *t)
     char name[64];
     sim_trace_name_track(t, SIM_TRACK_LINK, (uint32_t)st->uplink0, "server uplink (fetches)");
     sim_trace_name_track(t, SIM_TRACK_LINK, (uint32_t)st->downlink0, "server downlink (pushes)");
-    for (int64_t k = 0; k < p->lambda; k++) {
+    for (int64_t k = 0; k < p->nslots; k++) {
         snprintf(name, sizeof name, "client %lld uplink", (long long)k);
         sim_trace_name_track(t, SIM_TRACK_LINK, (uint32_t)(st->uplink0 + k + 1), name);
         snprintf(name, sizeof name, "client %lld downlink", (long long)k);
@@ -47,7 +49,7 @@ void ps_trace_tracks(ps_t *p)
     sim_trace_t *t = ps_trace_of(p);
     if (!t) return;
     char name[48];
-    for (int64_t k = 0; k < p->lambda; k++) {
+    for (int64_t k = 0; k < p->nslots; k++) {
         snprintf(name, sizeof name, "client %lld", (long long)k);
         sim_trace_name_track(t, SIM_TRACK_WORKER, (uint32_t)k, name);
     }
@@ -78,13 +80,16 @@ void ps_trace_queue(const ps_t *p, int64_t now)
     sim_trace_counter(ps_trace_of(p), SIM_TRACK_SERVER, "server queue", now, v, 1);
 }
 
-/* Timed: client k loads its minibatch for io ns, then computes for comp ns. */
+/* Timed: client k loads its minibatch for io ns, then computes for comp ns; with sampling or
+ * a clients section the span names the registered client in the slot. */
 void ps_trace_compute(const ps_t *p, int k, int64_t now, int64_t comp, int64_t io)
 {
     if (!ps_trace_of(p)) return;
-    const sim_trace_arg_t v[] = {SIM_TRACE_I("version", p->cl[k].snap->version)};
+    const sim_trace_arg_t v[] = {SIM_TRACE_I("version", p->cl[k].snap->version),
+                                 SIM_TRACE_I("client", p->cl[k].id)};
+    const bool named = p->pop.sampling || p->pop.behaviour;
     if (io > 0) ps_trace_client(p, k, "io", now, now + io, NULL, 0);
-    ps_trace_client(p, k, "compute", now + io, now + io + comp, v, 1);
+    ps_trace_client(p, k, "compute", now + io, now + io + comp, v, named ? 2 : 1);
 }
 
 /* Timed: books client k's push or fetch (kind) of parameter version `version` on the star,
@@ -130,15 +135,18 @@ void ps_trace_push(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1, uint64
     ps_trace_in_flight(p, t0);
 }
 
-/* Client k's fetch of `snap`: the reply leaves at t0, moves from `moved`, arrives at t1. */
+/* Client k's fetch of `snap`: the reply leaves at t0, moves from `moved`, arrives at t1 (with
+ * sampling or a clients section: the registered client, and t0 -- when it was chosen). */
 void ps_trace_fetch(ps_t *p, int k, int64_t t0, int64_t moved, int64_t t1,
                     const ps_snap_t *snap)
 {
     if (!ps_trace_of(p)) return;
     const sim_trace_arg_t v[] = {SIM_TRACE_I("version", snap->version),
-                                 SIM_TRACE_I("bytes", p->msg_bytes)};
+                                 SIM_TRACE_I("bytes", p->msg_bytes),
+                                 SIM_TRACE_I("client", p->cl[k].id), SIM_TRACE_I("sent_ns", t0)};
+    const bool named = p->pop.sampling || p->pop.behaviour;
     if (moved > t0) ps_trace_client(p, k, "wait link", t0, moved, NULL, 0);
-    ps_trace_client(p, k, "fetch", moved, t1, v, 2);
+    ps_trace_client(p, k, "fetch", moved, t1, v, named ? 4 : 2);
     p->trace.fetch_bytes += p->msg_bytes;
     ps_trace_in_flight(p, t0);
 }
@@ -192,4 +200,11 @@ void ps_trace_receive(const ps_t *p, int k, int64_t now, bool made, int64_t n)
         const sim_trace_arg_t v[] = {SIM_TRACE_I("client", k)};
         sim_trace_span_args(t, SIM_TRACK_SERVER, PS_SERVER_TRACK, "service", u0, u1, v, 1);
     }
+}
+
+/* Rounds: the round's last client dropped out at `now`, which ended the round with the
+ * update of the n pushes taken in before (no service span: no push arrived). */
+void ps_trace_closed(const ps_t *p, int k, int64_t now, int64_t n)
+{
+    if (ps_trace_of(p)) trace_update(p, k, n, now, now);
 }

@@ -21,6 +21,9 @@
     PS_RULE(downpour)                                                                     \
     PS_RULE(hardsync)                                                                     \
     PS_RULE(dcasgd)                                                                       \
+    PS_RULE(fedavg)                                                                       \
+    PS_RULE(fedasync)                                                                     \
+    PS_RULE(fedbuff)                                                                      \
     ALGORITHMS_EXTRA(ALG, PS_RULE)
 
 #define DECLARE_ALG(x) extern const alg_ops_t alg_##x;

@@ -412,9 +412,11 @@ static void simulate(alg_prepared_t *run, const alg_sink_t *sink)
                             .max_events = 0};
     /* A due checkpoint stops the engine after the event that made the update; it is written
      * here, between events, and the same engine goes on. */
-    do
+    bool go = !alg_runner_checkpoint_stop_at_start(run);
+    while (go) {
         sim_engine_run(r->engine, &lim);
-    while (rn->ckpt_due && ctx->status == ALG_RUNNING && alg_runner_checkpoint_write(run));
+        go = rn->ckpt_due && ctx->status == ALG_RUNNING && alg_runner_checkpoint_write(run);
+    }
     alg_runner_checkpoint_drain(run); /* however the run ends, its last checkpoint is whole */
     if (ctx->status == ALG_CHECKPOINTED) return;
     if (ops->finish) ops->finish(r->state);

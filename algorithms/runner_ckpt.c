@@ -6,6 +6,7 @@
  * metric rows are all emitted by then and nothing is half done, so a resumed run continues
  * from a state the uninterrupted run passed through, and every later row, every draw and the
  * digest are the uninterrupted run's. */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +113,9 @@ static void restore_digest(sgd_sha256_t *d, sgd_ckr_t *r)
     d->nbytes = sgd_ckr_u64(r);
     sgd_ckr_bytes(r, d->block, sizeof d->block, "digest block");
     d->nblock = (size_t)sgd_ckr_count(r, sizeof d->block - 1, "digest block bytes");
+    if (!r->failed && d->nblock != d->nbytes % sizeof d->block)
+        sgd_ckr_fail(r, "digest: %zu bytes in its block after %llu hashed", d->nblock,
+                     (unsigned long long)d->nbytes);
 }
 
 /* The runner's books: the digest's running state, the evaluation and stop schedule's
@@ -135,6 +139,55 @@ static void save_books(const alg_prepared_t *run, sgd_ckw_t *w)
     if (ctx->numerics) sgd_ckw_bytes(w, ctx->params, ctx->nparams * sizeof *ctx->params);
 }
 
+/* The books' times against each other and the engine's clock: update 1 at or before the
+ * latest update, which is not after now (both 0 before the first update). */
+static void check_times(const alg_prepared_t *run, sgd_ckr_t *r)
+{
+    const struct alg_runner *rn = &run->runner;
+    const int64_t now = sim_engine_now(run->res.engine), first = rn->first_vtime_ns,
+                  last = rn->last_vtime_ns;
+    bool ok = run->ctx.updates == 0 ? first == 0 && last == 0
+                                    : first >= 0 && first <= last && last <= now;
+    if (!r->failed && !ok)
+        sgd_ckr_fail(r, "virtual times out of order: update 1 at %lld ns, update %lld at %lld "
+                        "ns, the clock at %lld ns", (long long)first,
+                     (long long)run->ctx.updates, (long long)last, (long long)now);
+}
+
+/* The books' counters against the scenario and the engine. */
+static void check_books(const alg_prepared_t *run, sgd_ckr_t *r)
+{
+    const struct alg_runner *rn = &run->runner;
+    const alg_ctx_t *ctx = &run->ctx;
+    const scn_t *s = ctx->scn;
+    if (r->failed) return;
+    if (ctx->updates < 0 || ctx->updates >= s->stop_updates) {
+        sgd_ckr_fail(r, "%lld updates applied, outside [0, stop.updates = %lld)",
+                     (long long)ctx->updates, (long long)s->stop_updates);
+        return;
+    }
+    /* evaluated at update 0 and every eval.every updates since (alg_update_done) */
+    const int64_t every = s->eval_every;
+    const int64_t eval = ctx->numerics && every > 0 ? ctx->updates / every * every : -1;
+    const uint64_t processed = sim_engine_counters(run->res.engine).events_processed;
+    if (rn->last_eval_update != eval)
+        sgd_ckr_fail(r, "last evaluation at update %lld, this run's would be at %lld",
+                     (long long)rn->last_eval_update, (long long)eval);
+    else if (ctx->events_at_stop != 0 || ctx->events_at_update > processed)
+        sgd_ckr_fail(r, "event counts %llu and %llu past the %llu events processed",
+                     (unsigned long long)ctx->events_at_stop,
+                     (unsigned long long)ctx->events_at_update, (unsigned long long)processed);
+    else if (run->res.backend.grad_calls > run->res.backend.grads)
+        sgd_ckr_fail(r, "%llu backend calls for %llu gradients",
+                     (unsigned long long)run->res.backend.grad_calls,
+                     (unsigned long long)run->res.backend.grads);
+    else if (ctx->numerics ? !isfinite(rn->last_train_loss) : rn->last_train_loss != 0.0)
+        sgd_ckr_fail(r, "training loss %g", rn->last_train_loss);
+    else if (ctx->numerics && alg_any_nonfinite(ctx->params, ctx->nparams))
+        sgd_ckr_fail(r, "parameters: a value is NaN or infinite");
+    check_times(run, r);
+}
+
 static void restore_books(alg_prepared_t *run, sgd_ckr_t *r)
 {
     struct alg_runner *rn = &run->runner;
@@ -155,9 +208,7 @@ static void restore_books(alg_prepared_t *run, sgd_ckr_t *r)
         sgd_ckr_fail(r, "%llu parameters saved, this run's model has %zu",
                      (unsigned long long)np, ctx->numerics ? ctx->nparams : 0);
     if (ctx->numerics) sgd_ckr_bytes(r, ctx->params, ctx->nparams * sizeof *ctx->params, "parameters");
-    if (!r->failed && (ctx->updates < 0 || ctx->updates >= ctx->scn->stop_updates))
-        sgd_ckr_fail(r, "%lld updates applied, outside [0, stop.updates = %lld)",
-                     (long long)ctx->updates, (long long)ctx->scn->stop_updates);
+    check_books(run, r);
 }
 
 /* The whole state, in the order alg_restore reads it. */
@@ -217,6 +268,15 @@ bool alg_runner_checkpoint_write(alg_prepared_t *run)
     return false;
 }
 
+bool alg_runner_checkpoint_stop_at_start(alg_prepared_t *run)
+{
+    struct alg_runner *rn = &run->runner;
+    if (!rn->restored || !rn->checkpoints || !exit_requested) return false;
+    rn->ckpt_due = rn->ckpt_exit = true;
+    alg_runner_checkpoint_write(run); /* false: stopped with it, or failed to write it */
+    return true;
+}
+
 int alg_restore(alg_prepared_t *run, const void *payload, size_t n, sgd_err_t *err)
 {
     const char *no = alg_checkpoint_unsupported(run);
@@ -233,6 +293,12 @@ int alg_restore(alg_prepared_t *run, const void *payload, size_t n, sgd_err_t *e
     sgd_ckr_tag(&r, "end");
     if (sgd_ckr_check(&r, "checkpoint", err)) return -1;
     if (!sgd_ckr_done(&r)) return sgd_errf(err, "checkpoint: bytes left after its end");
+    /* Every part read and checked on its own: now the pending events against the state
+     * they act on, and the algorithm's state against the events. */
+    const alg_ckpt_ops_t *ops = run->ops->ckpt;
+    if (sim_engine_check_pending(run->res.engine, err) ||
+        (ops->verify && ops->verify(run->res.state, err)))
+        return -1;
     run->runner.restored = true;
     return 0;
 }

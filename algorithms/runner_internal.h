@@ -55,6 +55,12 @@ bool alg_runner_checkpoint_check(alg_ctx_t *ctx);
  * asked to stop after it (ALG_CHECKPOINTED). */
 bool alg_runner_checkpoint_write(alg_prepared_t *run);
 
+/* Before a restored run's first event: when a stop with a checkpoint was asked for since
+ * (a signal while the run was loading and resuming), its state is still the checkpoint's,
+ * between events; it is written again and the run stops there (true) instead of making
+ * one more update first.  False: the run goes on. */
+bool alg_runner_checkpoint_stop_at_start(alg_prepared_t *run);
+
 /* Waits for the checkpoint write in flight, if any, when the run's engine has stopped for
  * good (runner.c): the run ends only once its last checkpoint is in place.  A failed write
  * fails a run that was running or complete (the first reason a run ends with wins). */

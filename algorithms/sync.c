@@ -1,6 +1,7 @@
 /* The shared synchronous machinery declared in sync.h. */
 #include "algorithms/sync.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,8 +193,15 @@ int alg_sync_save(const alg_sync_t *y, sgd_ckw_t *w, sgd_err_t *err)
 static void check_order(const alg_sync_t *y, sgd_ckr_t *r)
 {
     int64_t n = y->ctx->train->n;
-    for (int64_t k = 0; k < n && !r->failed; k++)
-        if ((int64_t)y->order[k] >= n) sgd_ckr_fail(r, "sampler: row %u out of range", y->order[k]);
+    bool *seen = sgd_xcalloc((size_t)n + 1, sizeof *seen);
+    for (int64_t k = 0; k < n && !r->failed; k++) {
+        uint32_t row = y->order[k];
+        if ((int64_t)row >= n || seen[row]) /* a permutation: each row once */
+            sgd_ckr_fail(r, "sampler: row %u out of range or drawn twice", row);
+        else
+            seen[row] = true;
+    }
+    free(seen);
     if (!r->failed && (y->order_pos < 0 || y->order_pos > n))
         sgd_ckr_fail(r, "sampler: position %lld out of range", (long long)y->order_pos);
 }
@@ -212,6 +220,9 @@ int alg_sync_restore(alg_sync_t *y, sgd_ckr_t *r, sgd_err_t *err)
     if (sgd_ckr_check(r, "sync", err) || sim_net_restore(y->net, r, err)) return -1;
     y->loss = sgd_ckr_f64(r);
     y->lr = sgd_ckr_f64(r);
+    /* the latest update's: a run that made them NaN had diverged, and stopped there */
+    if (!r->failed && !(isfinite(y->loss) && isfinite(y->lr) && y->lr >= 0))
+        sgd_ckr_fail(r, "loss %g and learning rate %g of the latest update", y->loss, y->lr);
     if (!ctx->numerics) return sgd_ckr_check(r, "sync", err);
     sgd_ckr_bytes(r, y->order, (size_t)ctx->train->n * sizeof *y->order, "sampler");
     y->order_pos = sgd_ckr_i64(r);
@@ -219,6 +230,8 @@ int alg_sync_restore(alg_sync_t *y, sgd_ckr_t *r, sgd_err_t *err)
     check_order(y, r);
     float *velocity = sgd_xmalloc(ctx->nparams * sizeof *velocity);
     sgd_ckr_bytes(r, velocity, ctx->nparams * sizeof *velocity, "velocity");
+    if (!r->failed && alg_any_nonfinite(velocity, ctx->nparams))
+        sgd_ckr_fail(r, "velocity: a value is NaN or infinite");
     int rc = sgd_ckr_check(r, "sync", err);
     if (rc == 0 && (sync_begin(y, err) ||
                     sgd_backend_sync_import(ctx->backend, ctx->params, velocity, err)))

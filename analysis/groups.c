@@ -125,6 +125,23 @@ char *ana_config_identity(const char *config_json)
     return s;
 }
 
+const char *ana_build_name(const char *build)
+{
+    return build && *build ? build : "(unknown build)";
+}
+
+char *ana_run_identity(const char *config_json, const char *build, bool pool_builds)
+{
+    char *config = ana_config_identity(config_json);
+    if (!config || pool_builds) return config;
+    /* A newline never occurs in canonical JSON, so the build cannot run into it. */
+    size_t n = strlen(config) + strlen(ana_build_name(build)) + 9;
+    char *id = sgd_xmalloc(n);
+    snprintf(id, n, "%s\nbuild=%s", config, ana_build_name(build));
+    free(config);
+    return id;
+}
+
 static bool same_config(const char *a, const char *b)
 {
     return a && b && strcmp(a, b) == 0;

@@ -60,6 +60,17 @@ bool ana_key_changes_results(const char *key);
  * when the text is not a JSON object; the caller frees it. */
 char *ana_config_identity(const char *config_json);
 
+/* What runs are grouped over seeds by: the configuration's identity and, unless builds are
+ * pooled, the build that ran it (runs.git_rev; NULL reads as an unknown build).  A build
+ * changes the bits (a code change, a compiler), so runs of different builds are never
+ * averaged or counted as seeds of one sample unless the user pools them.  The BLAS kernel
+ * and the backend are in the configuration already.  NULL when the configuration is not a
+ * JSON object; the caller frees it. */
+char *ana_run_identity(const char *config_json, const char *build, bool pool_builds);
+
+/* The build a run's identity names ("" for an unknown one): for messages. */
+const char *ana_build_name(const char *build);
+
 /* One configuration's runs: indices into the caller's arrays, the latest (largest id) of
  * each seed only, in seed order. */
 typedef struct ana_group {

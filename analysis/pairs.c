@@ -172,6 +172,22 @@ static char *signature(const char *config_json, const ana_match_t *m)
     return sig;
 }
 
+/* The distinct builds among the runs of identity id (before each seed's latest is kept). */
+static int count_builds(const ana_pair_run_t *runs, char *const *identity, int n, const char *id)
+{
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        if (!id || !identity[i] || strcmp(identity[i], id) != 0) continue;
+        const char *b = ana_build_name(runs[i].build);
+        int k = 0;
+        while (k < i && !(identity[k] && strcmp(identity[k], id) == 0 &&
+                          strcmp(ana_build_name(runs[k].build), b) == 0))
+            k++;
+        count += k == i;
+    }
+    return count;
+}
+
 /* Groups one side's runs and signs each configuration. */
 static void side_build(ana_side_t *s, const ana_pair_run_t *runs, int n, const ana_match_t *m)
 {
@@ -180,16 +196,24 @@ static void side_build(ana_side_t *s, const ana_pair_run_t *runs, int n, const a
     int64_t *id = sgd_xcalloc((size_t)n + 1, sizeof *id), *seed = sgd_xcalloc((size_t)n + 1,
                                                                                sizeof *seed);
     for (int i = 0; i < n; i++) {
-        s->identity[i] = ana_config_identity(runs[i].config_json);
+        s->identity[i] = ana_run_identity(runs[i].config_json, runs[i].build, m->pool_builds);
         id[i] = runs[i].id, seed[i] = runs[i].seed;
     }
     s->ngroups = ana_group_seeds(s->identity, id, seed, n, &s->group);
-    s->sig = sgd_xcalloc((size_t)s->ngroups + 1, sizeof *s->sig);
-    s->flat = sgd_xcalloc((size_t)s->ngroups + 1, sizeof *s->flat);
+    size_t ng = (size_t)s->ngroups + 1;
+    s->sig = sgd_xcalloc(ng, sizeof *s->sig);
+    s->flat = sgd_xcalloc(ng, sizeof *s->flat);
+    s->config = sgd_xcalloc(ng, sizeof *s->config);
+    s->build = sgd_xcalloc(ng, sizeof *s->build);
+    s->nbuilds = sgd_xcalloc(ng, sizeof *s->nbuilds);
     for (int g = 0; g < s->ngroups; g++) {
-        const char *json = runs[s->group[g].idx[0]].config_json;
+        const ana_group_t *gr = &s->group[g];
+        const char *json = runs[gr->idx[0]].config_json;
         s->sig[g] = signature(json, m);
         ana_config_flatten(json, &s->flat[g]);
+        s->config[g] = ana_config_identity(json);
+        s->build[g] = ana_build_name(runs[gr->idx[0]].build);
+        s->nbuilds[g] = count_builds(runs, s->identity, n, gr->identity);
     }
     free(id);
     free(seed);
@@ -198,19 +222,27 @@ static void side_build(ana_side_t *s, const ana_pair_run_t *runs, int n, const a
 static void side_free(ana_side_t *s)
 {
     for (int i = 0; i < s->nruns; i++) free(s->identity[i]);
-    for (int g = 0; g < s->ngroups; g++) free(s->sig[g]), ana_config_free(&s->flat[g]);
+    for (int g = 0; g < s->ngroups; g++)
+        free(s->sig[g]), free(s->config[g]), ana_config_free(&s->flat[g]);
     ana_groups_free(s->group, s->ngroups);
-    free(s->identity), free(s->sig), free(s->flat);
+    free(s->identity), free(s->sig), free(s->flat), free(s->config), free(s->build);
+    free(s->nbuilds);
     *s = (ana_side_t){0};
 }
 
-/* How many configurations of s have signature sig; *first: the first of them. */
-static int side_count(const ana_side_t *s, const char *sig, int *first)
+/* How many configurations of s have signature sig; *first: the first of them; *one_config:
+ * whether they all are one configuration (of several builds). */
+static int side_count(const ana_side_t *s, const char *sig, int *first, bool *one_config)
 {
     int n = 0;
     *first = -1;
-    for (int g = 0; g < s->ngroups; g++)
-        if (strcmp(s->sig[g], sig) == 0 && n++ == 0) *first = g;
+    *one_config = true;
+    for (int g = 0; g < s->ngroups; g++) {
+        if (strcmp(s->sig[g], sig) != 0) continue;
+        if (n++ == 0) *first = g;
+        else *one_config &= s->config[g] && s->config[*first] &&
+                            strcmp(s->config[g], s->config[*first]) == 0;
+    }
     return n;
 }
 
@@ -270,14 +302,16 @@ static char *nearest_diff(const ana_config_t *b, const ana_side_t *cand, const a
 static ana_pair_t pair_one(const ana_pairing_t *p, int g, const ana_match_t *m)
 {
     int first, unused;
+    bool one_c, one_b;
     ana_pair_t r = {.base = g, .cand = -1};
-    r.ncand = side_count(&p->cand, p->base.sig[g], &first);
-    r.nbase = side_count(&p->base, p->base.sig[g], &unused);
+    r.ncand = side_count(&p->cand, p->base.sig[g], &first, &one_c);
+    r.nbase = side_count(&p->base, p->base.sig[g], &unused, &one_b);
     if (r.ncand == 0) {
         r.kind = ANA_UNPAIRED;
         r.differs = nearest_diff(&p->base.flat[g], &p->cand, m);
     } else if (r.nbase > 1 || r.ncand > 1) {
         r.kind = ANA_AMBIGUOUS_PAIR;
+        r.by_build = one_b && one_c;
     } else {
         r.kind = ANA_PAIRED, r.cand = first;
     }
@@ -294,8 +328,10 @@ int ana_pair_runs(const ana_pair_run_t *base, int nb, const ana_pair_run_t *cand
     p->npairs = p->base.ngroups;
     p->pair = sgd_xcalloc((size_t)p->npairs + 1, sizeof *p->pair);
     for (int g = 0; g < p->npairs; g++) p->pair[g] = pair_one(p, g, m);
-    for (int g = 0, unused; g < p->cand.ngroups; g++)
-        if (side_count(&p->base, p->cand.sig[g], &unused) == 0) p->nnew++;
+    for (int g = 0, unused; g < p->cand.ngroups; g++) {
+        bool one;
+        if (side_count(&p->base, p->cand.sig[g], &unused, &one) == 0) p->nnew++;
+    }
     return 0;
 }
 
@@ -306,6 +342,25 @@ void ana_pairing_free(ana_pairing_t *p)
     side_free(&p->base);
     side_free(&p->cand);
     *p = (ana_pairing_t){0};
+}
+
+bool ana_pair_kernel_only(const ana_pairing_t *p, const ana_pair_t *pair)
+{
+    if (pair->kind != ANA_PAIRED) return false;
+    const ana_config_t *a = &p->base.flat[pair->base], *b = &p->cand.flat[pair->cand];
+    if (strcmp(p->base.build[pair->base], p->cand.build[pair->cand]) != 0 ||
+        p->base.nbuilds[pair->base] > 1 || p->cand.nbuilds[pair->cand] > 1 || a->n != b->n)
+        return false;
+    bool kernel = false;
+    for (int i = 0; i < a->n; i++) {
+        const char *k = a->kv[i].key, *vb = ana_config_get(b, k);
+        if (strcmp(a->kv[i].value, vb) == 0 || !ana_key_changes_results(k) ||
+            strcmp(k, "seed") == 0)
+            continue;
+        if (strcmp(k, "numerics.blas_core") != 0) return false;
+        kernel = true;
+    }
+    return kernel;
 }
 
 /* ---- in words ------------------------------------------------------------------------- */

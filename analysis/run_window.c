@@ -3,6 +3,23 @@
 
 #include <math.h>
 
+/* The mean of v[0..n), summed newest first, of finite values whose plain sum overflows
+ * (1.5e308 and 1.5e308): the sum taken in a range scaled by a power of two, which changes
+ * no digit; NaN when one of them is not finite. */
+static double scaled_mean(const double *v, int n)
+{
+    double big = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i])) return NAN;
+        big = fmax(big, fabs(v[i]));
+    }
+    int e;
+    frexp(big, &e);
+    double scale = ldexp(1.0, e - 1), sum = 0;
+    for (int i = n - 1; i >= 0; i--) sum += v[i] / scale;
+    return sum / n * scale;
+}
+
 ana_window_t ana_window_of(const double *value, int n, int k)
 {
     ana_window_t w = {.final = NAN, .last_mean = NAN, .min = NAN, .max = NAN};
@@ -14,6 +31,7 @@ ana_window_t ana_window_of(const double *value, int n, int k)
     double sum = 0;
     for (int i = n - 1; i >= n - w.last_n; i--) sum += value[i];
     if (isfinite(sum)) w.last_mean = sum / w.last_n;
+    else if (!isnan(sum)) w.last_mean = scaled_mean(value + n - w.last_n, w.last_n);
     for (int i = 0; i < n; i++) {
         if (!isfinite(value[i])) continue;
         w.min = isnan(w.min) ? value[i] : fmin(w.min, value[i]);

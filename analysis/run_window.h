@@ -13,8 +13,10 @@
 typedef struct ana_window {
     double final;     /* the last row's value; NaN without rows or when it is not finite */
     double last_mean; /* mean of the last k rows (of all rows when there are fewer), summed
-                         from the newest row back; NaN without rows or when one of them is
-                         not finite: a window that contains a divergence has no mean */
+                         from the newest row back (in a range scaled by a power of two when
+                         the plain sum of finite values overflows); NaN without rows or when
+                         one of them is not finite: a window that contains a divergence has
+                         no mean */
     int last_n;       /* the rows in that window: min(k, n) */
     double min, max;  /* over the finite values; NaN when there is none */
 } ana_window_t;

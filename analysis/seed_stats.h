@@ -20,6 +20,11 @@
  *               variances are 0, t is 0 (p = 1) for equal means and +-inf (p = 0) for
  *               different ones, and df = n_a + n_b - 2.
  * Values are taken as given: callers leave out non-finite ones (a diverged run's NaN).
+ * Finite values near the largest double (1.5e308) are summed in a range scaled by a power
+ * of two, so a mean or sd that exists is found; where a result does not exist in double
+ * precision (a difference of means beyond 1.8e308) the statistic is NaN and the test says
+ * so (p NaN) rather than failing.  GSL is never called with an argument outside its
+ * domain (NaN, df <= 0), so its error handler is never reached from here.
  * Pure functions on caller-owned arrays; nothing is allocated. */
 #ifndef SGDSIM_ANALYSIS_SEED_STATS_H
 #define SGDSIM_ANALYSIS_SEED_STATS_H
@@ -43,13 +48,25 @@ double ana_mean(const double *x, int n);
 /* The unbiased variance (n - 1 in the denominator); 0 for fewer than two values. */
 double ana_sample_var(const double *x, int n);
 
+/* sqrt(ana_sample_var), also where the variance itself overflows but the sd does not. */
+double ana_sample_sd(const double *x, int n);
+
+/* Student's t quantile: the t with P(T <= t) = p for df degrees of freedom (real); NaN
+ * unless 0 < p < 1 and df > 0.  Beyond 1e7 degrees of freedom, the normal's. */
+double ana_t_quantile(double p, double df);
+
+/* P(T > t) for df > 0 degrees of freedom; NaN for a NaN t or df <= 0. */
+double ana_t_upper(double t, double df);
+
 /* mean, sd, min, max and the 95% interval of x[0..n). */
 ana_summary_t ana_summarize(const double *x, int n);
 
-/* P(|T| >= |t|) for Student's t with df > 0 (real) degrees of freedom; 0 for t = +-inf. */
+/* P(|T| >= |t|) for Student's t with df > 0 (real) degrees of freedom; 0 for t = +-inf;
+ * NaN for a NaN t or df <= 0 (no test). */
 double ana_t_two_sided_p(double t, double df);
 
-/* Welch's test into *w; -1 (w untouched) when either side has fewer than 2 values. */
+/* Welch's test into *w; -1 (w untouched) when either side has fewer than 2 values; t, df
+ * and p NaN when the values are beyond double precision's range. */
 int ana_welch(const double *a, int na, const double *b, int nb, ana_welch_t *w);
 
 #endif

@@ -21,7 +21,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim export DB --csv DIR\n\n"
                "Writes each table (runs, metrics, traffic, staleness, version_age, tags,\n"
-               "artifacts) and view (run_summary, finished_runs, params, final_metrics,\n"
+               "artifacts, client_labels) and view (run_summary, finished_runs, params, final_metrics,\n"
                "final_metrics_long) of the results database DB to DIR/<name>.csv (DIR is\n"
                "created if missing; files are replaced whole).  In a name, every byte but\n"
                "A-Z a-z 0-9 _ - is written as %%XX, so a file never leaves DIR.  A file that\n"
@@ -256,7 +256,8 @@ int cli_export_main(int argc, char **argv)
     sgd_err_t err = {{0}};
     rdb_t *db;
     if (rdb_open_readonly(a.db_path, &db, &err)) return cli_bad_input("export: %s", err.msg);
-    rc = export_all(db, &a);
+    if (rdb_dump_check_schema(db, &err)) rc = cli_bad_input("export: %s", err.msg);
+    else rc = export_all(db, &a);
     rdb_close(db);
     return rc;
 }

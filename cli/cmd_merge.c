@@ -15,7 +15,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sgdsim merge OUT.db IN.db...\n\n"
                "Copies every run that has ended (complete, diverged, failed) of each IN database,\n"
-               "with its metrics, traffic, staleness, version_age, tags and artifacts, into\n"
+               "with its metrics, traffic, staleness, version_age, tags, artifacts and\n"
+               "client_labels, into\n"
                "OUT (created if missing).  Runs OUT already holds (same run_key, host, start\n"
                "time and digest) and runs still 'running' in IN are skipped, so merging twice\n"
                "changes nothing.  IN may have this sgdsim's schema version or an older one\n"

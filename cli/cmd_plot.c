@@ -153,10 +153,7 @@ static int check_band(const plot_ctx_t *c, const plot_data_t *d)
             rc = cli_bad_input("plot: --band %s: the runs of series \"%s\" differ by more "
                                "than their seed; add the key that tells them apart to --by "
                                "or narrow them with --where", band, shown);
-        else if (ser->dup)
-            rc = cli_bad_input("plot: --band %s: series \"%s\" has two runs with seed %lld "
-                               "(the same configuration run twice); leave one out with "
-                               "--where id!=ID", band, shown, (long long)ser->dup_seed);
+
         free(shown);
         if (rc) return rc;
         if (ser->nruns > most) most = ser->nruns;
@@ -213,7 +210,7 @@ static int check_clock(const plot_data_t *d)
 static char *mixed_series_name(const plot_ctx_t *c, const plot_data_t *d)
 {
     int s = 0;
-    while (s < d->nseries - 1 && !d->series[s].mixed) s++;
+    while (s < d->nseries - 1 && !d->series[s].mixed && !d->series[s].builds_differ) s++;
     size_t len = 1;
     for (int k = 0; k < c->q.nkeys && d->nseries; k++)
         len += strlen(c->q.keys[k]) + strlen(d->series[s].values[k]) + 2;
@@ -229,15 +226,37 @@ static char *mixed_series_name(const plot_ctx_t *c, const plot_data_t *d)
     return shown;
 }
 
-/* Series whose runs differ in more than their seed (analysis/series.h): with --band or
- * --pool exit 2 naming the keys; otherwise the runs are read again split by those keys too,
- * which the legend names, and stderr says so (once per split, also when following). */
+/* The keys that tell apart runs of one series that differ in more than their seed
+ * (analysis/series.h), and git_rev when runs of one series come from several builds (never
+ * averaged, unless --pool-builds); the runs another run of their seed stands in for are
+ * left out.  *split: malloc'ed keys (ana_series_keys_free). */
+static int split_keys(const plot_ctx_t *c, const plot_data_t *d, char ***split)
+{
+    const char **cfg = sgd_xcalloc((size_t)d->nruns + 1, sizeof *cfg);
+    int *ser = sgd_xcalloc((size_t)d->nruns + 1, sizeof *ser), n = 0;
+    for (int r = 0; r < d->nruns; r++)
+        if (d->run_series[r] >= 0) cfg[n] = d->run_config[r], ser[n++] = d->run_series[r];
+    int nsplit = ana_series_split_keys(cfg, ser, n, split);
+    free(cfg), free(ser);
+    bool builds = false, there = false;
+    for (int s = 0; s < d->nseries && !c->q.pool_builds; s++) builds |= d->series[s].builds_differ;
+    for (int k = 0; k < c->q.nkeys; k++) there |= strcmp(c->q.keys[k], "git_rev") == 0;
+    if (builds && !there) {
+        *split = sgd_xrealloc(*split, (size_t)(nsplit + 1) * sizeof **split);
+        (*split)[nsplit++] = sgd_xstrdup("git_rev");
+    }
+    return nsplit;
+}
+
+/* Series whose runs differ in more than their seed, or come from several builds: with
+ * --band or --pool exit 2 naming the keys; otherwise the runs are read again split by those
+ * keys too, which the legend names, and stderr says so (once per split, also when
+ * following). */
 static int split_series(rdb_t *db, plot_ctx_t *c, plot_data_t *d, const char *const **keys,
                         int *nkeys, sgd_err_t *err)
 {
     char **split = NULL;
-    int nsplit = ana_series_split_keys((const char *const *)d->run_config, d->run_series,
-                                       d->nruns, &split);
+    int nsplit = split_keys(c, d, &split);
     if (!nsplit) return SGD_EXIT_OK;
     char *names = ana_keys_join(split, nsplit, ", "), *by = ana_keys_join(split, nsplit, ",");
     const char *opt = c->a->band ? "--band" : "--pool";
@@ -251,15 +270,17 @@ static int split_series(rdb_t *db, plot_ctx_t *c, plot_data_t *d, const char *co
                              "narrow them with --where", opt, *shown ? " " : "", shown,
                              names, by)
              : cli_bad_input("plot: %s%s%s: the runs of series \"%s\" differ by more than "
-                             "their seed, in %s; add %s to --by, or narrow them with --where",
-                             opt, *shown ? " " : "", shown, series, names, by);
+                             "their seed, in %s; add %s to --by, or narrow them with --where%s",
+                             opt, *shown ? " " : "", shown, series, names, by,
+                             strstr(names, "git_rev") ? " (git_rev: runs of several builds, "
+                                                        "which --pool-builds pools)" : "");
         free(series);
     } else {
         if (!c->split_told || strcmp(c->split_told, names) != 0)
             fprintf(stderr, "plot: series split by %s: their runs differ in more than the "
-                    "seed, and runs of different configurations are never averaged (name "
-                    "the keys in --by to order the legend, or narrow the runs with --where)\n",
-                    names);
+                    "seed, and runs of different configurations or builds are never averaged "
+                    "(name the keys in --by to order the legend, narrow the runs with --where, "
+                    "or pool builds with --pool-builds)\n", names);
         free(c->split_told);
         c->split_told = sgd_xstrdup(names);
         const char **all = sgd_xcalloc((size_t)(c->q.nkeys + nsplit) + 1, sizeof *all);
@@ -385,7 +406,8 @@ static plot_figure_t figure_of(const plot_args_t *a)
                            .vtime = strcmp(a->x, "vtime") == 0, .title = a->title,
                            .xlabel = a->xlabel, .ylabel = a->ylabel,
                            .legend_title = a->legend_title, .logx = a->logx, .logy = a->logy,
-                           .key_place = a->key_place, .xrange = a->xrange, .yrange = a->yrange,
+                           .key_place = a->key_place, .share = a->share,
+                           .xrange = a->xrange, .yrange = a->yrange,
                            .width = a->width, .height = a->height, .color_key = -1,
                            .dash_key = -1, .facet_key = -1, .facet_name = a->facet};
 }
@@ -409,7 +431,7 @@ static int plot_db(rdb_t *db, const plot_args_t *a, int64_t **runs, int *nruns)
                            "query or export");
     c.q = (plot_query_t){.metric = a->y, .keys = keys, .nkeys = nkeys,
                          .sel = {where.conds, where.n, a->follow}, .band = a->band_kind,
-                         .pool = a->pool,
+                         .pool = a->pool, .pool_builds = a->pool_builds,
                          .vtime = strcmp(a->x, "vtime") == 0, .logx = a->logx, .logy = a->logy};
     int nrunning;
     if (!rc) rc = a->follow ? follow(db, &c) : render(db, &c, &nrunning);

@@ -47,7 +47,7 @@ static void table_cell_of(cli_table_t *t, int row, int col, sqlite3_stmt *st, in
     switch (sqlite3_column_type(st, i)) {
     case SQLITE_NULL: cli_table_text(t, row, col, NULL); break;
     case SQLITE_INTEGER: cli_table_int(t, row, col, sqlite3_column_int64(st, i)); break;
-    case SQLITE_FLOAT: cli_table_real(t, row, col, sqlite3_column_double(st, i)); break;
+    case SQLITE_FLOAT: cli_table_stored_real(t, row, col, sqlite3_column_double(st, i)); break;
     case SQLITE_BLOB: {
         char buf[64];
         int bytes = sqlite3_column_bytes(st, i);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "analysis/clock.h"
+#include "analysis/verdict.h"
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/report_html.h"
@@ -43,13 +44,16 @@ static void usage(FILE *f)
                "       sgdsim report DB --json [--last K] [--updates N] [--at U,...]\n"
                "       sgdsim report DB --welch A B [--metric NAME] [--last K | --final]\n"
                "                     [--updates N] [--json]\n"
-               "       sgdsim report DB... --html FILE\n\n"
+               "       sgdsim report DB... --html FILE [--match-on KEYS | --ignore KEYS]\n"
+               "       (each form also takes --pool-builds)\n\n"
                "Prints every run of the results database DB (seed, status, updates, virtual\n"
                "time, final val_error, staleness; within 100 columns, long names cut) and,\n"
                "per scenario swept over several configurations, pivot tables of final\n"
                "val_error, virtual time and scaling efficiency by the swept keys (e.g.\n"
                "cluster.workers x algorithm.name): each cell the mean +- std over the runs\n"
-               "that differ only by seed, and their number.\n"
+               "that differ only by seed (each seed once), and their number. Runs of one\n"
+               "configuration made by different builds (runs.git_rev) are never averaged:\n"
+               "the build is then an axis of the tables.\n"
                "  --wide       the per-run table with every final metric, the run key and\n"
                "               traffic, nothing cut\n"
                "  --json       instead of the tables, per scenario its axes and per\n"
@@ -59,7 +63,7 @@ static void usage(FILE *f)
                "               metric's final value, mean of its last K rows, min and max, of\n"
                "               staleness (mean, max, p50/p90/p99) and traffic, and each run's\n"
                "               own values, as JSON numbers\n"
-               "  --last K     rows averaged at each curve's end (default 10)\n"
+               "  --last K     rows averaged at each curve's end (default 10, as compare)\n"
                "  --updates N  only runs whose configuration has stop.updates = N\n"
                "  --at U,...   also each metric's value at these updates (--json)\n"
                "  --welch A B  Welch's t test of mean(A) - mean(B) over the seeds, A and B\n"
@@ -71,7 +75,13 @@ static void usage(FILE *f)
                "  --html FILE  instead, the results browser's page for the databases DB...\n"
                "               (with two: the first the baseline, with compare's verdicts):\n"
                "               one self-contained HTML file that opens offline (sgdsim\n"
-               "               serve: live)\n\n"
+               "               serve: live); each baseline configuration and the candidate\n"
+               "               one paired with it share a colour (the candidate dashed)\n"
+               "  --match-on KEYS, --ignore KEYS  with two databases and --html: how the\n"
+               "               configurations pair, as for sgdsim compare\n"
+               "  --pool-builds  a configuration's runs of several builds form one sample\n"
+               "               (each seed once: its latest run), and the output says so;\n"
+               "               by default runs of different builds are never pooled\n\n"
                "exit codes: 0 ok, 2 bad input (not a results database)\n");
 }
 
@@ -280,6 +290,8 @@ typedef struct report_args {
     rep_opts_t opts;    /* --at U,... goes straight here */
     bool has_at;
     const char *html;   /* --html FILE: the results browser's page (cli/report_html.c) */
+    cli_list_t match_on, ignore; /* --match-on, --ignore: the A/B view of two databases */
+    bool pool_builds;   /* --pool-builds */
     cli_args_t pos;     /* DB... (several only with --html; settings after DB with --welch) */
 } report_args_t;
 
@@ -322,6 +334,11 @@ static const cli_opt_t report_opts[] = {
     {.name = "--at", .kind = CLI_ARG_CUSTOM, .parse = opt_at},
     {.name = "--html", .kind = CLI_ARG_STRING, .off = offsetof(report_args_t, html),
      .metavar = "FILE"},
+    {.name = "--match-on", .kind = CLI_ARG_LIST, .off = offsetof(report_args_t, match_on),
+     .metavar = "KEYS"},
+    {.name = "--ignore", .kind = CLI_ARG_LIST, .off = offsetof(report_args_t, ignore),
+     .metavar = "KEYS"},
+    {.name = "--pool-builds", .kind = CLI_ARG_FLAG, .off = offsetof(report_args_t, pool_builds)},
     {.name = NULL},
 };
 
@@ -340,6 +357,10 @@ static int check_report_args(const report_args_t *a, int npos)
         return cli_bad_input("report: %s only with --welch", a->metric ? "--metric" : "--final");
     if (a->final && a->last) return cli_bad_input("report: --last and --final exclude each other");
     if (a->welch && a->has_at) return cli_bad_input("report: --at only with --json");
+    if (a->match_on.n || a->ignore.n)
+        return cli_bad_input("report: %s only with two databases and --html FILE (the A/B "
+                             "view; compare takes it too)", a->match_on.n ? "--match-on"
+                                                                          : "--ignore");
     if (!a->welch && !a->json && (a->last || a->updates || a->has_at))
         return cli_bad_input("report: %s only with --json or --welch",
                              a->last ? "--last" : a->updates ? "--updates" : "--at");
@@ -352,6 +373,10 @@ static int check_html_args(const report_args_t *a)
     if (a->welch || a->metric || a->final || a->last || a->updates || a->has_at)
         return cli_bad_input("report: --html writes the whole page; it takes none of --welch, "
                              "--metric, --final, --last, --updates, --at");
+    if ((a->match_on.n || a->ignore.n) && a->pos.npos != 2)
+        return cli_bad_input("report: %s pairs the configurations of two databases: give "
+                             "exactly two with --html", a->match_on.n ? "--match-on"
+                                                                      : "--ignore");
     return report_html_check_args(a->html, a->pos.npos, a->json, a->wide);
 }
 
@@ -378,7 +403,8 @@ static int parse_report_args(int argc, char **argv, report_args_t *a, bool *help
         if (rc == 0 && a->html) rc = check_html_args(a);
         else if (rc == 0) rc = check_report_args(a, a->pos.npos);
     }
-    a->opts.last_k = a->last ? (int)a->last : 10;
+    a->opts.last_k = a->last ? (int)a->last : ANA_LAST_DEFAULT;
+    a->opts.pool_builds = a->pool_builds;
     a->opts.has_updates = a->updates > 0;
     a->opts.updates = (int64_t)a->updates;
     return rc;
@@ -390,7 +416,10 @@ int cli_report_main(int argc, char **argv)
     bool help;
     int rc = parse_report_args(argc, argv, &a, &help);
     if (rc || help || a.html) {
-        if (rc == 0 && !help) rc = report_html(a.pos.pos, a.pos.npos, a.html);
+        if (rc == 0 && !help)
+            rc = report_html(a.pos.pos, a.pos.npos, a.html, &a.match_on, &a.ignore,
+                             a.pool_builds);
+        cli_list_free(&a.match_on), cli_list_free(&a.ignore);
         cli_args_free(&a.pos);
         return rc;
     }
@@ -398,6 +427,7 @@ int cli_report_main(int argc, char **argv)
     rdb_t *db;
     if (rdb_open_readonly(a.db_path, &db, &err)) {
         rc = cli_bad_input("report: %s", err.msg);
+        cli_list_free(&a.match_on), cli_list_free(&a.ignore);
         cli_args_free(&a.pos);
         return rc;
     }
@@ -409,9 +439,10 @@ int cli_report_main(int argc, char **argv)
         rc = report_json(db, a.db_path, &a.opts);
     } else {
         rc = report_runs(db, a.db_path, a.wide);
-        if (rc == SGD_EXIT_OK) rc = report_sweeps(db);
+        if (rc == SGD_EXIT_OK) rc = report_sweeps(db, a.pool_builds);
     }
     rdb_close(db);
+    cli_list_free(&a.match_on), cli_list_free(&a.ignore);
     cli_args_free(&a.pos); /* a.db_path and the settings point into it */
     return rc;
 }

@@ -6,7 +6,6 @@
  * file and leaves an existing one untouched; the run's row is marked complete together
  * with its last rows in one transaction. */
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -18,16 +17,17 @@
 #include <cJSON.h>
 
 #include "algorithms/alg.h"
+#include "analysis/clock.h"
 #include "cli/cli.h"
 #include "cli/cmd_run_ckpt.h"
 #include "cli/outpath.h"
+#include "cli/run_signals.h"
+#include "cli/trace_args.h"
 #include "cli/text.h"
-#include "common/number.h"
 #include "config/scenario.h"
 #include "results/rdb.h"
 #include "results/rdb_meta.h"
 #include "results/rdb_read.h"
-#include "sim/dist.h"
 
 typedef struct run_sink {
     rdb_t *db;
@@ -91,7 +91,9 @@ static int sink_metric(void *arg, int64_t update, int64_t vtime_ns, const char *
     if (strcmp(name, "val_error") == 0) r->final_val_error = value, r->have_val = true;
     else if (strcmp(name, "val_loss") == 0) r->final_val_loss = value;
     else if (strcmp(name, "train_loss") == 0) r->final_train_loss = value;
-    return rdb_metric(r->db, r->run_id, update, vtime_ns, name, value, err);
+    if (rdb_metric(r->db, r->run_id, update, vtime_ns, name, value, err)) return -1;
+    run_ckpt_count_row(r->ckpt, update);
+    return 0;
 }
 
 static int sink_traffic(void *arg, const char *kind, uint64_t sent_msgs, uint64_t sent_bytes,
@@ -106,6 +108,12 @@ static int sink_staleness(void *arg, int64_t tau, int64_t count, sgd_err_t *err)
 {
     run_sink_t *r = arg;
     return rdb_staleness(r->db, r->run_id, tau, count, err);
+}
+
+static int sink_client_labels(void *arg, int64_t client, int label, int64_t count, sgd_err_t *err)
+{
+    run_sink_t *r = arg;
+    return rdb_client_labels(r->db, r->run_id, client, label, count, err);
 }
 
 static int sink_version_age(void *arg, int64_t age, int64_t count, sgd_err_t *err)
@@ -146,22 +154,6 @@ static void sink_progress(void *arg, int64_t update, int64_t vtime_ns, double lo
             (long long)update, (long long)r->scn->stop_updates, (double)vtime_ns * 1e-9, loss,
             wall > 0 ? (double)events / wall : 0.0, eta);
     fflush(stderr);
-}
-
-/* Ctrl-C or a polite kill: finish the current update and store the run as failed, with
- * its rows, instead of leaving it "running".  A second signal kills at once. */
-static void on_signal(int sig)
-{
-    alg_request_interrupt();
-    signal(sig, SIG_DFL);
-}
-
-/* SIGTERM or SIGUSR1 with --checkpoint: write a checkpoint at the next update boundary and
- * stop (what a scheduler sends before it preempts a job).  A second signal kills at once. */
-static void on_preempt(int sig)
-{
-    alg_request_checkpoint_exit();
-    signal(sig, SIG_DFL);
 }
 
 static const char *status_name(alg_status_t s)
@@ -223,13 +215,15 @@ static void usage(FILE *f)
             "  --checkpoint-every DURATION  ... every DURATION of wall time (90s, 10m, 2h);\n"
             "                        it decides only when, never what the run computes\n"
             "  --checkpoint-every-updates N  ... after every N-th update\n"
-            "  --checkpoint-exit-at N  write one after update N and exit 75\n"
+            "  --checkpoint-exit-at N  write one after update N and exit 75 (with --resume: an\n"
+            "                        update after the checkpoint's)\n"
             "  --resume FILE         continue the run FILE was written by, in the same --db,\n"
             "                        with the same scenario and options: the same bits as a\n"
             "                        run never interrupted (checkpoints go on to FILE unless\n"
             "                        --checkpoint says otherwise)\n\n"
             "exit codes: 0 complete, 1 failed, 2 bad input, 3 diverged (NaN/Inf),\n"
-            "            75 stopped with a checkpoint (resume it with --resume)\n");
+            "            75 stopped with a checkpoint (resume it with --resume), or stopped\n"
+            "               by a signal while starting, with nothing written (run it again)\n");
 }
 
 /* How many times the end of a run is written before giving up: the first time with its own
@@ -266,67 +260,12 @@ static const char *end_run(rdb_t *db, int64_t run_id, const rdb_run_end_t *end)
 /* run's own options: where and what of the event timeline to write, the axes of the sweep
  * the run is a point of, and --progress-fd. */
 typedef struct run_args {
+    cli_trace_args_t trace;  /* first: the target of its options' parsers (trace_args.h) */
     const char *path;        /* --trace FILE, or NULL */
-    const char *needs_trace; /* the last --trace-* option given, which needs --trace */
-    sim_trace_opts_t opts;
     const char *sweep_axes;  /* --sweep-axes KEY,...: set by `sgdsim sweep`; or NULL */
     uint64_t progress_fd;    /* --progress-fd N, 0 = none */
     run_ckpt_t ckpt;         /* --checkpoint*, --resume */
 } run_args_t;
-
-/* Parses "T0:T1" in seconds of virtual time (plain decimals; either side may be empty)
- * into a trace window. */
-static int parse_window(const char *v, sim_trace_opts_t *o)
-{
-    const char *colon = strchr(v, ':');
-    if (!colon || (size_t)(colon - v) >= 64) return -1;
-    char first[64];
-    memcpy(first, v, (size_t)(colon - v));
-    first[colon - v] = '\0';
-    double t0 = 0, t1 = INFINITY;
-    if (first[0] && !sgd_parse_decimal(first, &t0)) return -1;
-    if (colon[1] && !sgd_parse_decimal(colon + 1, &t1)) return -1;
-    if (!(t0 >= 0) || !(t1 >= t0) || t0 > SIM_VTIME_MAX_S) return -1;
-    o->t0_ns = sim_seconds_to_ns(t0);
-    o->t1_ns = t1 > SIM_VTIME_MAX_S ? INT64_MAX : sim_seconds_to_ns(t1);
-    return 0;
-}
-
-/* --trace-window T0:T1 */
-static bool opt_window(void *target, const char *opt, const char *v, char *msg, size_t size)
-{
-    run_args_t *t = target;
-    t->needs_trace = opt;
-    if (parse_window(v, &t->opts) == 0) return true;
-    snprintf(msg, size, "%s %s: expected T0:T1 in seconds of virtual time, 0 <= T0 <= T1 "
-             "(e.g. 0.5:0.6)", opt, v);
-    return false;
-}
-
-/* --trace-max-events N */
-static bool opt_max_events(void *target, const char *opt, const char *v, char *msg,
-                           size_t size)
-{
-    run_args_t *t = target;
-    t->needs_trace = opt;
-    if (cli_parse_u64(v, &t->opts.max_events)) return true;
-    snprintf(msg, size, "%s %s: expected a number of events >= 0", opt, v);
-    return false;
-}
-
-/* --trace-level step|message */
-static bool opt_level(void *target, const char *opt, const char *v, char *msg, size_t size)
-{
-    run_args_t *t = target;
-    t->needs_trace = opt;
-    if (strcmp(v, "step") == 0) t->opts.level = SIM_TRACE_LEVEL_STEP;
-    else if (strcmp(v, "message") == 0) t->opts.level = SIM_TRACE_LEVEL_MESSAGE;
-    else {
-        snprintf(msg, size, "%s %s: expected step or message", opt, v);
-        return false;
-    }
-    return true;
-}
 
 /* --checkpoint-every DURATION */
 static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *msg,
@@ -338,9 +277,9 @@ static bool opt_ckpt_every(void *target, const char *opt, const char *v, char *m
 
 static const cli_opt_t trace_opts[] = {
     {.name = "--trace", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, path)},
-    {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = opt_window},
-    {.name = "--trace-max-events", .kind = CLI_ARG_CUSTOM, .parse = opt_max_events},
-    {.name = "--trace-level", .kind = CLI_ARG_CUSTOM, .parse = opt_level},
+    {.name = "--trace-window", .kind = CLI_ARG_CUSTOM, .parse = cli_trace_opt_window},
+    {.name = "--trace-max-events", .kind = CLI_ARG_CUSTOM, .parse = cli_trace_opt_max_events},
+    {.name = "--trace-level", .kind = CLI_ARG_CUSTOM, .parse = cli_trace_opt_level},
     {.name = "--sweep-axes", .kind = CLI_ARG_STRING, .off = offsetof(run_args_t, sweep_axes),
      .metavar = "KEY,..."},
     {.name = "--progress-fd", .kind = CLI_ARG_U64, .off = offsetof(run_args_t, progress_fd),
@@ -364,14 +303,14 @@ static const cli_opt_t trace_opts[] = {
  * message (with --help: 0 and o->help, after the usage text). */
 static int parse_run_args(int argc, char **argv, cli_opts_t *o, run_args_t *t)
 {
-    *t = (run_args_t){.opts = {.t0_ns = 0, .t1_ns = INT64_MAX, .max_events = 1000000}};
+    *t = (run_args_t){.trace = cli_trace_args_default()};
     cli_opt_set_t extra = {trace_opts, t, 0};
     int rc = cli_parse_opts("run", argc, argv,
                             CLI_OPT_DB | CLI_OPT_SEED | CLI_OPT_QUIET | CLI_OPT_BACKEND |
                                 CLI_OPT_NUMERICS | CLI_OPT_TAG, &extra, o);
     if (rc == 0 && o->help) usage(stdout);
-    if (rc == 0 && !o->help && t->needs_trace && !t->path)
-        rc = cli_bad_input("run: %s: only valid with --trace FILE", t->needs_trace);
+    if (rc == 0 && !o->help && t->trace.needs_trace && !t->path)
+        rc = cli_bad_input("run: %s: only valid with --trace FILE", t->trace.needs_trace);
     if (rc == 0 && !o->help) rc = run_ckpt_check_args(&t->ckpt);
     return rc;
 }
@@ -457,21 +396,46 @@ static int run_prepare(run_state_t *st)
     return 0;
 }
 
-/* --db, --trace and --progress-fd must reach none of the run's inputs (the scenario, its
- * data files, the database and its companions), checked before anything is written. */
+/* --db, --trace, --checkpoint and --progress-fd must reach none of the run's inputs (the
+ * scenario, its data files, the checkpoint given with --resume, the database and its
+ * companions), and --trace and --progress-fd not the checkpoint either; checked before
+ * anything is written.  The checkpoint may be the --resume file: it goes on there. */
 static int check_outputs(const run_args_t *t, const run_state_t *st, bool db_given)
 {
-    sgd_outpath_input_t in[CLI_OUTPATH_SCENARIO_MAX + 1];
+    sgd_outpath_input_t in[CLI_OUTPATH_SCENARIO_MAX + 3], ck[CLI_OUTPATH_SCENARIO_MAX + 1];
     size_t n = cli_outpath_scenario_inputs(st->s.path, &st->s, in);
+    memcpy(ck, in, n * sizeof *in);
+    size_t nck = n;
+    const char *resume = st->ckpt.resume;
+    if (resume) in[n++] = (sgd_outpath_input_t){resume, "the checkpoint given with --resume", false};
     const char *db_opt = db_given ? "--db" : "the default --db";
     int rc = cli_outpath_refuse("run", db_opt, st->db_path, true, in, n);
-    in[n++] = (sgd_outpath_input_t){st->db_path, "the results database given with --db", true};
-    if (!rc && t->path) rc = cli_outpath_refuse("run", "--trace", t->path, false, in, n);
+    in[n++] = ck[nck++] =
+        (sgd_outpath_input_t){st->db_path, "the results database given with --db", true};
     if (!rc && st->ckpt.path)
-        rc = cli_outpath_refuse("run", "--checkpoint", st->ckpt.path, false, in, n);
+        rc = cli_outpath_refuse("run", "--checkpoint", st->ckpt.path, false, ck, nck);
+    if (st->ckpt.path && st->ckpt.path != resume)
+        in[n++] = (sgd_outpath_input_t){st->ckpt.path, "the checkpoint file given with "
+                                                       "--checkpoint", false};
+    if (!rc && t->path) rc = cli_outpath_refuse("run", "--trace", t->path, false, in, n);
     if (!rc && st->r.progress_fd)
         rc = cli_outpath_refuse_fd("run", "--progress-fd", st->r.progress_fd, in, n);
     return rc;
+}
+
+/* A stop signal before the run began: nothing was written (no row, no checkpoint; the
+ * trace is discarded), so there is nothing to resume but the run itself, which is not
+ * failed: exit 75, "try again later", as a run stopped with a checkpoint. */
+static int stopped_before_start(const run_state_t *st)
+{
+    const char *sig = cli_run_signals_name(cli_run_signals_caught());
+    if (st->ckpt.resume)
+        fprintf(stderr, "sgdsim: run: stopped by %s before the run went on; %s and %s are as "
+                "they were (resume it again)\n", sig, st->db_path, st->ckpt.resume);
+    else
+        fprintf(stderr, "sgdsim: run: stopped by %s before the run began; nothing was "
+                "recorded (run it again)\n", sig);
+    return RUN_EXIT_CHECKPOINTED;
 }
 
 /* Loads the scenario (which may start the program again on another BLAS kernel, so before
@@ -501,17 +465,27 @@ static int run_open(const cli_opts_t *o, const run_args_t *t, int argc, char **a
     if (st->r.progress_fd && fcntl(st->r.progress_fd, F_GETFD) < 0)
         return cli_bad_input("run: --progress-fd %d: not an open file descriptor",
                              st->r.progress_fd);
-    if ((rc = check_outputs(t, st, o->db != NULL))) return rc;
+    if ((rc = check_outputs(t, st, o->db != NULL)) || (rc = run_ckpt_check_target(&st->ckpt)))
+        return rc;
+    /* A run is resumed in the database it began in: a --db that is not there is the wrong
+     * one, and is not created (with an empty schema) only to be refused. */
+    if (st->ckpt.resume && access(st->db_path, F_OK) != 0)
+        return cli_bad_input("run: --resume %s: %s %s: no such database (a run is resumed in "
+                             "the database it began in)", st->ckpt.resume,
+                             o->db ? "--db" : "the default --db", st->db_path);
     /* A reader that went away must not kill the run: the write fails, and that is all. */
     if (st->r.progress_fd) signal(SIGPIPE, SIG_IGN);
     if (gethostname(st->r.host, sizeof st->r.host) != 0)
         snprintf(st->r.host, sizeof st->r.host, "unknown");
     st->r.host[sizeof st->r.host - 1] = '\0';
-    if (t->path && sim_trace_open(t->path, &t->opts, &st->trace, &err))
+    if (t->path && sim_trace_open(t->path, &t->trace.opts, &st->trace, &err))
         return cli_bad_input("%s", err.msg);
     if ((rc = run_prepare(st)) != 0) return rc;
-    if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared)) != 0) return rc;
+    if ((rc = run_ckpt_prepare(&st->ckpt, &st->s, st->prepared, st->db_path)) != 0) return rc;
     run_ckpt_note_trace(&st->ckpt, st->trace);
+    /* Loading and building take time: a stop signal meanwhile leaves even the database
+     * unopened (cli/run_signals.h). */
+    if (cli_run_signals_caught()) return stopped_before_start(st);
     if (rdb_open(st->db_path, &st->r.db, &err)) return cli_bad_input("%s", err.msg);
     return 0;
 }
@@ -550,15 +524,21 @@ static int record_end(run_state_t *st, const alg_outcome_t *o, char *trace_err, 
            : strcmp(stored, "diverged") == 0 ? SGD_EXIT_DIVERGED : SGD_EXIT_FAILURE;
 }
 
-/* The summary on stdout (not with --quiet). */
+/* The summary on stdout (not with --quiet); a run without a clock (analysis/clock.h) says
+ * so where the virtual time would be, as report and show do. */
 static void print_summary(const run_state_t *st, const alg_outcome_t *o, const char *stored)
 {
     const run_sink_t *r = &st->r;
-    printf("run %lld: %s, %s, %lld worker%s, %lld update%s, %.3f s virtual time, %llu event%s "
+    char vtime[64];
+    if (ana_config_has_clock(st->s.resolved_json))
+        snprintf(vtime, sizeof vtime, "%.3f s virtual time", (double)o->vtime_ns * 1e-9);
+    else
+        snprintf(vtime, sizeof vtime, "%s", ANA_NO_CLOCK_TEXT);
+    printf("run %lld: %s, %s, %lld worker%s, %lld update%s, %s, %llu event%s "
            "(%.3g events/s)\n",
            (long long)r->run_id, stored ? stored : "running", st->s.algorithm,
            (long long)st->s.workers, st->s.workers == 1 ? "" : "s", (long long)o->updates,
-           o->updates == 1 ? "" : "s", (double)o->vtime_ns * 1e-9,
+           o->updates == 1 ? "" : "s", vtime,
            (unsigned long long)o->events, o->events == 1 ? "" : "s", o->events_per_s);
     if (o->grad_calls > 0)
         printf("gradients: %llu in %llu backend call%s\n", (unsigned long long)o->grads,
@@ -577,12 +557,13 @@ static int run_simulation(run_state_t *st, const cli_opts_t *opts, const run_arg
     sgd_err_t err = {{0}};
     alg_sink_t sink = {.ctx = &st->r, .begin = sink_begin, .metric = sink_metric,
                        .traffic = sink_traffic, .staleness = sink_staleness,
-                       .version_age = sink_version_age, .progress = sink_progress,
-                       .trace = st->trace};
-    bool ckpt = run_ckpt_wanted(&st->ckpt);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, ckpt ? on_preempt : on_signal);
-    signal(SIGUSR1, ckpt ? on_preempt : on_signal);
+                       .version_age = sink_version_age, .client_labels = sink_client_labels,
+                       .progress = sink_progress, .trace = st->trace};
+    /* The signals are caught since main(): one that came before the run's row exists
+     * stops it here, with nothing recorded.  From here on the runner takes it, at the next
+     * update (Ctrl-C: stored failed, with its rows; SIGTERM or SIGUSR1 with --checkpoint: a
+     * checkpoint, then exit 75). */
+    if (cli_run_signals_caught()) return stopped_before_start(st);
     run_ckpt_arm(&st->ckpt, st->prepared);
     alg_outcome_t o;
     if (alg_execute(st->prepared, &sink, &o, &err))

@@ -29,10 +29,14 @@ typedef struct run_ckpt {
     uint64_t every_updates;    /* --checkpoint-every-updates; 0 = none */
     uint64_t exit_at;          /* --checkpoint-exit-at; 0 = none */
     /* state */
+    const char *db_path;       /* --db, and this run's resolved configuration (both */
+    const char *now_json;      /* borrowed): what a refused --resume is compared with */
     sgd_ckpt_meta_t meta;      /* this run's header (run id and start set at begin) */
     sgd_ckpt_meta_t saved;     /* the header of the checkpoint resumed from */
     rdb_t *db;
     sgd_ckpt_writer_t *writer; /* writes the files in the background (common/ckpt_writer.h) */
+    int64_t rows, last_row;    /* the run's metric rows written so far and the largest
+                                  update index among them (-1: none), for the header */
 } run_ckpt_t;
 
 /* --checkpoint-every DURATION: "90", "90s", "10m", "2h" (a plain decimal and a unit). */
@@ -45,10 +49,18 @@ bool run_ckpt_wanted(const run_ckpt_t *c);
 /* After parsing: the options' combinations.  0, or the exit code after the message. */
 int run_ckpt_check_args(run_ckpt_t *c);
 
+/* Before the run is built: the file checkpoints go to can be written -- its directory
+ * exists and takes a new file (one is tried), and the file, if there, is a regular file or
+ * a device (written in place), not read-only -- so that a run does not learn it only at its
+ * first checkpoint, with its work done.  0, or exit 2 after the message. */
+int run_ckpt_check_target(const run_ckpt_t *c);
+
 /* After the run was prepared, before the database is opened: refuses an algorithm or
  * backend without checkpoints, and with --resume reads, checks and restores the checkpoint
- * (exit 2 naming the file and what differs).  0, or the exit code after the message. */
-int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run);
+ * (exit 2 naming the file and what differs: for another configuration, each key that
+ * differs from the configuration of the checkpoint's run in db_path, which is only read).
+ * 0, or the exit code after the message. */
+int run_ckpt_prepare(run_ckpt_t *c, const scn_t *s, alg_prepared_t *run, const char *db_path);
 
 /* With --resume, marks the run's trace (if any) as covering the resumed part only, saying
  * from which checkpoint (sim_trace_resumed). */
@@ -57,6 +69,10 @@ void run_ckpt_note_trace(const run_ckpt_t *c, sim_trace_t *t);
 /* The sink's begin: a new runs row, or (--resume) the checkpoint's run resumed in db. */
 int run_ckpt_begin(run_ckpt_t *c, rdb_t *db, const rdb_run_info_t *info, int64_t *run_id,
                    sgd_err_t *err);
+
+/* One metric row of the run, of `update`, was written (the sink's): counted for the next
+ * checkpoint's header, which says what the database must hold (ckpt_file.h). */
+void run_ckpt_count_row(run_ckpt_t *c, int64_t update);
 
 /* Makes the prepared run write checkpoints as the options say, once it has begun. */
 void run_ckpt_arm(run_ckpt_t *c, alg_prepared_t *run);

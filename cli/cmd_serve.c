@@ -1,7 +1,9 @@
-/* `sgdsim serve DB... [--port N] [--host ADDR] [--request-timeout S]`: the results browser's
- * page, live, over HTTP (web/server.h).  It listens on 127.0.0.1 unless --host names another
- * address or a host name, and warns when that is not a loopback address: anyone who can
- * reach it can read the study. */
+/* `sgdsim serve DB... [--port N] [--host ADDR] [--request-timeout S] [--match-on KEYS |
+ * --ignore KEYS] [--pool-builds]`: the results browser's page, live, over HTTP
+ * (web/server.h).  It listens on 127.0.0.1 unless --host names another address or a host
+ * name, and warns when that is not a loopback address: anyone who can reach it can read the
+ * study. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +15,8 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: sgdsim serve DB... [--port N] [--host ADDR] [--request-timeout S]\n\n"
+    fprintf(f, "usage: sgdsim serve DB... [--port N] [--host ADDR] [--request-timeout S]\n"
+               "                    [--match-on KEYS | --ignore KEYS] [--pool-builds]\n\n"
                "Serves the results browser's page of the databases DB... (read-only; with two,\n"
                "the first is the baseline and the page shows compare's verdicts) and keeps it\n"
                "live: rows that runs commit appear within a few seconds. Stop it with Ctrl-C.\n"
@@ -26,7 +29,10 @@ static void usage(FILE *f)
                "               from its connection or its previous answer, 1-3600 (default\n"
                "               %d); a slower one is cut, so slow clients cannot hold the\n"
                "               server's %d connections (a newcomer beyond them cuts the one\n"
-               "               that has waited longest for a request)\n\n"
+               "               that has waited longest for a request)\n"
+               "  --match-on KEYS, --ignore KEYS  with two databases: how configurations\n"
+               "               pair, as for sgdsim compare\n"
+               "  --pool-builds  a configuration's runs of several builds form one sample\n\n"
                "exit codes: 0 stopped by a signal, 2 bad input (not a results database, bad\n"
                "option, an address that cannot be bound)\n",
             WEB_REQUEST_TIMEOUT_S, WEB_MAX_CONNECTIONS);
@@ -35,6 +41,8 @@ static void usage(FILE *f)
 typedef struct serve_args {
     uint64_t port, request_timeout;
     const char *host;
+    cli_list_t match_on, ignore;
+    bool pool_builds;
     cli_args_t pos;
 } serve_args_t;
 
@@ -46,6 +54,11 @@ static const cli_opt_t serve_opts[] = {
     {.name = "--request-timeout", .kind = CLI_ARG_U64,
      .off = offsetof(serve_args_t, request_timeout), .lo = 1, .hi = 3600,
      .expect = "expected seconds, 1-3600", .metavar = "S"},
+    {.name = "--match-on", .kind = CLI_ARG_LIST, .off = offsetof(serve_args_t, match_on),
+     .metavar = "KEYS"},
+    {.name = "--ignore", .kind = CLI_ARG_LIST, .off = offsetof(serve_args_t, ignore),
+     .metavar = "KEYS"},
+    {.name = "--pool-builds", .kind = CLI_ARG_FLAG, .off = offsetof(serve_args_t, pool_builds)},
     {.name = NULL},
 };
 
@@ -73,15 +86,23 @@ int cli_serve_main(int argc, char **argv)
     else if (!loopback)
         fprintf(stderr, "sgdsim: serve: warning: listening on %s, which is not a loopback "
                         "address: anyone who can reach it can read these databases\n", a.host);
+    if (rc == 0 && !a.pos.help && (a.match_on.n || a.ignore.n) && a.pos.npos != 2)
+        rc = cli_bad_input("serve: %s pairs the configurations of two databases: give "
+                           "exactly two", a.match_on.n ? "--match-on" : "--ignore");
+    ana_match_t m = {{0}, {0}, false};
+    if (rc == 0 && !a.pos.help)
+        rc = report_html_match("serve", &a.match_on, &a.ignore, a.pool_builds, &m);
     if (rc == 0 && !a.pos.help) {
         sgd_err_t err = {{0}};
         web_server_opts_t o = {.paths = a.pos.pos, .npaths = a.pos.npos, .host = a.host,
                                .port = (uint16_t)a.port,
                                .request_timeout_s = (unsigned)a.request_timeout,
                                .generator = report_html_generator(),
-                               .dygraphs_dir = report_html_dygraphs_dir()};
+                               .dygraphs_dir = report_html_dygraphs_dir(), .match = &m};
         if (web_serve(&o, &err)) rc = cli_bad_input("serve: %s", err.msg);
     }
+    ana_keys_free(&m.match_on), ana_keys_free(&m.ignore);
+    cli_list_free(&a.match_on), cli_list_free(&a.ignore);
     cli_args_free(&a.pos);
     return rc;
 }

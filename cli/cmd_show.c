@@ -1,5 +1,6 @@
 /* `sgdsim show DB RUN`: everything the database holds about one run, as text sections (run,
- * configuration, final metrics, staleness, traffic, tags, artifacts).  The database is opened
+ * configuration, final metrics, staleness, traffic, tags, artifacts), ending with the
+ * command line that ran it.  The database is opened
  * read-only, in any schema this build knows (an older one simply has no tags or artifacts);
  * every statement comes from results/rdb_meta.h, read whole through results/rdb_rows.h.  A run
  * without a clock (analysis/clock.h) shows "no clock (uniform driver)" for its virtual time
@@ -22,8 +23,9 @@ static void usage(FILE *f)
                "Prints what the results database DB holds about one run: its record (status,\n"
                "times, digest, provenance), every configuration value (key = the params\n"
                "view's dotted path), each metric's final value, the staleness histogram's\n"
-               "summary, message traffic, tags and artifacts.  RUN is a run id, or a prefix\n"
-               "(at least 4 hex digits) of a run key: the latest run of that configuration.\n"
+               "summary, message traffic, tags and artifacts, and last the command line that\n"
+               "ran it.  RUN is a run id, or a prefix (at least 4 hex digits) of a run key:\n"
+               "the latest run of that configuration.\n"
                "DB is only read; databases of older sgdsim versions are read as they are.\n\n"
                "exit codes: 0 ok, 2 bad input (not a results database, unknown run)\n");
 }
@@ -36,22 +38,26 @@ static bool clockless_field(bool clock, const char *name)
 }
 
 /* runs.command_line, the recipe to run the run again (its words are shell-quoted as they
- * were written), shown escaped for the terminal; runs before schema 3 have none. */
-static void print_command_line(const rdb_cell_t *c)
+ * were written), shown escaped for the terminal; runs before schema 3 have none.  The last
+ * thing show prints, where a reader looks for it (and copies it from). */
+static void print_command_line(const char *command_line)
 {
-    if (!c || c->kind != RDB_CELL_TEXT) {
-        printf("command line: not recorded (a run written before schema 3)\n");
+    if (!command_line) {
+        printf("\ncommand line: not recorded (a run written before schema 3)\n");
         return;
     }
-    char *shown = cli_text_escape(c->text);
-    printf("command line:\n  %s\n", shown);
+    char *shown = cli_text_escape(command_line);
+    printf("\ncommand line:\n  %s\n", shown);
     free(shown);
 }
 
-/* The run's record, one line per column. */
-static int print_record(rdb_t *db, int64_t run_id, bool clock, sgd_err_t *err)
+/* The run's record, one line per column; its command line (malloc'ed, NULL when none) into
+ * *command_line, which show prints last. */
+static int print_record(rdb_t *db, int64_t run_id, bool clock, char **command_line,
+                        sgd_err_t *err)
 {
     rdb_table_t rec;
+    *command_line = NULL;
     if (rdb_meta_table(db, RDB_META_RUN, run_id, &rec, err)) return -1;
     if (rec.nrows != 1) {
         rdb_table_free(&rec);
@@ -60,10 +66,9 @@ static int print_record(rdb_t *db, int64_t run_id, bool clock, sgd_err_t *err)
     static const char *const head[] = {"field", "value"};
     cli_table_t t;
     cli_table_init(&t, 2, head);
-    const rdb_cell_t *command_line = NULL;
     for (int i = 0; i < rec.ncols; i++) {
-        if (strcmp(rec.head[i], "command_line") == 0) {
-            command_line = &rec.cell[i]; /* printed below the table: it is long */
+        if (strcmp(rec.head[i], "command_line") == 0) { /* long: printed on its own, last */
+            if (rec.cell[i].kind == RDB_CELL_TEXT) *command_line = sgd_xstrdup(rec.cell[i].text);
             continue;
         }
         int row = cli_table_row(&t);
@@ -73,7 +78,6 @@ static int print_record(rdb_t *db, int64_t run_id, bool clock, sgd_err_t *err)
     }
     printf("run %lld\n", (long long)run_id);
     cli_table_print(&t, CLI_FMT_TEXT, stdout);
-    print_command_line(command_line);
     cli_table_free(&t);
     rdb_table_free(&rec);
     return 0;
@@ -133,10 +137,15 @@ static int show_run(rdb_t *db, int64_t run_id, sgd_err_t *err)
     if (rdb_run_config(db, run_id, &config, err)) return -1;
     bool clock = ana_config_has_clock(config);
     free(config);
-    if (print_record(db, run_id, clock, err)) return -1;
+    char *command_line = NULL;
+    if (print_record(db, run_id, clock, &command_line, err)) return -1;
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
-        if (print_section(db, sections[i].section, sections[i].title, run_id, clock, err))
+        if (print_section(db, sections[i].section, sections[i].title, run_id, clock, err)) {
+            free(command_line);
             return -1;
+        }
+    print_command_line(command_line);
+    free(command_line);
     return 0;
 }
 

@@ -1,37 +1,28 @@
-/* The tables of `sgdsim compare`: one row per verdict, in two forms built side by side — the
- * text table with a line of prose per row, and the machine-readable one (--csv, --json)
- * whose statistics are numbers — and the count of each verdict.
- *
- * Ownership: compare_table_init / compare_table_free. */
+/* What `sgdsim compare` prints of an A/B comparison (analysis/ab.h): the text table with a
+ * line of prose per row, the same rows as CSV with the statistics as numbers, or one JSON
+ * document for CI (seeds, runs and values of both sides as arrays, the configuration as an
+ * object of keys and values, the effect and its interval, raw and adjusted p, the verdict
+ * and the seeds a side that would likely decide it). */
 #ifndef SGDSIM_CLI_COMPARE_TABLE_H
 #define SGDSIM_CLI_COMPARE_TABLE_H
 
-#include <stddef.h>
+#include <stdio.h>
 
-#include "analysis/verdict.h"
+#include "analysis/ab.h"
 #include "cli/compare_side.h"
 #include "cli/table.h"
 
-typedef struct compare_table {
-    cli_table_t text, data;
-    int count[ANA_NVERDICTS];
-} compare_table_t;
+/* What the rendering needs besides the comparison: both sides, and the exit code. */
+typedef struct compare_view {
+    const ana_ab_t *ab;
+    const side_t *base, *cand;
+    int exit_code;
+} compare_view_t;
 
-/* The numbers of a row: the judgement, and for a missing configuration the keys. */
-typedef struct row_data {
-    const ana_judgement_t *j; /* NULL: no statistics */
-    const char *differs;
-} row_data_t;
+/* The text table (CLI_FMT_TEXT) or the CSV rows (CLI_FMT_CSV). */
+void compare_table_print(const compare_view_t *v, cli_format_t fmt, FILE *f);
 
-void compare_table_init(compare_table_t *t);
-void compare_table_free(compare_table_t *t);
-
-/* One verdict about `what` (a metric, status, vtime_s, ...) of configuration l: a line of
- * each table, with `detail` the text table's prose. */
-void compare_table_add(compare_table_t *t, const clabel_t *l, const char *what,
-                       ana_verdict_t v, const char *detail, const row_data_t *d);
-
-/* The prose of a judged metric: "0.3565 ± 0.012 (n=3) -> 0.36 (n=3), +1%, Welch p=0.4". */
-void compare_judgement_text(const ana_judgement_t *j, char *buf, size_t size);
+/* The JSON document. */
+void compare_json_print(const compare_view_t *v, FILE *f);
 
 #endif

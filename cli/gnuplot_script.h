@@ -12,6 +12,10 @@
  *     become '?', so every string opens and closes on one line;
  *   - every string is drawn with `noenhanced` (and the terminal is noenhanced), so ^ _ @ &
  *     { } show as themselves;
+ *   - the builder's own strings are the tick labels' formats '%g' and '' (no labels);
+ *   - the script's shape depends on a string only through its length in characters (a
+ *     legend entry's decides the legend's size and whether it is shortened), never on its
+ *     bytes;
  *   - data values are written by the builder, as finite numbers only (%.17g; NaN and
  *     infinities are left out), in inline datablocks: a datablock line is always two
  *     numbers (three for a band: x, lower and upper edge), never the end marker EOD and
@@ -27,7 +31,13 @@
 
 #include <stdbool.h>
 
-typedef enum { GP_PNG, GP_SVG, GP_PDF } gp_format_t;
+#include "cli/gnuplot_axis.h"
+#include "cli/gnuplot_layout.h"
+
+/* Colours and dash patterns: GP_NPALETTE colours (gp_series_t.color cycles through them)
+ * and GP_NDASHES dash patterns, each with its own point type. */
+#define GP_NPALETTE 8
+#define GP_NDASHES 5
 
 typedef struct gp_series {
     const char *label; /* legend entry */
@@ -37,35 +47,25 @@ typedef struct gp_series {
     int color; /* index into the figure's palette (cycled), from 0; a band takes its line's */
     int dash;  /* 0 solid, then dashed, dotted, ... (cycled) */
     int panel; /* with panels: the index of the panel it is drawn in; else 0 */
+    bool legend_dup; /* its legend entry is an earlier series' (in another panel): listed once */
 } gp_series_t;
-
-/* Where the legend goes: right of the axes (default), below them, or inside (over the
- * curves, top right). */
-typedef enum { GP_KEY_OUTSIDE, GP_KEY_BELOW, GP_KEY_INSIDE } gp_key_place_t;
-
-/* An axis range; a side not set is left to the data. */
-typedef struct gp_range {
-    bool has_lo, has_hi;
-    double lo, hi;
-} gp_range_t;
 
 typedef struct gp_plot {
     gp_format_t format;
-    const char *title, *xlabel, *ylabel;
+    const char *title, *xlabel, *ylabel; /* one of each per figure, panels or not */
     const char *key_title; /* the legend's title, or NULL for none */
-    bool logx, logy;       /* log axes, with minor ticks at 2..9 of each decade; a log
-                            * axis's unset sides are the data's extent, not whole decades */
-    gp_key_place_t key_place;
+    bool logx, logy;       /* log axes (gnuplot_axis.h) */
+    gp_key_place_t key_place; /* gnuplot_layout.h */
     gp_range_t xrange, yrange;
     int width, height;     /* pixels (PNG, SVG) or hundredths of an inch (PDF); 0: default */
     const gp_series_t *series; /* nseries lines, drawn in this order */
     int nseries;
-    /* Small multiples: npanels > 1 panels in a grid (as near square as can be, filled row
-     * by row) under the title, each with its title and its series; every panel has the
-     * same axis ranges (an unset side is the extent of all panels' data), so panels compare
-     * at a glance.  npanels 0 or 1: one plot. */
+    /* Small multiples: npanels > 1 panels in a grid (gnuplot_layout.h) under the title,
+     * each with its title and its series, sharing the axes share names (an unset side of a
+     * shared axis is the extent of all panels' data).  npanels 0 or 1: one plot. */
     const char *const *panel_titles;
     int npanels;
+    gp_share_t share;
 } gp_plot_t;
 
 /* The figure format for a file name by its extension (.png, .svg, .pdf); false for any
@@ -75,8 +75,9 @@ bool gp_format_for(const char *path, gp_format_t *format);
 /* s as an inert gnuplot string expression, quotes included (rules above). */
 char *gp_quote(const char *s);
 
-/* The whole script for p: terminal, labels, one datablock per series, the plot command
- * (one per panel, in a multiplot, with panels). */
+/* The whole script for p: terminal, one datablock per series, then a multiplot of one plot
+ * per panel (margins, ranges and ticks set) and a last layer with the title, the axis labels
+ * and the legend. */
 char *gp_script_build(const gp_plot_t *p);
 
 #endif

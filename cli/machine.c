@@ -13,6 +13,8 @@
 
 #include <cblas.h>
 
+#include "cli/run_signals.h"
+
 extern char **environ;
 
 #define CORETYPE "OPENBLAS_CORETYPE"
@@ -134,8 +136,13 @@ int cli_machine_use_kernel(const char *kernel, sgd_err_t *err)
     if (setenv(CORETYPE, kernel, 1) || setenv(CLI_MACHINE_MARKER, marker, 1))
         return sgd_errf(err, "cannot set %s=%s: %s", CORETYPE, kernel, strerror(errno));
     fflush(NULL);
+    /* A stop signal arriving while the new image loads waits for its handlers (pending
+     * across the exec), and one caught already is passed on to it. */
+    sigset_t mask;
+    cli_run_signals_hold(&mask);
     execv("/proc/self/exe", self.argv);
     int e = errno;
+    cli_run_signals_release(&mask);
     if (self.user) setenv(CORETYPE, self.user, 1);
     else unsetenv(CORETYPE);
     unsetenv(CLI_MACHINE_MARKER);

@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include <cblas.h>
+#include <gsl/gsl_errno.h>
 
 #include "cli/cli.h"
 #include "cli/machine.h"
+#include "cli/run_signals.h"
 #include "common/error.h"
 
 const cli_command_t *const cli_commands[] = {
@@ -71,9 +73,18 @@ static int version(void)
 
 int main(int argc, char **argv)
 {
+    /* `run`'s stop signals, first of all: none may kill a run by its default action while
+     * it starts (cli/run_signals.h).  Any command may have been started with them blocked
+     * (the kernel's re-exec): the others take them as they always did. */
+    if (argc >= 2 && strcmp(argv[1], "run") == 0) cli_run_signals_catch();
+    else cli_run_signals_unblock();
     /* A file-size limit (ulimit -f) must turn into a failed write that the results writer
      * reports and survives, not a signal that kills the process mid-transaction. */
     signal(SIGXFSZ, SIG_IGN);
+    /* GSL's default error handler aborts the process; the analysis checks every argument
+     * and every result itself (analysis/seed_stats.h), so a value GSL cannot take is a
+     * defined "no test", never a crash. */
+    gsl_set_error_handler_off();
     sgd_err_t err = {{0}};
     if (cli_machine_init(argc, argv, &err)) return cli_bad_input("%s", err.msg);
     if (argc < 2) {

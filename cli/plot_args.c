@@ -15,9 +15,10 @@ void plot_args_usage(FILE *f)
 {
     fprintf(f,
         "usage: sgdsim plot DB --y METRIC [--x update|vtime] [--by KEY,...] [--where COND]...\n"
-        "                  [--band std|minmax] [--pool] [--color-by KEY] [--dash-by KEY]\n"
-        "                  [--facet KEY] [--label NAME=TEXT]... [--legend-title TEXT]\n"
-        "                  [--legend outside|below|inside] [--title TEXT] [--xlabel TEXT]\n"
+        "                  [--band std|minmax] [--pool] [--pool-builds] [--color-by KEY]\n"
+        "                  [--dash-by KEY] [--facet KEY [--share-axes both|x|y|none]]\n"
+        "                  [--label NAME=TEXT]... [--legend-title TEXT]\n"
+        "                  [--legend auto|outside|below|inside] [--title TEXT] [--xlabel TEXT]\n"
         "                  [--ylabel TEXT] [--xrange LO:HI] [--yrange LO:HI] [--size W,H]\n"
         "                  [--logx] [--logy] [--data FILE.csv]\n"
         "                  [--follow [--every SECONDS]] [--record] -o FIG.png|FIG.svg|FIG.pdf\n\n"
@@ -39,24 +40,39 @@ void plot_args_usage(FILE *f)
         "                seed (else exit 2 naming the keys), and some series must have several\n"
         "  --pool        averages each series' runs, which may differ only by seed (else\n"
         "                exit 2 naming the keys); all runs form one series with no --by\n"
+        "  --pool-builds runs of different builds (runs.git_rev) may share a series, each\n"
+        "                seed once (its latest run); by default a series whose runs come\n"
+        "                from several builds is split by git_rev (--band, --pool: exit 2)\n"
         "  --color-by KEY, --dash-by KEY  series with one value of KEY share a colour (a\n"
-        "                dash pattern); KEY is added to the keys of --by, where missing\n"
+        "                dash pattern); KEY is added to the keys of --by, where missing.\n"
+        "                Without --dash-by, entries that would share a colour (past the\n"
+        "                8th, or under one --color-by value) get the next dash pattern\n"
         );
     fprintf(f,
-        "  --facet KEY   small multiples: one panel per value of KEY (titled KEY=VALUE),\n"
-        "                all with the same axis ranges; KEY is added to the keys of --by\n"
-        "                where missing and left out of the legend entries\n"
+        "  --facet KEY   small multiples: one panel per value of KEY (titled KEY=VALUE) in a\n"
+        "                grid, with one title, one x and one y label and one legend; KEY is\n"
+        "                added to the keys of --by, where missing, and left out of the legend\n"
+        "  --share-axes both|x|y|none  the axes the panels share (default both): one range,\n"
+        "                tick labels on the outer panels only; an axis not shared spans each\n"
+        "                panel's own data\n"
         "  --label KEY=TEXT  shows KEY as TEXT in the legend (empty TEXT: values alone);\n"
         "  --label KEY:VALUE=TEXT  shows TEXT for the series with KEY=VALUE; repeatable\n"
         "  --legend-title TEXT, --title TEXT  (default title: the runs' scenario name)\n"
-        "  --legend outside|below|inside  where the legend goes (default outside, right\n"
-        "                of the axes, so it hides no curve; below each panel with --facet)\n"
+        "  --legend auto|outside|below|inside  where the one legend goes: auto (default)\n"
+        "                puts it in the grid's empty cells when it fits there, else right of\n"
+        "                the axes when it takes at most 30%% of the width, else below them in\n"
+        "                columns; outside: right; inside: over the top right corner.  An entry\n"
+        "                too long for its room is shortened in the middle (…); --data has\n"
+        "                the full names, --label gives shorter ones.  Entries that all name\n"
+        "                the same two or more keys show their values under a legend title\n"
+        "                naming the keys (unless --legend-title is given)\n"
         "  --xlabel TEXT, --ylabel TEXT  axis labels (default: the axis and the metric,\n"
         "                with their units)\n"
         "  --xrange LO:HI, --yrange LO:HI  axis ranges; either side may be empty (0:)\n"
         "  --size W,H    pixels for PNG and SVG (default 960,640), inches for PDF (6,4)\n"
         "  --logx, --logy  logarithmic axes with minor ticks (points <= 0 are left out),\n"
-        "                spanning the data (not whole decades) unless a range is given\n"
+        "                spanning the data (not whole decades) unless a range is given;\n"
+        "                every major tick is labelled, within one decade too\n"
         "  --data FILE.csv  also writes the points drawn: series, label, x, y (and lo, hi\n"
         "                with --band; first panel with --facet), one row per point,\n"
         "                exactly as drawn\n"
@@ -92,6 +108,7 @@ static const cli_opt_t plot_opts[] = {
     {.name = "--title", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, title)},
     {.name = "--size", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, size)},
     {.name = "--pool", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, pool)},
+    {.name = "--pool-builds", .kind = CLI_ARG_FLAG, .off = offsetof(plot_args_t, pool_builds)},
     {.name = "--color-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, color_by),
      .metavar = "KEY"},
     {.name = "--dash-by", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, dash_by),
@@ -99,6 +116,8 @@ static const cli_opt_t plot_opts[] = {
     {.name = "--facet", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, facet),
      .metavar = "KEY"},
     {.name = "--legend", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, legend)},
+    {.name = "--share-axes", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, share_axes),
+     .metavar = "both|x|y|none"},
     {.name = "--xlabel", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, xlabel)},
     {.name = "--ylabel", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, ylabel)},
     {.name = "--xrange", .kind = CLI_ARG_STRING, .off = offsetof(plot_args_t, xrange_s),
@@ -144,7 +163,7 @@ static int parse_size(plot_args_t *a)
     return SGD_EXIT_OK;
 }
 
-/* --xrange/--yrange LO:HI, either side empty for the data's; on a log axis LO > 0. */
+/* --xrange/--yrange LO:HI, either side empty for the data's; on a log axis both > 0. */
 static int parse_range(const char *opt, const char *text, bool log, gp_range_t *r)
 {
     memset(r, 0, sizeof *r);
@@ -159,14 +178,15 @@ static int parse_range(const char *opt, const char *text, bool log, gp_range_t *
         ok = (!r->has_lo || sgd_parse_decimal(lo, &r->lo)) &&
              (!r->has_hi || sgd_parse_decimal(hi, &r->hi)) && (r->has_lo || r->has_hi) &&
              (!r->has_lo || isfinite(r->lo)) && (!r->has_hi || isfinite(r->hi)) &&
-             (!r->has_lo || !r->has_hi || r->lo < r->hi) && (!log || !r->has_lo || r->lo > 0);
+             (!r->has_lo || !r->has_hi || r->lo < r->hi) && (!log || !r->has_lo || r->lo > 0) &&
+             (!log || !r->has_hi || r->hi > 0);
     }
     free(lo);
     if (ok) return SGD_EXIT_OK;
     char *shown = cli_text_escape(text);
     int rc = cli_bad_input("plot: %s %s: expected LO:HI, plain numbers with LO < HI, either "
                            "side may be empty (0:)%s", opt, shown,
-                           log ? ", and LO > 0 on a log axis" : "");
+                           log ? ", and LO, HI > 0 on a log axis" : "");
     free(shown);
     return rc;
 }
@@ -187,12 +207,22 @@ static int check_args(plot_args_t *a)
         return cli_bad_input("plot: --every: only with --follow (it sets how often to redraw)");
     if (!a->follow) a->every = 0;
     else if (a->every == 0) a->every = 5;
-    /* Panels side by side keep their widths equal with each legend below its panel. */
-    if (!a->legend) a->key_place = a->facet ? GP_KEY_BELOW : GP_KEY_OUTSIDE;
+    if (!a->legend || strcmp(a->legend, "auto") == 0) a->key_place = GP_KEY_AUTO;
     else if (strcmp(a->legend, "outside") == 0) a->key_place = GP_KEY_OUTSIDE;
     else if (strcmp(a->legend, "below") == 0) a->key_place = GP_KEY_BELOW;
     else if (strcmp(a->legend, "inside") == 0) a->key_place = GP_KEY_INSIDE;
-    else return cli_bad_input("plot: --legend %s: expected outside, below or inside", a->legend);
+    else return cli_bad_input("plot: --legend %s: expected auto, outside, below or inside",
+                              a->legend);
+    static const char *const shares[] = {[GP_SHARE_BOTH] = "both", [GP_SHARE_X] = "x",
+                                         [GP_SHARE_Y] = "y", [GP_SHARE_NONE] = "none"};
+    a->share = GP_SHARE_BOTH;
+    for (int i = 0; a->share_axes && i < 4; i++)
+        if (strcmp(a->share_axes, shares[i]) == 0) a->share = (gp_share_t)i;
+    if (a->share_axes && strcmp(a->share_axes, shares[a->share]) != 0)
+        return cli_bad_input("plot: --share-axes %s: expected both, x, y or none", a->share_axes);
+    if (a->share_axes && !a->facet)
+        return cli_bad_input("plot: --share-axes: only with --facet (it says what the panels "
+                             "share)");
     const char *ext = a->data ? strrchr(a->data, '.') : NULL;
     if (a->data && (!ext || strcmp(ext, ".csv") != 0))
         return cli_bad_input("plot: --data %s: the file's name must end in .csv", a->data);

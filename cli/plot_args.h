@@ -16,10 +16,12 @@
 typedef struct plot_args {
     const char *db, *x, *y, *by, *out, *title, *legend_title, *size, *band;
     const char *color_by, *dash_by, *facet, *legend, *xlabel, *ylabel, *xrange_s, *yrange_s;
-    const char *data;
+    const char *data, *share_axes;
     cli_list_t where, label;
     bool logx, logy, follow, record, help, pool;
+    bool pool_builds; /* --pool-builds: runs of several builds may share a series */
     gp_key_place_t key_place;
+    gp_share_t share;
     gp_range_t xrange, yrange;
     double every;
     gp_format_t format;

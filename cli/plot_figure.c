@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/number.h"
 
 /* The text a series is ranked by: its value of key k, or with k < 0 its legend entry. */
 static const char *rank_text(const plot_series_t *s, int k)
@@ -52,6 +53,83 @@ static int series_color(const plot_figure_t *f, const plot_data_t *d, int s)
     return f->facet_key >= 0 ? value_rank(d, -1, s) : s;
 }
 
+/* The first series with series s's legend entry and colour (s itself when none is earlier). */
+static int first_alike(const gp_series_t *series, int s)
+{
+    for (int j = 0; j < s; j++)
+        if (series[j].color == series[s].color && strcmp(series[j].label, series[s].label) == 0)
+            return j;
+    return s;
+}
+
+/* Without a dash key: an entry's dash is the number of earlier entries drawn in its
+ * palette colour, so no two entries look alike until colours and dashes both run out. */
+static void assign_dashes(gp_series_t *series, int n)
+{
+    for (int s = 0; s < n; s++) {
+        int first = first_alike(series, s);
+        series[s].legend_dup = first < s;
+        if (first < s) {
+            series[s].dash = series[first].dash;
+            continue;
+        }
+        series[s].dash = 0;
+        for (int j = 0; j < s; j++)
+            if (!series[j].legend_dup &&
+                series[j].color % GP_NPALETTE == series[s].color % GP_NPALETTE)
+                series[s].dash++;
+    }
+}
+
+/* A label made of words KEY=VALUE, single spaces apart: its keys as "K1, K2, ..." and its
+ * values as "V1, V2, ..." (malloc'ed, the caller frees both); the number of words, or 0
+ * (nothing set) when a word is not KEY=VALUE with both sides non-empty. */
+static int split_label(const char *label, char **keys, char **values)
+{
+    size_t size = 2 * strlen(label) + 1;
+    char *k = sgd_xcalloc(size, 1), *v = sgd_xcalloc(size, 1);
+    int words = 0;
+    for (const char *w = label;; words++) {
+        size_t len = strcspn(w, " ");
+        const char *eq = memchr(w, '=', len);
+        if (!eq || eq == w || eq == w + len - 1) {
+            free(k), free(v);
+            return 0;
+        }
+        if (words) strcat(k, ", "), strcat(v, ", ");
+        strncat(k, w, (size_t)(eq - w));
+        strncat(v, eq + 1, len - (size_t)(eq - w) - 1);
+        if (!w[len]) break;
+        w += len + 1;
+    }
+    *keys = k, *values = v;
+    return words + 1;
+}
+
+/* Legend entries that all name the same two or more keys ("K1=V1 K2=V2") are drawn as
+ * their values ("V1, V2") under a legend title naming the keys ("K1, K2"), as a table's
+ * rows under its header, so the keys are not repeated in every entry; NULL (and no *title)
+ * when the entries are anything else.  Both are malloc'ed. */
+static char **factored_labels(const plot_data_t *d, char **title)
+{
+    *title = NULL;
+    char **values = sgd_xcalloc((size_t)d->nseries + 1, sizeof *values);
+    bool same = d->nseries > 0;
+    for (int s = 0; s < d->nseries && same; s++) {
+        char *keys = NULL;
+        same = split_label(d->series[s].label, &keys, &values[s]) >= 2 &&
+               (!*title || strcmp(keys, *title) == 0);
+        if (same && !*title) *title = keys, keys = NULL;
+        free(keys);
+    }
+    if (same) return values;
+    for (int s = 0; s < d->nseries; s++) free(values[s]);
+    free(values);
+    free(*title);
+    *title = NULL;
+    return NULL;
+}
+
 /* A panel's title: KEY=VALUE (malloc'ed). */
 static char *panel_title(const char *key, const char *value)
 {
@@ -77,13 +155,18 @@ static char **panel_titles(const plot_figure_t *f, const plot_data_t *d, int *n)
 char *plot_figure_script(const plot_figure_t *f, const plot_data_t *d)
 {
     gp_series_t *series = sgd_xcalloc((size_t)d->nseries + 1, sizeof *series);
+    char *keys = NULL, **values = f->legend_title ? NULL : factored_labels(d, &keys);
     for (int i = 0; i < d->nseries; i++) {
         const plot_series_t *s = &d->series[i];
-        series[i] = (gp_series_t){.label = s->label, .x = s->x, .y = s->y, .lo = s->lo,
+        series[i] = (gp_series_t){.label = values ? values[i] : s->label, .x = s->x, .y = s->y, .lo = s->lo,
                                   .hi = s->hi, .n = s->n, .color = series_color(f, d, i),
                                   .dash = f->dash_key < 0 ? 0 : value_rank(d, f->dash_key, i),
                                   .panel = f->facet_key < 0 ? 0 : value_rank(d, f->facet_key, i)};
     }
+    if (f->dash_key < 0) assign_dashes(series, d->nseries);
+    for (int i = 0; f->dash_key >= 0 && f->facet_key >= 0 && i < d->nseries; i++)
+        series[i].legend_dup = first_alike(series, i) < i && series[first_alike(series, i)].dash ==
+                               series[i].dash;
     int npanels;
     char **titles = panel_titles(f, d, &npanels);
     gp_plot_t p = {
@@ -91,7 +174,7 @@ char *plot_figure_script(const plot_figure_t *f, const plot_data_t *d)
         .title = f->title ? f->title : d->scenario,
         .xlabel = f->xlabel ? f->xlabel : f->vtime ? "virtual time (s)" : "update",
         .ylabel = f->ylabel ? f->ylabel : metric_label(f->metric),
-        .key_title = f->legend_title,
+        .key_title = f->legend_title ? f->legend_title : keys,
         .logx = f->logx,
         .logy = f->logy,
         .key_place = f->key_place,
@@ -103,11 +186,15 @@ char *plot_figure_script(const plot_figure_t *f, const plot_data_t *d)
         .nseries = d->nseries,
         .panel_titles = (const char *const *)titles,
         .npanels = npanels,
+        .share = f->share,
     };
     char *script = gp_script_build(&p);
     for (int k = 0; k < npanels; k++) free(titles[k]);
     free(titles);
     free(series);
+    for (int i = 0; values && i < d->nseries; i++) free(values[i]);
+    free(values);
+    free(keys);
     return script;
 }
 
@@ -142,8 +229,11 @@ void plot_figure_write_csv(const plot_figure_t *f, const plot_data_t *d, bool ba
             }
             fprintf(out, "%d,", s + 1);
             put_csv_field(ser->label, out);
-            fprintf(out, ",%.17g,%.17g", ser->x[k], ser->y[k]);
-            if (band) fprintf(out, ",%.17g,%.17g", ser->lo[k], ser->hi[k]);
+            double v[4] = {ser->x[k], ser->y[k], band ? ser->lo[k] : 0, band ? ser->hi[k] : 0};
+            for (int i = 0; i < (band ? 4 : 2); i++) {
+                char buf[SGD_FMT_DOUBLE_MAX];
+                fprintf(out, ",%s", sgd_fmt_double(buf, sizeof buf, v[i]));
+            }
             fputc('\n', out);
         }
     }

@@ -5,8 +5,16 @@
  * Style mapping: series that share their value of the colour key share a colour, and those
  * that share the dash key's value a dash pattern, ranked in legend order; without a colour
  * key each legend entry gets its own colour (in panels, a legend entry repeated in several
- * panels keeps its colour).  Facets: one panel per value of the facet key, in legend order,
- * titled KEY=VALUE. */
+ * panels keeps its colour and is listed once).  Without a dash key, legend entries that
+ * would look alike (one colour: the colour key's value, or the palette cycled past its
+ * GP_NPALETTE colours) get the next dash pattern each, so up to GP_NPALETTE x GP_NDASHES
+ * entries look different.  Facets: one panel per value of the facet key, in legend order,
+ * titled KEY=VALUE.
+ *
+ * Legend: without --legend-title, entries that all name the same two or more keys
+ * ("cluster.workers=2 algorithm.name=fasgd") are drawn as their values ("2, fasgd") under
+ * a title naming the keys ("cluster.workers, algorithm.name"); --data keeps the entries
+ * whole. */
 #ifndef SGDSIM_CLI_PLOT_FIGURE_H
 #define SGDSIM_CLI_PLOT_FIGURE_H
 
@@ -24,6 +32,7 @@ typedef struct plot_figure {
     const char *xlabel, *ylabel, *legend_title; /* NULL: defaults, none for the legend */
     bool logx, logy;
     gp_key_place_t key_place;
+    gp_share_t share;    /* with facets: the axes the panels share */
     gp_range_t xrange, yrange;
     int width, height;   /* 0: gnuplot_script.h's default */
     int color_key, dash_key, facet_key; /* indices into the series' key values, or -1 */

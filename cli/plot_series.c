@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/seed_band.h"
 #include "analysis/seed_stats.h"
 #include "cli/text.h"
 #include "common/number.h"
@@ -29,12 +30,13 @@ static int find_series(const plot_data_t *d, const char *const *vals, int nvals)
     return -1;
 }
 
-static int new_series(plot_data_t *d, const char *const *vals, int nvals, const char *config)
+static int new_series(plot_data_t *d, const char *const *vals, int nvals, const char *config,
+                      const char *build)
 {
     d->series = sgd_xrealloc(d->series, (size_t)(d->nseries + 1) * sizeof *d->series);
     plot_series_t *s = &d->series[d->nseries];
     *s = (plot_series_t){.values = sgd_xcalloc((size_t)nvals + 1, sizeof *s->values),
-                         .config = text_or_null(config)};
+                         .config = text_or_null(config), .build = sgd_xstrdup(build ? build : "")};
     for (int k = 0; k < nvals; k++) s->values[k] = text_or_null(vals[k]);
     return d->nseries++;
 }
@@ -55,7 +57,7 @@ static void note_scenario(plot_data_t *d, const char *name, bool *several)
 
 /* Adds a selected run to d. */
 static void add_run(plot_data_t *d, const rdb_curve_run_t *run, int nvals, int64_t *seeds,
-                    bool *several)
+                    bool pool_builds, bool *several)
 {
     char id[24];
     const char *own[1] = {id};
@@ -65,16 +67,22 @@ static void add_run(plot_data_t *d, const rdb_curve_run_t *run, int nvals, int64
         vals = own;
     }
     int s = find_series(d, vals, nvals);
-    if (s < 0) s = new_series(d, vals, nvals, run->config);
+    if (s < 0) s = new_series(d, vals, nvals, run->config, run->build);
     plot_series_t *ser = &d->series[s];
     if (!run->config || strcmp(run->config, ser->config) != 0) ser->mixed = true;
+    if (strcmp(run->build ? run->build : "", ser->build) != 0) ser->builds_differ = true;
+    const char *build = run->build ? run->build : "";
+    bool repeat = false; /* each seed once: this later run stands in for an earlier one */
     for (int r = 0; r < d->nruns; r++)
-        if (d->run_series[r] == s && seeds[r] == run->seed)
-            ser->dup = true, ser->dup_seed = run->seed;
-    ser->nruns++;
+        if (d->run_series[r] == s && seeds[r] == run->seed && run->config && d->run_config[r] &&
+            strcmp(run->config, d->run_config[r]) == 0 &&
+            (pool_builds || strcmp(build, d->run_build[r]) == 0))
+            d->run_series[r] = -1, repeat = true;
+    ser->nruns += !repeat;
     d->run_id[d->nruns] = run->id;
     d->run_series[d->nruns] = s;
     d->run_config[d->nruns] = run->config ? sgd_xstrdup(run->config) : NULL;
+    d->run_build[d->nruns] = sgd_xstrdup(build);
     seeds[d->nruns++] = run->seed;
     if (run->status && strcmp(run->status, "running") == 0) d->nrunning++;
     note_scenario(d, run->scenario, several);
@@ -141,7 +149,8 @@ static void sort_series(plot_data_t *d, int nvals)
     }
     plot_series_t *sorted = sgd_xcalloc((size_t)d->nseries + 1, sizeof *sorted);
     for (int i = 0; i < d->nseries; i++) sorted[i] = d->series[order[i]], rank[order[i]] = i;
-    for (int r = 0; r < d->nruns; r++) d->run_series[r] = rank[d->run_series[r]];
+    for (int r = 0; r < d->nruns; r++)
+        if (d->run_series[r] >= 0) d->run_series[r] = rank[d->run_series[r]];
     free(d->series);
     d->series = sorted;
     free(rank);
@@ -166,9 +175,10 @@ int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_
             d->run_id = sgd_xrealloc(d->run_id, (size_t)cap * sizeof *d->run_id);
             d->run_series = sgd_xrealloc(d->run_series, (size_t)cap * sizeof *d->run_series);
             d->run_config = sgd_xrealloc(d->run_config, (size_t)cap * sizeof *d->run_config);
+            d->run_build = sgd_xrealloc(d->run_build, (size_t)cap * sizeof *d->run_build);
             seeds = sgd_xrealloc(seeds, (size_t)cap * sizeof *seeds);
         }
-        add_run(d, &run, nvals, seeds, &several);
+        add_run(d, &run, nvals, seeds, q->pool_builds, &several);
     }
     rdb_curve_close(it);
     free(seeds);
@@ -186,8 +196,8 @@ int plot_series_read_runs(rdb_t *db, const plot_query_t *q, plot_data_t *d, sgd_
 
 /* One value of a run at an update. */
 typedef struct point {
-    int64_t update, run;
-    double vtime, value;
+    int64_t update, run, vtime_ns;
+    double value;
 } point_t;
 
 typedef struct points {
@@ -233,28 +243,53 @@ static void series_add(plot_series_t *s, int *cap, bool band, double x, double y
     s->n++;
 }
 
+/* p's points (sorted by update, then run) as one series per run, for analysis/seed_band.h;
+ * *n the runs.  The arrays point into one allocation each, freed by free_runs. */
+static rdb_series_t *runs_of(const points_t *p, int *n)
+{
+    int64_t *ids = sgd_xcalloc((size_t)p->n + 1, sizeof *ids);
+    int *count = sgd_xcalloc((size_t)p->n + 1, sizeof *count), *which = sgd_xcalloc((size_t)p->n + 1, sizeof *which);
+    *n = 0;
+    for (int i = 0; i < p->n; i++) { /* a run's index: a short linear search (few seeds) */
+        int k = 0;
+        while (k < *n && ids[k] != p->v[i].run) k++;
+        if (k == *n) ids[(*n)++] = p->v[i].run;
+        which[i] = k;
+        count[k]++;
+    }
+    rdb_series_t *s = sgd_xcalloc((size_t)*n + 1, sizeof *s);
+    for (int k = 0; k < *n; k++)
+        s[k] = (rdb_series_t){.update = sgd_xcalloc((size_t)count[k], sizeof(int64_t)),
+                              .vtime = sgd_xcalloc((size_t)count[k], sizeof(int64_t)),
+                              .value = sgd_xcalloc((size_t)count[k], sizeof(double)),
+                              .kind = sgd_xcalloc((size_t)count[k], 1)};
+    for (int i = 0; i < p->n; i++) {
+        rdb_series_t *r = &s[which[i]];
+        r->update[r->n] = p->v[i].update;
+        r->vtime[r->n] = p->v[i].vtime_ns;
+        r->value[r->n++] = p->v[i].value;
+    }
+    free(ids), free(count), free(which);
+    return s;
+}
+
 /* Adds one point per update of p's values (sorted by update) to s: mean, band, log
  * filtering (plot_series_read_points).  Returns the points kept. */
 static int aggregate(const points_t *p, const plot_query_t *q, plot_series_t *s)
 {
-    int cap = 0, kept = 0;
+    int cap = 0, kept = 0, nruns;
     bool band = q->band != PLOT_BAND_NONE;
-    double *vals = sgd_xcalloc((size_t)p->n + 1, sizeof *vals);
-    double *times = sgd_xcalloc((size_t)p->n + 1, sizeof *times);
-    for (int i = 0, j; i < p->n; i = j) {
-        double mn = p->v[i].value, mx = mn;
-        for (j = i; j < p->n && p->v[j].update == p->v[i].update; j++) {
-            vals[j - i] = p->v[j].value;
-            times[j - i] = p->v[j].vtime;
-            mn = fmin(mn, p->v[j].value);
-            mx = fmax(mx, p->v[j].value);
-        }
-        int n = j - i;
-        ana_summary_t sum = ana_summarize(vals, n); /* one definition of mean and sd */
-        double mean = sum.mean, sd = sum.sd;
-        double x = q->vtime ? ana_mean(times, n) : (double)p->v[i].update;
-        double lo = q->band == PLOT_BAND_STD ? mean - sd : mn;
-        double hi = q->band == PLOT_BAND_STD ? mean + sd : mx;
+    rdb_series_t *runs = runs_of(p, &nruns);
+    const rdb_series_t **members = sgd_xcalloc((size_t)nruns + 1, sizeof *members);
+    for (int k = 0; k < nruns; k++) members[k] = &runs[k];
+    ana_band_t b;
+    ana_band_of(members, nruns, &b); /* one definition of the mean over seeds per update */
+    for (int i = 0; i < b.n; i++) {
+        const ana_summary_t *sum = &b.sum[i];
+        double mean = sum->mean, sd = sum->sd;
+        double x = q->vtime ? b.vtime_s[i] : (double)b.update[i];
+        double lo = q->band == PLOT_BAND_STD ? mean - sd : sum->min;
+        double hi = q->band == PLOT_BAND_STD ? mean + sd : sum->max;
         if ((q->logx && !(x > 0)) || (q->logy && !(mean > 0)) || !isfinite(x) ||
             !isfinite(mean))
             continue;
@@ -262,8 +297,9 @@ static int aggregate(const points_t *p, const plot_query_t *q, plot_series_t *s)
         series_add(s, &cap, band, x, mean, lo, hi);
         kept++;
     }
-    free(vals);
-    free(times);
+    ana_band_free(&b);
+    for (int k = 0; k < nruns; k++) rdb_series_free(&runs[k]);
+    free(runs), free(members);
     return kept;
 }
 
@@ -282,7 +318,7 @@ int plot_series_read_points(rdb_t *db, const plot_query_t *q, plot_data_t *d, sg
             p->cap = p->cap ? 2 * p->cap : 256;
             p->v = sgd_xrealloc(p->v, (size_t)p->cap * sizeof *p->v);
         }
-        p->v[p->n++] = (point_t){pt.update, pt.run, pt.vtime_s, pt.value};
+        p->v[p->n++] = (point_t){pt.update, pt.run, pt.vtime_ns, pt.value};
     }
     rdb_curve_close(it);
     d->npoints = 0;
@@ -378,6 +414,7 @@ void plot_data_free(plot_data_t *d)
         free(ser->values);
         free(ser->label);
         free(ser->config);
+        free(ser->build);
         free(ser->x);
         free(ser->y);
         free(ser->lo);
@@ -386,8 +423,9 @@ void plot_data_free(plot_data_t *d)
     free(d->series);
     free(d->run_id);
     free(d->run_series);
-    for (int r = 0; r < d->nruns; r++) free(d->run_config[r]);
+    for (int r = 0; r < d->nruns; r++) free(d->run_config[r]), free(d->run_build[r]);
     free(d->run_config);
+    free(d->run_build);
     free(d->scenario);
     memset(d, 0, sizeof *d);
 }

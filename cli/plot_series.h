@@ -6,7 +6,10 @@
  * numerically (250 < 500 < 1000), any other in natural order (digit runs compared as
  * numbers: exp2/l250 < exp2/l1000).  Without keys every run is its own series, in id
  * order; with --band and no keys all selected runs form one series, which they may only
- * when they differ in nothing but their seed.
+ * when they differ in nothing but their seed.  A series counts each seed once: of several
+ * runs of one seed and configuration, the latest (a repeat of a run is the same bits; with
+ * --pool-builds, a later build's run stands in for an earlier one's).  The mean per update and the band are
+ * analysis/seed_band.h's, the curve the results browser draws.
  *
  * Errors: -1 with the message in err. */
 #ifndef SGDSIM_CLI_PLOT_SERIES_H
@@ -27,9 +30,9 @@ typedef struct plot_series {
     char *label;    /* legend entry (plot_series_label) */
     char *config;   /* its first run's configuration without seed */
     bool mixed;     /* its runs differ by more than their seed */
-    int nruns;
-    int64_t dup_seed; /* a seed two of its runs share, when dup */
-    bool dup;
+    char *build;    /* its first run's build (runs.git_rev; "" unknown) */
+    bool builds_differ; /* its runs come from several builds */
+    int nruns;      /* each seed once */
     double *x, *y, *lo, *hi; /* n points; lo and hi only with a band */
     int n;
 } plot_series_t;
@@ -38,9 +41,11 @@ typedef struct plot_data {
     int nkeys;
     plot_series_t *series;
     int nseries;
-    int64_t *run_id; /* the selected runs in id order, and the series of each */
+    int64_t *run_id; /* the selected runs in id order, and the series of each (-1: a
+                        later run of its seed stands in for it) */
     int *run_series;
     char **run_config; /* and the configuration of each (without seed and thread count) */
+    char **run_build;  /* and its build (runs.git_rev; "" unknown) */
     int nruns, nrunning; /* nrunning: of them still running */
     char *scenario;  /* the runs' scenario name, or their common prefix (whole words) */
     bool scenarios_differ;
@@ -54,6 +59,7 @@ typedef struct plot_query {
     rdb_selection_t sel;
     plot_band_t band;
     bool pool; /* --pool: without keys all runs form one series, as with a band */
+    bool pool_builds; /* --pool-builds: runs of several builds may share a series */
     bool vtime, logx, logy;
 } plot_query_t;
 

@@ -16,6 +16,7 @@ static void run_free(rep_run_t *r)
 {
     ana_run_free(&r->a);
     free(r->identity);
+    free(r->build);
     free(r->config_json);
     free(r->status);
     for (int i = 0; i < r->nmetric; i++) free(r->metric[i].name);
@@ -40,13 +41,14 @@ static bool kept(const rep_opts_t *o, const ana_config_t *cfg)
     return sgd_parse_u64(text, &v) && v == (uint64_t)o->updates;
 }
 
-static void init_run(const rdb_run_row_t *row, rep_run_t *r)
+static void init_run(const rdb_run_row_t *row, bool pool_builds, rep_run_t *r)
 {
     memset(r, 0, sizeof *r);
     ana_run_init(&r->a, row->scenario, row->config_json, row->sweep_axes);
     r->id = row->id;
     r->seed = row->seed;
-    r->identity = ana_config_identity(row->config_json);
+    r->identity = ana_run_identity(row->config_json, row->git_rev, pool_builds);
+    r->build = row->git_rev ? sgd_xstrdup(row->git_rev) : NULL;
     r->config_json = row->config_json ? sgd_xstrdup(row->config_json) : NULL;
     r->status = sgd_xstrdup(row->status ? row->status : "");
     r->diverged = strcmp(r->status, "diverged") == 0;
@@ -64,7 +66,7 @@ static int load_runs(rdb_t *db, const rep_opts_t *o, rep_db_t *d, sgd_err_t *err
     rdb_run_row_t row;
     while (rc > 0 && (rc = rdb_runs_next(it, &row, err)) > 0) {
         rep_run_t r;
-        init_run(&row, &r);
+        init_run(&row, o->pool_builds, &r);
         if (!kept(o, &r.a.cfg)) {
             run_free(&r);
             continue;

@@ -25,6 +25,8 @@ typedef struct rep_opts {
     int nat;
     bool has_updates;          /* keep only runs whose configuration has ... */
     int64_t updates;           /* ... stop.updates = updates */
+    bool pool_builds;          /* --pool-builds: a configuration's runs of several builds
+                                  are one sample (each seed once: its latest run) */
 } rep_opts_t;
 
 /* One metric of one run. */
@@ -43,7 +45,9 @@ typedef struct rep_traffic {
 typedef struct rep_run {
     ana_run_t a;
     int64_t id, seed;
-    char *identity; /* its configuration less seed (ana_config_identity) */
+    char *identity; /* its configuration less seed, and its build unless pooled
+                       (ana_run_identity) */
+    char *build;    /* runs.git_rev (NULL when unknown) */
     char *config_json; /* its resolved configuration */
     char *status;
     bool diverged;
@@ -64,8 +68,9 @@ typedef struct rep_db {
 
 /* Which runs the statistics are taken over, as report --json says it. */
 #define REP_STATISTICS_OVER                                                                   \
-    "the latest finished run of each seed of a configuration, less the runs that diverged "  \
-    "(n_diverged counts them) and the runs without a finite value (n counts the others)"
+    "the latest finished run of each seed of a configuration run by one build (with "       \
+    "--pool-builds, by any), less the runs that diverged (n_diverged counts them) and the "  \
+    "runs without a finite value (n counts the others)"
 
 /* The finished runs of db that o keeps, with their facts; -1 with err on a read error. */
 int rep_load(rdb_t *db, const rep_opts_t *o, rep_db_t *d, sgd_err_t *err);
@@ -79,7 +84,8 @@ typedef struct rep_group {
     int n;
 } rep_group_t;
 
-/* Groups runs[0..n) (one scenario's); rep_group_free releases the result. */
+/* Groups runs[0..n) (one scenario's) by configuration and build (rep_run_t.identity);
+ * rep_group_free releases the result. */
 rep_group_t rep_group(rep_run_t *runs, int n);
 void rep_group_free(rep_group_t *g);
 

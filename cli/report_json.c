@@ -5,8 +5,8 @@
  *   {"database": PATH,
  *    "statistics": {"last_k": K, "updates": N|null, "at": [U, ...], "over": TEXT},
  *    "scenarios": [{"scenario": NAME, "axes": [KEY, ...],
- *     "configurations": [{"values": {KEY: VALUE, ...}, "n_seeds": N, "seeds": [...],
- *       "runs": [ID, ...], "n_diverged": D, "clock": BOOL,
+ *     "configurations": [{"values": {KEY: VALUE, ...}, "builds": [REV, ...],
+ *       "n_seeds": N, "seeds": [...], "runs": [ID, ...], "n_diverged": D, "clock": BOOL,
  *       "final": {METRIC: S}, "last": {METRIC: S}, "min": {METRIC: S}, "max": {METRIC: S},
  *       "at": [{"update": U, "values": {METRIC: S}}],
  *       "staleness": {"mean": S, "max": S, "p50": S, "p90": S, "p99": S},
@@ -32,7 +32,9 @@
  * Numbers are JSON numbers, exact; what is undefined (no value, the interval of one value)
  * is null.  Runs without a clock have no vtime_s or images_per_s.  "values" has the axes'
  * values with their JSON types; a key that changes no result (numerics.threads) is no axis
- * here, since it splits no configuration. */
+ * here, since it splits no configuration.  "builds" are the git revisions of the runs: one,
+ * since runs of different builds are different configurations here, unless --pool-builds
+ * ("statistics": {"pool_builds": true}) pooled them. */
 #include "cli/report_json.h"
 
 #include <math.h>
@@ -307,6 +309,13 @@ static cJSON *config_json(rep_run_t *const *runs, int n, const char **axes, int 
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "values", values_json(runs[0], axes, naxes));
+    cJSON *builds = cJSON_AddArrayToObject(o, "builds");
+    for (int i = 0; i < n; i++) {
+        const char *b = ana_build_name(runs[i]->build);
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++) seen = strcmp(ana_build_name(runs[k]->build), b) == 0;
+        if (!seen) cJSON_AddItemToArray(builds, cJSON_CreateString(b));
+    }
     cJSON_AddNumberToObject(o, "n_seeds", n);
     cJSON *seeds = cJSON_AddArrayToObject(o, "seeds"), *ids = cJSON_AddArrayToObject(o, "runs");
     int diverged = 0;
@@ -366,6 +375,7 @@ static cJSON *statistics_json(const rep_opts_t *o)
     cJSON *at = cJSON_AddArrayToObject(s, "at");
     for (int k = 0; k < o->nat; k++) cJSON_AddItemToArray(at, cJSON_CreateNumber((double)o->at[k]));
     cJSON_AddStringToObject(s, "over", REP_STATISTICS_OVER);
+    cJSON_AddBoolToObject(s, "pool_builds", o->pool_builds);
     return s;
 }
 

@@ -3,8 +3,11 @@
  * or for runs without them the keys that vary between the runs' resolved configurations,
  * less those that follow another), and pivot tables of final val_error, virtual time and
  * scaling efficiency — the last two only for runs with a clock (analysis/clock.h).  The seed
- * is never an axis: runs that differ only by it are one cell,
- * shown as mean +- std and the number of runs. */
+ * is never an axis: runs that differ only by it are one cell, shown as mean +- std and the
+ * number of seeds, each seed counted once (its latest run).  The build is: runs of one
+ * configuration made by different builds (runs.git_rev) are never averaged, so when a
+ * scenario's runs come from several builds, "build" is an axis of its tables -- unless
+ * --pool-builds pools them, and the tables say so. */
 #include "cli/report_sweep.h"
 
 #include <math.h>
@@ -35,7 +38,9 @@ void report_print_escaped(const char *s)
 /* A finished run of a sweep: its configuration (analysis/groups.h) and the quantities the
  * tables show. */
 typedef struct srun {
-    ana_run_t a;
+    ana_run_t a;    /* its configuration, and "build" = its git revision (an axis when the
+                       scenario's runs come from several builds) */
+    int64_t id, seed;
     double val_error; /* NaN when absent or not finite */
     double vtime_s;
     double per_worker_rate; /* samples per virtual second per worker; NaN if unknown */
@@ -105,15 +110,32 @@ static bool cell_value(const srun_t *r, const char *const *keys, const char *con
     return isfinite(*x);
 }
 
-/* The values of q (each / scale) over the runs matching keys/vals, summarised as every
- * seed statistic is (analysis/seed_stats.h). */
+/* Whether a later run of runs[0..n) (they are in id order) has run i's seed and matches
+ * the same keys: then run i does not count, so that no seed counts twice. */
+static bool seed_repeated(const srun_t *runs, int n, int i, const char *const *keys,
+                          const char *const *vals, int nkeys)
+{
+    for (int k = i + 1; k < n; k++) {
+        if (runs[k].seed != runs[i].seed) continue;
+        bool match = true;
+        for (int j = 0; j < nkeys && match; j++)
+            match = strcmp(cfg_get(&runs[k], keys[j]), vals[j]) == 0;
+        if (match) return true;
+    }
+    return false;
+}
+
+/* The values of q (each / scale) over the runs matching keys/vals, each seed once (its
+ * latest run), summarised as every seed statistic is (analysis/seed_stats.h). */
 static cell_t cell_stats(const srun_t *runs, int n, const char *const *keys,
                          const char *const *vals, int nkeys, quantity_t q, double scale)
 {
     double *v = sgd_xcalloc((size_t)n + 1, sizeof *v), x;
     int nv = 0;
     for (int i = 0; i < n; i++)
-        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x)) v[nv++] = x;
+        if (cell_value(&runs[i], keys, vals, nkeys, q, scale, &x) &&
+            !seed_repeated(runs, n, i, keys, vals, nkeys))
+            v[nv++] = x;
     ana_summary_t s = ana_summarize(v, nv);
     free(v);
     return (cell_t){s.mean, s.sd, s.n};
@@ -258,7 +280,7 @@ static void print_combination(srun_t *runs, int n, const layout_t *l, const char
     for (int qi = 0; qi < 3; qi++) {
         if (qs[qi].q == Q_EFFICIENCY && !l->workers_axis) continue;
         if (qs[qi].q != Q_VAL_ERROR && !l->clock) continue;
-        printf("\n%s (mean \u00b1 std over seeds, n runs)", qs[qi].title);
+        printf("\n%s (mean \u00b1 std over seeds, n seeds)", qs[qi].title);
         for (int e = 0; e < l->nextra; e++) {
             printf("%s ", e ? "," : " with");
             report_print_escaped(l->extra[e]);
@@ -292,18 +314,44 @@ static void print_combinations(srun_t *runs, int n, const layout_t *l)
     free(digit);
 }
 
-static void report_group(srun_t *runs, int n)
+/* How many builds made runs[0..n). */
+static int count_builds(srun_t *runs, int n)
+{
+    int nb;
+    free(distinct_values(runs, n, "build", &nb));
+    return nb;
+}
+
+static void report_group(srun_t *runs, int n, bool pool_builds)
 {
     const ana_run_t **a = sgd_xcalloc((size_t)n, sizeof *a);
     for (int i = 0; i < n; i++) a[i] = &runs[i].a;
     int naxes;
     const char **axes = ana_sweep_axes(a, n, &naxes);
     free(a);
+    int nbuilds = count_builds(runs, n), m = 0;
+    for (int k = 0; k < naxes; k++) /* inferred from the runs, the build may be one already */
+        if (strcmp(axes[k], "build") != 0) axes[m++] = axes[k];
+    naxes = m;
+    if (nbuilds > 1 && !pool_builds) { /* never averaged: the build is an axis */
+        bool there = false;
+        for (int k = 0; k < naxes; k++) there |= strcmp(axes[k], "build") == 0;
+        if (!there) {
+            axes = sgd_xrealloc(axes, (size_t)(naxes + 1) * sizeof *axes);
+            axes[naxes++] = "build";
+        }
+    }
     printf("\nSweep: scenario \"");
     report_print_escaped(runs[0].a.scenario);
     printf("\", %d finished runs", n);
     if (naxes == 0) printf(", no axis besides the seed (repeats or seeds only)\n");
     else print_axes(runs, n, axes, naxes);
+    if (nbuilds > 1 && pool_builds)
+        printf("builds pooled (--pool-builds): the runs come from %d builds, and a cell counts "
+               "each seed once (its latest run, of whichever build)\n", nbuilds);
+    else if (nbuilds > 1)
+        printf("the runs come from %d builds: \"build\" (runs.git_rev) is an axis, since runs "
+               "of different builds are never averaged (--pool-builds pools them)\n", nbuilds);
     layout_t l;
     choose_layout(axes, naxes, &l);
     for (int i = 0; i < n; i++) l.clock |= runs[i].clock;
@@ -330,6 +378,11 @@ static int load_run(rdb_run_facts_t *f, const rdb_run_row_t *row, srun_t *r, sgd
 {
     memset(r, 0, sizeof *r);
     ana_run_init(&r->a, row->scenario, row->config_json, row->sweep_axes);
+    r->id = row->id, r->seed = row->seed;
+    ana_config_t *c = &r->a.cfg; /* the build, as a key of its own */
+    c->kv = sgd_xrealloc(c->kv, (size_t)(c->n + 1) * sizeof *c->kv);
+    c->kv[c->n++] = (ana_kv_t){sgd_xstrdup("build"), sgd_xstrdup(ana_build_name(row->git_rev)),
+                               sgd_xstrdup("null")};
     r->clock = ana_flat_has_clock(&r->a.cfg);
     /* Without a clock vtime_ns counts iterations: no time, no rate. */
     r->vtime_s = !r->clock ? NAN : row->has_vtime_ns ? (double)row->vtime_ns / 1e9 : 0.0;
@@ -369,7 +422,7 @@ static int load_runs(rdb_t *db, srun_t **runs, int *n, sgd_err_t *err)
     return rc;
 }
 
-int report_sweeps(rdb_t *db)
+int report_sweeps(rdb_t *db, bool pool_builds)
 {
     sgd_err_t err = {{0}};
     srun_t *runs = NULL;
@@ -384,7 +437,7 @@ int report_sweeps(rdb_t *db)
         int j = i;
         while (j < n && strcmp(runs[j].a.scenario, runs[i].a.scenario) == 0) j++;
         if (j - i >= 2) {
-            report_group(runs + i, j - i);
+            report_group(runs + i, j - i, pool_builds);
             ngroups++;
         }
         i = j;

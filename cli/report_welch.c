@@ -1,18 +1,21 @@
 /* `sgdsim report DB --welch A B [--metric NAME] [--last K | --final] [--updates N] [--json]`:
- * Welch's t test of mean(A) - mean(B) over the seeds (analysis/seed_stats.h), A and B being
+ * Welch's t test of mean(A) - mean(B) over the seeds (analysis/effect.h), A and B being
  * settings: scenario names, as the experiment scripts name what they run over seeds.  A
  * setting's runs are the latest finished run of each seed (with --updates, of those whose
  * configuration has stop.updates = N); runs that diverged, and runs without a finite value,
  * are left out.  Each run gives the mean of its last K rows of the metric (default 10), or
  * with --final its last row.  Prints
  *
- *   val_error last10 A (n=3) - B (n=3): +0.0123; Welch t = 2.345, df = 3.9, two-sided p = 0.0801
+ *   val_error last10 A (n=3) - B (n=3): +0.0123; Welch t = 2.345, df = 3.9, two-sided
+ *   p = 0.0801; 95% interval [-0.0023, +0.0269]
  *
  * or with --json {"metric", "window": "last"|"final", "last_k", "a": SIDE, "b": SIDE,
- * "diff", "t", "df", "p"}, SIDE = {"setting", "n", "mean", "sd", "seeds", "runs",
- * "n_diverged"}; t is null when infinite (both sides without spread and different means:
- * p is then 0).  A setting without runs, one that holds more than one configuration (the
- * test would mix them), and fewer than 2 values on a side exit 2 saying so. */
+ * "diff", "t", "df", "p", "ci95_low", "ci95_high"}, SIDE = {"setting", "n", "mean", "sd",
+ * "seeds", "runs", "n_diverged"}; t is null when infinite (both sides without spread and
+ * different means: p is then 0); t, p and the interval are null when the values are beyond
+ * double precision's range (no test).  A metric no run has, a setting without runs, one
+ * that holds more than one configuration or build (the test would mix them; --pool-builds
+ * pools builds), and fewer than 2 values on a side exit 2 saying so. */
 #include "cli/report_welch.h"
 
 #include <math.h>
@@ -22,11 +25,13 @@
 
 #include <cJSON.h>
 
+#include "analysis/effect.h"
 #include "analysis/seed_stats.h"
 #include "analysis/series.h"
 #include "cli/cli.h"
 #include "common/json.h"
 #include "cli/text.h"
+#include "results/rdb_read.h"
 
 /* One side of the test: its runs' values. */
 typedef struct side {
@@ -69,6 +74,20 @@ static char *differing_keys(const rep_group_t *g)
     return text;
 }
 
+/* Whether the groups of g differ only in their build. */
+static bool one_configuration(const rep_group_t *g)
+{
+    char *first = ana_config_identity(g->member[0][0]->config_json);
+    bool one = first != NULL;
+    for (int k = 1; k < g->n && one; k++) {
+        char *other = ana_config_identity(g->member[k][0]->config_json);
+        one = other && strcmp(other, first) == 0;
+        free(other);
+    }
+    free(first);
+    return one;
+}
+
 /* The value each run of one configuration gives; NaN for a diverged run. */
 static double run_value(const rep_run_t *r, const report_welch_args_t *w)
 {
@@ -108,7 +127,14 @@ static int read_side(const rep_db_t *d, const char *path, const rep_opts_t *o,
                            length_text(o, len, sizeof len));
     } else {
         rep_group_t g = rep_group(d->run + i, j - i);
-        if (g.n > 1) {
+        if (g.n > 1 && one_configuration(&g)) {
+            rc = cli_bad_input("report: %s: setting '%s' holds runs of %d builds of one "
+                               "configuration (git revisions %s and %s): Welch's test would "
+                               "count their seeds as one sample; pass --pool-builds to pool "
+                               "them, or keep one build's runs", path, name, g.n,
+                               ana_build_name(g.member[0][0]->build),
+                               ana_build_name(g.member[1][0]->build));
+        } else if (g.n > 1) {
             char *keys = differing_keys(&g), *shown = cli_text_escape(keys);
             rc = cli_bad_input("report: %s: setting '%s' holds %d configurations (they differ"
                                " in %s): Welch's test would mix them; pass --updates N or"
@@ -145,7 +171,13 @@ static cJSON *side_json(const side_t *s)
     return o;
 }
 
-static void print_json(const side_t *a, const side_t *b, const ana_welch_t *t,
+/* A number, or null when it is not finite (cJSON would print an infinity as null too). */
+static void add_number(cJSON *o, const char *k, double v)
+{
+    cJSON_AddItemToObject(o, k, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+static void print_json(const side_t *a, const side_t *b, const ana_effect_t *t,
                        const rep_opts_t *o, const report_welch_args_t *w)
 {
     cJSON *root = cJSON_CreateObject();
@@ -154,10 +186,14 @@ static void print_json(const side_t *a, const side_t *b, const ana_welch_t *t,
     cJSON_AddNumberToObject(root, "last_k", o->last_k);
     cJSON_AddItemToObject(root, "a", side_json(a));
     cJSON_AddItemToObject(root, "b", side_json(b));
-    cJSON_AddNumberToObject(root, "diff", t->diff);
-    cJSON_AddNumberToObject(root, "t", t->t); /* infinite: null (p = 0 then) */
-    cJSON_AddNumberToObject(root, "df", t->df);
-    cJSON_AddNumberToObject(root, "p", t->p);
+    double lo, hi;
+    ana_effect_interval(t, 0.05, &lo, &hi);
+    add_number(root, "diff", t->effect);
+    add_number(root, "t", t->t); /* infinite: null (p = 0 then) */
+    add_number(root, "df", t->df);
+    add_number(root, "p", t->p);
+    add_number(root, "ci95_low", lo);
+    add_number(root, "ci95_high", hi);
     char *text = sgd_json_print(root, false); /* numbers exact: cJSON rounds the last digit */
     SGD_ASSERT(text);
     puts(text);
@@ -165,7 +201,7 @@ static void print_json(const side_t *a, const side_t *b, const ana_welch_t *t,
     cJSON_Delete(root);
 }
 
-static void print_text(const side_t *a, const side_t *b, const ana_welch_t *t,
+static void print_text(const side_t *a, const side_t *b, const ana_effect_t *t,
                        const rep_opts_t *o, const report_welch_args_t *w)
 {
     char *m = cli_text_escape(w->metric), *na = cli_text_escape(a->setting),
@@ -173,8 +209,15 @@ static void print_text(const side_t *a, const side_t *b, const ana_welch_t *t,
     char what[32];
     if (w->final) snprintf(what, sizeof what, "final");
     else snprintf(what, sizeof what, "last%d", o->last_k);
-    printf("%s %s %s (n=%d) - %s (n=%d): %+.4f; Welch t = %.3f, df = %.1f, two-sided p = %.3g\n",
-           m, what, na, a->n, nb, b->n, t->diff, t->t, t->df, t->p);
+    double lo, hi;
+    ana_effect_interval(t, 0.05, &lo, &hi);
+    if (isnan(t->p))
+        printf("%s %s %s (n=%d) - %s (n=%d): %+.4g; no test: the values are beyond double "
+               "precision's range\n", m, what, na, a->n, nb, b->n, t->effect);
+    else
+        printf("%s %s %s (n=%d) - %s (n=%d): %+.4f; Welch t = %.3f, df = %.1f, two-sided p = "
+               "%.3g; 95%% interval [%+.4f, %+.4f]\n", m, what, na, a->n, nb, b->n, t->effect,
+               t->t, t->df, t->p, lo, hi);
     free(m), free(na), free(nb);
 }
 
@@ -182,6 +225,13 @@ int report_welch(rdb_t *db, const char *path, const rep_opts_t *opts,
                  const report_welch_args_t *w)
 {
     sgd_err_t err = {{0}};
+    if (strcmp(w->metric, "vtime_s") != 0 && !rdb_has_metric(db, w->metric)) {
+        char *shown = cli_text_escape(w->metric);
+        int rc = cli_bad_input("report: %s: --metric %s: unknown metric (no run of the database "
+                               "has it)", path, shown);
+        free(shown);
+        return rc;
+    }
     rep_db_t d;
     if (rep_load(db, opts, &d, &err)) {
         rep_free(&d);
@@ -191,8 +241,8 @@ int report_welch(rdb_t *db, const char *path, const rep_opts_t *opts,
     int rc = read_side(&d, path, opts, w, &a);
     if (rc == 0) rc = read_side(&d, path, opts, w, &b);
     if (rc == 0) {
-        ana_welch_t t;
-        SGD_ASSERT(ana_welch(a.value, a.n, b.value, b.n, &t) == 0);
+        ana_effect_t t; /* mean(A) - mean(B): B is the effect's baseline */
+        SGD_ASSERT(ana_effect_welch(b.value, b.n, a.value, a.n, &t) == 0);
         if (w->json) print_json(&a, &b, &t, opts, w);
         else print_text(&a, &b, &t, opts, w);
     }

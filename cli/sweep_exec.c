@@ -121,6 +121,15 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
     char **env = cli_machine_child_env(pt->blas_core);
     pid_t parent = getpid();
     fflush(NULL);
+    /* The stop signals stay blocked in the child until the point's `run` has its handlers
+     * (cli/run_signals.h): one sent to the process group while the point starts is pending
+     * through the exec, never the default action of a process not yet ready for it. */
+    sigset_t stops, old;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &stops, &old);
     pid_t pid = fork();
     if (pid == 0) {
         /* A sweep killed with SIGKILL must not leave points running on their own: they
@@ -135,6 +144,7 @@ static pid_t spawn_point(const char *self, const cli_sweep_exec_t *x, const cli_
         fprintf(stderr, "sgdsim sweep: cannot run %s: %s\n", self, strerror(errno));
         _exit(SGD_EXIT_FAILURE);
     }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     cli_machine_env_free(env);
     free(argv);
     free(axes);

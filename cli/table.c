@@ -9,6 +9,7 @@
 #include "cli/text.h"
 #include "common/json.h"
 #include "common/error.h"
+#include "common/number.h"
 
 void cli_table_init(cli_table_t *t, int ncols, const char *const *head)
 {
@@ -82,7 +83,7 @@ void cli_table_cell(cli_table_t *t, int row, int col, const rdb_cell_t *c)
     switch (c->kind) {
     case RDB_CELL_NULL: cli_table_text(t, row, col, NULL); break;
     case RDB_CELL_INT: cli_table_int(t, row, col, c->i); break;
-    case RDB_CELL_REAL: cli_table_real(t, row, col, c->r); break;
+    case RDB_CELL_REAL: cli_table_stored_real(t, row, col, c->r); break;
     case RDB_CELL_TEXT: cli_table_text(t, row, col, c->text); break;
     case RDB_CELL_JSON: cli_table_literal(t, row, col, c->text); break;
     }
@@ -92,11 +93,17 @@ void cli_table_real(cli_table_t *t, int row, int col, double v)
 {
     cli_cell_t *c = cell(t, row, col);
     if (!isfinite(v)) return;
-    char buf[40];
-    /* Stored exactly; shortened only when printed as a text table. */
-    snprintf(buf, sizeof buf, "%.17g", v);
+    char buf[SGD_FMT_DOUBLE_MAX];
+    /* Kept exactly; shortened only when printed as a text table. */
     c->kind = CLI_CELL_REAL;
-    c->text = sgd_xstrdup(buf);
+    c->text = sgd_xstrdup(sgd_fmt_double(buf, sizeof buf, v));
+}
+
+void cli_table_stored_real(cli_table_t *t, int row, int col, double v)
+{
+    char buf[SGD_FMT_DOUBLE_MAX];
+    if (isinf(v)) cli_table_text(t, row, col, sgd_fmt_double(buf, sizeof buf, v));
+    else cli_table_real(t, row, col, v);
 }
 
 /* Text form of a cell in an aligned table (malloc'ed): reals shortened to 6 significant

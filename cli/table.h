@@ -49,9 +49,15 @@ void cli_table_clear(cli_table_t *t);
 int cli_table_row(cli_table_t *t);
 void cli_table_text(cli_table_t *t, int row, int col, const char *s); /* NULL -> null cell */
 void cli_table_int(cli_table_t *t, int row, int col, int64_t v);
-/* Reals print with %.6g in text tables and exactly (%.17g) in CSV and JSON; non-finite
- * values become null cells. */
+/* Reals print with %.6g in text tables and exactly in CSV and JSON, as the shortest text
+ * that reads back as the same double (common/number.h: 0.32, not 0.32000000000000001);
+ * non-finite values, which the callers compute for "no value", become null cells (empty in
+ * CSV, null in JSON, NULL in a text table). */
 void cli_table_real(cli_table_t *t, int row, int col, double v);
+/* A REAL as a database holds it: as cli_table_real, but an infinity (SQLite stores them;
+ * NaN it stores as NULL) is the text "inf" or "-inf", as the results database's nonfinite
+ * column spells it: a string in JSON, which has no such number. */
+void cli_table_stored_real(cli_table_t *t, int row, int col, double v);
 /* A JSON literal other than a string: an exact number, true or false (right-aligned in a
  * text table when it is a number). */
 void cli_table_literal(cli_table_t *t, int row, int col, const char *json);

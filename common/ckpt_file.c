@@ -55,6 +55,8 @@ static void encode_head(sgd_ckw_t *w, const sgd_ckpt_meta_t *m, size_t n)
     sgd_ckw_str(w, m->run_started);
     sgd_ckw_i64(w, m->run_id);
     sgd_ckw_i64(w, m->updates);
+    sgd_ckw_i64(w, m->db_rows);
+    sgd_ckw_i64(w, m->db_last_update);
     sgd_ckw_u64(w, (uint64_t)n); /* as sgd_ckw_bytes writes it */
 }
 
@@ -116,6 +118,8 @@ static void read_header(sgd_ckr_t *r, sgd_ckpt_meta_t *m)
     sgd_ckr_str(r, m->run_started, sizeof m->run_started, "run start");
     m->run_id = sgd_ckr_i64(r);
     m->updates = sgd_ckr_i64(r);
+    m->db_rows = sgd_ckr_i64(r);
+    m->db_last_update = sgd_ckr_i64(r);
 }
 
 /* The magic and format at the start of r's bytes; 0, or -1 with the reason. */
@@ -126,25 +130,50 @@ static int read_preamble(const void *bytes, size_t len, sgd_ckr_t *r, sgd_err_t 
     sgd_ckr_init(r, (const uint8_t *)bytes + 8, len - 8);
     uint64_t format = sgd_ckr_u64(r);
     if (!r->failed && format != SGD_CKPT_FORMAT)
-        return sgd_errf(err, "checkpoint format %llu, this sgdsim reads format %d",
+        return sgd_errf(err, "checkpoint format %llu, this sgdsim reads format %d (the file was "
+                             "written by another version of sgdsim: resume it with that one)",
                         (unsigned long long)format, SGD_CKPT_FORMAT);
+    return 0;
+}
+
+/* The header at the start of bytes[0..len): magic, format, fields and the payload's length
+ * *n; *head receives the number of bytes before the payload.  0, or -1 with the reason. */
+static int parse_head(const void *bytes, size_t len, sgd_ckpt_meta_t *m, size_t *head,
+                      uint64_t *n, sgd_err_t *err)
+{
+    memset(m, 0, sizeof *m);
+    sgd_ckr_t r;
+    if (read_preamble(bytes, len, &r, err)) return -1;
+    read_header(&r, m);
+    *n = sgd_ckr_u64(&r);
+    if (r.failed) return sgd_errf(err, "truncated (the file ends within its header)");
+    *head = 8 + r.pos;
+    return 0;
+}
+
+/* Whether a file of len bytes holds exactly its header (head bytes), the payload of n bytes
+ * the header announces and the digest: checked before anything the size of the payload is
+ * allocated or read.  0, or -1 with the reason. */
+static int check_layout(size_t len, size_t head, uint64_t n, sgd_err_t *err)
+{
+    size_t rest = len - head;
+    if (n > rest || rest - n < DIGEST_BYTES)
+        return sgd_errf(err, "truncated (the file ends before its content does)");
+    if (rest - n != DIGEST_BYTES)
+        return sgd_errf(err, "%zu unexpected bytes after the end of the checkpoint",
+                        rest - (size_t)n - DIGEST_BYTES);
     return 0;
 }
 
 int sgd_ckpt_parse(const void *bytes, size_t len, sgd_ckpt_meta_t *m, const uint8_t **payload,
                    size_t *n, sgd_err_t *err)
 {
-    memset(m, 0, sizeof *m);
-    sgd_ckr_t r;
-    if (read_preamble(bytes, len, &r, err)) return -1;
-    read_header(&r, m);
-    *n = (size_t)sgd_ckr_u64(&r);
-    if (r.failed || *n > r.len - r.pos || r.len - r.pos - *n < DIGEST_BYTES)
-        return sgd_errf(err, "truncated (the file ends before its content does)");
-    *payload = r.p + r.pos;
-    if (r.len - r.pos - *n != DIGEST_BYTES)
-        return sgd_errf(err, "%zu unexpected bytes after the end of the checkpoint",
-                        r.len - r.pos - *n - DIGEST_BYTES);
+    size_t head;
+    uint64_t size;
+    if (parse_head(bytes, len, m, &head, &size, err) || check_layout(len, head, size, err))
+        return -1;
+    *n = (size_t)size;
+    *payload = (const uint8_t *)bytes + head;
     uint8_t d[DIGEST_BYTES];
     digest_of(bytes, len - DIGEST_BYTES, d);
     if (memcmp(d, (const uint8_t *)bytes + len - DIGEST_BYTES, DIGEST_BYTES) != 0)
@@ -152,41 +181,66 @@ int sgd_ckpt_parse(const void *bytes, size_t len, sgd_ckpt_meta_t *m, const uint
     return 0;
 }
 
-/* The whole regular file at path (a FIFO or a directory is refused, never waited on). */
-static int slurp(const char *path, uint8_t **out, size_t *len, sgd_err_t *err)
+/* Opens path for reading when it is a regular file (a FIFO or a directory is refused, never
+ * waited on): *fd and the file's *size.  0, or -1 with "PATH: why". */
+static int open_regular(const char *path, int *fd, size_t *size, sgd_err_t *err)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
+    if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(*fd);
         return sgd_errf(err, "%s: not a regular file", path);
     }
-    size_t size = (size_t)st.st_size, got = 0;
-    uint8_t *buf = malloc(size ? size : 1);
-    if (!buf) {
-        close(fd);
-        return sgd_errf(err, "%s: %zu bytes do not fit in memory", path, size);
-    }
-    while (got < size) {
-        ssize_t k = read(fd, buf + got, size - got);
+    *size = (size_t)st.st_size;
+    return 0;
+}
+
+/* Up to n bytes of fd from offset `at`; returns how many were read. */
+static size_t read_at(int fd, uint8_t *buf, size_t n, size_t at)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, buf + got, n - got, (off_t)(at + got));
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) break;
         got += (size_t)k;
     }
-    close(fd);
-    *out = buf;
-    *len = got;
-    return 0;
+    return got;
+}
+
+/* Room for the longest header the fields allow (sgd_ckpt_meta_t), and more. */
+#define HEAD_MAX 4096
+
+/* The header of the open file fd, from its first HEAD_MAX bytes at most, whatever the file's
+ * size.  0, or -1 with the reason (no path). */
+static int read_head(int fd, sgd_ckpt_meta_t *m, size_t *head, uint64_t *n, sgd_err_t *err)
+{
+    uint8_t buf[HEAD_MAX];
+    return parse_head(buf, read_at(fd, buf, sizeof buf, 0), m, head, n, err);
 }
 
 int sgd_ckpt_read(const char *path, sgd_ckpt_meta_t *m, uint8_t **file,
                   const uint8_t **payload, size_t *n, sgd_err_t *err)
 {
-    size_t len = 0;
     *file = NULL;
-    if (slurp(path, file, &len, err)) return -1;
-    if (sgd_ckpt_parse(*file, len, m, payload, n, err) == 0) return 0;
+    int fd;
+    size_t size, head;
+    uint64_t claimed;
+    if (open_regular(path, &fd, &size, err)) return -1;
+    /* The magic and the header first: a foreign file, or one whose size is not the one its
+     * header announces, is refused before anything the size of the file is allocated. */
+    int rc = read_head(fd, m, &head, &claimed, err) || check_layout(size, head, claimed, err)
+                 ? -1
+                 : 0;
+    if (rc == 0 && !(*file = malloc(size ? size : 1)))
+        rc = sgd_errf(err, "%zu bytes do not fit in memory", size);
+    else if (rc == 0 && read_at(fd, *file, size, 0) != size)
+        rc = sgd_errf(err, "truncated (the file ends before its content does)");
+    else if (rc == 0)
+        rc = sgd_ckpt_parse(*file, size, m, payload, n, err);
+    close(fd);
+    if (rc == 0) return 0;
     free(*file);
     *file = NULL;
     return sgd_err_prefix(err, path);
@@ -194,27 +248,14 @@ int sgd_ckpt_read(const char *path, sgd_ckpt_meta_t *m, uint8_t **file,
 
 int sgd_ckpt_read_header(const char *path, sgd_ckpt_meta_t *m, sgd_err_t *err)
 {
-    /* Room for the longest header the fields allow (sgd_ckpt_meta_t), and more. */
-    uint8_t buf[4096];
+    int fd;
+    size_t size, head;
+    uint64_t n;
     memset(m, 0, sizeof *m);
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    size_t got = 0;
-    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    while (regular && got < sizeof buf) {
-        ssize_t k = read(fd, buf + got, sizeof buf - got);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        got += (size_t)k;
-    }
+    if (open_regular(path, &fd, &size, err)) return -1;
+    int rc = read_head(fd, m, &head, &n, err);
     close(fd);
-    if (!regular) return sgd_errf(err, "%s: not a regular file", path);
-    sgd_ckr_t r;
-    if (read_preamble(buf, got, &r, err)) return sgd_err_prefix(err, path);
-    read_header(&r, m);
-    if (r.failed) return sgd_errf(err, "%s: truncated (the file ends within its header)", path);
-    return 0;
+    return rc ? sgd_err_prefix(err, path) : 0;
 }
 
 int sgd_ckpt_meta_diff(const sgd_ckpt_meta_t *saved, const sgd_ckpt_meta_t *now, char *buf,

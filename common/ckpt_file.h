@@ -5,7 +5,9 @@
  *     format         u64, SGD_CKPT_FORMAT
  *     header         strings (u64 length + bytes): sgdsim version, git revision, BLAS
  *                    kernel, algorithm, run key, scenario hash, the run's started_at in its
- *                    database; then i64 run id and i64 updates applied
+ *                    database; then i64 run id, i64 updates applied, and what the database
+ *                    must hold for the run to go on: i64 metric rows of the run and i64 the
+ *                    largest update index among them (-1: none)
  *     payload        u64 length + bytes: the run's state (common/ckbuf.h sections)
  *     sha256         32 bytes: SHA-256 of every byte before it
  *
@@ -26,7 +28,9 @@
 #include "common/sha256.h"
 
 #define SGD_CKPT_MAGIC "SGDCKPT\n"
-#define SGD_CKPT_FORMAT 1
+/* 2: the database's rows in the header (db_rows, db_last_update).  A file of another
+ * format is refused, naming both. */
+#define SGD_CKPT_FORMAT 2
 
 typedef struct sgd_ckpt_meta {
     char sgdsim_version[64];
@@ -38,6 +42,11 @@ typedef struct sgd_ckpt_meta {
     char run_started[64]; /* runs.started_at of the run: with run_id, the database's run */
     int64_t run_id;
     int64_t updates;
+    /* What the database held when the checkpoint was written (its rows are committed
+     * first): the run's metric rows and the largest update index among them (-1: none).
+     * A database that holds fewer is older than the checkpoint. */
+    int64_t db_rows;
+    int64_t db_last_update;
 } sgd_ckpt_meta_t;
 
 /* Writes a checkpoint atomically (above).  0, or -1 with "PATH: cannot write: why"; the
@@ -51,7 +60,10 @@ int sgd_ckpt_parse(const void *bytes, size_t len, sgd_ckpt_meta_t *m, const uint
                    size_t *n, sgd_err_t *err);
 
 /* Reads and checks the checkpoint at path; *file receives its bytes (free()), *payload
- * points into them.  0, or -1 with "PATH: why" in err. */
+ * points into them.  The magic and the header are read first, from the file's first bytes,
+ * and the file's size must be exactly what its header announces: a foreign or inconsistent
+ * file is refused before anything its size would cost is allocated.  0, or -1 with
+ * "PATH: why" in err. */
 int sgd_ckpt_read(const char *path, sgd_ckpt_meta_t *m, uint8_t **file,
                   const uint8_t **payload, size_t *n, sgd_err_t *err);
 
@@ -62,8 +74,8 @@ int sgd_ckpt_read(const char *path, sgd_ckpt_meta_t *m, uint8_t **file,
 int sgd_ckpt_read_header(const char *path, sgd_ckpt_meta_t *m, sgd_err_t *err);
 
 /* The first field in which a checkpoint's header (saved) differs from the run that would
- * resume it (now), as "FIELD: the checkpoint's A, this run's B" in buf; run id, started_at
- * and updates are not compared.  Returns 0 when they agree, -1 otherwise. */
+ * resume it (now), as "FIELD: the checkpoint's A, this run's B" in buf; run id, started_at,
+ * updates and the database's rows are not compared.  Returns 0 when they agree, -1 otherwise. */
 int sgd_ckpt_meta_diff(const sgd_ckpt_meta_t *saved, const sgd_ckpt_meta_t *now, char *buf,
                        size_t size);
 

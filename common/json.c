@@ -423,7 +423,10 @@ char *sgd_json_format_number(double d, char buf[SGD_JSON_NUMBER_MAX])
     } else if (d == floor(d) && fabs(d) < 9007199254740992.0) {
         snprintf(buf, SGD_JSON_NUMBER_MAX, "%lld", (long long)d);
     } else {
-        /* 17 significant digits always read back; take the first shorter form that does. */
+        /* 17 significant digits always read back; take the first shorter form that does.
+         * This is the canonical form's rule, fixed because configuration hashes are taken of
+         * it; sgd_fmt_double (common/number.h), for exchanging numbers, finds the shortest
+         * text, which differs from this only for subnormals. */
         for (int digits = 15; digits <= 17; digits++) {
             snprintf(buf, SGD_JSON_NUMBER_MAX, "%.*g", digits, d);
             if (strtod(buf, NULL) == d) break;

@@ -3,8 +3,13 @@
 #include "common/number.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -55,4 +60,32 @@ bool sgd_parse_u64(const char *s, uint64_t *out)
     if (errno == ERANGE) return false;
     *out = (uint64_t)v;
     return true;
+}
+
+/* Why start at 15 digits: %g drops trailing zeros, and a normal double whose shortest form D
+ * has k <= 15 significant digits is within half an ulp (2^-53 of it, about 1.1e-16) of D,
+ * less than half the spacing of 15-digit decimals there (at least 0.5e-15 of it), so %.15g
+ * rounds it to D exactly; one that needs more digits takes 16 or, always enough, 17.  A
+ * subnormal has fewer bits, so shorter forms may read back too: those start at 1 digit.
+ * The fewest digits are the shortest text but where %g then chose an exponent that more
+ * digits would not need ("4.27783444309975e+15", "4277834443099750"), so a form with an
+ * exponent is compared with the next ones. */
+char *sgd_fmt_double(char *buf, size_t size, double d)
+{
+    SGD_ASSERT(size >= SGD_FMT_DOUBLE_MAX);
+    if (isnan(d)) {
+        snprintf(buf, size, "nan");
+    } else if (isinf(d)) {
+        snprintf(buf, size, d > 0 ? "inf" : "-inf");
+    } else {
+        buf[0] = '\0';
+        for (int prec = fabs(d) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
+            char text[SGD_FMT_DOUBLE_MAX];
+            snprintf(text, sizeof text, "%.*g", prec, d);
+            if (strtod(text, NULL) != d || (buf[0] && strlen(text) >= strlen(buf))) continue;
+            memcpy(buf, text, strlen(text) + 1);
+            if (!strchr(buf, 'e')) break;
+        }
+    }
+    return buf;
 }

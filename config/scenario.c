@@ -21,6 +21,7 @@
 #include "common/json.h"
 #include "common/sha256.h"
 #include "config/scenario_sections.h"
+#include "config/set_value.h"
 #include "models/backend.h"
 
 /* A scenario is a few kilobytes; anything past this is a mistake (or an attack on the
@@ -62,8 +63,7 @@ static cJSON *parse_set_value(const char *assignment, const char *key, const cha
     bool numeric_dot = c == '.' && text[1] >= '0' && text[1] <= '9';
     if ((c >= '0' && c <= '9') || (c && strchr("-+\"[]{}", c)) || numeric_dot ||
         (c && c <= ' ')) {
-        sgd_errf(err, "--set %s: not a valid JSON value (quote a string that starts with a "
-                 "digit, sign, quote or bracket: %s='\"...\"')", assignment, key);
+        scn_set_value_error(assignment, key, text, err);
         return NULL;
     }
     return cJSON_CreateString(text);
@@ -127,7 +127,7 @@ static const char *const top_keys[] = {"schema_version", "name", "description", 
                                        "algorithm", "backend", "cluster", "data", "model",
                                        "batch", "optimizer", "compute", "io", "network",
                                        "stop", "eval", "topology", "sweep", "numerics",
-                                       NULL};
+                                       "clients", NULL};
 
 /* algorithm.name now; the algorithm's own keys once everything else is known. */
 static int parse_algorithm_name(const sgd_jobj_t *root, const scn_algorithm_t *const *algs,
@@ -153,6 +153,22 @@ static int parse_algorithm_options(const sgd_jobj_t *root, const scn_algorithm_t
     if (sgd_jobj_child(root, "algorithm", &a, err)) return -1;
     if (!alg->parse_options) return sgd_jobj_check_keys(&a, keys, err);
     return alg->parse_options(&a, s, err);
+}
+
+/* data.partition and clients are read by the algorithms that take them (takes_clients): the
+ * others refuse them, naming those that do. */
+static int check_clients(const scn_algorithm_t *const *algs, const scn_algorithm_t *alg,
+                         const scn_t *s, sgd_err_t *err)
+{
+    if (alg->takes_clients || (!s->clients.given && !s->partition.given)) return 0;
+    char names[512] = "";
+    for (; *algs; algs++) {
+        if (!(*algs)->takes_clients) continue;
+        if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
+        strncat(names, (*algs)->name, sizeof names - strlen(names) - 1);
+    }
+    return sgd_errf(err, "%s: only valid with name %s, not \"%s\"",
+                    s->clients.given ? "clients" : "data.partition", names, alg->name);
 }
 
 static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
@@ -186,6 +202,7 @@ static int parse_root(const cJSON *in, cJSON *out, const char *default_name,
         scn_parse_model(&root, s, err) || scn_parse_batch(&root, s, err) ||
         scn_parse_optimizer(&root, s, err) || scn_parse_timing(&root, s, err) ||
         scn_parse_run_control(&root, s, err) || scn_parse_topology(&root, s, err) ||
+        scn_parse_clients(&root, base_dir, s, err) || check_clients(algs, alg, s, err) ||
         parse_algorithm_options(&root, alg, s, err) || scn_parse_numerics(&root, s, err))
         return -1;
     return 0;
@@ -500,6 +517,8 @@ void scn_free(scn_t *s)
     free(s->data.test_images);
     free(s->data.test_labels);
     free(s->data.cache_dir);
+    free(s->clients.trace);
+    free(s->clients.device_trace);
     free(s->resolved_json);
     for (int i = 0; i < s->nsweep; i++) {
         for (int j = 0; j < s->sweep[i].nvalues; j++) free(s->sweep[i].values[j]);

@@ -21,6 +21,8 @@
 #include "models/blas_kernel.h"
 #include "models/model.h"
 #include "models/optim.h"
+#include "models/partition.h"
+#include "sim/client_behaviour.h"
 #include "sim/dist.h"
 
 #define SCN_SCHEMA_VERSION 1
@@ -71,6 +73,27 @@ typedef struct scn_data {
     double synth_separation; /* scale of the class means relative to unit noise */
 } scn_data_t;
 
+/* data.partition: how the training data is split over the registered clients
+ * (models/partition.h); only the parameter-server family reads it. */
+typedef struct scn_partition {
+    bool given;               /* false: no partition (and nothing in resolved_json) */
+    partition_spec_t spec;
+} scn_partition_t;
+
+/* The "clients" section: how registered clients behave as devices (sim/client_behaviour.h,
+ * docs/scenario.md#clients); only the parameter-server family reads it. */
+typedef struct scn_clients {
+    bool given;               /* false: always online, no dropout, the cluster's devices */
+    sim_avail_kind_t avail;
+    sim_dist_t online_s, offline_s; /* renewal: period lengths, s */
+    char *trace;              /* availability "trace": FedScale's file, resolved (owned) */
+    double dropout_p;         /* per-task dropout probability, in [0, 1) */
+    sim_dist_t compute_factor; /* per-client multiplier on compute time */
+    sim_dist_t bandwidth_Bps; /* per-client link bandwidth, bytes/s */
+    char *device_trace;       /* FedScale's capacity file instead of the two laws (owned) */
+    double retry_s;           /* a slot that found no client tries again after this, s */
+} scn_clients_t;
+
 /* One axis of a scenario's "sweep" block: a key path of the scenario and the values it
  * takes in a sweep (sgdsim sweep), each kept as JSON text so it can be applied exactly like a
  * --set override. */
@@ -114,6 +137,8 @@ typedef struct scn {
                                 drawn once per worker */
 
     scn_data_t data;
+    scn_partition_t partition;   /* data.partition */
+    scn_clients_t clients;       /* clients */
 
     model_spec_t model;          /* its kind's (models/model_kind.h); ninputs and nclasses come
                                     from the data at run setup; kind NULL when cost_only */
@@ -179,6 +204,8 @@ typedef struct scn_algorithm {
      * Must reject unknown keys (sgd_jobj_check_keys, listing "name" too).  Owned options go to
      * s->alg_opts with s->alg_opts_free.  NULL: the algorithm takes no options. */
     int (*parse_options)(const sgd_jobj_t *alg, struct scn *s, sgd_err_t *err);
+    /* Whether it reads data.partition and the clients section (the others refuse them). */
+    bool takes_clients;
 } scn_algorithm_t;
 
 /* One --set override: "key.path=value".  The whole value is parsed as JSON (numbers,

@@ -14,7 +14,7 @@
 #include "sim/collective.h"
 #include "sim/dist.h"
 
-static char *resolve_path(const char *base_dir, const char *p)
+char *scn_resolve_path(const char *base_dir, const char *p)
 {
     if (p[0] == '/' || !base_dir || !base_dir[0] || strcmp(base_dir, ".") == 0)
         return sgd_xstrdup(p);
@@ -48,7 +48,7 @@ static int parse_data_cache(const sgd_jobj_t *d, const char *base_dir, scn_t *s,
     if (sgd_jobj_bool(&unhashed, "cache", true, &s->data.cache, err) ||
         sgd_jobj_str(&unhashed, "cache_dir", "", &dir, err))
         return -1;
-    if (dir[0]) s->data.cache_dir = resolve_path(base_dir, dir);
+    if (dir[0]) s->data.cache_dir = scn_resolve_path(base_dir, dir);
     return 0;
 }
 
@@ -59,7 +59,7 @@ int scn_parse_data(const sgd_jobj_t *root, const char *base_dir, scn_t *s, sgd_e
                                        "test_images", "test_labels", "train_size",
                                        "validation", "validation_size", "n_train",
                                        "n_validation", "dim", "classes", "separation",
-                                       "cache", "cache_dir", NULL};
+                                       "cache", "cache_dir", "partition", NULL};
     static const char *const sources[] = {"idx", "synthetic", NULL};
     static const char *const val_from[] = {"test", "train_tail", NULL};
     int src, vf;
@@ -85,10 +85,10 @@ int scn_parse_data(const sgd_jobj_t *root, const char *base_dir, scn_t *s, sgd_e
         if (s->data.val_from == SCN_VAL_TRAIN_TAIL && s->data.val_size == 0)
             return sgd_errf(err, "%s.validation_size: must be >= 1 with validation "
                                  "\"train_tail\"", d.path);
-        s->data.train_images = resolve_path(base_dir, ti);
-        s->data.train_labels = resolve_path(base_dir, tl);
-        if (vi[0]) s->data.test_images = resolve_path(base_dir, vi);
-        if (vl[0]) s->data.test_labels = resolve_path(base_dir, vl);
+        s->data.train_images = scn_resolve_path(base_dir, ti);
+        s->data.train_labels = scn_resolve_path(base_dir, tl);
+        if (vi[0]) s->data.test_images = scn_resolve_path(base_dir, vi);
+        if (vl[0]) s->data.test_labels = scn_resolve_path(base_dir, vl);
         for (const char *const *k = (const char *const[]){"n_train", "n_validation", "dim",
                                                          "classes", "separation", NULL};
              *k; k++)
@@ -114,7 +114,7 @@ int scn_parse_data(const sgd_jobj_t *root, const char *base_dir, scn_t *s, sgd_e
             if (sgd_jobj_has(&d, *k))
                 return sgd_errf(err, "%s.%s: only valid with source \"idx\"", d.path, *k);
     }
-    return 0;
+    return scn_parse_partition(&d, s, err);
 }
 
 int scn_parse_batch(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err)

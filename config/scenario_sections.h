@@ -6,7 +6,8 @@
  *   scenario_sections.c  cluster, data, batch, optimizer, compute and io (timing), stop and
  *                        eval (run control), topology and network, numerics
  *   scenario_model.c     model: the common keys, each kind's own through its table
- *                        (models/model_kind.h), and cost-only presets */
+ *                        (models/model_kind.h), and cost-only presets
+ *   scenario_clients.c   data.partition and clients (federated learning) */
 #ifndef SGDSIM_CONFIG_SCENARIO_SECTIONS_H
 #define SGDSIM_CONFIG_SCENARIO_SECTIONS_H
 
@@ -24,5 +25,13 @@ int scn_parse_timing(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err);
 int scn_parse_run_control(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err);
 int scn_parse_topology(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err);
 int scn_parse_numerics(const sgd_jobj_t *root, scn_t *s, sgd_err_t *err);
+/* data.partition, read by scn_parse_data from the data object. */
+int scn_parse_partition(const sgd_jobj_t *data, scn_t *s, sgd_err_t *err);
+/* After the network section (the bandwidth's default is its). */
+int scn_parse_clients(const sgd_jobj_t *root, const char *base_dir, scn_t *s, sgd_err_t *err);
+
+/* A path of the scenario resolved against base_dir (the scenario file's folder) unless it is
+ * absolute; owned by the caller. */
+char *scn_resolve_path(const char *base_dir, const char *p);
 
 #endif

@@ -1,12 +1,18 @@
-/* libFuzzer target: the checkpoint reader and every restore path -- CSGD's, LSGD's and the
- * parameter-server family's (algorithms/ps_ckpt.c) on both drivers.  An input that starts
- * with the checkpoint magic is taken as a whole file: when only its SHA-256 is wrong (what
- * almost every mutation of a good file gives) the digest is written afresh, so that the
- * fuzzer reaches the header and payload parsers without having to forge one; its header's
- * algorithm picks the scenario.  Any other input is a raw payload whose first byte picks the
- * scenario.  The payload is restored into a small run of that scenario built afresh
- * (alg_restore: engine, runner and the algorithm's sections).  Nothing an input holds may
- * crash, hang or leak, and a refusal always says why. */
+/* libFuzzer target: the checkpoint reader and every restore path, and what a restored run
+ * does next -- CSGD's and LSGD's (message level and closed form), the parameter-server
+ * family's (algorithms/ps_ckpt.c: SASGD with fetch "after_push", FASGD, B-FASGD, Downpour,
+ * hardsync, DC-ASGD-a, on both drivers).
+ *
+ * A checkpoint's SHA-256 only proves it was not damaged by accident, so mutations must reach
+ * the checks behind it: an input that starts with the checkpoint magic is taken as a whole
+ * file and RESEALED -- when only its digest is wrong (what almost every mutation of a good
+ * file gives) the digest is written afresh -- and its payload is restored into a small run of
+ * every scenario of the header's algorithm, built afresh (alg_restore: engine, runner and the
+ * algorithm's sections, then the pending events against the state).  Any other input is a
+ * raw payload whose first byte picks the scenario.  A payload the restore accepts is then
+ * run to its end (the scenarios stop at 20 updates or 5 s of virtual time): a value that
+ * passed every check must not crash, hang or leak the run that uses it either.  A refusal
+ * always says why. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,34 +24,47 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The seed corpus's checkpoints (fuzz/corpus/checkpoint/ALGORITHM-*.ckpt) were written by
- * `sgdsim run` of these scenarios with --checkpoint-exit-at. */
+/* The seed corpus's checkpoints (fuzz/corpus/checkpoint/NAME.ckpt, NAME the second column)
+ * were written by `sgdsim run` of these scenarios with --checkpoint-exit-at 7. */
 #define SMALL_RUN                                                                              \
     " \"data\": {\"source\": \"synthetic\", \"n_train\": 40, \"n_validation\": 10,"             \
     "           \"dim\": 4, \"classes\": 2},"                                                 \
     " \"model\": {\"kind\": \"mlp\", \"hidden\": [3]}, \"batch\": {\"per_worker\": 4},"       \
-    " \"stop\": {\"updates\": 20}, \"eval\": {\"every\": 5}}"
+    " \"stop\": {\"updates\": 20, \"vtime_s\": 5}, \"eval\": {\"every\": 5}}"
+#define SYNC(name, workers, more)                                                              \
+    "{\"schema_version\": 1, \"seed\": 3, \"algorithm\": {\"name\": \"" name "\"},"            \
+    " \"cluster\": {\"workers\": " workers "}, " more                                          \
+    " \"optimizer\": {\"lr\": 0.1, \"momentum\": 0.9}," SMALL_RUN
+#define PS(workers, opts)                                                                      \
+    "{\"schema_version\": 1, \"seed\": 3, \"algorithm\": {" opts "},"                          \
+    " \"cluster\": {\"workers\": " workers "},"                                                \
+    " \"optimizer\": {\"lr\": 0.05, \"momentum\": 0}," SMALL_RUN
+#define LSGD_TOPOLOGY "\"topology\": {\"kind\": \"cluster\", \"gpus_per_node\": 2},"
 static const struct {
-    const char *algorithm, *json;
+    const char *algorithm, *name, *json;
 } scenarios[] = {
-    {"csgd", "{\"schema_version\": 1, \"seed\": 3, \"algorithm\": {\"name\": \"csgd\"},"
-             " \"cluster\": {\"workers\": 2},"
-             " \"optimizer\": {\"lr\": 0.1, \"momentum\": 0.9}," SMALL_RUN},
-    {"lsgd", "{\"schema_version\": 1, \"seed\": 3, \"algorithm\": {\"name\": \"lsgd\"},"
-             " \"cluster\": {\"workers\": 4}, \"topology\": {\"kind\": \"cluster\","
-             " \"gpus_per_node\": 2}, \"optimizer\": {\"lr\": 0.1, \"momentum\": 0.9},"
-             SMALL_RUN},
-    {"fasgd", "{\"schema_version\": 1, \"seed\": 3, \"algorithm\": {\"name\": \"fasgd\","
-              " \"driver\": \"timed\", \"server_time_s\": 0.0005}, \"cluster\": {\"workers\": 3},"
-              " \"optimizer\": {\"lr\": 0.05, \"momentum\": 0}," SMALL_RUN},
-    {"b-fasgd", "{\"schema_version\": 1, \"seed\": 3, \"algorithm\": {\"name\": \"b-fasgd\","
-                " \"c_fetch\": 0.05, \"c_push\": 0.02}, \"cluster\": {\"workers\": 3},"
-                " \"optimizer\": {\"lr\": 0.05, \"momentum\": 0}," SMALL_RUN},
+    {"csgd", "csgd", SYNC("csgd", "2", "")},
+    {"csgd", "csgd-analytic", SYNC("csgd", "3", "\"network\": {\"fidelity\": \"analytic\"},")},
+    {"lsgd", "lsgd", SYNC("lsgd", "4", LSGD_TOPOLOGY)},
+    {"lsgd", "lsgd-analytic-serial",
+     "{\"schema_version\": 1, \"seed\": 3, \"algorithm\": {\"name\": \"lsgd\", \"overlap\": "
+     "false}, \"cluster\": {\"workers\": 4}, " LSGD_TOPOLOGY
+     " \"network\": {\"fidelity\": \"analytic\"},"
+     " \"optimizer\": {\"lr\": 0.1, \"momentum\": 0.9}," SMALL_RUN},
+    {"fasgd", "fasgd-timed",
+     PS("3", "\"name\": \"fasgd\", \"driver\": \"timed\", \"server_time_s\": 0.0005")},
+    {"b-fasgd", "b-fasgd", PS("3", "\"name\": \"b-fasgd\", \"c_fetch\": 0.05, \"c_push\": 0.02")},
+    {"sasgd", "sasgd-after-push-timed",
+     PS("4", "\"name\": \"sasgd\", \"n\": 2, \"fetch\": \"after_push\", \"driver\": \"timed\"")},
+    {"downpour", "downpour-timed",
+     PS("3", "\"name\": \"downpour\", \"k_push\": 2, \"k_fetch\": 3, \"driver\": \"timed\"")},
+    {"hardsync", "hardsync", PS("3", "\"name\": \"hardsync\"")},
+    {"dc-asgd", "dc-asgd-a", PS("4", "\"name\": \"dc-asgd\", \"variant\": \"a\", \"n\": 2")},
 };
 #define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
-/* The input as a checkpoint file, its digest written afresh when it is wrong; 0 with the
- * header and payload (pointing into *copy, to free), or -1. */
+/* The input as a checkpoint file, resealed when only its digest is wrong; 0 with the header
+ * and payload (pointing into *copy, to free, or into data), or -1. */
 static int parse_file(const uint8_t *data, size_t size, uint8_t **copy, sgd_ckpt_meta_t *meta,
                       const uint8_t **payload, size_t *n)
 {
@@ -71,15 +90,7 @@ static int parse_file(const uint8_t *data, size_t size, uint8_t **copy, sgd_ckpt
     return -1;
 }
 
-/* The scenario a file's header names (else the one its first letter picks). */
-static size_t scenario_of(const char *algorithm)
-{
-    for (size_t i = 0; i < NSCENARIOS; i++)
-        if (strcmp(scenarios[i].algorithm, algorithm) == 0) return i;
-    return (size_t)(unsigned char)algorithm[0] % NSCENARIOS;
-}
-
-/* Restores payload[0..n) into a fresh run of scenario k. */
+/* Restores payload[0..n) into a fresh run of scenario k and, when it is accepted, runs it. */
 static void restore_into(size_t k, const uint8_t *payload, size_t n)
 {
     sgd_err_t err = {{0}};
@@ -91,7 +102,13 @@ static void restore_into(size_t k, const uint8_t *payload, size_t n)
     alg_prepared_t *run;
     if (alg_prepare(&s, &po, &run, &err)) abort();
     err.msg[0] = '\0';
-    if (alg_restore(run, payload, n, &err) != 0 && !err.msg[0]) abort();
+    if (alg_restore(run, payload, n, &err) != 0) {
+        if (!err.msg[0]) abort();
+    } else {
+        alg_outcome_t o;
+        if (alg_execute(run, NULL, &o, &err) != 0) abort(); /* no sink: nothing refuses */
+        free(o.final_params);
+    }
     alg_prepared_free(run);
     scn_free(&s);
 }
@@ -103,7 +120,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n;
     uint8_t *copy;
     if (parse_file(data, size, &copy, &meta, &payload, &n) == 0) {
-        restore_into(scenario_of(meta.algorithm), payload, n);
+        bool any = false;
+        for (size_t k = 0; k < NSCENARIOS; k++)
+            if (strcmp(scenarios[k].algorithm, meta.algorithm) == 0) {
+                restore_into(k, payload, n);
+                any = true;
+            }
+        if (!any) restore_into((unsigned char)meta.algorithm[0] % NSCENARIOS, payload, n);
         free(copy);
     } else if (size > 0) {
         restore_into(data[0] % NSCENARIOS, data + 1, size - 1);

@@ -6,13 +6,21 @@
  * each legend entry's bytes also make its points, arbitrary doubles included (NaN,
  * infinities), and with the band flag its band's edges.  The script is checked by a small
  * reader of gnuplot's syntax, written apart from the builder:
- *   - every string is single-quoted pieces joined by ."\047". (a quote), each closing on
+ *   - every string is single-quoted pieces joined by ."\047". (a quote) or ."\n". (a line
+ *     break, where the input had a space or a control character), each closing on
  *     its own line and never followed by another ' (which gnuplot would read as a quote
  *     inside it); it holds no control character, is well-formed UTF-8 and reads back as
  *     the input string whenever the input was printable UTF-8;
  *   - every datablock line is two finite numbers until EOD (three in a band's $b block);
- *   - outside strings the script is exactly the script built with every string empty, so
- *     no byte of a string ever becomes gnuplot syntax (a command, a backquote, a macro);
+ *   - outside strings the script is exactly the script built with every string replaced by
+ *     as many x's as it has characters, spaces kept (the layout may depend on a string's
+ *     length and where it may wrap, never on its bytes), so no byte of a string ever becomes gnuplot syntax (a command, a
+ *     backquote, a macro);
+ *   - the script's strings, less the builder's own ('%g' and '', the tick labels' formats),
+ *     are the input's in the script's order: each panel's title, then the figure's title,
+ *     axis labels and legend title, then the legend entries not marked legend_dup; a
+ *     printable one reads back as it was given, a legend entry possibly shortened to its
+ *     start and end around "…";
  *   - gnuplot's macro pass, which keeps its own count of quotes, sees no @ or # outside
  *     quotes.
  * Any violation aborts. */
@@ -28,7 +36,8 @@
 #define MAX_LINES 8
 #define NFIXED 4 /* title, axis labels, legend title */
 #define MAX_STRINGS (NFIXED + MAX_LINES)
-#define MAX_SCRIPT_STRINGS (MAX_STRINGS + 2) /* two panels' titles repeat two strings */
+#define MAX_SCRIPT_STRINGS (MAX_STRINGS + 2 + 8) /* two panels' titles repeat two strings;
+                                                 * four tick formats per panel */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -84,13 +93,20 @@ static const char *read_piece(const char *s, char *value, size_t *n)
  * quote); appends its value and aborts unless it is printable. */
 static void read_string(reader_t *r, const char **p)
 {
-    static const char join[] = ".\"\\047\".";
+    static const char join[] = ".\"\\047\".", newline[] = ".\"\\n\".";
     char *value = malloc(strlen(*p) + 1);
     size_t n = 0;
     const char *s = read_piece(*p, value, &n);
-    while (strncmp(s, join, sizeof join - 1) == 0 && s[sizeof join - 1] == '\'') {
-        value[n++] = '\'';
-        s = read_piece(s + sizeof join - 1, value, &n);
+    for (;;) {
+        if (strncmp(s, join, sizeof join - 1) == 0 && s[sizeof join - 1] == '\'') {
+            value[n++] = '\'';
+            s = read_piece(s + sizeof join - 1, value, &n);
+        } else if (strncmp(s, newline, sizeof newline - 1) == 0 && s[sizeof newline - 1] == '\'') {
+            value[n++] = ' '; /* a label wrapped where it had a space */
+            s = read_piece(s + sizeof newline - 1, value, &n);
+        } else {
+            break;
+        }
     }
     value[n] = '\0';
     if (!printable(value, n) || r->nstrings == MAX_SCRIPT_STRINGS) abort();
@@ -189,6 +205,27 @@ static int make_points(const char *label, size_t len, double *x, double *y)
     return n;
 }
 
+/* s with each character (as the builder counts them: a well-formed UTF-8 sequence, or
+ * one byte that is not part of one) replaced by an x, but spaces and control characters
+ * (drawn as spaces, where labels may wrap) by a space (malloc'ed). */
+static char *neutral(const char *s)
+{
+    char *out = malloc(strlen(s) + 1), *o = out;
+    for (const unsigned char *u = (const unsigned char *)s; *u; o++) {
+        size_t n = utf8_char(u);
+        *o = n && !printable((const char *)u, n) ? ' ' : *u == ' ' ? ' ' : 'x';
+        u += n ? n : 1;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The builder's own strings, which are left out of the comparison with the input. */
+static bool builders(const char *s)
+{
+    return strcmp(s, "") == 0 || strcmp(s, "%g") == 0;
+}
+
 static char *build(const gp_plot_t *p, const char *const *text, const gp_series_t *series,
                    const char *const *labels)
 {
@@ -202,51 +239,73 @@ static char *build(const gp_plot_t *p, const char *const *text, const gp_series_
     return gp_script_build(&q);
 }
 
-/* Which input string each string of the script is, in the script's order: the fixed ones,
- * then the legend entries; with panels the title heads the grid after the axis labels and
- * the legend's title, and each panel's title (an axis label again) precedes its entries. */
-static int expected_order(const gp_plot_t *p, const gp_series_t *series, int nstr, int *order)
+/* Which input string each string of the script is, in the script's order (builders'
+ * strings left out): each panel's title (an axis label again), then the fixed ones (the
+ * legend's title only with a legend), then the legend entries listed; with no series,
+ * none (nothing is drawn). */
+static int expected_order(const gp_plot_t *p, const gp_series_t *series, const char *const *str,
+                          int nstr, int *order)
 {
     int n = 0;
-    if (!p->npanels) {
-        for (int i = 0; i < nstr; i++) order[n++] = i;
-        return n;
+    if (p->nseries == 0) return 0;
+    for (int k = 0; k < p->npanels; k++) order[n++] = 1 + k;
+    for (int i = 0; i < NFIXED - 1; i++) order[n++] = i;
+    order[n++] = NFIXED - 1; /* the first series is never a legend_dup: there is a legend */
+    for (int i = 0; i < nstr - NFIXED; i++)
+        if (!series[i].legend_dup) order[n++] = NFIXED + i;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (!builders(str[order[i]])) order[kept++] = order[i];
+    return kept;
+}
+
+/* A legend entry as drawn: the input, or its start and end around one "…" (a shortened
+ * one; the input may hold "…" of its own, so each is tried). */
+static bool entry_matches(const char *got, const char *want)
+{
+    if (strcmp(got, want) == 0) return true;
+    size_t len = strlen(want);
+    for (const char *cut = strstr(got, "\xe2\x80\xa6"); cut; cut = strstr(cut + 1, "\xe2\x80\xa6")) {
+        size_t head = (size_t)(cut - got), tail = strlen(cut + 3);
+        if (head + tail < len && strncmp(got, want, head) == 0 &&
+            strcmp(cut + 3, want + len - tail) == 0)
+            return true;
     }
-    for (int i = 1; i < NFIXED; i++) order[n++] = i;
-    order[n++] = 0;
-    for (int k = 0; k < p->npanels; k++) {
-        order[n++] = 1 + k;
-        for (int i = 0; i < nstr - NFIXED; i++)
-            if (series[i].panel == k) order[n++] = NFIXED + i;
-    }
-    return n;
+    return false;
 }
 
 static void check(const gp_plot_t *p, const char *const *str, const size_t *len, int nstr,
                   const gp_series_t *series)
 {
-    static const char *const empty[MAX_STRINGS] = {"", "", "", "", "", "", "", "",
-                                                   "", "", "", ""};
+    char *blank_text[MAX_STRINGS];
+    for (int i = 0; i < nstr; i++) blank_text[i] = neutral(str[i]);
+    const char *const *blank_str = (const char *const *)blank_text;
     char *script = build(p, str, series, str + NFIXED);
-    char *blank = build(p, empty, series, empty + NFIXED);
+    char *blank = build(p, blank_str, series, blank_str + NFIXED);
     reader_t r, b;
     reader_read(&r, script);
     reader_read(&b, blank);
     check_macro_pass(script);
-    int order[MAX_SCRIPT_STRINGS], n = expected_order(p, series, nstr, order);
-    if (strcmp(r.skeleton, b.skeleton) != 0 || strpbrk(r.skeleton, "`\"@!") ||
-        r.nstrings != n)
-        abort();
-    for (int i = 0; i < n; i++) {
-        int k = order[i];
+    int order[MAX_SCRIPT_STRINGS], n = expected_order(p, series, str, nstr, order);
+    if (strcmp(r.skeleton, b.skeleton) != 0 || strpbrk(r.skeleton, "`\"@!")) abort();
+    int seen = 0;
+    for (int i = 0; i < r.nstrings; i++) {
+        if (builders(r.strings[i])) continue;
+        if (seen == n) abort();
+        int k = order[seen++];
         size_t got = strlen(r.strings[i]);
-        bool clean = printable(str[k], len[k]);
-        if (got > len[k] || (clean && strcmp(r.strings[i], str[k]) != 0)) abort();
+        bool clean = printable(str[k], len[k]), entry = k >= NFIXED;
+        if (got > len[k] + (entry ? 2 : 0)) abort();
+        if (clean && (entry ? !entry_matches(r.strings[i], str[k])
+                            : strcmp(r.strings[i], str[k]) != 0))
+            abort();
     }
+    if (seen != n) abort();
     reader_free(&r);
     reader_free(&b);
     free(script);
     free(blank);
+    for (int i = 0; i < nstr; i++) free(blank_text[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -267,7 +326,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int n = make_points(str[NFIXED + i], len[NFIXED + i], x[i], y[i]);
         for (int k = 0; k < n; k++) lo[i][k] = y[i][k] - x[i][k], hi[i][k] = y[i][k] * 2;
         series[i] = (gp_series_t){str[NFIXED + i], x[i], y[i], band ? lo[i] : NULL,
-                                  band ? hi[i] : NULL, n, i, i / 2, panels ? i % 2 : 0};
+                                  band ? hi[i] : NULL, n, i, i / 2, panels ? i % 2 : 0,
+                                  panels && i % 3 == 2};
     }
     /* Sizes from the flags' top bits: 0 is the default, others 64 to 448 (whole pixels, or
      * hundredths of an inch for PDF). */

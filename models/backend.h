@@ -52,6 +52,17 @@
 #include "models/model.h"
 #include "models/optim.h"
 
+/* A gradient as a background job computes one: loss_grad's contract, on the workspace of the
+ * thread that runs the job (oracle). */
+typedef int (*sgd_grad_fn)(void *oracle, const float *params, const float *x, const int32_t *y,
+                           int batch, float *grad, double *loss, sgd_err_t *err);
+/* A background job of the caller's (async_submit_job): computes with grad(oracle, ...) only,
+ * at the batch size async_open was given, reads only inputs that stay unchanged until it is
+ * collected and writes only its own outputs, so its result is the same bits on any thread.
+ * Returns 0 with *loss, or -1 with err. */
+typedef int (*sgd_job_fn)(void *arg, sgd_grad_fn grad, void *oracle, double *loss,
+                          sgd_err_t *err);
+
 /* Status: every call that can fail -- an allocation, a CUDA or cuBLAS error -- returns 0, or
  * -1 with err->msg saying what failed ("out of memory: 2.1 GiB for ...", "CUDA error:
  * cudaMalloc(...): out of memory").  A failure is not an input error and not a broken
@@ -110,6 +121,12 @@ typedef struct sgd_backend_iface {
      * parameters, as its own again).  A run resumed from them steps as the saved run would. */
     int (*sync_export)(void *ctx, float *velocity, sgd_err_t *err);
     int (*sync_import)(void *ctx, const float *params, const float *velocity, sgd_err_t *err);
+    /* Optional, with async_open (NULL: none): queues a job of several gradients in slot's
+     * place of one request (a local-training task of the parameter-server family, whose
+     * steps must run in order); collected by async_collect like a request, which returns
+     * the job's status and its loss.  The job's gradients are loss_grad's bits whichever
+     * thread runs it. */
+    void (*async_submit_job)(void *ctx, int slot, sgd_job_fn job, void *arg);
 } sgd_backend_iface_t;
 
 typedef struct sgd_backend {
@@ -214,6 +231,19 @@ static inline void sgd_backend_async_submit(sgd_backend_t *b, int slot, const fl
     b->grad_calls++;
     b->grads++;
     b->iface->async_submit(b->ctx, slot, params, x, y, grad);
+}
+/* 1 when the backend runs jobs in the background (after async_open succeeded). */
+static inline int sgd_backend_async_jobs(const sgd_backend_t *b)
+{
+    return b->iface->async_submit_job != NULL;
+}
+/* Counted as one call of `grads` gradients, when submitted. */
+static inline void sgd_backend_async_submit_job(sgd_backend_t *b, int slot, sgd_job_fn job,
+                                                void *arg, uint64_t grads)
+{
+    b->grad_calls++;
+    b->grads += grads;
+    b->iface->async_submit_job(b->ctx, slot, job, arg);
 }
 static inline int sgd_backend_async_collect(sgd_backend_t *b, int slot, double *loss,
                                             sgd_err_t *err)

@@ -34,6 +34,10 @@ typedef struct async_req {  /* one background request's arguments and result */
     const float *params, *x;
     const int32_t *y;
     float *grad;
+    sgd_job_fn job;         /* a job instead of one gradient (async_submit_job), or NULL */
+    void *job_arg;
+    int status;             /* the job's */
+    sgd_err_t err;
     double loss;
 } async_req_t;
 
@@ -325,11 +329,25 @@ static int cpu_evaluate(void *ctx, const float *params, const sgd_dataset_t *d,
 
 /* ---- background requests ---------------------------------------------------------------- */
 
+/* A job's gradient on a worker's workspace: one model_loss_grad call, as loss_grad's for the
+ * batches that run in the background (at most SHARD_ROWS rows). */
+static int worker_grad(void *oracle, const float *params, const float *x, const int32_t *y,
+                       int batch, float *grad, double *loss, sgd_err_t *err)
+{
+    (void)err;
+    *loss = model_loss_grad(oracle, params, x, y, batch, grad);
+    return 0;
+}
+
 static void async_task(void *ctx, int slot, int worker)
 {
     cpu_backend_t *c = ctx;
     async_req_t *r = &c->req[slot];
     model_t *m = worker == 0 ? c->model : c->workers[worker];
+    if (r->job) {
+        r->status = r->job(r->job_arg, worker_grad, m, &r->loss, &r->err);
+        return;
+    }
     r->loss = model_loss_grad(m, r->params, r->x, r->y, c->async_batch, r->grad);
 }
 
@@ -365,14 +383,27 @@ static void cpu_async_submit(void *ctx, int slot, const float *params, const flo
     sgd_taskq_submit(c->async, slot);
 }
 
-/* A background request computes with the model's workspace only, which cannot fail. */
+static void cpu_async_submit_job(void *ctx, int slot, sgd_job_fn job, void *arg)
+{
+    cpu_backend_t *c = ctx;
+    SGD_ASSERT(c->async && slot >= 0 && slot < c->async_slots);
+    c->req[slot] = (async_req_t){.job = job, .job_arg = arg};
+    sgd_taskq_submit(c->async, slot);
+}
+
+/* A background request computes with the model's workspace only, which cannot fail; a job
+ * says how it ended. */
 static int cpu_async_collect(void *ctx, int slot, double *loss, sgd_err_t *err)
 {
-    (void)err;
     cpu_backend_t *c = ctx;
     SGD_ASSERT(c->async && slot >= 0 && slot < c->async_slots);
     sgd_taskq_collect(c->async, slot);
-    *loss = c->req[slot].loss;
+    const async_req_t *r = &c->req[slot];
+    *loss = r->loss;
+    if (r->job && r->status) {
+        *err = r->err;
+        return -1;
+    }
     return 0;
 }
 
@@ -489,6 +520,7 @@ static const sgd_backend_iface_t cpu_iface = {
     .async_open = cpu_async_open,
     .async_submit = cpu_async_submit,
     .async_collect = cpu_async_collect,
+    .async_submit_job = cpu_async_submit_job,
 };
 
 void sgd_backend_cpu_create(model_t *model, sgd_backend_t *out)

@@ -354,6 +354,7 @@ static const sgd_backend_iface_t cuda_iface = {
     NULL, /* async_collect */
     NULL, /* sync_export: checkpoints of a run on the GPU are not supported yet */
     NULL, /* sync_import */
+    NULL, /* async_submit_job: no background path (above) */
 };
 
 /* ---- creation, device query -------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,11 +176,66 @@ static int read_gz(gzFile f, const char *path, idx_array_t *out, sgd_err_t *err)
     return rc;
 }
 
+/* Whether a path has a "." or ".." component. */
+static bool dot_component(const char *p)
+{
+    for (const char *seg = p; seg;) {
+        size_t len = strcspn(seg, "/");
+        if ((len == 1 && seg[0] == '.') || (len == 2 && seg[0] == '.' && seg[1] == '.'))
+            return true;
+        seg = seg[len] ? seg + len + 1 : NULL;
+    }
+    return false;
+}
+
+/* The absolute path without "." or ".." components that a path names: its longest leading
+ * part that exists, resolved by the system (links and all; the working directory when no
+ * part does), then the rest, which must hold no "." or ".." of its own; NULL where that
+ * cannot be told. */
+static char *plain_path(const char *path)
+{
+    char *copy = sgd_xstrdup(path), *found = NULL;
+    for (size_t end = strlen(copy);; end--) {
+        while (end > 0 && copy[end - 1] != '/') end--;
+        const char *rest = path + end;
+        char *real;
+        if (end == 0) {
+            real = path[0] == '/' ? NULL : realpath(".", NULL);
+        } else {
+            copy[end - 1] = '\0';
+            real = realpath(copy[0] ? copy : "/", NULL);
+        }
+        if (real && *rest && !dot_component(rest)) {
+            size_t n = strlen(real) + strlen(rest) + 2;
+            found = sgd_xmalloc(n);
+            snprintf(found, n, "%s%s%s", real, strcmp(real, "/") ? "/" : "", rest);
+        }
+        bool resolved = real != NULL;
+        free(real);
+        if (resolved || end == 0) break;
+    }
+    free(copy);
+    return found;
+}
+
+/* "PATH: cannot open: WHY", with the plain path it names where PATH is relative or goes
+ * through "." or "..", so the message shows both the path as the scenario gives it (after
+ * its folder, config/scenario_sections.c) and where that was looked for. */
+static int open_failed(const char *path, sgd_err_t *err)
+{
+    int e = errno ? errno : ENOENT;
+    char *plain = path[0] != '/' || dot_component(path) ? plain_path(path) : NULL;
+    int rc = plain ? sgd_errf(err, "%s: cannot open: %s (that is %s)", path, strerror(e), plain)
+                   : sgd_errf(err, "%s: cannot open: %s", path, strerror(e));
+    free(plain);
+    return rc;
+}
+
 int idx_read_shape(const char *path, idx_array_t *out, sgd_err_t *err)
 {
     memset(out, 0, sizeof *out);
     gzFile f = gzopen(path, "rb");
-    if (!f) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+    if (!f) return open_failed(path, err);
     int rc = read_header(f, path, out, err) < 0 ? -1 : 0;
     gzclose(f);
     if (rc != 0) memset(out, 0, sizeof *out);
@@ -190,7 +246,7 @@ int idx_read_u8(const char *path, idx_array_t *out, sgd_err_t *err)
 {
     memset(out, 0, sizeof *out);
     gzFile f = gzopen(path, "rb");
-    if (!f) return sgd_errf(err, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+    if (!f) return open_failed(path, err);
     return read_gz(f, path, out, err);
 }
 

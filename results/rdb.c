@@ -283,10 +283,15 @@ static int rdb_prepare_inserts(rdb_t *db, sgd_err_t *err)
             " ON CONFLICT (run_id, tau) DO UPDATE SET count = count + excluded.count",
             &db->ins_staleness, err))
         return -1;
+    if (rdb_prepare_stmt(db,
+            "INSERT INTO version_age(run_id, age, count) VALUES (?1, ?2, ?3)"
+            " ON CONFLICT (run_id, age) DO UPDATE SET count = count + excluded.count",
+            &db->ins_version_age, err))
+        return -1;
     return rdb_prepare_stmt(db,
-        "INSERT INTO version_age(run_id, age, count) VALUES (?1, ?2, ?3)"
-        " ON CONFLICT (run_id, age) DO UPDATE SET count = count + excluded.count",
-        &db->ins_version_age, err);
+        "INSERT INTO client_labels(run_id, client, label, count) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT (run_id, client, label) DO UPDATE SET count = excluded.count",
+        &db->ins_client_label, err);
 }
 
 /* sgdsim_config_hash(config_json): see rdb_reader.h. */
@@ -399,7 +404,14 @@ void rdb_close(rdb_t *db)
     sqlite3_finalize(db->ins_traffic);
     sqlite3_finalize(db->ins_staleness);
     sqlite3_finalize(db->ins_version_age);
+    sqlite3_finalize(db->ins_client_label);
     rdb_checkpoint_at_close(db);
+    if (db->not_numbers)
+        fprintf(stderr, "sgdsim: warning: %s: %lld metric row%s whose value is not a number "
+                "(first: %s) %s left out; a value is a REAL, or NULL with its kind in "
+                "nonfinite (docs/results.md)\n", db->path, (long long)db->not_numbers,
+                db->not_numbers == 1 ? "" : "s", db->not_number_first,
+                db->not_numbers == 1 ? "was" : "were");
     /* close_v2 so a statement a reader forgot to finalize cannot make close fail and leak. */
     sqlite3_close_v2(db->db);
     if (db->readonly) rdb_reader_tidy(db->path, db->tidy, db->ready);

@@ -12,7 +12,7 @@
  * Life of a run on one handle:
  *     rdb_run_begin   inserts the runs row with status 'running' and its lease and commits
  *                     at once, so a crashed run is visible as 'running' forever after;
- *     rdb_metric / rdb_traffic / rdb_staleness / rdb_version_age
+ *     rdb_metric / rdb_traffic / rdb_staleness / rdb_version_age / rdb_client_labels
  *                     append to an in-memory buffer; every RDB_BATCH_ROWS buffered rows, and
  *                     the rows buffered when RDB_COMMIT_EVERY_MS of wall time have passed
  *                     since the last write, are written in one transaction (a killed process
@@ -38,7 +38,7 @@
 
 #include "common/error.h"
 
-#define RDB_SCHEMA_VERSION 5          /* PRAGMA user_version written by this build */
+#define RDB_SCHEMA_VERSION 6          /* PRAGMA user_version written by this build */
 #define RDB_READ_MIN_VERSION 2        /* oldest schema rdb_open_readonly reads as it is */
 #define RDB_MERGE_MIN_VERSION 1       /* oldest schema rdb_merge takes as an input */
 #define RDB_APPLICATION_ID 0x53474453 /* PRAGMA application_id, "SGDS" in ASCII */
@@ -134,6 +134,12 @@ int rdb_staleness(rdb_t *db, int64_t run_id, int64_t tau, int64_t count, sgd_err
 /* Buffers one parameter-age histogram bin (schema 3): count gradients applied on parameters
  * `age` >= 0 versions old.  Counts are added to what (run, age) already holds. */
 int rdb_version_age(rdb_t *db, int64_t run_id, int64_t age, int64_t count, sgd_err_t *err);
+
+/* Buffers one entry of the run's data partition (schema 6): client >= 0 holds count >= 1
+ * training samples of label >= 0.  A second entry of the same (client, label) replaces the
+ * first. */
+int rdb_client_labels(rdb_t *db, int64_t run_id, int64_t client, int64_t label, int64_t count,
+                      sgd_err_t *err);
 
 /* Writes every buffered row now, in one transaction (no-op when nothing is buffered). */
 int rdb_flush(rdb_t *db, sgd_err_t *err);

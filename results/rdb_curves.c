@@ -162,7 +162,7 @@ int rdb_curve_runs_open(rdb_t *db, const char *const *keys, int nkeys,
     if (where_sql(db, sel, 1, where, sizeof where, err)) return -1;
     snprintf(sql, sizeof sql,
              "SELECT r.id, r.seed, r.scenario, r.status,"
-             " json_remove(r.config_json, '$.seed', '$.numerics.threads')%s"
+             " json_remove(r.config_json, '$.seed', '$.numerics.threads'), r.git_rev%s"
              " FROM runs r WHERE 1%s ORDER BY r.id", columns, where);
     if (curve_open(db, sql, nkeys, it, err)) return -1;
     bind_where((*it)->st, sel, 1);
@@ -178,9 +178,10 @@ int rdb_curve_runs_next(rdb_curve_it_t *it, rdb_curve_run_t *run, sgd_err_t *err
         .id = sqlite3_column_int64(st, 0), .seed = sqlite3_column_int64(st, 1),
         .scenario = (const char *)sqlite3_column_text(st, 2),
         .status = (const char *)sqlite3_column_text(st, 3),
-        .config = (const char *)sqlite3_column_text(st, 4), .values = it->values};
+        .config = (const char *)sqlite3_column_text(st, 4),
+        .build = (const char *)sqlite3_column_text(st, 5), .values = it->values};
     for (int k = 0; k < it->nkeys; k++)
-        it->values[k] = (const char *)sqlite3_column_text(st, 5 + k);
+        it->values[k] = (const char *)sqlite3_column_text(st, 6 + k);
     return 1;
 }
 
@@ -191,7 +192,7 @@ int rdb_curve_points_open(rdb_t *db, const char *metric, const rdb_selection_t *
     *it = NULL;
     if (where_sql(db, sel, 2, where, sizeof where, err)) return -1;
     snprintf(sql, sizeof sql,
-             "SELECT m.run_id, m.update_idx, m.vtime_ns / 1e9, m.value"
+             "SELECT m.run_id, m.update_idx, m.vtime_ns, m.value, m.nonfinite, m.name"
              " FROM metrics m JOIN runs r ON r.id = m.run_id"
              " WHERE m.name = ?1 AND m.value IS NOT NULL%s ORDER BY m.run_id, m.update_idx",
              where);
@@ -203,11 +204,22 @@ int rdb_curve_points_open(rdb_t *db, const char *metric, const rdb_selection_t *
 
 int rdb_curve_points_next(rdb_curve_it_t *it, rdb_curve_point_t *p, sgd_err_t *err)
 {
-    int rc = curve_step(it, "cannot read metric rows", err);
-    if (rc <= 0) return rc;
-    *p = (rdb_curve_point_t){sqlite3_column_int64(it->st, 0), sqlite3_column_int64(it->st, 1),
-                             sqlite3_column_double(it->st, 2), sqlite3_column_double(it->st, 3)};
-    return 1;
+    for (;;) {
+        int rc = curve_step(it, "cannot read metric rows", err);
+        if (rc <= 0) return rc;
+        sqlite3_stmt *st = it->st;
+        double v;
+        char kind;
+        if (!rdb_metric_cell(it->db, st, 3, 4, sqlite3_column_int64(st, 0),
+                             (const char *)sqlite3_column_text(st, 5), sqlite3_column_int64(st, 1),
+                             &v, &kind))
+            continue; /* not a number: left out, and counted */
+        if (kind) continue; /* a REAL infinity another program stored: not drawn either */
+        int64_t ns = sqlite3_column_int64(st, 2);
+        *p = (rdb_curve_point_t){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), ns,
+                                 (double)ns / 1e9, v};
+        return 1;
+    }
 }
 
 void rdb_curve_close(rdb_curve_it_t *it)

@@ -55,13 +55,15 @@ typedef struct rdb_curve_run {
     const char *scenario, *status;
     const char *config;        /* the configuration without its seed and thread count (JSON
                                   text: runs that differ only by seed have the same) */
+    const char *build;         /* runs.git_rev: the build that ran it */
     const char *const *values; /* the value of each group key as text, NULL for none */
 } rdb_curve_run_t;
 
-/* One finite value of the metric in a selected run. */
+/* One finite value of the metric in a selected run (rows whose value is not a number are
+ * left out, and rdb_close warns about them). */
 typedef struct rdb_curve_point {
-    int64_t run, update;
-    double vtime_s, value;
+    int64_t run, update, vtime_ns;
+    double vtime_s, value; /* vtime_s = vtime_ns / 1e9 */
 } rdb_curve_point_t;
 
 typedef struct rdb_curve_it rdb_curve_it_t;

@@ -18,6 +18,11 @@ struct rdb_dump {
     rdb_cell_t *row;   /* ncols, the current row (texts owned) */
 };
 
+int rdb_dump_check_schema(rdb_t *db, sgd_err_t *err)
+{
+    return rdb_schema_refuse_unknown(db, err);
+}
+
 int rdb_table_names(rdb_t *db, char ***names, int *n, sgd_err_t *err)
 {
     *names = NULL;

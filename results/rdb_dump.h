@@ -12,6 +12,12 @@
 #include "results/rdb.h"
 #include "results/rdb_rows.h"
 
+/* Refuses (-1, naming them) a database holding views sgdsim did not create, or a view of
+ * sgdsim's name that is not the one sgdsim wrote: export reads every table and view whole,
+ * and a planted view may compute without end (a WITH RECURSIVE without a limit).  A table
+ * ends; a planted one is exported like the others. */
+int rdb_dump_check_schema(rdb_t *db, sgd_err_t *err);
+
 /* Every table and view of the database but SQLite's own, by name, into *names (*n of them;
  * the caller frees them with rdb_names_free). */
 int rdb_table_names(rdb_t *db, char ***names, int *n, sgd_err_t *err);

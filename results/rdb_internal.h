@@ -18,7 +18,13 @@
 /* SQLite's own clock, so started_at and finished_at have one format (millisecond UTC). */
 #define RDB_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
-typedef enum { ROW_METRIC, ROW_TRAFFIC, ROW_STALENESS, ROW_VERSION_AGE } rdb_row_kind_t;
+typedef enum {
+    ROW_METRIC,
+    ROW_TRAFFIC,
+    ROW_STALENESS,
+    ROW_VERSION_AGE,
+    ROW_CLIENT_LABEL
+} rdb_row_kind_t;
 
 /* One buffered row.  Rows are written in the order they were buffered, so the database
  * content (and any upsert arithmetic) is a function of the caller's call sequence only. */
@@ -26,7 +32,7 @@ typedef struct rdb_row {
     rdb_row_kind_t kind;
     int64_t run_id;
     int64_t v[4];  /* metric: update, vtime_ns; traffic: 4 counters; staleness: tau, count;
-                      version_age: age, count */
+                      version_age: age, count; client label: client, label, count */
     double value;  /* metric value */
     size_t text;   /* offset in the text arena: metric name or traffic kind */
 } rdb_row_t;
@@ -46,6 +52,7 @@ struct rdb {
     rdb_tidy_t tidy; /* a reader's side files: rdb_reader_tidy at close */
     bool ready;      /* opened and its schema accepted (a refused file is left alone) */
     sqlite3_stmt *ins_metric, *ins_traffic, *ins_staleness, *ins_version_age;
+    sqlite3_stmt *ins_client_label;
     rdb_row_t *rows; /* pending rows */
     size_t nrows, caprows;
     char *text; /* NUL-separated names of pending rows */
@@ -61,6 +68,8 @@ struct rdb {
     int64_t last_write_ms;
     int64_t version;  /* the file's schema version (a reader's may be older than this build's) */
     int busy_ms;      /* how long to wait for another connection's transaction */
+    int64_t not_numbers; /* metric rows a reader left out: their value is not a number */
+    char not_number_first[160]; /* the first of them, for the warning at close */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC, every handle's clock_ms unless a test replaces it. */
@@ -85,10 +94,23 @@ int rdb_schema_refuse_foreign(rdb_t *db, sgd_err_t *err);
 /* ... and under the write lock checks it again and migrates it to RDB_SCHEMA_VERSION (a
  * writer) or takes it as it is (a reader). */
 int rdb_schema_prepare(rdb_t *db, sgd_err_t *err);
+/* For a reader that reads every view whole (export): refuses, naming them, the views
+ * sgdsim's migrations to the file's version would not have made -- another name, or
+ * sgdsim's name with SQL that is not the one sgdsim wrote -- since a view may compute
+ * without end.  Compared with a database those migrations build in memory. */
+int rdb_schema_refuse_unknown(rdb_t *db, sgd_err_t *err);
 
 /* Makes run_id, whose lease with `token` the caller has just committed, active on this
  * handle (rdb_run_begin, rdb_run_resume): its rows may be written from now on. */
 void rdb_activate(rdb_t *db, int64_t run_id, const char *token);
+
+/* How the metric value at columns (vc: value, nc: nonfinite) of st's current row reads: 1
+ * with a finite number in *v (*kind 0), or a non-finite one (*v NaN, *kind 'n', 'i' or '-':
+ * from the nonfinite column, or from a REAL infinity another program stored in value); 0
+ * when it is not a number at all (TEXT or a BLOB in value, or NULL in both columns), which
+ * the reader leaves out: it is counted on db, and rdb_close warns about it once. */
+int rdb_metric_cell(rdb_t *db, sqlite3_stmt *st, int vc, int nc, int64_t run, const char *name,
+                    int64_t update, double *v, char *kind);
 
 /* name as an SQL identifier: in double quotes, each double quote inside doubled, of any
  * length (a new string the caller frees).  Every identifier that reaches SQL text from a

@@ -75,9 +75,9 @@ static int source_runs(sqlite3 *db, int64_t version, const char **schema, const 
     *table = "runs";
     /* runs' columns changed in schema 3 (4 changed only how ids are given; 5 added
      * `resumes`, which a source without it leaves at its default, 0, as runs_columns copies
-     * only the columns both tables have). */
+     * only the columns both tables have; 6 added a table of its own, copied when there). */
     if (version >= 3) return 0;
-    SGD_ASSERT(version >= 1 && RDB_SCHEMA_VERSION == 5); /* a new schema extends this */
+    SGD_ASSERT(version >= 1 && RDB_SCHEMA_VERSION == 6); /* a new schema extends this */
     static const char copy[] = "CREATE TEMP TABLE src_runs AS SELECT * FROM src.runs;";
     static const char v2[] = RDB_KEYS_V2_SQL("temp.src_runs");
     static const char v3[] = RDB_RUNS_V3_SQL("temp.src_runs");
@@ -115,9 +115,9 @@ static int attach_source(sqlite3 *db, const char *in_path, rdb_tidy_t *tidy, sgd
 }
 
 /* The statements of one merge: IN's runs in id order, "does OUT hold this run", copying a
- * run and copying its metric, traffic and staleness rows, and (from schema 3 on) its
- * version_age rows, tags and artifacts. */
-#define MERGE_ROW_TABLES 6
+ * run and copying its metric, traffic and staleness rows, (from schema 3 on) its
+ * version_age rows, tags and artifacts, and (from schema 6 on) its client_labels rows. */
+#define MERGE_ROW_TABLES 7
 
 typedef struct merge_stmts {
     sqlite3_stmt *list, *exists, *ins_run, *ins_rows[MERGE_ROW_TABLES];
@@ -151,8 +151,10 @@ static int prepare_merge(sqlite3 *db, const char *cols, const char *runs, int64_
          " WHERE run_id = ?2"),
         ("INSERT INTO main.artifacts(run_id, kind, path, sha256, bytes)"
          " SELECT ?1, kind, path, sha256, bytes FROM src.artifacts WHERE run_id = ?2"),
+        ("INSERT INTO main.client_labels(run_id, client, label, count)"
+         " SELECT ?1, client, label, count FROM src.client_labels WHERE run_id = ?2"),
     };
-    m->nrows = version >= 3 ? MERGE_ROW_TABLES : 3;
+    m->nrows = version >= 6 ? MERGE_ROW_TABLES : version >= 3 ? 6 : 3;
     int ok = sqlite3_prepare_v2(db, list_sql, -1, &m->list, NULL) == SQLITE_OK &&
              sqlite3_prepare_v2(db, "SELECT 1 FROM main.runs WHERE run_key IS ?1 AND host IS"
                                     " ?2 AND started_at IS ?3 AND digest IS ?4 LIMIT 1",

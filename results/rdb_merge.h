@@ -22,7 +22,8 @@ typedef struct rdb_merge_stats {
     int64_t copied;     /* runs copied into OUT */
     int64_t present;    /* runs OUT already held (skipped) */
     int64_t unfinished; /* runs still 'running' in IN (skipped) */
-    int64_t rows;       /* metric, traffic, staleness, version_age, tag and artifact rows copied */
+    int64_t rows;       /* metric, traffic, staleness, version_age, tag, artifact and
+                           client_labels rows copied */
 } rdb_merge_stats_t;
 
 /* Merges the database at in_path into `out` (opened for writing with rdb_open, no run

@@ -177,9 +177,41 @@ int rdb_finished_keys_not_in(rdb_t *db, rdb_t *other, int *count, sgd_err_t *err
     return rc;
 }
 
-/* Appends the statement's current row (update_idx, vtime_ns, value, nonfinite) to s. */
-static void series_append(rdb_series_t *s, int *cap, sqlite3_stmt *st)
+int rdb_metric_cell(rdb_t *db, sqlite3_stmt *st, int vc, int nc, int64_t run, const char *name,
+                    int64_t update, double *v, char *kind)
 {
+    int type = sqlite3_column_type(st, vc);
+    const char *nf = (const char *)sqlite3_column_text(st, nc);
+    *v = NAN;
+    *kind = 0;
+    if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+        double x = sqlite3_column_double(st, vc);
+        if (isfinite(x)) *v = x;
+        else *kind = isnan(x) ? 'n' : x > 0 ? 'i' : '-';
+        return 1;
+    }
+    if (type == SQLITE_NULL && nf) {
+        *kind = strcmp(nf, "nan") == 0 ? 'n' : strcmp(nf, "-inf") == 0 ? '-' : 'i';
+        return 1;
+    }
+    if (db->not_numbers++ == 0)
+        snprintf(db->not_number_first, sizeof db->not_number_first,
+                 "run %lld, %.60s at update %lld: %s", (long long)run, name ? name : "",
+                 (long long)update, type == SQLITE_TEXT ? "text" : type == SQLITE_BLOB
+                                                                    ? "a blob"
+                                                                    : "NULL");
+    return 0;
+}
+
+/* Appends the statement's current row (update_idx, vtime_ns, value, nonfinite) to s,
+ * unless its value is not a number (rdb_metric_cell). */
+static void series_append(rdb_t *db, int64_t run, const char *name, rdb_series_t *s, int *cap,
+                          sqlite3_stmt *st)
+{
+    double v;
+    char kind;
+    if (!rdb_metric_cell(db, st, 2, 3, run, name, sqlite3_column_int64(st, 0), &v, &kind))
+        return;
     if (s->n == *cap) {
         *cap = *cap ? 2 * *cap : 64;
         s->update = sgd_xrealloc(s->update, (size_t)*cap * sizeof *s->update);
@@ -189,9 +221,8 @@ static void series_append(rdb_series_t *s, int *cap, sqlite3_stmt *st)
     }
     s->update[s->n] = sqlite3_column_int64(st, 0);
     s->vtime[s->n] = sqlite3_column_int64(st, 1);
-    const char *nf = (const char *)sqlite3_column_text(st, 3);
-    s->kind[s->n] = nf ? nf[0] : 0;
-    s->value[s->n] = nf ? NAN : sqlite3_column_double(st, 2);
+    s->kind[s->n] = kind;
+    s->value[s->n] = v;
     s->n++;
 }
 
@@ -205,7 +236,7 @@ int rdb_read_series(rdb_t *db, int64_t run, const char *name, rdb_series_t *s, s
     sqlite3_bind_int64(st, 1, run);
     sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
     int cap = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) series_append(s, &cap, st);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) series_append(db, run, name, s, &cap, st);
     if (rc != SQLITE_DONE) rdb_sqlerr(db, "cannot read a series", err);
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE) return 0;

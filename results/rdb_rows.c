@@ -38,7 +38,7 @@ static const col_t run_cols[] = {
     RUN_INT_OR_NULL(workers),       RUN_COL(seed, COL_INT),
     RUN_INT_OR_NULL(updates),       RUN_INT_OR_NULL(vtime_ns),
     RUN_COL(wall_s, COL_REAL),      RUN_COL(config_json, COL_TEXT),
-    RUN_COL(sweep_axes, COL_TEXT),
+    RUN_COL(git_rev, COL_TEXT),     RUN_COL(sweep_axes, COL_TEXT),
 };
 #define NRUN_COLS ((int)(sizeof run_cols / sizeof run_cols[0]))
 
@@ -209,10 +209,27 @@ int rdb_finals_open(rdb_t *db, rdb_rows_it_t **out, sgd_err_t *err)
     return 0;
 }
 
+/* Steps b to its next metric row whose value is a number (rdb_metric_cell: the others are
+ * left out, and counted), with value NaN and nonfinite set for a non-finite one. */
+static int metric_step(rdb_t *db, const bound_t *b, rdb_metric_row_t *row, sgd_err_t *err)
+{
+    static const char *const kinds[] = {"nan", "inf", "-inf"};
+    for (;;) {
+        int rc = bind_step(db, b, row, err);
+        if (rc <= 0) return rc;
+        char kind;
+        if (!rdb_metric_cell(db, b->st, 4, 5, row->run_id, row->name, row->update, &row->value,
+                             &kind))
+            continue;
+        if (kind) row->nonfinite = kinds[kind == 'n' ? 0 : kind == 'i' ? 1 : 2];
+        return 1;
+    }
+}
+
 int rdb_metrics_next(rdb_rows_it_t *it, rdb_metric_row_t *row, sgd_err_t *err)
 {
     SGD_ASSERT(it->b.cols == metric_cols);
-    return bind_step(it->db, &it->b, row, err);
+    return metric_step(it->db, &it->b, row, err);
 }
 
 /* An iterator over the SELECT of cols (every column real) with tail. */
@@ -277,7 +294,7 @@ int rdb_run_facts_open(rdb_t *db, rdb_run_facts_t **out, sgd_err_t *err)
     f->db = db;
     int rc = bind_prepare(db, metric_cols, NMETRIC_COLS, NMETRIC_COLS,
                           "FROM metrics m WHERE m.run_id = ?1 AND m.name = ?2"
-                          " ORDER BY m.update_idx DESC LIMIT 1", &f->final, err);
+                          " ORDER BY m.update_idx DESC", &f->final, err);
     if (!rc)
         rc = bind_prepare(db, staleness_cols, NCOLS(staleness_cols), NCOLS(staleness_cols), "",
                           &f->staleness, err);
@@ -307,7 +324,7 @@ int rdb_run_final(rdb_run_facts_t *f, int64_t run, const char *name, rdb_metric_
     sqlite3_reset(f->final.st);
     sqlite3_bind_int64(f->final.st, 1, run);
     sqlite3_bind_text(f->final.st, 2, name, -1, SQLITE_TRANSIENT);
-    return bind_step(f->db, &f->final, row, err);
+    return metric_step(f->db, &f->final, row, err); /* the last row that is a number */
 }
 
 int rdb_run_staleness(rdb_run_facts_t *f, int64_t run, rdb_staleness_row_t *row,

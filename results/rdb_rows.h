@@ -31,6 +31,7 @@ typedef struct rdb_run_row {
     bool has_workers, has_updates, has_vtime_ns; /* false: NULL (a running run's updates) */
     double wall_s;           /* NaN when NULL */
     const char *config_json; /* the resolved configuration */
+    const char *git_rev;     /* the build that ran it (runs.git_rev) */
     const char *sweep_axes;  /* JSON array of the keys its sweep varied; NULL for a plain run
                                 and before schema 3 */
 } rdb_run_row_t;
@@ -87,7 +88,9 @@ int rdb_runs_next(rdb_rows_it_t *it, rdb_run_row_t *row, sgd_err_t *err);
  * metric name. */
 int rdb_finals_open(rdb_t *db, rdb_rows_it_t **it, sgd_err_t *err);
 
-/* The next metric row into *row: 1, or 0 after the last, or -1 on error. */
+/* The next metric row into *row: 1, or 0 after the last, or -1 on error.  A row whose value
+ * is not a number (TEXT or a BLOB another program wrote into metrics.value) is left out,
+ * and rdb_close warns about it; a REAL infinity reads as a non-finite value. */
 int rdb_metrics_next(rdb_rows_it_t *it, rdb_metric_row_t *row, sgd_err_t *err);
 
 /* Every metric row of every finished run, by run id, metric name, then update (read with

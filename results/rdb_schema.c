@@ -166,8 +166,20 @@ static const char rdb_schema_v4[] =
 static const char rdb_schema_v5[] =
     "ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;" RDB_META_V5_SQL;
 
+/* Version 6: how a run's training data was split over its clients (data.partition): one row
+ * per client and label it holds samples of (nonzero counts only, so at most one row per
+ * training sample).  Older runs, and runs without a partition, have none. */
+static const char rdb_schema_v6[] =
+    "CREATE TABLE client_labels ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  client INTEGER NOT NULL CHECK (client >= 0),"
+    "  label  INTEGER NOT NULL CHECK (label >= 0),"
+    "  count  INTEGER NOT NULL CHECK (count >= 1),"
+    "  PRIMARY KEY (run_id, client, label)"
+    ") WITHOUT ROWID;";
+
 static const char *const rdb_migrations[RDB_SCHEMA_VERSION] = {
-    rdb_schema_v1, rdb_schema_v2, rdb_schema_v3, rdb_schema_v4, rdb_schema_v5};
+    rdb_schema_v1, rdb_schema_v2, rdb_schema_v3, rdb_schema_v4, rdb_schema_v5, rdb_schema_v6};
 
 
 /* What a file says about itself: application_id, user_version and how many schema
@@ -228,7 +240,7 @@ static const struct {
     {"table", "version_age", 3},    {"table", "tags", 3},
     {"table", "artifacts", 3},      {"view", "params", 3},
     {"view", "final_metrics_long", 3}, {"view", "final_metrics", 3},
-    {"table", "run_owner", 4},
+    {"table", "run_owner", 4},      {"table", "client_labels", 6},
 };
 
 static bool rdb_known_object(const char *type, const char *name, int64_t version)
@@ -269,6 +281,80 @@ static int rdb_refuse_planted(rdb_t *db, int64_t version, sgd_err_t *err)
     return sgd_errf(err, "%s: holds %d schema object%s that sgdsim did not create (%s); sgdsim "
                     "does not write to it, since they would act on its writes: drop them, or "
                     "use another database", db->path, n, n == 1 ? "" : "s", list);
+}
+
+/* The objects of a database that sgdsim's migrations built to `version` in memory: type,
+ * name and SQL of each, as SQLite keeps them. */
+typedef struct rdb_ref {
+    sqlite3 *mem;
+    sqlite3_stmt *find; /* the SQL of (type, name) */
+} rdb_ref_t;
+
+static int rdb_ref_build(int64_t version, rdb_ref_t *ref, sgd_err_t *err)
+{
+    memset(ref, 0, sizeof *ref);
+    if (sqlite3_open(":memory:", &ref->mem) != SQLITE_OK ||
+        rdb_register_functions(ref->mem) != SQLITE_OK ||
+        sqlite3_exec(ref->mem, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL) != SQLITE_OK)
+        return sgd_errf(err, "cannot build the reference schema: %s", sqlite3_errmsg(ref->mem));
+    for (int64_t v = 0; v < version && v < RDB_SCHEMA_VERSION; v++)
+        if (sqlite3_exec(ref->mem, rdb_migrations[v], NULL, NULL, NULL) != SQLITE_OK)
+            return sgd_errf(err, "cannot build the reference schema %lld: %s",
+                            (long long)(v + 1), sqlite3_errmsg(ref->mem));
+    if (sqlite3_prepare_v2(ref->mem, "SELECT sql FROM sqlite_master WHERE type = ?1 AND"
+                           " name = ?2", -1, &ref->find, NULL) != SQLITE_OK)
+        return sgd_errf(err, "cannot read the reference schema: %s", sqlite3_errmsg(ref->mem));
+    return 0;
+}
+
+static void rdb_ref_free(rdb_ref_t *ref)
+{
+    sqlite3_finalize(ref->find);
+    sqlite3_close(ref->mem);
+}
+
+/* Whether the reference has view `name` with the same SQL. */
+static bool rdb_ref_has(rdb_ref_t *ref, const char *name, const char *sql)
+{
+    sqlite3_reset(ref->find);
+    sqlite3_bind_text(ref->find, 1, "view", -1, SQLITE_STATIC);
+    sqlite3_bind_text(ref->find, 2, name, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(ref->find) != SQLITE_ROW) return false;
+    const char *want = (const char *)sqlite3_column_text(ref->find, 0);
+    return want && sql && strcmp(want, sql) == 0;
+}
+
+int rdb_schema_refuse_unknown(rdb_t *db, sgd_err_t *err)
+{
+    rdb_ref_t ref;
+    sqlite3_stmt *st = NULL;
+    int rc = rdb_ref_build(db->version, &ref, err);
+    if (rc == 0 && sqlite3_prepare_v2(db->db, "SELECT type, name, sql FROM sqlite_master WHERE"
+                                      " type = 'view' ORDER BY name", -1, &st,
+                                      NULL) != SQLITE_OK)
+        rc = rdb_sqlerr(db, "cannot read the schema", err);
+    char list[512] = "";
+    size_t len = 0;
+    int n = 0, step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        const char *sql = (const char *)sqlite3_column_text(st, 2);
+        if (name && rdb_ref_has(&ref, name, sql)) continue;
+        bool changed = type && name && rdb_known_object(type, name, db->version);
+        if (len < sizeof list - 1)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s%s", n ? ", " : "",
+                                    name ? name : "?", changed ? ", not as sgdsim wrote it" : "");
+        n++;
+    }
+    if (rc == 0 && step != SQLITE_DONE) rc = rdb_sqlerr(db, "cannot read the schema", err);
+    sqlite3_finalize(st);
+    rdb_ref_free(&ref);
+    if (rc || n == 0) return rc;
+    if (len >= sizeof list - 1) snprintf(list + sizeof list - 5, 5, "...");
+    return sgd_errf(err, "%s: holds %d view%s that sgdsim did not create (%s), which may compute "
+                    "without end: drop %s, or read %s with `sgdsim query`", db->path, n,
+                    n == 1 ? "" : "s", list, n == 1 ? "it" : "them", n == 1 ? "it" : "them");
 }
 
 /* A writer's first look, in a read transaction that changes nothing: a file that is not

@@ -71,7 +71,6 @@ static void fill_row(const rdb_study_it_t *it, rdb_study_row_t *row)
         row->text[0] = text_col(st, 1);
         row->i[0] = sqlite3_column_int64(st, 2);
         row->i[1] = sqlite3_column_int64(st, 3);
-        if (sqlite3_column_type(st, 4) != SQLITE_NULL) row->value = sqlite3_column_double(st, 4);
         row->text[1] = text_col(st, 5);
         break;
     case RDB_STUDY_STALENESS:
@@ -93,13 +92,25 @@ static void fill_row(const rdb_study_it_t *it, rdb_study_row_t *row)
     }
 }
 
+/* A metric row's value (rdb_metric_cell): false for one that is not a number, left out. */
+static bool metric_value(const rdb_study_it_t *it, rdb_study_row_t *row)
+{
+    static const char *const kinds[] = {"nan", "inf", "-inf"};
+    char kind;
+    if (!rdb_metric_cell(it->db, it->st, 4, 5, row->run_id, row->text[0], row->i[0],
+                         &row->value, &kind))
+        return false;
+    if (kind) row->text[1] = kinds[kind == 'n' ? 0 : kind == 'i' ? 1 : 2];
+    return true;
+}
+
 int rdb_study_next(rdb_study_it_t *it, rdb_study_row_t *row, sgd_err_t *err)
 {
     if (!it->st) return 0;
-    int rc = sqlite3_step(it->st);
-    if (rc == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(it->st)) == SQLITE_ROW) {
         fill_row(it, row);
-        return 1;
+        if (it->part != RDB_STUDY_METRICS || metric_value(it, row)) return 1;
     }
     return rc == SQLITE_DONE ? 0 : rdb_sqlerr(it->db, "cannot read", err);
 }

@@ -170,6 +170,11 @@ static int rdb_write_row(rdb_t *db, const rdb_row_t *r)
         sqlite3_bind_int64(st, 2, r->v[0]);
         sqlite3_bind_int64(st, 3, r->v[1]);
         break;
+    case ROW_CLIENT_LABEL:
+        st = db->ins_client_label;
+        sqlite3_bind_int64(st, 1, r->run_id);
+        for (int i = 0; i < 3; i++) sqlite3_bind_int64(st, 2 + i, r->v[i]);
+        break;
     }
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
@@ -354,6 +359,21 @@ int rdb_staleness(rdb_t *db, int64_t run_id, int64_t tau, int64_t count, sgd_err
 int rdb_version_age(rdb_t *db, int64_t run_id, int64_t age, int64_t count, sgd_err_t *err)
 {
     return rdb_histogram_bin(db, ROW_VERSION_AGE, run_id, age, count, err);
+}
+
+int rdb_client_labels(rdb_t *db, int64_t run_id, int64_t client, int64_t label, int64_t count,
+                      sgd_err_t *err)
+{
+    rdb_active_t *a = rdb_writable_run(db, run_id, err);
+    if (!a) return -1;
+    if (a->lost) return rdb_lost_err(db, run_id, err);
+    if (client < 0 || label < 0 || count < 1)
+        return sgd_errf(err, "%s: run %lld: client_labels client %lld, label %lld, count %lld: "
+                        "client and label must be >= 0 and count >= 1", db->path,
+                        (long long)run_id, (long long)client, (long long)label,
+                        (long long)count);
+    rdb_row_t r = {.kind = ROW_CLIENT_LABEL, .run_id = run_id, .v = {client, label, count}};
+    return rdb_push_row(db, &r, NULL, err);
 }
 
 int rdb_flush(rdb_t *db, sgd_err_t *err)

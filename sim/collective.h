@@ -141,6 +141,14 @@ uint64_t sim_coll_bytes(const sim_coll_t *c);
 void sim_coll_save(const sim_coll_t *c, sgd_ckw_t *w);
 int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err);
 
+/* After a restore and sim_engine_check_pending (whose checks of this collective's events
+ * count its pending entries and wake-ups): every rank that waits for a wake-up has one
+ * pending, and none has its sends done after every pending event.  0, or -1 with err. */
+int sim_coll_verify(const sim_coll_t *c, sgd_err_t *err);
+/* After the same: whether rank is in the collective, or has its entry pending (its owner
+ * is then not doing anything else). */
+bool sim_coll_holds(const sim_coll_t *c, int rank);
+
 void sim_coll_destroy(sim_coll_t *c);
 
 #endif

@@ -46,6 +46,11 @@ struct sim_coll {
     uint8_t *npending;
     coll_rank_t *ranks;
     uint64_t messages, bytes;
+    /* a restore's checks (sim_coll_verify): per slot its receiver; per rank the enter and
+     * wake events found pending */
+    int32_t *slot_dst;
+    uint32_t *ck_enter, *ck_wake;
+    uint64_t ck_arrivals; /* messages found on their way */
     char *tr_kind, *tr_round_key; /* sim_coll_set_trace, or NULL */
     char **tr_names;              /* per rank */
 };
@@ -213,6 +218,73 @@ static void on_wake(sim_engine_t *e, const sim_event_t *ev, void *ctx)
     advance(c, (int)ev->entity);
 }
 
+/* ---- a restored collective's pending events (sim_engine_set_check) ------------------- */
+
+static bool check_rank(const sim_coll_t *c, uint32_t rank, char *why, size_t size)
+{
+    if (rank < (uint32_t)c->sched->nranks) return true;
+    snprintf(why, size, "rank %u of a collective of %d ranks", rank, c->sched->nranks);
+    return false;
+}
+
+/* An event of rank ev->entity that carries nothing in its arg. */
+static bool check_plain(const sim_coll_t *c, const sim_event_t *ev, char *why, size_t size)
+{
+    if (!check_rank(c, ev->entity, why, size)) return false;
+    if (ev->arg == 0) return true;
+    snprintf(why, size, "an argument %llu where none is carried", (unsigned long long)ev->arg);
+    return false;
+}
+
+/* An entry: a rank not in the collective yet, entering once. */
+static bool check_enter(void *ctx, const sim_event_t *ev, char *why, size_t size)
+{
+    sim_coll_t *c = ctx;
+    if (!check_plain(c, ev, why, size)) return false;
+    if (!c->ranks[ev->entity].active && c->ck_enter[ev->entity]++ == 0) return true;
+    snprintf(why, size, "rank %u enters a collective it is already in", ev->entity);
+    return false;
+}
+
+/* A message: to the receiver of its slot. */
+static bool check_arrive(void *ctx, const sim_event_t *ev, char *why, size_t size)
+{
+    sim_coll_t *c = ctx;
+    if (!check_rank(c, ev->entity, why, size)) return false;
+    if (ev->arg < (uint64_t)c->sched->nslots && c->slot_dst[ev->arg] == (int32_t)ev->entity) {
+        c->ck_arrivals++;
+        return true;
+    }
+    snprintf(why, size, "a message of slot %llu to rank %u, which that slot does not reach",
+             (unsigned long long)ev->arg, ev->entity);
+    return false;
+}
+
+/* A wake-up: of a rank waiting for one, once. */
+static bool check_wake(void *ctx, const sim_event_t *ev, char *why, size_t size)
+{
+    sim_coll_t *c = ctx;
+    if (!check_plain(c, ev, why, size)) return false;
+    if (c->ranks[ev->entity].waking && c->ck_wake[ev->entity]++ == 0) return true;
+    snprintf(why, size, "a wake-up of rank %u, which waits for none", ev->entity);
+    return false;
+}
+
+/* The checks of the collective's events and what they need: each slot's receiver. */
+static void set_checks(sim_coll_t *c)
+{
+    const sim_sched_t *s = c->sched;
+    c->slot_dst = sgd_xmalloc((size_t)(s->nslots + 1) * sizeof *c->slot_dst);
+    for (int r = 0; r < s->nranks; r++)
+        for (int j = s->op_off[r]; j < s->op_off[r + 1]; j++)
+            if (!s->ops[j].is_send) c->slot_dst[s->ops[j].slot] = r;
+    c->ck_enter = sgd_xcalloc((size_t)s->nranks, sizeof *c->ck_enter);
+    c->ck_wake = sgd_xcalloc((size_t)s->nranks, sizeof *c->ck_wake);
+    sim_engine_set_check(c->engine, c->ev_enter, check_enter);
+    sim_engine_set_check(c->engine, c->ev_arrive, check_arrive);
+    sim_engine_set_check(c->engine, c->ev_wake, check_wake);
+}
+
 sim_coll_t *sim_coll_create(sim_engine_t *e, sim_net_t *n, const sim_topo_t *t,
                             const sim_sched_t *s, const int *endpoints,
                             const uint64_t *call_elems, int ncalls, uint32_t elem_bytes,
@@ -246,6 +318,7 @@ sim_coll_t *sim_coll_create(sim_engine_t *e, sim_net_t *n, const sim_topo_t *t,
     c->ev_arrive = sim_engine_register(e, buf, on_arrive, c);
     snprintf(buf, sizeof buf, "%s.wake", name);
     c->ev_wake = sim_engine_register(e, buf, on_wake, c);
+    set_checks(c);
     return c;
 }
 
@@ -326,8 +399,13 @@ static void restore_rank(sim_coll_t *c, int i, sgd_ckr_t *r)
     rk->sends_until = sgd_ckr_i64(r);
     int64_t round = sgd_ckr_i64(r);
     if (r->failed) return;
+    const bool active = flags & 1, waking = (flags >> 1) & 1;
     if (call < 0 || call > c->ncalls || op < 0 || op > nops || posted < 0 || posted > nops ||
-        pending < 0 || pending > nops || flags > 3 || rk->sends_until < 0 || round < 0) {
+        pending < 0 || pending > nops || flags > 3 || rk->sends_until < 0 ||
+        rk->sends_until > SIM_TIME_BEYOND_NS || round < 0 || (active && call == c->ncalls) ||
+        /* a rank out of the collective is where on_enter and the end of a round leave it */
+        (!active && (op || posted || pending || waking || rk->sends_until ||
+                     (call != 0 && call != c->ncalls)))) {
         sgd_ckr_fail(r, "rank %d: state out of range", i);
         return;
     }
@@ -335,6 +413,56 @@ static void restore_rank(sim_coll_t *c, int i, sgd_ckr_t *r)
                         .pending_sends = (int)pending, .active = flags & 1,
                         .waking = (flags >> 1) & 1, .sends_until = rk->sends_until,
                         .round = round};
+}
+
+/* Sends of rank src's program on `slot` before its op `upto` (of the current call). */
+static int64_t sends_before(const sim_coll_t *c, int src, int32_t slot, int upto)
+{
+    const sim_sched_t *s = c->sched;
+    int64_t n = 0;
+    for (int j = 0; j < upto; j++) {
+        const sched_op_t *op = &s->ops[s->op_off[src] + j];
+        n += op->is_send && op->slot == slot;
+    }
+    return n;
+}
+
+/* The largest message this collective sends, bytes. */
+static uint64_t largest_message(const sim_coll_t *c)
+{
+    const sim_sched_t *s = c->sched;
+    uint64_t most = 0;
+    for (int k = 0; k < c->ncalls; k++)
+        for (int j = 0; j < s->op_off[s->nranks]; j++) {
+            uint64_t b = sched_msg_elems(s->ops[j].mul, s->ops[j].den, c->elems[k]) *
+                         c->elem_bytes;
+            if (b > most) most = b;
+        }
+    return most;
+}
+
+/* The per-slot counters against each other and the ranks: nothing consumed that has not
+ * arrived, nothing started that was not posted, and each sender's waiting sends are its
+ * current call's sends on their slot, of a size the collective sends. */
+static void check_slots(const sim_coll_t *c, sgd_ckr_t *r)
+{
+    const sim_sched_t *s = c->sched;
+    const uint64_t most = r->failed ? 0 : largest_message(c);
+    int64_t *waiting = sgd_xcalloc((size_t)s->nranks, sizeof *waiting);
+    for (int k = 0; k < s->nslots && !r->failed; k++) {
+        const int src = s->slot_src[k];
+        bool ok = c->consumed[k] <= c->arrived[k] && c->started[k] <= c->posted[k] &&
+                  (c->rendezvous || (c->posted[k] == 0 && c->npending[k] == 0)) &&
+                  c->npending[k] <= sends_before(c, src, k, c->ranks[src].op);
+        for (int j = 0; j < c->npending[k]; j++) ok = ok && c->pending[k][j] <= most;
+        waiting[src] += c->npending[k];
+        if (!ok) sgd_ckr_fail(r, "slot %d: message counters out of range", k);
+    }
+    for (int i = 0; i < s->nranks && !r->failed; i++)
+        if (waiting[i] != c->ranks[i].pending_sends)
+            sgd_ckr_fail(r, "rank %d: %d sends waiting, its slots hold %lld", i,
+                         c->ranks[i].pending_sends, (long long)waiting[i]);
+    free(waiting);
 }
 
 int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err)
@@ -359,7 +487,38 @@ int sim_coll_restore(sim_coll_t *c, sgd_ckr_t *r, sgd_err_t *err)
     }
     c->messages = sgd_ckr_u64(r);
     c->bytes = sgd_ckr_u64(r);
+    check_slots(c, r);
+    memset(c->ck_enter, 0, (size_t)c->sched->nranks * sizeof *c->ck_enter);
+    memset(c->ck_wake, 0, (size_t)c->sched->nranks * sizeof *c->ck_wake);
+    c->ck_arrivals = 0;
     return sgd_ckr_check(r, "collective", err);
+}
+
+int sim_coll_verify(const sim_coll_t *c, sgd_err_t *err)
+{
+    /* Every message sent has arrived or is on its way (its traffic row counts them). */
+    uint64_t arrived = c->ck_arrivals;
+    for (int k = 0; k < c->sched->nslots; k++) arrived += c->arrived[k];
+    if (arrived != c->messages || c->bytes > c->messages * largest_message(c))
+        return sgd_errf(err, "collective: %llu messages (%llu bytes) sent, %llu arrived or on "
+                             "their way", (unsigned long long)c->messages,
+                        (unsigned long long)c->bytes, (unsigned long long)arrived);
+    const int64_t latest = sim_engine_latest(c->engine);
+    for (int i = 0; i < c->sched->nranks; i++) {
+        if (c->ranks[i].waking && c->ck_wake[i] == 0)
+            return sgd_errf(err, "collective: rank %d waits for a wake-up that is not pending",
+                            i);
+        if (c->ranks[i].sends_until > latest)
+            return sgd_errf(err, "collective: rank %d's sends done at %lld ns, after every "
+                                 "pending event", i, (long long)c->ranks[i].sends_until);
+    }
+    return 0;
+}
+
+bool sim_coll_holds(const sim_coll_t *c, int rank)
+{
+    SGD_ASSERT(rank >= 0 && rank < c->sched->nranks);
+    return c->ranks[rank].active || c->ck_enter[rank] > 0;
 }
 
 void sim_coll_destroy(sim_coll_t *c)
@@ -379,5 +538,8 @@ void sim_coll_destroy(sim_coll_t *c)
     free(c->tr_names);
     free(c->tr_kind);
     free(c->tr_round_key);
+    free(c->slot_dst);
+    free(c->ck_enter);
+    free(c->ck_wake);
     free(c);
 }

@@ -18,6 +18,7 @@ typedef struct handler {
     char *name;
     sim_handler_fn fn;
     void *ctx;
+    sim_check_fn check; /* a restored event's check (sim_engine_set_check), or NULL */
 } handler_t;
 
 struct sim_engine {
@@ -51,7 +52,7 @@ uint32_t sim_engine_register(sim_engine_t *e, const char *name, sim_handler_fn f
         e->types_cap = e->types_cap ? 2 * e->types_cap : 8;
         e->types = sgd_xrealloc(e->types, e->types_cap * sizeof *e->types);
     }
-    e->types[e->ntypes] = (handler_t){sgd_xstrdup(name), fn, ctx};
+    e->types[e->ntypes] = (handler_t){sgd_xstrdup(name), fn, ctx, NULL};
     return e->ntypes++;
 }
 
@@ -262,6 +263,35 @@ static void restore_event(sim_engine_t *e, sgd_ckr_t *r)
     e->size++;
 }
 
+static int by_seq(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The counters against each other and the queue: every event scheduled got the next seq and
+ * is either processed or pending, and no two pending events share a seq (ties would then
+ * depend on the heap's layout). */
+static void check_counters(const sim_engine_t *e, sgd_ckr_t *r)
+{
+    if (r->failed) return;
+    if (e->next_seq != e->scheduled || e->processed > e->scheduled ||
+        e->scheduled - e->processed != e->size || e->peak < e->size) {
+        sgd_ckr_fail(r, "counters disagree: %llu events scheduled, %llu processed, %zu "
+                        "pending, next seq %llu, peak %llu",
+                     (unsigned long long)e->scheduled, (unsigned long long)e->processed,
+                     e->size, (unsigned long long)e->next_seq, (unsigned long long)e->peak);
+        return;
+    }
+    uint64_t *seq = sgd_xmalloc((e->size ? e->size : 1) * sizeof *seq);
+    for (size_t i = 0; i < e->size; i++) seq[i] = e->heap[i].seq;
+    qsort(seq, e->size, sizeof *seq, by_seq);
+    for (size_t i = 1; i < e->size && !r->failed; i++)
+        if (seq[i] == seq[i - 1])
+            sgd_ckr_fail(r, "two pending events share seq %llu", (unsigned long long)seq[i]);
+    free(seq);
+}
+
 int sim_engine_restore(sim_engine_t *e, sgd_ckr_t *r, sgd_err_t *err)
 {
     SGD_ASSERT(e->size == 0);
@@ -277,6 +307,36 @@ int sim_engine_restore(sim_engine_t *e, sgd_ckr_t *r, sgd_err_t *err)
     if (!r->failed && (e->now_ns < 0 || e->now_ns > SIM_TIME_MAX_NS))
         sgd_ckr_fail(r, "virtual time %lld out of range", (long long)e->now_ns);
     for (uint64_t i = 0; i < n && !r->failed; i++) restore_event(e, r);
+    check_counters(e, r);
     if (r->failed) e->size = 0;
     return sgd_ckr_check(r, "engine", err);
+}
+
+int64_t sim_engine_latest(const sim_engine_t *e)
+{
+    int64_t t = e->now_ns;
+    for (size_t i = 0; i < e->size; i++)
+        if (e->heap[i].t_ns > t) t = e->heap[i].t_ns;
+    return t;
+}
+
+void sim_engine_set_check(sim_engine_t *e, uint32_t type, sim_check_fn check)
+{
+    SGD_ASSERT(type < e->ntypes && check);
+    e->types[type].check = check;
+}
+
+int sim_engine_check_pending(const sim_engine_t *e, sgd_err_t *err)
+{
+    for (size_t i = 0; i < e->size; i++) {
+        const sim_event_t *ev = &e->heap[i];
+        const handler_t *h = &e->types[ev->type];
+        char why[256] = "nothing checks events of this type";
+        if (!h->check || !h->check(h->ctx, ev, why, sizeof why))
+            return sgd_errf(err, "engine: pending event \"%s\" (entity %u, arg %llu, at %lld "
+                                 "ns): %s",
+                            h->name, ev->entity, (unsigned long long)ev->arg,
+                            (long long)ev->t_ns, why);
+    }
+    return 0;
 }

@@ -123,4 +123,19 @@ sim_counters_t sim_engine_counters(const sim_engine_t *e);
 int sim_engine_save(const sim_engine_t *e, sgd_ckw_t *w, sgd_err_t *err);
 int sim_engine_restore(sim_engine_t *e, sgd_ckr_t *r, sgd_err_t *err);
 
+/* What a restored pending event may hold is its type's to say: the engine checks only the
+ * time, the order and the type, never what entity and arg mean (a worker, a rank, a slot).
+ * The owner of a type registers a check for it; it is given the type's context, returns
+ * true when the event fits the restored state (an entity in range, a worker that is where
+ * the event says it is), and else false with the reason in why.  sim_engine_check_pending
+ * runs the checks over every pending event, and refuses one whose type has none: a type
+ * nobody checks is not trusted.  0, or -1 with err naming the event. */
+typedef bool (*sim_check_fn)(void *ctx, const sim_event_t *ev, char *why, size_t size);
+/* The latest time anything is pending for: the clock, or the last pending event's time.
+ * Whatever a restored state books ahead (a link busy until, a sender's sends done at) ends
+ * by then: its event is pending. */
+int64_t sim_engine_latest(const sim_engine_t *e);
+void sim_engine_set_check(sim_engine_t *e, uint32_t type, sim_check_fn check);
+int sim_engine_check_pending(const sim_engine_t *e, sgd_err_t *err);
+
 #endif

@@ -83,6 +83,13 @@ int sim_net_add_link(sim_net_t *n, double bandwidth_Bps, int64_t latency_ns)
 
 int sim_net_nlinks(const sim_net_t *n) { return n->nlinks; }
 
+void sim_net_set_bandwidth(sim_net_t *n, int id, double bandwidth_Bps)
+{
+    SGD_ASSERT(id >= 0 && id < n->nlinks);
+    SGD_ASSERT(isfinite(bandwidth_Bps) && bandwidth_Bps > 0.0);
+    n->links[id].bandwidth_Bps = bandwidth_Bps;
+}
+
 const sim_link_t *sim_net_link(const sim_net_t *n, int id)
 {
     SGD_ASSERT(id >= 0 && id < n->nlinks);
@@ -151,6 +158,16 @@ int sim_net_restore(sim_net_t *n, sgd_ckr_t *r, sgd_err_t *err)
     return sgd_ckr_check(r, "network", err);
 }
 
+int sim_net_check_times(const sim_net_t *n, int64_t latest, sgd_err_t *err)
+{
+    for (int i = 0; i < n->nlinks; i++)
+        if (n->links[i].free_at_ns > latest)
+            return sgd_errf(err, "network: link %d busy until %lld ns, after every pending "
+                                 "event (the last at %lld ns)", i,
+                            (long long)n->links[i].free_at_ns, (long long)latest);
+    return 0;
+}
+
 void sim_star_init(sim_star_t *s, sim_net_t *n, int p, double bandwidth_Bps,
                    int64_t latency_ns)
 {
@@ -160,6 +177,14 @@ void sim_star_init(sim_star_t *s, sim_net_t *n, int p, double bandwidth_Bps,
     for (int i = 0; i < p; i++) sim_net_add_link(n, bandwidth_Bps, latency_ns);
     s->downlink0 = sim_net_nlinks(n);
     for (int i = 0; i < p; i++) sim_net_add_link(n, bandwidth_Bps, latency_ns);
+}
+
+void sim_star_set_endpoint_bandwidth(const sim_star_t *s, sim_net_t *n, int i,
+                                     double bandwidth_Bps)
+{
+    SGD_ASSERT(i >= 0 && i < s->p);
+    sim_net_set_bandwidth(n, s->uplink0 + i, bandwidth_Bps);
+    sim_net_set_bandwidth(n, s->downlink0 + i, bandwidth_Bps);
 }
 
 int sim_star_route(const sim_star_t *s, int from, int to, int route[2])

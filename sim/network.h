@@ -59,6 +59,12 @@ int sim_net_add_link(sim_net_t *n, double bandwidth_Bps, int64_t latency_ns);
 
 int sim_net_nlinks(const sim_net_t *n);
 
+/* Gives link `id` a new bandwidth (finite, > 0) for the messages reserved from now on: one
+ * already reserved keeps the times it was given (a device's link while that device holds
+ * it, sim_star_set_endpoint_bandwidth).  Checkpoints do not save bandwidths (see below), so
+ * whoever changes one sets it again after a restore. */
+void sim_net_set_bandwidth(sim_net_t *n, int id, double bandwidth_Bps);
+
 /* Read-only view of link `id`; valid until the next sim_net_add_link. */
 const sim_link_t *sim_net_link(const sim_net_t *n, int id);
 
@@ -78,6 +84,9 @@ int64_t sim_net_reserve_tagged(sim_net_t *n, const int *route, int nroute, uint6
  * the scenario, which the checkpoint's header pins). */
 void sim_net_save(const sim_net_t *n, sgd_ckw_t *w);
 int sim_net_restore(sim_net_t *n, sgd_ckr_t *r, sgd_err_t *err);
+/* After a restore: no link is busy past `latest` (sim_engine_latest: a message booked on a
+ * link arrives by an event still pending).  0, or -1 with err naming the link. */
+int sim_net_check_times(const sim_net_t *n, int64_t latest, sgd_err_t *err);
 
 /* Star: p endpoints, endpoint i with an uplink (its transmit side) and a downlink (its
  * receive side) into a non-blocking switch, all links of the same bandwidth and latency.
@@ -96,5 +105,10 @@ void sim_star_init(sim_star_t *s, sim_net_t *n, int p, double bandwidth_Bps,
 /* Writes the route from endpoint `from` to endpoint `to` (from != to) and returns its
  * length, 2. */
 int sim_star_route(const sim_star_t *s, int from, int to, int route[2]);
+
+/* Endpoint i's uplink and downlink take bandwidth_Bps (sim_net_set_bandwidth): a message
+ * from or to i then runs at the lower of that and the other end's. */
+void sim_star_set_endpoint_bandwidth(const sim_star_t *s, sim_net_t *n, int i,
+                                     double bandwidth_Bps);
 
 #endif

@@ -6,6 +6,9 @@
  * bytes of state (10^5 entities cost ~3 MB including GSL's wrapper) and is fast. */
 #include "sim/rng.h"
 
+#include <stdbool.h>
+#include <string.h>
+
 #include "common/error.h"
 
 static uint64_t splitmix64_next(uint64_t *x)
@@ -105,5 +108,12 @@ void sim_rng_save(const gsl_rng *g, sgd_ckw_t *w)
 void sim_rng_restore(gsl_rng *g, sgd_ckr_t *r)
 {
     SGD_ASSERT(g->type == sim_rng_xoshiro256ss);
-    sgd_ckr_bytes(r, gsl_rng_state(g), gsl_rng_size(g), "random stream");
+    xoshiro_state_t st;
+    sgd_ckr_bytes(r, &st, sizeof st, "random stream");
+    /* All zeros is xoshiro's fixed point: it would draw 0 forever (and a draw that retries
+     * until it gets a non-zero number would never return). */
+    bool zero = true;
+    for (size_t i = 0; i < sizeof st.s / sizeof st.s[0]; i++) zero = zero && st.s[i] == 0;
+    if (!r->failed && zero) sgd_ckr_fail(r, "random stream: all-zero state");
+    if (!r->failed) memcpy(gsl_rng_state(g), &st, sizeof st);
 }

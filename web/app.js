@@ -56,11 +56,25 @@
     return (model.dbs.length > 1 ? model.dbs[r.db].label + ' ' : '') + 'run ' + r.id +
            ' (seed ' + r.seed + ')';
   }
-  function groupColor(gi) { return PALETTE[(gi < 0 ? 0 : gi) % PALETTE.length]; }
+  // A group's colour: the model's (a baseline group and the candidate group paired with it
+  // share one; the candidate is dashed, dbDash), else its own index.
+  function groupColor(gi) {
+    var g = gi >= 0 ? model.groups[gi] : null;
+    var c = g && typeof g.color === 'number' ? g.color : (gi < 0 ? 0 : gi);
+    return PALETTE[c % PALETTE.length];
+  }
   function dbDash(db) { return DASHES[db % DASHES.length]; }
   function configOf(r, key) {
     for (var i = 0; i < r.config.length; i++) if (r.config[i][0] === key) return r.config[i][1];
     return null;
+  }
+  // A run's status; a running run's with how far it has come: the last update of its rows
+  // in the database and the update it stops at (its stop.updates).
+  function statusText(r) {
+    if (r.status !== 'running') return r.status;
+    var of = typeof r.stop_updates === 'number' ? ' of ' + r.stop_updates : '';
+    return typeof r.last_update === 'number' ? 'running, update ' + r.last_update + of
+                                             : 'running, no update recorded yet' + (of && ' (' + of.slice(1) + ')');
   }
   function tagText(r) {
     return r.tags.map(function (t) { return t[0] + '=' + t[1]; }).join(' ');
@@ -140,7 +154,7 @@
     var cols = [];
     if (model.dbs.length > 1) cols.push({name: 'db', get: function (r) { return model.dbs[r.db].label; }});
     ['id', 'scenario', 'algorithm', 'status', 'seed', 'workers', 'updates'].forEach(function (k) {
-      cols.push({name: k, get: function (r) { return r[k]; }});
+      cols.push({name: k, get: k === 'status' ? statusText : function (r) { return r[k]; }});
     });
     cols.push({name: 'vtime_s', get: function (r) { return r.clock ? r.vtime_s : 'no clock'; }});
     model.axes.forEach(function (k) {
@@ -198,7 +212,7 @@
 
   function renderGroupsTable(box) {
     var cols = [{name: 'configuration', get: function (g) { return g.label; }},
-                {name: 'seeds', get: function (g) { return g.seeds.join(','); }},
+                {name: 'seeds', get: function (g) { return g.seedsText; }},
                 {name: 'runs', get: function (g) { return g.runs.length; }}];
     model.metrics.forEach(function (m, mi) {
       cols.push({name: 'final_' + m + ' (mean \u00b1 sd)',
@@ -239,7 +253,7 @@
         var b = g.bands[mi];
         if (!b) return;
         if (useTime && !g.clock) { skipped++; return; }
-        out.push({id: 's' + out.length, key: 'g' + gi, label: g.label + ' [seeds ' + g.seeds.join(',') + ']',
+        out.push({id: 's' + out.length, key: 'g' + gi, label: g.label + ' [' + g.seedsText + ']',
                   color: groupColor(gi), dash: dbDash(g.db), xs: useTime ? b.t : b.u,
                   mean: b.mean, lo: b.lo, hi: b.hi, dec: b.dec, n: b.n, shown: b.u.length});
       });
@@ -426,7 +440,7 @@
     add(box, el('h2', '', runLabel(r) + ' \u2014 ' + (r.scenario || '')));
     var cols = add(box, el('div', 'columns'));
     var left = add(cols, el('div', 'col')), right = add(cols, el('div', 'col'));
-    kvTable(left, 'Provenance', [['status', r.status], ['status detail', r.text.status_detail],
+    kvTable(left, 'Provenance', [['status', statusText(r)], ['status detail', r.text.status_detail],
       ['algorithm', r.algorithm], ['workers', r.workers], ['seed', r.seed], ['updates', r.updates],
       ['virtual time (s)', r.clock ? r.vtime_s : 'no clock (uniform driver)'], ['wall (s)', r.wall_s],
       ['started at', r.text.started_at], ['backend', r.backend], ['BLAS kernel', r.blas_core],
@@ -565,6 +579,13 @@
     });
   };
   api.tableRows = function () { return document.querySelectorAll('#runs-table tbody tr, #groups-table tbody tr').length; };
+  // The series the chart draws now, {label, color, dashed}, and the verdict table's rows.
+  api.curves = function () {
+    return curveSeries(metricIndex(state.metric)).series.map(function (s) {
+      return {label: s.label, color: s.color, dashed: !!s.dash};
+    });
+  };
+  api.verdictRows = function () { return model.verdicts ? model.verdicts.rows : []; };
 
   function start() {
     wire();

@@ -1,6 +1,6 @@
 /* A group's bands: for every metric, the members' values at each update summarised over the
- * seeds (analysis/seed_stats.h: mean, sample sd, 95% interval), which the page draws as a
- * line with a mean +- sd band, and the summary of the members' final values. */
+ * seeds (analysis/seed_band.h, the same curve `plot` draws), which the page draws as a line
+ * with a mean +- sd band, and the summary of the members' final values. */
 #ifndef SGDSIM_WEB_BANDS_H
 #define SGDSIM_WEB_BANDS_H
 

@@ -16,14 +16,18 @@
 
 int web_build_model(const web_build_opts_t *o, web_docs_t *d, sgd_err_t *err)
 {
+    static const ana_match_t whole = {{0}, {0}, false};
+    const ana_match_t *match = o->match ? o->match : &whole;
     web_study_t s;
-    if (web_study_load(o->paths, o->npaths, &s, err)) return -1;
+    if (web_study_load(o->paths, o->npaths, match->pool_builds, &s, err)) return -1;
     web_verdicts_t v = {0};
-    int rc = s.ndbs == 2 ? web_verdicts(&s, &v, err) : 0;
+    int rc = 0;
+    if (s.ndbs == 2) rc = web_verdicts(&s, match, &v, err);
+    else web_group_colors(&s, &v);
     if (rc == 0) {
         web_model_opts_t m = {.generator = o->generator, .live = o->live,
                               .columns = o->columns > 0 ? o->columns : WEB_COLUMNS};
-        web_model_json(&s, s.ndbs == 2 ? &v : NULL, &m, &d->data, &d->series, &d->exact);
+        web_model_json(&s, &v, &m, &d->data, &d->series, &d->exact);
     }
     web_verdicts_free(&v);
     web_study_free(&s);

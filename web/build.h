@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "analysis/pairs.h"
 #include "common/error.h"
 #include "common/strbuf.h"
 
@@ -16,6 +17,8 @@ typedef struct web_build_opts {
     bool live;                /* the page is served (web/server.h) */
     const char *dygraphs_dir; /* web/page.h */
     int columns;              /* pixel columns of decimation; 0: WEB_COLUMNS */
+    const ana_match_t *match; /* the A/B view's --match-on, --ignore and --pool-builds;
+                                 NULL: the whole configuration, builds never pooled */
 } web_build_opts_t;
 
 /* The three documents of web/model_json.h: data model (JSON), the decimated runs' series as

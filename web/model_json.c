@@ -174,6 +174,8 @@ static void run_json(sgd_strbuf_t *b, const web_study_t *s, int ri, int columns,
     str_field(b, "backend", r->backend);
     str_field(b, "blas_core", r->blas_core);
     int_field(b, "group", true, r->group);
+    int_field(b, "last_update", r->has_last_update, r->last_update);
+    int_field(b, "stop_updates", r->has_stop_updates, r->stop_updates);
     key(b, "config", false);
     pairs_json(b, r->a.cfg.kv, r->a.cfg.n);
     key(b, "tags", false);
@@ -236,10 +238,10 @@ static const web_band_t *band_of(const web_group_t *g, const char *name)
     return NULL;
 }
 
-static void group_json(sgd_strbuf_t *b, const web_study_t *s, const web_group_t *g, int columns,
-                       int *idx)
+static void group_json(sgd_strbuf_t *b, const web_study_t *s, const web_group_t *g, int color,
+                       int columns, int *idx)
 {
-    sgd_strbuf_printf(b, "{\"db\":%d", g->db);
+    sgd_strbuf_printf(b, "{\"db\":%d,\"color\":%d", g->db, color);
     str_field(b, "label", g->label);
     sgd_strbuf_puts(b, ",\"runs\":[");
     for (int i = 0; i < g->n; i++) sgd_strbuf_printf(b, i ? ",%d" : "%d", g->run[i]);
@@ -247,6 +249,7 @@ static void group_json(sgd_strbuf_t *b, const web_study_t *s, const web_group_t 
     for (int i = 0; i < g->n; i++)
         sgd_strbuf_printf(b, i ? ",%lld" : "%lld", (long long)s->run[g->run[i]].seed);
     sgd_strbuf_put(b, "]", 1);
+    str_field(b, "seedsText", g->seeds);
     bool_field(b, "clock", g->clock);
     for (int part = 0; part < 2; part++) {
         key(b, part ? "bands" : "final", false);
@@ -274,14 +277,14 @@ static void group_json(sgd_strbuf_t *b, const web_study_t *s, const web_group_t 
 static void verdicts_json(sgd_strbuf_t *b, const web_verdicts_t *v)
 {
     key(b, "verdicts", false);
-    if (!v) {
+    if (!v->rule) {
         sgd_strbuf_puts(b, "null");
         return;
     }
     sgd_strbuf_put(b, "{", 1);
     key(b, "rule", true);
     web_json_string(b, v->rule);
-    sgd_strbuf_printf(b, ",\"nnew\":%d,\"rows\":[", v->nnew);
+    sgd_strbuf_printf(b, ",\"nnew\":%d,\"exit\":%d,\"rows\":[", v->nnew, v->exit_code);
     for (int i = 0; i < v->n; i++) {
         const web_verdict_row_t *r = &v->row[i];
         const char *cells[] = {r->scenario, r->configuration, r->seeds, r->metric,
@@ -291,7 +294,7 @@ static void verdicts_json(sgd_strbuf_t *b, const web_verdicts_t *v)
             web_json_string(b, cells[c]);
             sgd_strbuf_put(b, ",", 1);
         }
-        sgd_strbuf_puts(b, ana_verdict_fails(r->verdict) ? "true]" : "false]");
+        sgd_strbuf_puts(b, r->fails ? "true]" : "false]");
     }
     sgd_strbuf_puts(b, "]}");
 }
@@ -356,7 +359,7 @@ void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_mod
     sgd_strbuf_puts(data, "],\"groups\":[");
     for (int g = 0; g < s->ngroups; g++) {
         if (g) sgd_strbuf_put(data, ",", 1);
-        group_json(data, s, &s->group[g], o->columns, pk.idx);
+        group_json(data, s, &s->group[g], v->color[g], o->columns, pk.idx);
     }
     sgd_strbuf_put(data, "]", 1);
     verdicts_json(data, v);

@@ -6,16 +6,21 @@
  *    "axes": [KEY, ...],
  *    "runs": [{"db", "id", "scenario", "algorithm", "status", "seed", "workers", "updates",
  *              "vtime_s" (null without a clock), "clock", "wall_s", "run_key", "backend",
- *              "blas_core", "group", "config": [[KEY, VALUE], ...], "tags": [[KEY, VALUE]],
+ *              "blas_core", "group", "last_update" (the largest update of its rows, null
+              without rows), "stop_updates" (its stop.updates), "config": [[KEY, VALUE],
+              ...], "tags": [[KEY, VALUE]],
  *              "text": {"command_line", "status_detail", "started_at", "git_rev", "host",
  *              "digest"}, "staleness": [[TAU, COUNT]], "versionAge": [[AGE, COUNT]],
  *              "traffic": [[KIND, SENT_MSGS, SENT_BYTES, SKIPPED_MSGS, SKIPPED_BYTES]],
  *              "final": [VALUE per metric]}],
- *    "groups": [{"db", "label", "runs": [RUN INDEX], "seeds": [SEED], "clock",
+ *    "groups": [{"db", "color", "label", "runs": [RUN INDEX], "seeds": [SEED],
+                "seedsText" (the seeds as a count and ranges, web/seed_list.h), "clock",
  *                "final": [{"n", "mean", "sd", "ci_low", "ci_high"} or null per metric],
  *                "bands": [BAND or null per metric]}],
- *    "verdicts": null or {"rule", "nnew", "rows": [[SCENARIO, CONFIGURATION, SEEDS, METRIC,
- *                VERDICT, DETAIL, FAILS]]}}
+ *    "verdicts": null or {"rule", "nnew", "exit", "rows": [[SCENARIO, CONFIGURATION, SEEDS,
+ *                METRIC, VERDICT, DETAIL, FAILS]]}}
+ *   "color" is the group's colour index: a baseline group and the candidate group paired
+ *   with it share one (web/verdicts.h); "exit" is the code compare would exit with.
  *   BAND   = {"n": POINTS, "u": [...], "t": [...], "mean": [...], "lo": [...], "hi": [...],
  *             "k": [SEEDS AT THE POINT], "dec": BOOL}   (lo, hi: mean -+ sd)
  * Series are indexed by the position of their metric in "metrics", so no name from a
@@ -42,8 +47,8 @@ typedef struct web_model_opts {
 } web_model_opts_t;
 
 /* The data model into data, the decimated runs' series as drawn into series and every
- * run's series exact into exact (both gzip-compressed, web/pack.h). v: the verdicts of a
- * two-database study, or NULL. */
+ * run's series exact into exact (both gzip-compressed, web/pack.h). v: the groups' colours
+ * and, for a two-database study, the verdicts (v->rule NULL: none). */
 void web_model_json(const web_study_t *s, const web_verdicts_t *v, const web_model_opts_t *o,
                     sgd_strbuf_t *data, sgd_strbuf_t *series, sgd_strbuf_t *exact);
 

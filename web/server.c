@@ -73,7 +73,7 @@ static int refresh(server_t *s, sgd_err_t *err)
     }
     web_docs_t docs = {0};
     web_build_opts_t b = {.paths = s->o->paths, .npaths = s->o->npaths,
-                          .generator = s->o->generator, .live = true};
+                          .generator = s->o->generator, .live = true, .match = s->o->match};
     if (web_build_model(&b, &docs, err)) {
         web_docs_free(&docs);
         free(stamp);

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/pairs.h"
 #include "common/error.h"
 
 #define WEB_MAX_URL 1024
@@ -51,6 +52,7 @@ typedef struct web_server_opts {
     unsigned request_timeout_s; /* 0: WEB_REQUEST_TIMEOUT_S */
     const char *generator;    /* "sgdsim VERSION (REV)" for the page */
     const char *dygraphs_dir; /* web/page.h */
+    const ana_match_t *match; /* the A/B view's pairing and --pool-builds (web/build.h) */
 } web_server_opts_t;
 
 /* Whether host -- a numeric IPv4 or IPv6 address, or a name this machine resolves -- is a

@@ -13,6 +13,7 @@
 #include "results/rdb_rows.h"
 #include "results/rdb_study.h"
 #include "web/bands.h"
+#include "web/seed_list.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -31,7 +32,6 @@ static void run_of_row(web_run_t *r, int db, const rdb_run_row_t *row)
                      .blas_core = dup_or_null(row->blas_core),
                      .config_json = dup_or_null(row->config_json), .group = -1};
     ana_run_init(&r->a, row->scenario, row->config_json, row->sweep_axes);
-    r->identity = ana_config_identity(row->config_json);
     r->clock = ana_config_has_clock(row->config_json);
 }
 
@@ -150,17 +150,36 @@ static int load_db(const char *path, int dbi, web_study_t *s, sgd_err_t *err)
     return rc;
 }
 
+/* The run's progress: its last update with a row, and stop.updates when its configuration
+ * has a whole number there. */
+static void note_progress(web_run_t *r)
+{
+    for (int m = 0; m < r->nmetrics; m++) {
+        const rdb_series_t *sr = &r->metric[m].s; /* rows by update: the last is the largest */
+        if (sr->n && (!r->has_last_update || sr->update[sr->n - 1] > r->last_update))
+            r->last_update = sr->update[sr->n - 1], r->has_last_update = true;
+    }
+    const char *target = ana_config_get(&r->a.cfg, "stop.updates");
+    char *end;
+    long long v = strtoll(target, &end, 10);
+    r->has_stop_updates = *target && *end == '\0' && v > 0;
+    r->stop_updates = r->has_stop_updates ? (int64_t)v : 0;
+}
+
 /* ---- configurations x seeds ------------------------------------------------------------ */
 
-/* The groups of database dbi's runs s->run[first..last). */
-static void group_db(web_study_t *s, int dbi, int first, int last)
+/* The groups of database dbi's runs s->run[first..last): configuration and build
+ * (analysis/groups.h; the build is runs.git_rev, read with the runs' text). */
+static void group_db(web_study_t *s, int dbi, int first, int last, bool pool_builds)
 {
     int n = last - first;
     char **identity = sgd_xcalloc((size_t)n + 1, sizeof *identity);
     int64_t *id = sgd_xcalloc((size_t)n + 1, sizeof *id), *seed = sgd_xcalloc((size_t)n + 1,
                                                                                sizeof *seed);
     for (int i = 0; i < n; i++) {
-        identity[i] = s->run[first + i].identity;
+        web_run_t *r = &s->run[first + i];
+        r->identity = ana_run_identity(r->config_json, r->text[3], pool_builds);
+        identity[i] = r->identity;
         id[i] = s->run[first + i].id;
         seed[i] = s->run[first + i].seed;
     }
@@ -182,8 +201,25 @@ static void group_db(web_study_t *s, int dbi, int first, int last)
     free(identity), free(id), free(seed);
 }
 
+/* Whether another group of g's database has g's configuration (run by another build). */
+static bool shares_configuration(const web_study_t *s, const web_group_t *g)
+{
+    char *mine = ana_config_identity(s->run[g->run[0]].config_json);
+    bool shared = false;
+    for (int k = 0; k < s->ngroups && mine && !shared; k++) {
+        const web_group_t *o = &s->group[k];
+        if (o == g || o->db != g->db) continue;
+        char *theirs = ana_config_identity(s->run[o->run[0]].config_json);
+        shared = theirs && strcmp(mine, theirs) == 0;
+        free(theirs);
+    }
+    free(mine);
+    return shared;
+}
+
 /* "key=value, key=value" of the label keys (the scenario when there are none), after the
- * database's label when the study has several. */
+ * database's label when the study has several, and the build when another group of its
+ * database is the same configuration run by another build. */
 static char *group_label(const web_study_t *s, const web_group_t *g)
 {
     sgd_strbuf_t b = {0};
@@ -193,6 +229,7 @@ static char *group_label(const web_study_t *s, const web_group_t *g)
         sgd_strbuf_printf(&b, "%s%s=%s", k ? ", " : "", s->label_key[k],
                        ana_config_get(&r->a.cfg, s->label_key[k]));
     if (s->nlabel_keys == 0) sgd_strbuf_puts(&b, r->scenario ? r->scenario : "(no scenario)");
+    if (shares_configuration(s, g)) sgd_strbuf_printf(&b, ", build=%s", ana_build_name(r->text[3]));
     return sgd_strbuf_take(&b);
 }
 
@@ -240,7 +277,8 @@ static char *db_label(const char *const *paths, int n, int i)
     return sgd_xstrdup(base);
 }
 
-int web_study_load(const char *const *paths, int n, web_study_t *s, sgd_err_t *err)
+int web_study_load(const char *const *paths, int n, bool pool_builds, web_study_t *s,
+                   sgd_err_t *err)
 {
     *s = (web_study_t){.db = sgd_xcalloc((size_t)n + 1, sizeof *s->db), .ndbs = n};
     for (int i = 0; i < n; i++)
@@ -255,13 +293,19 @@ int web_study_load(const char *const *paths, int n, web_study_t *s, sgd_err_t *e
         }
     }
     first[n] = s->nruns;
-    for (int i = 0; i < n; i++) group_db(s, i, first[i], first[i + 1]);
+    for (int i = 0; i < n; i++) group_db(s, i, first[i], first[i + 1], pool_builds);
     free(first);
     choose_label_keys(s);
     collect_metric_names(s);
+    for (int i = 0; i < s->nruns; i++) note_progress(&s->run[i]);
     for (int g = 0; g < s->ngroups; g++) {
-        s->group[g].label = group_label(s, &s->group[g]);
-        web_group_bands(s, &s->group[g]);
+        web_group_t *w = &s->group[g];
+        w->label = group_label(s, w);
+        int64_t *seeds = sgd_xcalloc((size_t)w->n + 1, sizeof *seeds);
+        for (int i = 0; i < w->n; i++) seeds[i] = s->run[w->run[i]].seed;
+        w->seeds = web_seed_list(seeds, w->n);
+        free(seeds);
+        web_group_bands(s, w);
     }
     return 0;
 }
@@ -293,6 +337,7 @@ void web_study_free(web_study_t *s)
     for (int g = 0; g < s->ngroups; g++) {
         free(s->group[g].run);
         free(s->group[g].label);
+        free(s->group[g].seeds);
         web_group_bands_free(&s->group[g]);
     }
     free(s->group);

@@ -44,7 +44,8 @@ typedef struct web_run {
     char *run_key, *scenario, *algorithm, *status, *backend, *blas_core, *config_json;
     char *text[6]; /* command_line, status_detail, started_at, git_rev, host, digest */
     ana_run_t a;    /* scenario, flattened configuration, stored sweep axes */
-    char *identity; /* ana_config_identity: its configuration less the seed (NULL: not JSON) */
+    char *identity; /* ana_run_identity: its configuration less the seed, and its build
+                       unless builds are pooled (NULL: not JSON) */
     bool clock;     /* analysis/clock.h */
     ana_kv_t *tag;  /* key, value (json unused) */
     int ntags;
@@ -55,6 +56,10 @@ typedef struct web_run {
     web_metric_t *metric; /* by name */
     int nmetrics;
     int group; /* its configuration's group; -1 when an older run of its seed stands in */
+    /* How far it has come, for a running run: the largest update of its metric rows (what
+     * the database holds committed) and its configuration's stop.updates (the target). */
+    int64_t last_update, stop_updates;
+    bool has_last_update, has_stop_updates;
 } web_run_t;
 
 /* One metric of a group: at each update some member has, the summary of the members'
@@ -69,13 +74,15 @@ typedef struct web_band {
     ana_summary_t final; /* of the members' finite final values */
 } web_band_t;
 
-/* Configurations x seeds: runs of one database that differ only by seed (the latest run
- * of each seed), with a legend label naming what sets it apart from the other groups. */
+/* Configurations x seeds: runs of one database that differ only by seed, run by one build
+ * (unless builds are pooled; the latest run of each seed), with a legend label naming what
+ * sets it apart from the other groups. */
 typedef struct web_group {
     int db;
     int *run; /* study run indices, in seed order */
     int n;
     char *label;
+    char *seeds; /* its members' seeds as a count and ranges (web/seed_list.h) */
     bool clock; /* every member has a clock */
     web_band_t *band; /* by metric name */
     int nbands;
@@ -99,8 +106,10 @@ typedef struct web_study {
 } web_study_t;
 
 /* Reads every run of the databases paths[0..n) (opened read-only) into *s; -1 with a
- * message naming the path (and *s empty) when one cannot be read. */
-int web_study_load(const char *const *paths, int n, web_study_t *s, sgd_err_t *err);
+ * message naming the path (and *s empty) when one cannot be read.  pool_builds: a
+ * configuration's runs of several builds form one group (--pool-builds). */
+int web_study_load(const char *const *paths, int n, bool pool_builds, web_study_t *s,
+                   sgd_err_t *err);
 
 void web_study_free(web_study_t *s);
 

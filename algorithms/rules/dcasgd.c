@@ -18,6 +18,7 @@
  * theta_now, the parameters before the update, and their steps are summed in arrival order.
  * With lambda_dc = 0 ("c") the step is w g exactly: SASGD with staleness "none". */
 #include <math.h>
+#include <stdio.h>
 
 #include "algorithms/rules/scaled.h"
 
@@ -118,6 +119,18 @@ static void dcasgd_step(void *state, const ps_grad_t *g, float *out)
         constant_step((float)st->opts.lambda, g, out);
 }
 
+/* The mean square of variant "a": finite, and a mean of squares is never negative. */
+static bool dcasgd_check_state(const void *state, size_t n, char *why, size_t size)
+{
+    const dc_state_t *st = state;
+    for (size_t i = 0; st->opts.adaptive && i < n; i++)
+        if (!isfinite(st->mean_square[i]) || st->mean_square[i] < 0) {
+            snprintf(why, size, "mean square [%zu] = %g", i, (double)st->mean_square[i]);
+            return false;
+        }
+    return true;
+}
+
 PS_RULE_PARSER(dcasgd_options, ps_rule_dcasgd)
 const ps_rule_t ps_rule_dcasgd = {
     .ops = PS_RULE_OPS("dc-asgd", dcasgd_options),
@@ -128,5 +141,6 @@ const ps_rule_t ps_rule_dcasgd = {
     .state_bytes = dcasgd_state_bytes,
     .state_header = DC_HEADER, /* the options and the pointer; the mean square is saved */
     .init = dcasgd_init,
+    .check_state = dcasgd_check_state,
     .step = dcasgd_step,
 };

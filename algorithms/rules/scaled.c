@@ -3,6 +3,9 @@
  * over memory (apply_one); accumulate + apply give the same bits. */
 #include "algorithms/rules/scaled.h"
 
+#include <math.h>
+#include <stdio.h>
+
 static size_t norm_arrays(const ps_opts_t *o)
 {
     switch (o->norm.kind) {
@@ -64,5 +67,35 @@ bool ps_scaled_norm_mean(void *state, double *mean)
     ps_norm_t *nm = state;
     if (nm->cfg.kind == PS_NORM_NONE) return false;
     *mean = ps_norm_mean(nm);
+    return true;
+}
+
+/* The first bad value of v[0..n) -- not finite, or negative where it may not be -- or -1. */
+static int64_t bad_value(const float *v, size_t n, bool signed_ok)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]) || (!signed_ok && v[i] < 0)) return (int64_t)i;
+    return -1;
+}
+
+bool ps_scaled_check_state(const void *state, size_t n, char *why, size_t size)
+{
+    const ps_norm_t *nm = state;
+    if (nm->cfg.kind == PS_NORM_NONE) return true;
+    /* fred's m averages |g|, paper's v a standard deviation and n a square: none is
+     * negative; paper's b averages g itself */
+    const struct {
+        const char *name;
+        const float *v;
+        bool signed_ok;
+    } stats[] = {{"m", nm->m, false}, {"b", nm->g1, true}, {"n", nm->g2, false}};
+    for (size_t s = 0; s < sizeof stats / sizeof stats[0]; s++) {
+        if (!stats[s].v) continue;
+        int64_t i = bad_value(stats[s].v, n, stats[s].signed_ok);
+        if (i < 0) continue;
+        snprintf(why, size, "normaliser %s[%lld] = %g", stats[s].name, (long long)i,
+                 (double)stats[s].v[i]);
+        return false;
+    }
     return true;
 }

@@ -14,6 +14,7 @@ void ps_scaled_accumulate(void *state, const ps_grad_t *g, float *sum, bool firs
 bool ps_scaled_apply(void *state, float *theta, const float *sum, size_t n, float *copy);
 bool ps_scaled_apply_one(void *state, const ps_grad_t *g, float *theta, float *copy);
 bool ps_scaled_norm_mean(void *state, double *mean);
+bool ps_scaled_check_state(const void *state, size_t n, char *why, size_t size);
 
 /* The normaliser's arrays start one cache line after its header (a ps_norm_t: options,
  * pointers to the arrays and the cached mean, laid out again by init, so a checkpoint saves
@@ -22,7 +23,7 @@ bool ps_scaled_norm_mean(void *state, double *mean);
 
 #define PS_SCALED_ARITHMETIC                                                              \
     .state_bytes = ps_scaled_state_bytes, .state_header = PS_SCALED_HEADER,               \
-    .init = ps_scaled_init,                                                               \
+    .init = ps_scaled_init, .check_state = ps_scaled_check_state,                          \
     .accumulate = ps_scaled_accumulate, .apply = ps_scaled_apply,                         \
     .apply_one = ps_scaled_apply_one, .norm_mean = ps_scaled_norm_mean
 

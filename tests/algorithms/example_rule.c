@@ -50,6 +50,8 @@ const ps_rule_t ps_rule_example = {
     .keys = example_keys,
     .parse = parse_example,
     .state_bytes = example_state_bytes,
+    /* the clip is the option's, laid out by init: nothing evolves, so nothing is saved */
+    .state_header = sizeof(clip_state_t),
     .init = example_init,
     .step = example_step,
 };

@@ -2,7 +2,8 @@
  * form), on one thread and on two, a run stopped with a checkpoint after update N and resumed
  * from it in a freshly prepared run ends with the uninterrupted run's digest, final
  * parameters and every metric and traffic row; a checkpoint written every K updates along
- * the way and a run continued from any of them do too.  A damaged payload, or one restored
+ * the way and a run continued from any of them do too.  A restored run asked to stop before
+ * its first event writes the same checkpoint again and stops there.  A damaged payload, or one restored
  * into another configuration, is refused with a message.  Every registered algorithm has
  * checkpoints (the parameter-server family: test_checkpoint_resume_ps.c); a backend that
  * cannot export the synchronous algorithms' resident state is refused for them. */
@@ -69,6 +70,31 @@ static void check_support(void)
     }
 }
 
+/* A stop asked for before a restored run's first event (a signal while it was resuming):
+ * the run writes its checkpoint again at once -- the same bytes -- and stops without an
+ * update or a row. */
+static void check_stop_at_start(const char *text, const char *const *sets, int nsets)
+{
+    scn_t s;
+    load(text, sets, nsets, 1, &s);
+    static rows_t part, none;
+    part.n = none.n = 0;
+    store_t st = {0}, again = {0};
+    alg_checkpoint_opts_t co = {.exit_at_update = 13, .write = keep, .ctx = &st};
+    alg_outcome_t o = execute(&s, NULL, 0, &co, &part);
+    CHECK(o.status == ALG_CHECKPOINTED);
+    free(o.final_params);
+    alg_checkpoint_opts_t co2 = {.write = keep, .ctx = &again};
+    alg_request_checkpoint_exit();
+    o = execute(&s, st.last, st.n, &co2, &none);
+    CHECK(o.status == ALG_CHECKPOINTED && o.updates == st.updates && none.n == 0);
+    CHECK(again.last && again.n == st.n && memcmp(again.last, st.last, st.n) == 0);
+    free(o.final_params);
+    free_store(&st);
+    free_store(&again);
+    scn_free(&s);
+}
+
 int main(void)
 {
     const char *analytic[] = {"network.fidelity=analytic"};
@@ -81,5 +107,9 @@ int main(void)
     const char *single[] = {"cluster.workers=1"};
     check_resume("csgd one worker", csgd_text, single, 1, 1, 9, true);
     check_support();
+    check_stop_at_start(csgd_text, NULL, 0);
+    const char *timed_ps[] = {"algorithm.name=fasgd", "algorithm.driver=timed",
+                              "optimizer.momentum=0"};
+    check_stop_at_start(csgd_text, timed_ps, 3);
     return check_exit();
 }

@@ -121,7 +121,8 @@ static void requests_on_one_snapshot_and_factor_merge_in_arrival_order(void)
     ps_snap_t *a = ps_server_snapshot(&f.srv);
     next_version(&f);
     ps_snap_t *b = ps_server_snapshot(&f.srv);
-    const ps_req_t r0 = {a, 0}, r1 = {b, 1}, r2 = {a, 2}, r3 = {a, 3};
+    const ps_req_t r0 = {.snap = a, .t = 0}, r1 = {.snap = b, .t = 1},
+                   r2 = {.snap = a, .t = 2}, r3 = {.snap = a, .t = 3};
     const ps_push_t pushes[] = {push_of(0, 1.0, &r0), push_of(1, 1.0, &r1),
                                 push_of(2, 1.0, &r2), push_of(3, 0.5, &r3),
                                 push_of(4, 1.0, NULL)};
@@ -161,7 +162,7 @@ static void without_merge_every_request_is_its_own_term(void)
     fixture_t f;
     fixture_start(&f, true, false, 1);
     ps_snap_t *a = ps_server_snapshot(&f.srv);
-    const ps_req_t r0 = {a, 0}, r1 = {a, 1};
+    const ps_req_t r0 = {.snap = a, .t = 0}, r1 = {.snap = a, .t = 1};
     const ps_push_t pushes[] = {push_of(0, 1.0, &r0), push_of(1, 1.0, &r1)};
     const ps_update_t *u = schedule(&f, pushes, 2);
     CHECK_INT_EQ(u->nterms, 2);
@@ -186,7 +187,8 @@ static void random_rows_come_from_each_clients_stream_in_ledger_order(void)
         copy[c] = gsl_rng_clone(rng[c]);
     }
     /* Arrival: client 0 on a, 1 on b, 2 on a: ledger order 0, 2, 1. */
-    const ps_req_t r0 = {a, 0}, r1 = {b, 1}, r2 = {a, 2};
+    const ps_req_t r0 = {.snap = a, .t = 0}, r1 = {.snap = b, .t = 1},
+                   r2 = {.snap = a, .t = 2};
     ps_push_t pushes[] = {push_of(0, 1.0, &r0), push_of(1, 1.0, &r1), push_of(2, 1.0, &r2)};
     for (int c = 0; c < 3; c++) pushes[c].sample_rng = rng[c];
     schedule(&f, pushes, 3);
@@ -225,7 +227,8 @@ static void a_batch_takes_only_filled_snapshots_and_gives_the_same_bits(void)
         three_versions(&f, v);
         ps_snap_t *v0 = v[0], *v1 = v[1], *v2 = v[2];
         gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-        const ps_req_t r[3] = {{v0, 3}, {v1, 20}, {v2, 7}};
+        const ps_req_t r[3] = {
+            {.snap = v0, .t = 3}, {.snap = v1, .t = 20}, {.snap = v2, .t = 7}};
         const ps_update_t *u[3];
         for (int i = 0; i < 3; i++) {
             ps_push_t pu = push_of(i, 1.0, &r[i]);
@@ -312,7 +315,8 @@ static void the_background_path_hands_over_filled_snapshots_and_gives_the_same_b
             three_versions(&f, v);
             ps_snap_t *v0 = v[0], *v1 = v[1], *v2 = v[2];
             gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-            const ps_req_t r[4] = {{v0, 3}, {v1, 20}, {v2, 7}, {v0, 9}};
+            const ps_req_t r[4] = {{.snap = v0, .t = 3}, {.snap = v1, .t = 20},
+                                   {.snap = v2, .t = 7}, {.snap = v0, .t = 9}};
             const ps_update_t *u[4];
             for (int i = 0; i < 4; i++) {
                 ps_push_t pu = push_of(i, 1.0, &r[i]);
@@ -356,7 +360,7 @@ static void a_merged_term_is_one_stacked_minibatch(void)
     fixture_t f;
     fixture_start(&f, true, true, 4);
     ps_snap_t *a = ps_server_snapshot(&f.srv);
-    const ps_req_t r0 = {a, 1}, r1 = {a, 5};
+    const ps_req_t r0 = {.snap = a, .t = 1}, r1 = {.snap = a, .t = 5};
     const ps_push_t pushes[] = {push_of(0, 1.0, &r0), push_of(1, 1.0, &r1)};
     const ps_update_t *u = schedule(&f, pushes, 2);
     ps_term_t *t = ps_ledger_terms(&f.ledger, u);
@@ -387,7 +391,7 @@ static void free_releases_updates_never_applied(void)
     fixture_t f;
     fixture_start(&f, true, false, 2);
     ps_snap_t *a = ps_server_snapshot(&f.srv);
-    const ps_req_t r0 = {a, 0};
+    const ps_req_t r0 = {.snap = a, .t = 0};
     const ps_push_t pu = push_of(0, 1.0, &r0);
     schedule(&f, &pu, 1);
     schedule(&f, &pu, 1);

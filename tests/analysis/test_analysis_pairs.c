@@ -1,6 +1,9 @@
 /* analysis/pairs.h without a database: configurations pair without their seeds; --ignore
  * and --match-on change the signature; several configurations of one signature are
- * ambiguous; an unpaired configuration names the keys that differ; bad keys are refused. */
+ * ambiguous; an unpaired configuration names the keys that differ; bad keys are refused;
+ * one configuration run by two builds is two groups (ambiguous, by build) unless builds are
+ * pooled, and then each seed counts once; a pair that differs only in its BLAS kernel, on
+ * one build, is told apart. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,17 +15,17 @@
     "\"numerics\":{\"threads\":1}}"
 
 static const ana_pair_run_t base[] = {
-    {1, 1, CFG(1, 0.05, 1)}, {2, 2, CFG(1, 0.05, 2)}, {3, 1, CFG(4, 0.05, 1)},
-    {4, 2, CFG(4, 0.05, 2)}, {5, 2, CFG(4, 0.05, 2)}, /* a repeat of seed 2: the latest */
+    {1, 1, CFG(1, 0.05, 1), "A"}, {2, 2, CFG(1, 0.05, 2), "A"}, {3, 1, CFG(4, 0.05, 1), "A"},
+    {4, 2, CFG(4, 0.05, 2), "A"}, {5, 2, CFG(4, 0.05, 2), "A"}, /* a repeat of seed 2 */
 };
 static const ana_pair_run_t lr[] = {
-    {1, 1, CFG(1, 0.2, 1)}, {2, 2, CFG(1, 0.2, 2)}, {3, 3, CFG(1, 0.2, 3)},
-    {4, 1, CFG(4, 0.2, 1)}, {5, 1, CFG(8, 0.2, 1)},
+    {1, 1, CFG(1, 0.2, 1), "A"}, {2, 2, CFG(1, 0.2, 2), "A"}, {3, 3, CFG(1, 0.2, 3), "A"},
+    {4, 1, CFG(4, 0.2, 1), "A"}, {5, 1, CFG(8, 0.2, 1), "A"},
 };
 
 static ana_match_t match(const char *on, const char *ignore)
 {
-    ana_match_t m = {{0}, {0}};
+    ana_match_t m = {{0}, {0}, false};
     sgd_err_t err = {{0}};
     if (on) CHECK_INT_EQ(ana_keys_parse(on, "--match-on", &m.match_on, &err), 0);
     if (ignore) CHECK_INT_EQ(ana_keys_parse(ignore, "--ignore", &m.ignore, &err), 0);
@@ -106,8 +109,57 @@ static void bad_keys(void)
     }
 }
 
+#define KCFG(CORE, SEED)                                                                      \
+    "{\"seed\":" #SEED ",\"cluster\":{\"workers\":4},\"numerics\":{\"blas_core\":\"" CORE "\"}}"
+
+static void builds_and_kernels(void)
+{
+    /* The candidate merged from two builds (B: seeds 1-3, C: seeds 1-2) of the same
+     * configuration: never one sample of 5. */
+    static const ana_pair_run_t merged[] = {
+        {1, 1, CFG(4, 0.05, 1), "B"}, {2, 2, CFG(4, 0.05, 2), "B"}, {3, 3, CFG(4, 0.05, 3), "B"},
+        {4, 1, CFG(4, 0.05, 1), "C"}, {5, 2, CFG(4, 0.05, 2), "C"},
+    };
+    ana_match_t m = match(NULL, NULL);
+    ana_pairing_t p;
+    sgd_err_t err = {{0}};
+    CHECK_INT_EQ(ana_pair_runs(base + 2, 3, merged, 5, &m, &p, &err), 0);
+    CHECK_INT_EQ(p.cand.ngroups, 2);
+    CHECK(p.pair[0].kind == ANA_AMBIGUOUS_PAIR && p.pair[0].by_build);
+    ana_pairing_free(&p);
+    m.pool_builds = true; /* pooled: one group, each seed once (its latest run) */
+    CHECK_INT_EQ(ana_pair_runs(base + 2, 3, merged, 5, &m, &p, &err), 0);
+    CHECK_INT_EQ(p.cand.ngroups, 1);
+    CHECK_INT_EQ(p.cand.group[0].n, 3);
+    CHECK_INT_EQ(p.cand.group[0].idx[0], 3); /* seed 1: build C's run */
+    CHECK_INT_EQ(p.cand.group[0].idx[2], 2); /* seed 3: build B's */
+    CHECK_INT_EQ(p.cand.nbuilds[0], 2);
+    CHECK(p.pair[0].kind == ANA_PAIRED);
+    CHECK(!ana_pair_kernel_only(&p, &p.pair[0]));
+    ana_pairing_free(&p);
+    free_match(&m);
+    /* Another kernel, one build: kernel only; another build too: not. */
+    static const ana_pair_run_t h[] = {{1, 1, KCFG("Haswell", 1), "A"}, {2, 2, KCFG("Haswell", 2), "A"}};
+    static const ana_pair_run_t sb[] = {{1, 1, KCFG("Sandybridge", 1), "A"},
+                                        {2, 2, KCFG("Sandybridge", 2), "A"}};
+    static const ana_pair_run_t sb2[] = {{1, 1, KCFG("Sandybridge", 1), "B"},
+                                         {2, 2, KCFG("Sandybridge", 2), "B"}};
+    m = match(NULL, "numerics.blas_core");
+    CHECK_INT_EQ(ana_pair_runs(h, 2, sb, 2, &m, &p, &err), 0);
+    CHECK(p.pair[0].kind == ANA_PAIRED && ana_pair_kernel_only(&p, &p.pair[0]));
+    ana_pairing_free(&p);
+    CHECK_INT_EQ(ana_pair_runs(h, 2, sb2, 2, &m, &p, &err), 0);
+    CHECK(p.pair[0].kind == ANA_PAIRED && !ana_pair_kernel_only(&p, &p.pair[0]));
+    ana_pairing_free(&p);
+    CHECK_INT_EQ(ana_pair_runs(h, 2, h, 2, &m, &p, &err), 0); /* nothing differs */
+    CHECK(!ana_pair_kernel_only(&p, &p.pair[0]));
+    ana_pairing_free(&p);
+    free_match(&m);
+}
+
 int main(void)
 {
+    builds_and_kernels();
     by_configuration();
     ignore_and_match_on();
     bad_keys();

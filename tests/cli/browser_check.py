@@ -230,6 +230,9 @@ def run_checks(a, cdp, fails):
     for text in a.text:
         if not cdp.evaluate(f'document.body.textContent.includes({json.dumps(text)})'):
             fails.append(f'the page does not show the text {text!r}')
+    for expr in a.check:  # a statement about the page that must hold
+        if cdp.evaluate(f'!!({expr})') is not True:
+            fails.append(f'does not hold: {expr}')
     injected = cdp.evaluate("document.querySelectorAll('img,iframe,object,embed,b').length")
     if injected:
         fails.append(f'{injected} element(s) the page never makes (img, iframe, object, embed, b): '
@@ -259,6 +262,7 @@ def main():
     p.add_argument('--then-rows', type=int)
     p.add_argument('--screenshot')
     p.add_argument('--eval', action='append', default=[])
+    p.add_argument('--check', action='append', default=[])
     p.add_argument('--width', type=int, default=1400)
     p.add_argument('--height', type=int, default=1000)
     p.add_argument('--deadline', type=float, default=120)

@@ -46,17 +46,17 @@ small_scenario() {
 JSON
 }
 
-# undo_schema_4 DB: turns a fresh database back into schema 3 by dropping schema 5's runs
-# column and schema 4's lease table (runs keeps AUTOINCREMENT; keep in step with
-# results/rdb_schema.c's rdb_schema_v4 and rdb_schema_v5).
+# undo_schema_4 DB: turns a fresh database back into schema 3 by dropping schema 6's table,
+# schema 5's runs column and schema 4's lease table (runs keeps AUTOINCREMENT; keep in step
+# with results/rdb_schema.c's rdb_schema_v4, rdb_schema_v5 and rdb_schema_v6).
 undo_schema_4() {
-  sqlite3 "$1" "ALTER TABLE runs DROP COLUMN resumes; DROP TABLE run_owner; PRAGMA user_version = 3;"
+  sqlite3 "$1" "DROP TABLE client_labels; ALTER TABLE runs DROP COLUMN resumes; DROP TABLE run_owner; PRAGMA user_version = 3;"
 }
 
-# undo_schema_3 DB: turns a fresh database back into schema 2 by dropping what schemas 5, 4 and 3
-# added (keep in step with results/rdb_schema.c's rdb_schema_v3).
+# undo_schema_3 DB: turns a fresh database back into schema 2 by dropping what schemas 6, 5, 4
+# and 3 added (keep in step with results/rdb_schema.c's rdb_schema_v3).
 undo_schema_3() {
-  sqlite3 "$1" "ALTER TABLE runs DROP COLUMN resumes; DROP TABLE run_owner; DROP VIEW final_metrics; DROP VIEW final_metrics_long; DROP VIEW params;
+  sqlite3 "$1" "DROP TABLE client_labels; ALTER TABLE runs DROP COLUMN resumes; DROP TABLE run_owner; DROP VIEW final_metrics; DROP VIEW final_metrics_long; DROP VIEW params;
     DROP TABLE artifacts; DROP TABLE tags; DROP TABLE version_age; DROP VIEW finished_runs;
     ALTER TABLE runs DROP COLUMN command_line; ALTER TABLE runs DROP COLUMN sweep_axes;
     PRAGMA user_version = 2;"

@@ -1,9 +1,11 @@
 # run --checkpoint / --resume: a run stopped with a checkpoint (--checkpoint-exit-at, SIGTERM)
 # or killed with SIGKILL and resumed from its last checkpoint ends with the uninterrupted
-# run's digest and every row of it, for CSGD, LSGD, FASGD on the timed driver and B-FASGD
-# on the uniform one, on one thread and on two; every refusal of a checkpoint (truncated,
-# corrupted, foreign, another scenario, algorithm, kernel, database or run) exits 2 and
-# leaves the database byte-identical.  The SIGKILL/SIGTERM series runs CSGD and FASGD.
+# run's digest and every row of it, for CSGD, LSGD, FASGD on the timed driver, B-FASGD on
+# the uniform one and FedBuff with sampled clients (2 of 3 in flight) that come and go,
+# drop out and hold non-IID data, on one thread and on two; every refusal of a checkpoint
+# (truncated, corrupted, foreign, another scenario, algorithm, kernel, database or run)
+# exits 2 and leaves the database byte-identical.  The SIGKILL/SIGTERM series runs CSGD,
+# FASGD and that FedBuff.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -17,12 +19,18 @@ B="$TMP/b.json"  # B-FASGD, uniform driver, both gates, re-applied pushes
 sed -e 's/"algorithm": { "name": "csgd" }/"algorithm": { "name": "b-fasgd", "c_fetch": 0.05, "c_push": 0.02 }/' \
     -e 's/"momentum": 0.9/"momentum": 0/' "$S" > "$B"
 
+FL="$TMP/fl.json"  # FedBuff, 2 of 3 clients in flight, availability, dropout, a partition
+sed -e 's/"algorithm": { "name": "csgd" }/"algorithm": { "name": "fedbuff", "buffer": 2, "concurrency": 2, "local": { "steps": 2 } }, "clients": { "availability": "renewal", "online_s": { "dist": "exponential", "mean": 0.05 }, "offline_s": { "dist": "exponential", "mean": 0.02 }, "dropout_p": 0.1 }/' \
+    -e 's/"n_train": 600,/"n_train": 600, "partition": { "scheme": "dirichlet", "alpha": 0.5 },/' \
+    -e 's/"momentum": 0.9/"momentum": 0/' "$S" > "$FL"
+
 dump() { # every reproducible column of run 1 of db $1
   sqlite3 "$1" "SELECT run_key, status, vtime_ns, updates, events, digest FROM runs WHERE id=1;
                 SELECT update_idx, vtime_ns, name, quote(value) FROM metrics WHERE run_id=1 ORDER BY name, update_idx;
                 SELECT kind, sent_msgs, sent_bytes, skipped_msgs, skipped_bytes FROM traffic WHERE run_id=1 ORDER BY kind;
                 SELECT 'tau', tau, count FROM staleness WHERE run_id=1 ORDER BY tau;
-                SELECT 'age', age, count FROM version_age WHERE run_id=1 ORDER BY age;"
+                SELECT 'age', age, count FROM version_age WHERE run_id=1 ORDER BY age;
+                SELECT 'labels', client, label, count FROM client_labels WHERE run_id=1 ORDER BY client, label;"
 }
 same_as_full() { # $1 db, $2 reference db, $3 what
   dump "$1" > "$TMP/got.txt"; dump "$2" > "$TMP/want.txt"
@@ -30,7 +38,7 @@ same_as_full() { # $1 db, $2 reference db, $3 what
   cmp -s "$TMP/got.txt" "$TMP/want.txt" || { fail "$3: rows differ from the uninterrupted run"; diff "$TMP/got.txt" "$TMP/want.txt" | head -5 >&2; }
 }
 
-for scen in "$S" "$L" "$F" "$B"; do
+for scen in "$S" "$L" "$F" "$B" "$FL"; do
   name=$(basename "$scen" .json)
   "$SGDSIM" run "$scen" --db "$TMP/$name-full.db" --quiet || fail "$name: uninterrupted run failed"
   for threads in 1 2; do
@@ -88,7 +96,7 @@ refused "already ended complete" -- "$SGDSIM" run "$S" --db "$db" --quiet --resu
 # SIGTERM and SIGKILL: a longer run, checkpoints every 25 updates.  Whatever the moment of
 # the signal, resuming from the last checkpoint until the run completes gives the digest of
 # the uninterrupted run (a run that completes before a signal lands simply completes).
-for base in "$S" "$F"; do
+for base in "$S" "$F" "$FL"; do
 rm -f "$TMP/long.db" "$TMP/long-full.db" "$TMP/long.ckpt"
 sed -e 's/"updates": 60/"updates": 1500/' -e 's/"every": 20/"every": 250/' "$base" > "$TMP/long.json"
 "$SGDSIM" run "$TMP/long.json" --db "$TMP/long-full.db" --quiet || fail "long run failed"

@@ -2,8 +2,8 @@
 # with --ignore optimizer.lr it is judged over the seeds (--json's statistics checked against
 # the databases), --match-on, unknown or malformed keys (exit 2, nothing on stdout),
 # ambiguous pairs, a diverged candidate (worse, its shorter virtual time too), and runs of
-# two BLAS kernels, whose differences within --rtol read "differs (different kernel)" and
-# with one seed beyond it "inconclusive".
+# two BLAS kernels of one build, which read "equivalent" (rounding, not a change), never
+# better or worse, with or without --rtol.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 S="$TMP/s.json"; small_scenario "$S"
@@ -24,33 +24,54 @@ grep -q "paired on the configuration without optimizer.lr (0 missing in the cand
 [ "$(grep -c ',(configuration),' "$TMP/ign.csv")" = 0 ] || fail "--ignore: a configuration not paired: $(grep ',(configuration),' "$TMP/ign.csv")"
 [ "$(grep -c ',lr,differs,' "$TMP/ign.csv")" = 2 ] || fail "--ignore: lr (a neutral metric) should read 'differs' in 2 configurations: $(grep ',lr,' "$TMP/ign.csv")"
 [ "$(grep -c ',vtime_s,same,' "$TMP/ign.csv")" = 2 ] || fail "--ignore: an lr change moved virtual time: $(grep ',vtime_s,' "$TMP/ign.csv")"
-want_rc=0; grep -q ',worse,' "$TMP/ign.csv" && want_rc=1
-[ "$rc" = "$want_rc" ] || fail "--ignore: exit $rc, wanted $want_rc (1 exactly when something is worse)"
-# --json: the statistics are numbers — each seed's value the mean of its last 3 rows.
-"$SGDSIM" compare "$B" "$C" --ignore optimizer.lr --json --last 3 > "$TMP/ign.json" 2>/dev/null
-python3 - "$B" "$TMP/ign.json" <<'PY' || fail "--json numbers"
+want_rc=0; grep -q ',inconclusive,true,' "$TMP/ign.csv" && want_rc=4; grep -q ',worse,' "$TMP/ign.csv" && want_rc=1
+[ "$rc" = "$want_rc" ] || fail "--ignore: exit $rc, wanted $want_rc (1 when something is worse, else 4 when a row that counts is inconclusive)"
+# --json: the statistics are numbers — each seed's value the mean of its last 3 rows; seeds,
+# runs and values are arrays, the configuration an object.
+"$SGDSIM" compare "$B" "$C" --ignore optimizer.lr --json --last 3 > "$TMP/ign.json" 2>/dev/null; rc=$?
+python3 - "$B" "$C" "$TMP/ign.json" "$rc" <<'PY' || fail "--json numbers"
 import json, sqlite3, statistics, sys
 con = sqlite3.connect(sys.argv[1])
-rows = json.load(open(sys.argv[2]))
-for r in rows:
+cand = sqlite3.connect(sys.argv[2])
+doc = json.load(open(sys.argv[3]))
+assert doc["exit"] == int(sys.argv[4]), (doc["exit"], sys.argv[4])
+assert doc["rule"]["last"] == 3 and doc["rule"]["correction"] == "holm", doc["rule"]
+seen = 0
+for r in doc["rows"]:
     if r["metric"] != "val_error":
         continue
-    p = int(r["configuration"].split("P=")[1])
+    seen += 1
+    p = r["configuration"]["cluster.workers"]
+    assert r["configuration"]["optimizer.lr"] == 0.05 and "seed" not in r["configuration"], r
+    assert r["candidate_differs"] == {"optimizer.lr": [0.05, 0.1]}, r
     vals = []
     for seed in (1, 2):
         v = [x[0] for x in con.execute("SELECT m.value FROM metrics m JOIN runs r ON r.id = m.run_id"
              " WHERE r.workers = ? AND r.seed = ? AND m.name = 'val_error' ORDER BY m.update_idx",
              (p, seed))]
         vals.append(sum(v[-3:]) / len(v[-3:]))
-    assert isinstance(r["base_n"], int) and r["base_n"] == 2, r
-    assert isinstance(r["base_mean"], float) and abs(r["base_mean"] - statistics.mean(vals)) < 1e-12, (r, vals)
-    assert abs(r["base_sd"] - statistics.stdev(vals)) < 1e-12, (r, vals)
-    assert r["p"] is None or 0 <= r["p"] <= 1, r
-    assert "detail" not in r, r
+    b = r["baseline"]
+    assert b["seeds"] == [1, 2] and b["value_seeds"] == [1, 2], b
+    assert b["runs"] == [x[0] for x in con.execute("SELECT id FROM runs WHERE workers = ? ORDER BY seed", (p,))], b
+    assert r["candidate"]["runs"] == [x[0] for x in cand.execute("SELECT id FROM runs WHERE workers = ? ORDER BY seed", (p,))], r
+    assert all(abs(x - y) < 1e-12 for x, y in zip(b["values"], vals)), (b, vals)
+    assert isinstance(b["n"], int) and b["n"] == 2, r
+    assert isinstance(b["mean"], float) and abs(b["mean"] - statistics.mean(vals)) < 1e-12, (r, vals)
+    assert abs(b["sd"] - statistics.stdev(vals)) < 1e-12, (r, vals)
+    assert r["test"] == "paired t", r
+    d = [c - x for c, x in zip(r["candidate"]["values"], b["values"])]
+    assert abs(r["effect"] - statistics.mean(d)) < 1e-12, (r, d)
+    lo, hi = r["interval"]
+    assert lo <= r["effect"] <= hi, r
+    assert 0 <= r["p"] <= r["p_adjusted"] <= 1, r
+    assert r["verdict"] in ("better", "worse", "equivalent", "inconclusive"), r
+    assert (r["seeds_needed"] is None) == (r["verdict"] != "inconclusive") or r["seeds_needed"] is None, r
+    assert r["counts"] is True and isinstance(r["detail"], str), r
+assert seen == 2, seen
 PY
 # lr 0.1 against itself: every row the same, exit 0.
 "$SGDSIM" compare "$C" "$C" --ignore optimizer.lr > "$TMP/self.txt" || fail "compare of a database with itself exits $?"
-grep -q " 0 within noise, 0 differ (different kernel), 0 better, 0 worse, 0 differ, 0 inconclusive, 0 no clock, 0 missing, 0 ambiguous" "$TMP/self.txt" || fail "self: $(tail -1 "$TMP/self.txt")"
+grep -q " 0 equivalent, 0 better, 0 worse, 0 differs, 0 differs (different kernel), 0 inconclusive, 0 no clock, 0 missing, 0 ambiguous" "$TMP/self.txt" || fail "self: $(tail -1 "$TMP/self.txt")"
 
 # Swapping the sides swaps better and worse.
 "$SGDSIM" compare "$C" "$B" --ignore optimizer.lr --csv > "$TMP/rev.csv" 2>/dev/null
@@ -66,14 +87,15 @@ grep -q '^small,csgd P=1,"1,2",status,worse,' "$TMP/div.csv" || fail "diverged s
 grep -q '^small,csgd P=1,"1,2",vtime_s,worse,' "$TMP/div.csv" || fail "a diverged run's shorter virtual time is not worse: $(grep ',vtime_s,' "$TMP/div.csv")"
 "$SGDSIM" compare "$C" "$TMP/div.db" | grep -q 'status  *worse  *complete -> seed 1 diverged at update 30' || fail "diverged status detail"
 "$SGDSIM" compare "$TMP/div.db" "$C" --csv 2>/dev/null | grep -q '^small,csgd P=1,"1,2",status,better,' || fail "recovered status is not better"
-# A loss that ends non-finite is the worst a loss can be; nan against inf differs.
+# A loss that ends non-finite is the worst a loss can be (that seed diverged); the same seed
+# diverged on both sides (nan against inf) decides nothing: the other seed alone is judged.
 cp "$C" "$TMP/nan.db"
 sqlite3 "$TMP/nan.db" "UPDATE metrics SET value = NULL, nonfinite = 'nan' WHERE name = 'val_loss' AND update_idx = 60 AND run_id = (SELECT id FROM runs WHERE workers = 1 AND seed = 1)"
 "$SGDSIM" compare "$C" "$TMP/nan.db" --csv 2>/dev/null | grep -q '^small,csgd P=1,"1,2",val_loss,worse,' || fail "a nan final loss is not worse"
 "$SGDSIM" compare "$TMP/nan.db" "$C" --csv 2>/dev/null | grep -q '^small,csgd P=1,"1,2",val_loss,better,' || fail "a finite loss after a nan one is not better"
 cp "$TMP/nan.db" "$TMP/inf.db"
 sqlite3 "$TMP/inf.db" "UPDATE metrics SET nonfinite = 'inf' WHERE nonfinite = 'nan'"
-"$SGDSIM" compare "$TMP/nan.db" "$TMP/inf.db" --csv 2>/dev/null | grep -q '^small,csgd P=1,"1,2",val_loss,differs,' || fail "nan against inf does not differ"
+"$SGDSIM" compare "$TMP/nan.db" "$TMP/inf.db" --csv 2>/dev/null | grep -q '^small,csgd P=1,"1,2",val_loss,inconclusive,' || fail "nan against inf is not judged on the other seed"
 
 # --match-on cluster.workers: the same pairs.
 "$SGDSIM" compare "$B" "$C" --match-on cluster.workers --csv > "$TMP/on.csv" 2>"$TMP/on.err"
@@ -126,23 +148,25 @@ else
 fi
 "$SGDSIM" compare "$K1" "$K2" --ignore numerics.blas_core --rtol 1e-4 > "$TMP/k.txt" 2>"$TMP/k.err"; rc=$?
 [ "$rc" = 0 ] || fail "kernels within --rtol exit $rc: $(cat "$TMP/k.txt")"
-grep -q "  differs (different kernel)  " "$TMP/k.txt" || fail "kernels: no 'differs (different kernel)': $(cat "$TMP/k.txt")"
-grep -q "  within noise  \|  worse  \|  better  " "$TMP/k.txt" && fail "kernels: a difference within --rtol not put down to the kernel: $(cat "$TMP/k.txt")"
+grep -q "val_loss  *equivalent  " "$TMP/k.txt" || fail "kernels: val_loss not equivalent: $(cat "$TMP/k.txt")"
+grep -q "  inconclusive  \|  worse  \|  better  " "$TMP/k.txt" && fail "kernels: a kernel difference read as a change: $(cat "$TMP/k.txt")"
 grep -q "different BLAS kernels" "$TMP/k.err" || fail "kernels: no note on stderr"
-# Without a tolerance one seed cannot say which way: inconclusive, stated as such, exit 0.
+# Without a tolerance, one seed: the same build and configuration on another kernel is
+# rounding, not a change: equivalent, said so, exit 0.
 "$SGDSIM" compare "$K1" "$K2" --ignore numerics.blas_core > "$TMP/k0.txt" 2>/dev/null; rc=$?
-[ "$rc" = 0 ] || fail "one seed beyond rtol exits $rc"
-grep -q "  differs (different kernel)  " "$TMP/k0.txt" && fail "kernels at rtol 0: 'differs (different kernel)' beyond the tolerance"
-grep -q "  inconclusive  .*one seed on a side: no spread to judge by" "$TMP/k0.txt" || fail "kernels at rtol 0, one seed: not inconclusive: $(cat "$TMP/k0.txt")"
-grep -q "  worse  \|  better  " "$TMP/k0.txt" && fail "one seed reads better or worse: $(cat "$TMP/k0.txt")"
+[ "$rc" = 0 ] || fail "kernels at rtol 0 exit $rc: $(cat "$TMP/k0.txt")"
+grep -q "val_loss  *equivalent  .*another BLAS kernel: rounding, not a change" "$TMP/k0.txt" || fail "kernels at rtol 0, one seed: not equivalent: $(cat "$TMP/k0.txt")"
+grep -q "  inconclusive  \|  worse  \|  better  " "$TMP/k0.txt" && fail "one seed on another kernel reads as a change: $(cat "$TMP/k0.txt")"
 "$SGDSIM" compare "$K1" "$K2" > "$TMP/kk.txt" 2>/dev/null
 grep -q "1 missing in the candidate" "$TMP/kk.txt" || fail "kernels by configuration: $(tail -1 "$TMP/kk.txt")"
 grep -q "the nearest differs in numerics.blas_core=" "$TMP/kk.txt" || fail "kernels: missing does not name numerics.blas_core: $(cat "$TMP/kk.txt")"
-# The same database twice on one kernel with a tolerance: within noise, not kernel.
+# The same database twice on one kernel with a tolerance: equivalent within --rtol.
 cp "$K1" "$TMP/k3.db"; sqlite3 "$TMP/k3.db" "UPDATE metrics SET value = value * (1 + 1e-9) WHERE name = 'val_loss' AND update_idx > 0"
-"$SGDSIM" compare "$K1" "$TMP/k3.db" --rtol 1e-4 | grep -q "val_loss  *within noise" || fail "one kernel within --rtol is not 'within noise'"
+"$SGDSIM" compare "$K1" "$TMP/k3.db" --rtol 1e-4 | grep -q "val_loss  *equivalent  .*within --rtol" || fail "one kernel within --rtol is not equivalent"
 expect_exit 2 "--alpha 1: expected a number between 0 and 1" -- "$SGDSIM" compare "$K1" "$K2" --alpha 1
 expect_exit 2 "--last 0" -- "$SGDSIM" compare "$K1" "$K2" --last 0
 expect_exit 2 "--min-effect -1" -- "$SGDSIM" compare "$K1" "$K2" --min-effect -1
+expect_exit 2 "--correction bonferroni: expected holm, bh or none" -- "$SGDSIM" compare "$K1" "$K2" --correction bonferroni
+expect_exit 2 "--set only with --run SCENARIO" -- "$SGDSIM" compare "$K1" "$K2" --set seed=1
 
 finish

@@ -10,20 +10,24 @@
 #   3. the same digest for algorithm.gradient_batch 1 and 16, where the algorithm takes it;
 #      2 and 3 again with algorithm.fetch "after_push" where the algorithm takes it (with
 #      n = 2 where it takes n, so that an update has more than one push: with one the two
-#      protocols are the same);
+#      protocols are the same), and with local training (algorithm.local {"steps": 2})
+#      where it takes it (the FL rules train locally by default);
 #   4. a valid trace (trace_check) with compute and update spans (the timed driver where
 #      the algorithm has one);
 #   5. the metrics table filled; the staleness table too for asynchronous algorithms (those
-#      with a driver: the parameter-server family);
+#      with a driver: the parameter-server family, FL rules included);
 #   6. an unknown option, and each of its options given a value of the wrong type, exit 2
 #      naming the option's JSON path, in run and in validate alike;
 #   7. SIGINT during a run leaves it "failed" with the rows written so far;
 #   8. checkpoint and resume: a run stopped with --checkpoint-exit-at (exit 75) and resumed
 #      with --resume on the other thread count ends with the uninterrupted run's digest and
 #      every row of it (runs, metrics, traffic, staleness, version_age), on threads 1 and 2,
-#      on the timed driver too where the algorithm has one, and on both drivers with fetch
-#      "after_push" (as in 2) where it takes it; the resumed run's trace is valid and its
-#      metadata says it covers the resumed part.
+#      on the timed driver too where the algorithm has one, on both drivers with fetch
+#      "after_push" (as in 2) where it takes it, with local training (as in 3) where it
+#      takes it, and with sampled clients (fewer in flight than registered: concurrency 2, or
+#      2 per round), their availability, dropout, devices and a partition where it takes a
+#      clients section; the resumed run's trace is valid and its metadata says it covers the
+#      resumed part.
 . "$(dirname "$0")/lib.sh"
 CHECK="$2"
 EXPECT="${3:-}"
@@ -86,9 +90,18 @@ check_determinism_with() {
   fi
 }
 
+# The settings of local training for the algorithm (file comment, 3), into LOCAL; false when
+# it does not take it.
+LOCAL_STEPS='algorithm.local={"steps":2}'
+local_training() {
+  LOCAL=(--set "$LOCAL_STEPS")
+  takes "$LOCAL_STEPS"
+}
+
 check_determinism() { # 2, 3
   check_determinism_with "$1"
   if after_push; then check_determinism_with "$1" "${AFTER_PUSH[@]}"; fi
+  if local_training; then check_determinism_with "$1" "${LOCAL[@]}"; fi
 }
 
 check_trace_and_tables() { # 4, 5
@@ -101,7 +114,7 @@ check_trace_and_tables() { # 4, 5
   id=$(sqlite3 "$db" "SELECT max(id) FROM runs")
   [ "$(sqlite3 "$db" "SELECT count(*) FROM metrics WHERE run_id = $id")" -gt 0 ] ||
     fail "$a: no metric rows"
-  if takes algorithm.driver=uniform; then
+  if takes algorithm.driver=uniform || takes algorithm.driver=timed; then
     [ "$(sqlite3 "$db" "SELECT count(*) FROM staleness WHERE run_id = $id")" -gt 0 ] ||
       fail "$a: no staleness rows"
   fi
@@ -155,6 +168,20 @@ dump_run() {
     SELECT 'age', age, count FROM version_age WHERE run_id=$2 ORDER BY age;"
 }
 
+# Sampled clients that come and go (file comment, 8), into POPULATION; false when the
+# algorithm takes no clients section.
+CLIENTS='clients={"availability":"renewal","online_s":{"dist":"exponential","mean":0.05},"offline_s":{"dist":"exponential","mean":0.02},"dropout_p":0.1,"compute_factor":{"dist":"lognormal","mean":1,"cv":0.5},"bandwidth_Bps":{"dist":"uniform","min":2e6,"max":2e7}}'
+PARTITION='data.partition={"scheme":"dirichlet","alpha":0.5}'
+population() {
+  POPULATION=(--set "$CLIENTS" --set "$PARTITION")
+  if takes algorithm.clients_per_round=2; then
+    POPULATION+=(--set algorithm.clients_per_round=2)
+  else
+    POPULATION+=(--set algorithm.driver=timed --set algorithm.concurrency=2)
+  fi
+  "$SGDSIM" validate "$S" "${SETS[@]}" "${POPULATION[@]}" >/dev/null 2>&1
+}
+
 check_checkpoint() { # 8
   local a="$1" variants=("") v t db ck rc tag
   takes algorithm.driver=timed && variants+=("--set algorithm.driver=timed")
@@ -162,6 +189,11 @@ check_checkpoint() { # 8
     variants+=("${AFTER_PUSH[*]}")
     takes algorithm.driver=timed && variants+=("${AFTER_PUSH[*]} --set algorithm.driver=timed")
   fi
+  if local_training; then
+    variants+=("${LOCAL[*]}")
+    takes algorithm.driver=timed && variants+=("${LOCAL[*]} --set algorithm.driver=timed")
+  fi
+  if population; then variants+=("${POPULATION[*]}"); fi
   for v in "${variants[@]}"; do
     tag="$a${v:+ $v}"
     "$SGDSIM" run "$S" --db "$TMP/cf_$a.db" --quiet "${SETS[@]}" $v 2>"$TMP/err" ||

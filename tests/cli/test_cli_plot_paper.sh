@@ -2,9 +2,10 @@
 # series that would average runs of different configurations (FASGD with SASGD; the uniform
 # with the timed driver) are split by the keys that differ, named in the legend and on
 # stderr; --band and --pool refuse them naming the keys; --x vtime refuses runs without a
-# clock; --color-by/--dash-by pair series; the legend sits outside the axes; axis labels and
-# ranges; a log axis spans the data; --data writes exactly the points drawn; --facet draws
-# small multiples with shared ranges.
+# clock; --color-by/--dash-by pair series; the legend sits outside the axes, entries of
+# several keys as their values under a title naming the keys; axis labels and ranges; a log
+# axis spans the data; --data writes exactly the points drawn; --facet draws small
+# multiples with shared axes and one legend.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI not installed: skipping"; exit 77; }
 command -v gnuplot >/dev/null || { echo "gnuplot not installed: skipping"; exit 77; }
@@ -50,8 +51,11 @@ legend() { grep -o "<text>${2:-cluster.workers=}[^<]*</text>" "$1" | sed 's/<[^>
 plot_ok split.svg "$DB" --y val_error --by cluster.workers
 [ "$(lines_of)" = 6 ] || fail "--by cluster.workers over FASGD and SASGD: $(lines_of) lines, not 6: $out"
 case "$err" in *"split by algorithm.name"*) ;; *) fail "the split is not said on stderr: $err" ;; esac
-[ "$(legend split.svg)" = "cluster.workers=2 algorithm.name=fasgd|cluster.workers=2 algorithm.name=sasgd|cluster.workers=4 algorithm.name=fasgd|cluster.workers=4 algorithm.name=sasgd|cluster.workers=8 algorithm.name=fasgd|cluster.workers=8 algorithm.name=sasgd|" ] ||
-  fail "the legend does not name the split key: $(legend split.svg)"
+# The legend names the split key: its title names both keys, its entries their values.
+[ "$(legend split.svg '[0-9], ')" = "2, fasgd|2, sasgd|4, fasgd|4, sasgd|8, fasgd|8, sasgd|" ] ||
+  fail "the legend's entries are not the series' values: $(legend split.svg '[0-9], ')"
+grep -q '<text>cluster.workers,</text>' split.svg && grep -q '<text>algorithm.name</text>' split.svg ||
+  fail "the legend's title does not name the split key"
 plot_ok nosplit.svg "$DB" --y val_error --by cluster.workers,algorithm.name
 [ "$(lines_of)" = 6 ] && [ -z "$err" ] || fail "a split that --by already makes: $out $err"
 plot_bad 'in algorithm.name' "$DB" --y val_error --by cluster.workers --band std
@@ -82,18 +86,18 @@ dashed() { grep 'stroke-dasharray' "$1" | grep -vc gridline; } # the grid is dot
 [ "$(dashed style.svg)" -gt 0 ] || fail "--dash-by: no dashed line"
 [ "$(dashed s6.svg)" = 0 ] || fail "dashes without --dash-by"
 # The legend is right of the axes: its entries' x is beyond the plot's right edge.
-key_x=$(grep -B3 '<text>cluster.workers=2 algorithm.name=fasgd</text>' s6.svg | sed -n 's/.*translate(\([0-9.]*\),.*/\1/p' | head -1)
-tick_x=$(grep -B3 '<text> 60</text>' s6.svg | sed -n 's/.*translate(\([0-9.]*\),.*/\1/p' | head -1)
+key_x=$(grep -B3 '<text>2, fasgd</text>' s6.svg | sed -n 's/.*translate(\([0-9.]*\),.*/\1/p' | head -1)
+tick_x=$(grep -B3 '<text>60</text>' s6.svg | sed -n 's/.*translate(\([0-9.]*\),.*/\1/p' | head -1)
 [ -n "$key_x" ] && [ -n "$tick_x" ] && awk -v k="$key_x" -v t="$tick_x" 'BEGIN{exit !(k > t)}' ||
   fail "the legend is not outside the axes (legend x $key_x, last tick x $tick_x)"
 plot_ok below.svg "$DB" --y val_error --by cluster.workers,algorithm.name --legend below
-plot_bad '--legend left: expected outside, below or inside' "$DB" --y val_error --legend left
+plot_bad '--legend left: expected auto, outside, below or inside' "$DB" --y val_error --legend left
 grep -q '<text>val_error: validation error' s6.svg || fail "the default y label has no description"
 plot_ok labels.svg "$DB" --y val_error --by cluster.workers,algorithm.name --xlabel 'updates `x`' --ylabel "it's \$(y)"
 grep -q '<text>updates `x`</text>' labels.svg && grep -q "<text>it's \$(y)</text>" labels.svg ||
   fail "--xlabel/--ylabel not drawn as given"
 plot_ok range.svg "$DB" --y val_error --by cluster.workers,algorithm.name --xrange 10:50 --yrange :2
-grep -q '<text> 10</text>' range.svg && ! grep -q '<text> 60</text>' range.svg || fail "--xrange 10:50"
+grep -q '<text>10</text>' range.svg && ! grep -q '<text>60</text>' range.svg || fail "--xrange 10:50"
 for r in 5 5:1 a:b 1:2:3 : 0x1:2 ' 1:2'; do
   plot_bad "--xrange $r: expected LO:HI" "$DB" --y val_error --xrange "$r"
 done
@@ -101,8 +105,8 @@ plot_bad '--xrange 0:10: expected LO:HI' "$DB" --y val_error --logx --xrange 0:1
 plot_bad '--color-by nope.key: neither a column' "$DB" --y val_error --color-by nope.key
 # A log axis spans the data (1..60), not whole decades (1..100).
 plot_ok logx.svg "$DB" --y train_loss --by cluster.workers,algorithm.name --logx
-grep -q '<text> 100</text>' logx.svg && fail "--logx stretched the axis to 100 for data ending at 60"
-grep -q '<text> 10</text>' logx.svg || fail "--logx lost its decade tick"
+grep -q '<text>100</text>' logx.svg && fail "--logx stretched the axis to 100 for data ending at 60"
+grep -q '<text>10</text>' logx.svg || fail "--logx lost its decade tick"
 
 # --- --data: exactly the points drawn -----------------------------------------------------
 plot_ok d.svg "$DB" --y val_error --by cluster.workers,algorithm.name --band std --data d.csv
@@ -124,16 +128,20 @@ got=$(awk -F, '$2 == "cluster.workers=4 algorithm.name=sasgd" && $3 == 60 {print
 same_value "$(db_mean 4 sasgd)" "$got" "--data: mean at update 60"
 plot_bad '--data d.svg: the file' "$DB" --y val_error --data d.svg
 
-# --- --facet: one panel per value, titled, one set of ranges, the key out of the legend --
+# --- --facet: one panel per value, titled, shared axes, one legend without the key -------
 plot_ok facet.svg "$DB" --y val_error --by algorithm.name --facet cluster.workers --data f.csv
 for w in 2 4 8; do
   grep -q "<text>cluster.workers=$w</text>" facet.svg || fail "--facet: no panel cluster.workers=$w"
 done
-[ "$(grep -c '<text>algorithm.name=sasgd</text>' facet.svg)" = 3 ] ||
-  fail "--facet: the legend entry algorithm.name=sasgd is not in each of the 3 panels"
+[ "$(grep -c '<text>algorithm.name=sasgd</text>' facet.svg)" = 1 ] ||
+  fail "--facet: the legend entry algorithm.name=sasgd is not listed once, in one legend"
 grep -q '<text>cluster.workers=2 algorithm' facet.svg && fail "--facet: the facet key is in the legend"
-# Each panel's x axis ends at the same tick, 60, and panels carry their series' points.
-[ "$(grep -c '<text> 60</text>' facet.svg)" = 3 ] || fail "--facet: panels do not share the x range"
+# Panels share the x axis, which ends at 60: labelled under the lowest panel of each column
+# (in a 2 x 2 grid of 3 panels, the 3rd and the 2nd, which has none under it); with
+# --share-axes none every panel labels its own.
+[ "$(grep -c '<text>60</text>' facet.svg)" = 2 ] || fail "--facet: panels do not share the x axis"
+plot_ok facet-none.svg "$DB" --y val_error --by algorithm.name --facet cluster.workers --share-axes none
+[ "$(grep -c '<text>60</text>' facet-none.svg)" = 3 ] || fail "--share-axes none: a panel without x labels"
 [ "$(head -1 f.csv)" = "panel,series,label,x,y" ] || fail "--facet --data header: $(head -1 f.csv)"
 got=$(awk -F, '$1 == "cluster.workers=8" && $3 == "algorithm.name=fasgd" && $4 == 60 {print $5}' f.csv)
 same_value "$(db_mean 8 fasgd)" "$got" "--facet --data: panel cluster.workers=8 fasgd at update 60"

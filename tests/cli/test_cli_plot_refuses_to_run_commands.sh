@@ -73,7 +73,10 @@ for i in "${!hostile[@]}"; do
   plot_ok "algorithm column $i" "a$i.svg" "$db" --y val_error --by algorithm
   shows "algorithm column $i" "a$i.svg" "algorithm=$h"
   plot_ok "configuration value $i" "c$i.svg" "$db" --y val_error --by algorithm.name,seed
-  shows "configuration value $i" "c$i.svg" "algorithm.name=$h seed=5"
+  # Two keys: the legend shows the values under a title naming the keys, unless a value's
+  # space makes the entries more than KEY=VALUE words (then they are shown whole).
+  if [[ $h == *' '* ]]; then shows "configuration value $i" "c$i.svg" "algorithm.name=$h seed=5"
+  else shows "configuration value $i" "c$i.svg" "$h, 5"; fi
   plot_ok "metric name $i" "m$i.svg" "$db" --y "$h"
   shows "metric name $i" "m$i.svg" "$h"
   plot_ok "--title $i" "t$i.svg" "$db" --y val_error --title "$h"

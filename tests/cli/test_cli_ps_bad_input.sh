@@ -38,8 +38,6 @@ sqlite3 "$DB" "DELETE FROM runs"
 expect_exit 2 "--set algorithm.n=4: algorithm.n: must divide cluster.workers (lambda = 6), got 4" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=6 --set algorithm.n=4
 expect_exit 2 "ps.json: algorithm.n: must divide cluster.workers (lambda = 3), got 2" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=3
 expect_exit 2 "optimizer.lr: expected number > 0, got -0.01" -- "$SGDSIM" run "$S" --db "$DB" --set optimizer.lr=-0.01
-expect_exit 2 "model.kind: \"preset\" is cost-only (no numerics), and the parameter-server algorithms compute real gradients" -- "$SGDSIM" run "$S" --db "$DB" --set 'model={"kind":"preset","preset":"resnet50"}'
-expect_exit 2 "model.kind: \"preset\" is cost-only" -- "$SGDSIM" validate "$S" --set 'model={"kind":"preset","preset":"resnet50"}'
 expect_exit 2 'optimizer.lr: expected number > 0, got "NaN"' -- "$SGDSIM" run "$S" --db "$DB" --set optimizer.lr=NaN
 expect_exit 2 "algorithm.c_fetch: expected number >= 0, got -0.5" -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"b-fasgd","c_fetch":-0.5}'
 expect_exit 2 "cluster.workers: expected integer >= 1, got 0" -- "$SGDSIM" run "$S" --db "$DB" --set cluster.workers=0
@@ -56,5 +54,11 @@ expect_exit 2 'algorithm.initial_v: expected number >= 0' -- "$SGDSIM" run "$S" 
 expect_exit 2 'algorithm.initial_v' -- "$SGDSIM" validate "$S" --set 'algorithm={"name":"b-fasgd","initial_v":1e9}'
 expect_exit 2 'algorithm.initial_v: only read with first_push "gate"' -- "$SGDSIM" run "$S" --db "$DB" --set 'algorithm={"name":"b-fasgd","first_push":"always","initial_v":1}'
 expect_exit 2 'algorithm.initial_v: only valid with name b-fasgd, not "sasgd"' -- "$SGDSIM" run "$S" --db "$DB" --set algorithm.initial_v=1
+# A cost-only model: the family computes real gradients (it crashed on the missing data).
+cost_only='model={"kind":"preset","preset":"resnet50"}'
+expect_exit 2 'model.kind: "preset" is a cost-only model, and sasgd computes real gradients' \
+  -- "$SGDSIM" run "$S" --db "$DB" --set "$cost_only"
+expect_exit 2 'model.kind: "preset" is a cost-only model, and sasgd computes real gradients' \
+  -- "$SGDSIM" validate "$S" --set "$cost_only"
 [ "$(sqlite3 "$DB" 'SELECT count(*) FROM runs')" = 0 ] || fail "bad input left a run row"
 finish

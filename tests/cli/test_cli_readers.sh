@@ -43,7 +43,7 @@ expect_exit 2 "not a directory" -- "$SGDSIM" export "$DB" --csv "$TMP/junk.db"
 # report
 out=$("$SGDSIM" report "$DB") || fail "report"
 case "$out" in *"Runs (6)"*) ;; *) fail "report: no run table: $out" ;; esac
-case "$out" in *"axes: cluster.workers (3); 2 seeds"*"final val_error (mean ± std over seeds, n runs)"*"scaling efficiency"*) ;; *) fail "report: no pivot: $out" ;; esac
+case "$out" in *"axes: cluster.workers (3); 2 seeds"*"final val_error (mean ± std over seeds, n seeds)"*"scaling efficiency"*) ;; *) fail "report: no pivot: $out" ;; esac
 
 # report's staleness columns (CSGD writes none; the parameter-server algorithms will)
 cp "$DB" "$TMP/st.db"
@@ -54,14 +54,14 @@ sqlite3 "$TMP/st.db" "INSERT INTO staleness VALUES (1, 0, 3), (1, 2, 1)"
 # compare: configurations paired without their seeds, judged over the two seeds
 cp "$DB" "$TMP/c.db"
 out=$("$SGDSIM" compare "$DB" "$TMP/c.db") || fail "compare of identical databases exits $?: $out"
-case "$out" in *"0 within noise, 0 differ (different kernel), 0 better, 0 worse, 0 differ, 0 inconclusive"*) ;; *) fail "compare identical: $out" ;; esac
-# A 0.1% change of one seed's last val_loss is inside the seed spread: within noise, exit 0.
+case "$out" in *"0 equivalent, 0 better, 0 worse, 0 differs, 0 differs (different kernel), 0 inconclusive"*) ;; *) fail "compare identical: $out" ;; esac
+# A 0.1% change of one seed's last val_loss, far inside the 5% margin: equivalent, exit 0.
 sqlite3 "$TMP/c.db" "UPDATE metrics SET value = value * 1.001 WHERE name = 'val_loss' AND update_idx = 60 AND run_id = (SELECT min(id) FROM runs WHERE workers = 2)"
-"$SGDSIM" compare "$DB" "$TMP/c.db" > "$TMP/cmp.txt" || fail "compare of a change inside the seed spread exits $?"
-[ "$(grep -c "  within noise  " "$TMP/cmp.txt")" = 1 ] || fail "compare: not exactly one within-noise row: $(cat "$TMP/cmp.txt")"
-grep "  within noise  " "$TMP/cmp.txt" | grep -q val_loss || fail "compare: the within-noise row is not val_loss"
+"$SGDSIM" compare "$DB" "$TMP/c.db" > "$TMP/cmp.txt" || fail "compare of a change inside the margin exits $?"
+[ "$(grep -c "  equivalent  " "$TMP/cmp.txt")" = 1 ] || fail "compare: not exactly one equivalent row: $(cat "$TMP/cmp.txt")"
+grep "  equivalent  " "$TMP/cmp.txt" | grep -q val_loss || fail "compare: the equivalent row is not val_loss"
 "$SGDSIM" compare "$DB" "$TMP/c.db" --rtol 0.01 > "$TMP/cmp.txt" || fail "compare --rtol 0.01 exits $?"
-grep -q "  within noise  " "$TMP/cmp.txt" || fail "compare --rtol: no 'within noise'"
+grep -q "  equivalent  .*within --rtol" "$TMP/cmp.txt" || fail "compare --rtol: no 'equivalent' within --rtol"
 # Every seed's val_loss 1 higher: far beyond the spread, worse, exit 1.
 sqlite3 "$TMP/c.db" "UPDATE metrics SET value = value + 1 WHERE name = 'val_loss' AND run_id IN (SELECT id FROM runs WHERE workers = 2)"
 "$SGDSIM" compare "$DB" "$TMP/c.db" > "$TMP/cmp.txt"; rc=$?
@@ -80,11 +80,11 @@ expect_exit 2 "--rtol x" -- "$SGDSIM" compare "$DB" "$TMP/c.db" --rtol x
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" compare "$DB" "$TMP/junk.db"
 
 # merge: other schema versions and non-databases are refused, OUT untouched
-cp "$DB" "$TMP/newer.db"; sqlite3 "$TMP/newer.db" "PRAGMA user_version = 6"
+cp "$DB" "$TMP/newer.db"; sqlite3 "$TMP/newer.db" "PRAGMA user_version = 7"
 cp "$DB" "$TMP/older.db"; sqlite3 "$TMP/older.db" "PRAGMA user_version = 0"
 "$SGDSIM" merge "$TMP/m.db" "$DB" >/dev/null || fail "merge"
 m_before=$(sqlite3 "$TMP/m.db" "SELECT count(*) FROM runs; SELECT count(*) FROM metrics")
-expect_exit 2 "newer sgdsim (schema 6 > 5)" -- "$SGDSIM" merge "$TMP/m.db" "$TMP/newer.db"
+expect_exit 2 "newer sgdsim (schema 7 > 6)" -- "$SGDSIM" merge "$TMP/m.db" "$TMP/newer.db"
 expect_exit 2 "older.db" -- "$SGDSIM" merge "$TMP/m.db" "$TMP/older.db"
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" merge "$TMP/m.db" "$DB" "$TMP/junk.db"
 expect_exit 2 "not an sgdsim results database" -- "$SGDSIM" merge "$TMP/junk.db" "$DB"

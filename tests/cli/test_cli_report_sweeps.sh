@@ -106,7 +106,7 @@ fi
   fail "merge of a schema 2 input: runs not copied as a migration leaves them"
 "$SGDSIM" run "$S" --db "$TMP/old.db" --quiet || fail "run into a schema 2 database"
 [ "$(sqlite3 "$TMP/old.db" "PRAGMA user_version; SELECT count(*) FROM finished_runs;
-     SELECT count(*) FROM runs WHERE command_line IS NOT NULL")" = $'5\n5\n1' ] || fail "schema 2 not migrated to 5"
+     SELECT count(*) FROM runs WHERE command_line IS NOT NULL")" = $'6\n5\n1' ] || fail "schema 2 not migrated to 6"
 
 # The per-run table: no duplicate columns, at most 100 columns by default; --wide has all.
 awk '/^Sweep:/ { exit } length($0) > 100 { bad = 1; print "  " length($0) ": " $0 } END { exit bad }' "$TMP/r.txt" ||

@@ -30,7 +30,7 @@ sqlite3 "$SD" "UPDATE metrics SET value = (SELECT CASE r.scenario WHEN 'a' THEN 
    AND m.update_idx > metrics.update_idx) >= 10 THEN 100 ELSE 0 END
   WHERE name = 'val_error'" || fail "planting the values"
 out=$("$SGDSIM" report "$SD" --welch a b) || fail "report --welch: $out"
-[ "$out" = "val_error last10 a (n=4) - b (n=4): -2.5000; Welch t = -1.732, df = 4.4, two-sided p = 0.152" ] ||
+[ "$out" = "val_error last10 a (n=4) - b (n=4): -2.5000; Welch t = -1.732, df = 4.4, two-sided p = 0.152; 95% interval [-6.3642, +1.3642]" ] ||
   fail "report --welch: $out"
 "$SGDSIM" report "$SD" --welch a b --json > "$TMP/w.json" || fail "report --welch --json"
 "$SGDSIM" report "$SD" --welch b a --json --final > "$TMP/wf.json" || fail "--welch --final"
@@ -52,6 +52,13 @@ assert abs(w["df"] - 75 / 17) < 1e-12, w["df"]
 assert abs(w["p"] - 0.151580504845) < 1e-10, w["p"]
 assert abs(w["p"] - p_two_sided(w["t"], w["df"])) < 1e-9, (w["p"], p_two_sided(w["t"], w["df"]))
 assert f["window"] == "final" and f["diff"] == 2.5 and abs(f["t"] - math.sqrt(3)) < 1e-12, f
+# The 95% interval: diff -+ t(0.975, df) se, se = |diff / t|; t(0.975, 4.41) lies between
+# t(0.975, 5) = 2.5706 and t(0.975, 4) = 2.7764, and P(|T| >= it) = 0.05 by the reader above.
+se = abs(w["diff"] / w["t"])
+half = (w["ci95_high"] - w["ci95_low"]) / 2
+assert abs((w["ci95_high"] + w["ci95_low"]) / 2 - w["diff"]) < 1e-12, w
+assert 2.5706 < half / se < 2.7764, half / se
+assert abs(p_two_sided(half / se, w["df"]) - 0.05) < 1e-6, p_two_sided(half / se, w["df"])
 PY
 # too few seeds, a setting without runs, one that mixes configurations: exit 2, saying so
 "$SGDSIM" run "$S" --db "$SD" --quiet --set name=one --set stop.updates=24 || fail "one seed"
@@ -68,8 +75,8 @@ expect_exit 2 "--welch needs two settings" -- "$SGDSIM" report "$SD" --welch a
 expect_exit 2 "--last and --final exclude each other" -- "$SGDSIM" report "$SD" --welch a b \
   --last 3 --final
 expect_exit 2 "--at only with --json" -- "$SGDSIM" report "$SD" --welch a b --at 4
-expect_exit 2 "has 0 seed(s) with a finite no_such" -- "$SGDSIM" report "$SD" --welch a b \
-  --updates 24 --metric no_such
+expect_exit 2 "--metric no_such: unknown metric (no run of the database has it)" -- \
+  "$SGDSIM" report "$SD" --welch a b --updates 24 --metric no_such
 
 # seed_stats.py summary formats sgdsim's numbers: the row of b (seeds 2, 4, 6, 8 in the last
 # rows, 102.. before) and a's refusal of a setting of two lengths.

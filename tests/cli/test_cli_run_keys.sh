@@ -61,7 +61,7 @@ old_sum=$(sha256sum < "$TMP/old-copy.db")
 # a resumed sweep migrates it and finds both points done
 out=$("$SGDSIM" sweep "$S" "${AXES[@]}" -j1 --db "$TMP/old.db" 2>&1) || fail "resumed sweep failed: $out"
 case "$out" in *"2 already done"*"0 to run"*) ;; *) fail "resumed sweep did not find its points: $out" ;; esac
-[ "$(sqlite3 "$TMP/old.db" "PRAGMA user_version")" = 5 ] || fail "not migrated"
+[ "$(sqlite3 "$TMP/old.db" "PRAGMA user_version")" = 6 ] || fail "not migrated"
 [ "$(sqlite3 "$TMP/old.db" "SELECT group_concat(run_key) FROM (SELECT run_key FROM runs ORDER BY id)")" = "$keys_now" ] ||
   fail "migrated keys are not the recomputed ones"
 [ "$(sqlite3 "$TMP/old.db" "SELECT group_concat(prev_run_key) FROM (SELECT prev_run_key FROM runs ORDER BY id)")" = "v1-1,v1-2" ] ||

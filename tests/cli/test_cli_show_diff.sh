@@ -70,10 +70,11 @@ done
 out=$("$SGDSIM" show "$DB" 3) || fail "show 3"
 case "$out" in *"gradients"*"mean_tau"*) ;; *) fail "show 3: no staleness summary" ;; esac
 case "$out" in *"push"*"fetch"*) ;; *) fail "show 3: no push/fetch traffic" ;; esac
-# show ends its record with the command line that ran the run.
+# show ends with the command line that ran the run: its last two lines.
 cl=$(q "$DB" "SELECT command_line FROM runs WHERE id = 3")
 [ -n "$cl" ] || fail "run 3 has no command line"
-printf '%s\n' "$out" | grep -qxF "  $cl" || fail "show 3: no command line"
+[ "$(printf '%s\n' "$out" | tail -n 2)" = "command line:
+  $cl" ] || fail "show 3 does not end with its command line: $(printf '%s\n' "$out" | tail -n 3)"
 key=$(q "$DB" "SELECT run_key FROM runs WHERE id = 2")
 [ "$("$SGDSIM" show "$DB" "${key:0:8}" | sed -n 1p)" = "run 2" ] || fail "show by run-key prefix"
 [ "$("$SGDSIM" show "$DB" "$(echo "${key:0:8}" | tr a-f A-F)" | sed -n 1p)" = "run 2" ] || fail "show by upper-case prefix"
@@ -115,7 +116,8 @@ undo_schema_3 "$TMP/v2.db" || fail "cannot make a schema 2 database"
 sum=$(sha256sum < "$TMP/v2.db")
 out=$("$SGDSIM" show "$TMP/v2.db" 1) || fail "show on schema 2"
 case "$out" in *"final metrics"*"tags"*"(none: this database's schema has no such table)"*) ;; *) fail "show on schema 2: $out" ;; esac
-case "$out" in *"command line: not recorded"*) ;; *) fail "show on schema 2: command line" ;; esac
+[ "$(printf '%s\n' "$out" | tail -n 1)" = "command line: not recorded (a run written before schema 3)" ] ||
+  fail "show on schema 2 does not end with its missing command line"
 [ "$("$SGDSIM" diff "$TMP/v2.db" 1 2 --csv)" = "$want" ] || fail "diff on schema 2"
 [ "$(sha256sum < "$TMP/v2.db")" = "$sum" ] || fail "show/diff changed a schema 2 database"
 ls "$TMP"/v2.db-* >/dev/null 2>&1 && fail "show/diff left side files"

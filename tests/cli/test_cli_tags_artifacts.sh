@@ -90,7 +90,7 @@ sum=$(sha256sum < "$TMP/v2-copy.db")
 0" ] || fail "merge of a schema 2 input: $(q "$TMP/m2.db" "SELECT count(*) FROM runs")"
 rows=$(q "$TMP/v2.db" "SELECT count(*) FROM metrics")
 "$SGDSIM" run "$S" --db "$TMP/v2.db" --quiet --tag after=migration || fail "run on a schema 2 database"
-[ "$(q "$TMP/v2.db" "PRAGMA user_version")" = 5 ] || fail "not migrated to 5"
+[ "$(q "$TMP/v2.db" "PRAGMA user_version")" = 6 ] || fail "not migrated to 6"
 [ "$(q "$TMP/v2.db" "SELECT count(*) FROM runs; SELECT count(*) FROM tags")" = "4
 1" ] || fail "migrated database: runs or tags"
 [ "$(q "$TMP/v2.db" "SELECT count(*) FROM metrics WHERE run_id <= 3")" = "$rows" ] || fail "migration lost rows"

@@ -3,8 +3,10 @@
 # a page written by report --html and a page served by serve load with no console error
 # (no policy violation, no failed request), the file page makes no network request, the
 # runs table has the database's number of runs, one series equals the database's rows, a
-# page of hostile names shows them as text, and the served page shows a run committed after
-# it loaded.  Without Chromium it skips, unless CI is set: then it fails.
+# page of hostile names shows them as text, the served page shows a run committed after it
+# loaded, and the A/B page of two databases pairs their configurations under --ignore (no
+# row missing) and draws each baseline configuration and its candidate in one colour, the
+# candidate dashed.  Without Chromium it skips, unless CI is set: then it fails.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/web_hostile_db.sh"
 CHECK="python3 $(cd "$(dirname "$0")" && pwd)/browser_check.py"
@@ -23,6 +25,21 @@ $CHECK "file://$TMP/a.html" --offline --rows "$nruns" --series "0:2:train_loss=$
 rc=$?
 [ "$rc" = 77 ] && exit 77
 [ "$rc" = 0 ] || fail "the report's page (exit $rc)"
+
+# The A/B view: lr 0.05 against 0.1 at two cluster sizes, paired with --ignore optimizer.lr.
+for w in 2 3; do
+  for seed in 1 2; do
+    "$SGDSIM" run s.json --db base.db --seed "$seed" -q --set cluster.workers=$w || fail "base $w $seed"
+    "$SGDSIM" run s.json --db cand.db --seed "$seed" -q --set cluster.workers=$w \
+      --set optimizer.lr=0.1 || fail "cand $w $seed"
+  done
+done
+"$SGDSIM" report base.db cand.db --ignore optimizer.lr --html ab.html || fail "report --html A/B"
+PAIRED='window.sgdsim.verdictRows().length > 0 && window.sgdsim.verdictRows().every(function (r) { return r[4] !== "missing"; })'
+COLOURS='(function () { var s = window.sgdsim.curves(), b = s.filter(function (x) { return !x.dashed; }), c = s.filter(function (x) { return x.dashed; }); return b.length === 2 && c.length === 2 && b[0].color !== b[1].color && c.every(function (x) { return b.some(function (y) { return y.color === x.color; }); }); })()'
+$CHECK "file://$TMP/ab.html" --offline --check "$PAIRED" --check "$COLOURS" || fail "the A/B page"
+"$SGDSIM" report base.db cand.db --html ab0.html || fail "report --html A/B without --ignore"
+$CHECK "file://$TMP/ab0.html" --offline --check "!($PAIRED)" || fail "the A/B page without --ignore pairs something"
 
 hostile_db "$TMP/h.db" || fail "hostile database"
 "$SGDSIM" report h.db --html h.html || fail "report --html h.db"

@@ -4,11 +4,16 @@
  * the end, oversized counts and wrong section tags; a failed write leaves the old file.  The
  * header alone (sgd_ckpt_read_header) reads back every field from the file, also when its
  * content is damaged, and refuses a file cut within its header, a foreign file, another
- * format, a missing file and a directory. */
+ * format, a missing file and a directory.  A large file (512 MiB, sparse) that is foreign, or
+ * whose header announces another size, is refused from its first bytes: the reading process
+ * never holds more than a few MiB. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/ckbuf.h"
@@ -17,7 +22,7 @@
 
 static sgd_ckpt_meta_t sample_meta(void)
 {
-    sgd_ckpt_meta_t m = {.run_id = 7, .updates = 1234};
+    sgd_ckpt_meta_t m = {.run_id = 7, .updates = 1234, .db_rows = 4321, .db_last_update = 1234};
     snprintf(m.sgdsim_version, sizeof m.sgdsim_version, "1.2.3");
     snprintf(m.git_rev, sizeof m.git_rev, "v1.2.3-4-gabcdef");
     snprintf(m.blas_core, sizeof m.blas_core, "Haswell");
@@ -175,7 +180,10 @@ static void test_file(const char *dir)
     b[len - 3] ^= 1;
     b[8] = 9;
     expect_refused(b, len, "checkpoint format 9");
-    b[8] = 1;
+    b[8] = 1; /* the format before the database's rows were in the header */
+    expect_refused(b, len, "checkpoint format 1, this sgdsim reads format 2 (the file was written "
+                           "by another version of sgdsim");
+    b[8] = SGD_CKPT_FORMAT;
     b[0] = 'X';
     expect_refused(b, len, "not an sgdsim checkpoint");
     b[0] = 'S';
@@ -203,12 +211,70 @@ static void test_file(const char *dir)
     unlink(path);
 }
 
+/* A sparse file of `size` bytes at path whose first len bytes are b. */
+static void put_sparse(const char *path, const uint8_t *b, size_t len, off_t size)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    SGD_ASSERT(fd >= 0 && ftruncate(fd, size) == 0 && write(fd, b, len) == (ssize_t)len);
+    close(fd);
+}
+
+/* sgd_ckpt_read of path in a child process: refused with `reason`, and the child's peak
+ * resident memory in KiB. */
+static long read_in_child(const char *path, const char *reason)
+{
+    pid_t pid = fork();
+    SGD_ASSERT(pid >= 0);
+    if (pid == 0) {
+        sgd_ckpt_meta_t m;
+        uint8_t *file;
+        const uint8_t *p;
+        size_t n;
+        sgd_err_t err = {{0}};
+        int rc = sgd_ckpt_read(path, &m, &file, &p, &n, &err);
+        if (rc == 0) free(file);
+        _exit(rc == -1 && strstr(err.msg, reason) ? 0 : 1);
+    }
+    int status;
+    struct rusage ru;
+    SGD_ASSERT(wait4(pid, &status, 0, &ru) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return ru.ru_maxrss;
+}
+
+static void test_large_files(const char *dir)
+{
+    char path[600], big[600];
+    snprintf(path, sizeof path, "%s/small.ckpt", dir);
+    snprintf(big, sizeof big, "%s/big.ckpt", dir);
+    sgd_ckpt_meta_t m = sample_meta();
+    const char payload[] = "a small state";
+    sgd_err_t err = {{0}};
+    CHECK(sgd_ckpt_write(path, &m, payload, sizeof payload, &err) == 0);
+    size_t len;
+    uint8_t *b = check_read_file(path, &len);
+    const off_t size = (off_t)512 << 20;
+    const char foreign[] = "{\"not\": \"a checkpoint\"}";
+    put_sparse(big, (const uint8_t *)foreign, sizeof foreign - 1, size);
+    long kib = read_in_child(big, "not an sgdsim checkpoint");
+    CHECK(kib < 64 * 1024);
+    /* A whole small checkpoint at the start of a large file: its header announces its own
+     * size, which the file's is not. */
+    put_sparse(big, b, len, size);
+    kib = read_in_child(big, "unexpected bytes after the end of the checkpoint");
+    CHECK(kib < 64 * 1024);
+    unlink(big);
+    unlink(path);
+    free(b);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/sgdsim-ckpt-XXXXXX";
     SGD_ASSERT(mkdtemp(dir));
     test_streams();
     test_file(dir);
+    test_large_files(dir);
     rmdir(dir);
     return check_exit();
 }

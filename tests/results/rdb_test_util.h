@@ -16,13 +16,19 @@
 #include "results/rdb.h"
 
 /* Creates $TMPDIR/sgdsim-rdb-XXXXXX (or under /tmp) into dir[256]; exits on failure. */
-/* SQL that turns a fresh database back into schema 3: schema 5's runs.resumes and the lease
- * table of schema 4 dropped (runs keeps AUTOINCREMENT, which only changes how new ids are
- * chosen; keep in step with results/rdb.c's rdb_schema_v4 and rdb_schema_v5). */
+/* SQL that turns a fresh database back into schema 5: schema 6's client_labels dropped (keep
+ * in step with results/rdb_schema.c's rdb_schema_v6). */
+#define RDBT_UNDO_SCHEMA_6_SQL "DROP TABLE client_labels; PRAGMA user_version = 5;"
+
+/* SQL that turns a fresh database back into schema 3: schema 6's table, schema 5's
+ * runs.resumes and the lease table of schema 4 dropped (runs keeps AUTOINCREMENT, which only
+ * changes how new ids are chosen; keep in step with results/rdb.c's rdb_schema_v4 and
+ * rdb_schema_v5). */
 #define RDBT_UNDO_SCHEMA_4_SQL                                                                 \
+    RDBT_UNDO_SCHEMA_6_SQL                                                                     \
     "ALTER TABLE runs DROP COLUMN resumes; DROP TABLE run_owner; PRAGMA user_version = 3;"
 
-/* SQL that turns a fresh database back into schema 2: what schemas 5, 4 and 3 added, dropped
+/* SQL that turns a fresh database back into schema 2: what schemas 6, 5, 4 and 3 added, dropped
  * (keep in step with results/rdb.c's rdb_schema_v3). */
 #define RDBT_UNDO_SCHEMA_3_SQL                                                                 \
     RDBT_UNDO_SCHEMA_4_SQL                                                                     \

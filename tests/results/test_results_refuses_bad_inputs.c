@@ -80,10 +80,10 @@ int main(void)
     CHECK_INT_EQ(rdb_open(path, &db, &err), 0);
     rdb_close(db);
     CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
-    CHECK_INT_EQ(sqlite3_exec(h, "PRAGMA user_version = 7", 0, 0, 0), SQLITE_OK);
+    CHECK_INT_EQ(sqlite3_exec(h, "PRAGMA user_version = 8", 0, 0, 0), SQLITE_OK);
     sqlite3_close(h);
-    expect_refused(0, path, "was written by a newer sgdsim", "schema 7 > 5");
-    expect_refused(1, path, "was written by a newer sgdsim", "schema 7 > 5");
+    expect_refused(0, path, "was written by a newer sgdsim", "schema 8 > 6");
+    expect_refused(1, path, "was written by a newer sgdsim", "schema 8 > 6");
 
     /* Our database with objects sgdsim did not create (a trigger that would zero every
      * metric sgdsim writes, an index): refused for writing, naming them, and unchanged; once

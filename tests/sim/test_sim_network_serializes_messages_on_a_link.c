@@ -1,6 +1,7 @@
 /* Links serialise messages (hand-computed start and arrival times), a multi-link route runs
  * at its bottleneck bandwidth and adds every latency, the star routes through uplink then
- * downlink, and sim_transfer_ns rounds up exactly and monotonically. */
+ * downlink, an endpoint given its device's bandwidth slows only the messages reserved from
+ * then on through its links, and sim_transfer_ns rounds up exactly and monotonically. */
 #include "sim/engine.h"
 #include "sim/network.h"
 #include "tests/check.h"
@@ -89,10 +90,40 @@ static void two_link_route_and_star(void)
     sim_net_destroy(n);
 }
 
+/* A federated client's link (algorithms/ps_clients.c): endpoint 2 of a 1 B/ns star gets a
+ * 0.1 B/ns device while a message to it is under way. */
+static void an_endpoint_takes_its_devices_bandwidth(void)
+{
+    sim_net_t *n = sim_net_create();
+    sim_star_t s;
+    sim_star_init(&s, n, 3, 1e9, 100);
+    int route[2];
+    sim_star_route(&s, 1, 2, route); /* reserved before the change: [0, 1000), + 200 */
+    CHECK_INT_EQ(sim_net_reserve(n, route, 2, 1000, 0), 1200);
+    sim_star_set_endpoint_bandwidth(&s, n, 2, 1e8);
+    CHECK(sim_net_link(n, s.uplink0 + 2)->bandwidth_Bps == 1e8);
+    CHECK(sim_net_link(n, s.downlink0 + 2)->bandwidth_Bps == 1e8);
+    CHECK(sim_net_link(n, s.uplink0 + 1)->bandwidth_Bps == 1e9);
+    /* 0 -> 2 waits for 2's downlink until 1000, then 1000 B at 0.1 B/ns take 10000 ns. */
+    sim_star_route(&s, 0, 2, route);
+    CHECK_INT_EQ(sim_net_reserve(n, route, 2, 1000, 0), 1000 + 10000 + 200);
+    /* 2 -> 1 leaves on 2's slow uplink; 0 -> 1 shares neither of 2's links. */
+    sim_star_route(&s, 2, 1, route);
+    CHECK_INT_EQ(sim_net_reserve(n, route, 2, 500, 20000), 20000 + 5000 + 200);
+    sim_star_route(&s, 0, 1, route);
+    CHECK_INT_EQ(sim_net_reserve(n, route, 2, 1000, 30000), 30000 + 1000 + 200);
+    /* Another device in the slot: its bandwidth from then on. */
+    sim_star_set_endpoint_bandwidth(&s, n, 2, 2e9);
+    sim_star_route(&s, 2, 0, route); /* the bottleneck is now 0's downlink, 1 B/ns */
+    CHECK_INT_EQ(sim_net_reserve(n, route, 2, 1000, 40000), 40000 + 1000 + 200);
+    sim_net_destroy(n);
+}
+
 int main(void)
 {
     transfer_rounding();
     one_link();
     two_link_route_and_star();
+    an_endpoint_takes_its_devices_bandwidth();
     return check_exit();
 }

@@ -168,7 +168,11 @@ static void check_json(const web_study_t *s)
 {
     sgd_strbuf_t data = {0}, series = {0}, exact = {0};
     web_model_opts_t o = {.generator = "test", .columns = 10};
-    web_model_json(s, NULL, &o, &data, &series, &exact);
+    web_verdicts_t colors = {0};
+    web_group_colors(s, &colors);
+    web_model_json(s, &colors, &o, &data, &series, &exact);
+    web_verdicts_free(&colors);
+    CHECK(strstr(data.p, "\"verdicts\":null") != NULL);
     CHECK(strchr(data.p, '<') == NULL && strchr(data.p, '>') == NULL);
     CHECK(strstr(data.p, "\xe2\x80\xa8") == NULL);
     CHECK(strstr(data.p, "\\u003c/script\\u003e\\u003cimg onerror=x\\u003e\\u2028") != NULL);
@@ -191,23 +195,30 @@ int main(void)
     sgd_err_t err = {{0}};
     web_study_t s;
     const char *one[] = {a};
-    CHECK(web_study_load(one, 1, &s, &err) == 0);
+    CHECK(web_study_load(one, 1, false, &s, &err) == 0);
     check_groups(&s);
     check_json(&s);
     web_study_free(&s);
 
     const char *two[] = {a, b};
-    CHECK(web_study_load(two, 2, &s, &err) == 0);
+    CHECK(web_study_load(two, 2, false, &s, &err) == 0);
     web_verdicts_t v;
-    CHECK(web_verdicts(&s, &v, &err) == 0);
+    ana_match_t whole = {{0}, {0}, false};
+    CHECK(web_verdicts(&s, &whole, &v, &err) == 0);
     CHECK(v.n > 0);
     for (int i = 0; i < v.n; i++)
         CHECK(v.row[i].verdict == ANA_SAME || strcmp(v.row[i].metric, "status") == 0);
+    /* Each baseline group shares its colour with the candidate group paired with it. */
+    for (int g = 0; g < s.ngroups; g++)
+        for (int k = 0; k < s.ngroups; k++)
+            if (s.group[g].db == 0 && s.group[k].db == 1 &&
+                strcmp(strchr(s.group[g].label, ':'), strchr(s.group[k].label, ':')) == 0)
+                CHECK_INT_EQ(v.color[g], v.color[k]);
     web_verdicts_free(&v);
     web_study_free(&s);
 
     const char *missing[] = {"/nonexistent/x.db"};
-    CHECK(web_study_load(missing, 1, &s, &err) == -1);
+    CHECK(web_study_load(missing, 1, false, &s, &err) == -1);
     CHECK(strstr(err.msg, "/nonexistent/x.db") != NULL);
     unlink(a), unlink(b);
     return check_exit();
