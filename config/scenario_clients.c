@@ -66,7 +66,7 @@ int scn_parse_partition(const sgd_jobj_t *data, scn_t *s, sgd_err_t *err)
     if (sgd_jobj_child(data, "partition", &p, err) || sgd_jobj_check_keys(&p, keys, err) ||
         sgd_jobj_enum(&p, "scheme", partition_scheme_names, PARTITION_IID, &scheme, err))
         return -1;
-    s->partition = (scn_partition_t){.given = true, .spec = {.scheme = scheme}};
+    s->partition = (scn_partition_t){.given = true, .spec = {.scheme = (partition_scheme_t)scheme}};
     return parse_scheme_params(&p, &s->partition.spec, err);
 }
 
