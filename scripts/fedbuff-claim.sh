@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # FedBuff's headline claim (Nguyen et al., "Federated Learning with Buffered Asynchronous
 # Aggregation", AISTATS 2022, arXiv:2106.06639) tested with seeds and spread on the
-# federated setting of scripts/fl-peer-compare.sh (issue 41, item 8; the result is for
-# docs/reproductions.md once sgdsim runs it).  The abstract claims FedBuff "3.3x more
+# federated setting of scripts/fl-peer-compare.sh (issue 41, item 8; the result is in
+# docs/reproductions.md).  The abstract claims FedBuff "3.3x more
 # efficient than synchronous FL and up to 2.5x more efficient than asynchronous FL" (its
 # first version: "converges up to 3.8x faster than ... FedAvgM, and up to 2.5x faster than
 # ... FedAsync").  Only the abstracts were read: which measure "efficient" is (time or
@@ -36,8 +36,9 @@
 # H1 is not expected to hold there.
 #
 # usage: scripts/fedbuff-claim.sh [run|peer|table|all]
-#   run     sgdsim: fedavg, fedbuff and fedasync x SEEDS x FACTOR_CVS (scenarios/fl/*.json;
-#           exit 3, saying why, while sgdsim cannot run them: its FL rules are not merged yet)
+#   run     sgdsim: fedavg, fedbuff and fedasync x SEEDS x FACTOR_CVS (scenarios/fl/*.json,
+#           one run at a time, niced, into $OUT/sgdsim.db; a rerun resumes; exit 3, saying
+#           why, where this tree cannot run them).  About 90 runs of 15-40 s here
 #   peer    the same on FLGo (a preview on the peer; slow: minutes per run; needs FLGO_SRC,
 #           see scripts/fl-peer-compare.sh)
 #   table   the time-to-target tables of every side and level that has curves

@@ -38,45 +38,66 @@ updates() { if [ "$1" = fedasync ]; then echo $((ROUNDS * PER_ROUND)); else echo
 eval_every() { if [ "$1" = fedasync ]; then echo $((EVAL_EVERY * PER_ROUND)); else echo "$EVAL_EVERY"; fi; }
 
 # ---- FLGo -------------------------------------------------------------------------------
-# peer_run DIR: FLGo runs of ALGS x SEEDS into DIR/<alg>-seed<s>.{csv,json,log}; a run whose
-# summary exists is skipped, so a rerun resumes.
-peer_run() {
-  local dir="$1" alg seed base
+# peer_check: FLGO_SRC holds FLGo and PY has what it imports, or exit 2.
+peer_check() {
   [ -n "${FLGO_SRC:-}" ] && [ -f "$FLGO_SRC/flgo/__init__.py" ] ||
     { echo "FLGO_SRC='${FLGO_SRC:-}' holds no flgo/__init__.py (scripts/fl-peer-compare.sh's header says how to get it)" >&2; exit 2; }
   "$PY" -c 'import torch, numpy, networkx, tqdm, requests' 2>/dev/null ||
     { echo "$PY lacks torch, numpy, networkx, tqdm or requests (scripts/fl-peer-compare.sh's header)" >&2; exit 2; }
-  mkdir -p "$dir"
   echo "FLGo at $(git -C "$FLGO_SRC" rev-parse HEAD 2>/dev/null || echo 'an unknown commit'), $("$PY" -c 'import torch; print("torch", torch.__version__)')" >&2
+}
+
+# peer_once ALG SEED BASE WORKDIR: one FLGo run into BASE.{csv,json,log} (FLGo's generated
+# task under WORKDIR), or exit 1 showing the log's tail.
+peer_once() {
+  local alg="$1" seed="$2" base="$3" work="$4"
+  # One BLAS thread, as sgdsim's runs are measured with numerics.threads 1.
+  if ! OPENBLAS_NUM_THREADS=1 nice "$PY" scripts/fl_peer/flgo_run.py --flgo-src "$FLGO_SRC" \
+    --data "$DATA_DIR" --algorithm "$alg" --seed "$seed" --rounds "$(updates "$alg")" \
+    --clients "$CLIENTS" --per-round "$PER_ROUND" --buffer "$BUFFER" --alpha "$ALPHA" \
+    --min-samples "$MIN_SAMPLES" --local-steps "$LOCAL_STEPS" --batch "$BATCH" --lr "$LR" \
+    --server-lr "$SERVER_LR" --staleness "$STALENESS" --fedasync-alpha "$FEDASYNC_ALPHA" \
+    --fedasync-a "$FEDASYNC_A" --step-time-s "$STEP_TIME_S" --factor-cv "$FACTOR_CV" \
+    --bandwidth-Bps "$BANDWIDTH_BPS" --eval-every "$(eval_every "$alg")" --threads 1 \
+    --workdir "$work" --curve "$base.csv" --summary "$base.json.tmp" > "$base.log" 2>&1
+  then
+    echo "FLGo $alg seed $seed failed ($base.log):" >&2; tail -5 "$base.log" >&2; exit 1
+  fi
+  mv "$base.json.tmp" "$base.json"
+}
+
+# peer_run DIR: FLGo runs of ALGS x SEEDS into DIR/<alg>-seed<s>.{csv,json,log}; a run whose
+# summary exists is skipped, so a rerun resumes.
+peer_run() {
+  local dir="$1" alg seed
+  peer_check
+  mkdir -p "$dir"
   for alg in $ALGS; do
     for seed in $SEEDS; do
-      base="$dir/$alg-seed$seed"
-      [ -s "$base.json" ] && continue
+      [ -s "$dir/$alg-seed$seed.json" ] && continue
       echo "== FLGo $alg seed $seed, factor cv $FACTOR_CV" >&2
-      # One BLAS thread, as sgdsim's runs are measured with numerics.threads 1.
-      if ! OPENBLAS_NUM_THREADS=1 nice "$PY" scripts/fl_peer/flgo_run.py --flgo-src "$FLGO_SRC" \
-        --data "$DATA_DIR" --algorithm "$alg" --seed "$seed" --rounds "$(updates "$alg")" \
-        --clients "$CLIENTS" --per-round "$PER_ROUND" --buffer "$BUFFER" --alpha "$ALPHA" \
-        --min-samples "$MIN_SAMPLES" --local-steps "$LOCAL_STEPS" --batch "$BATCH" --lr "$LR" \
-        --server-lr "$SERVER_LR" --staleness "$STALENESS" --fedasync-alpha "$FEDASYNC_ALPHA" \
-        --fedasync-a "$FEDASYNC_A" --step-time-s "$STEP_TIME_S" --factor-cv "$FACTOR_CV" \
-        --bandwidth-Bps "$BANDWIDTH_BPS" --eval-every "$(eval_every "$alg")" --threads 1 \
-        --workdir "$dir/tasks" --curve "$base.csv" --summary "$base.json.tmp" > "$base.log" 2>&1
-      then
-        echo "FLGo $alg seed $seed failed ($base.log):" >&2; tail -5 "$base.log" >&2; exit 1
-      fi
-      mv "$base.json.tmp" "$base.json"
+      peer_once "$alg" "$seed" "$dir/$alg-seed$seed" "$dir/tasks"
     done
   done
 }
 
 # ---- sgdsim -----------------------------------------------------------------------------
-# sgdsim_settings ALG: the --set arguments that put scenarios/fl/ALG.json into the setting.
-# The FL keys are those proposed in docs/federated.md and by the wiring in progress
-# (algorithm.local, algorithm.concurrency, algorithm.clients_per_round, data.partition,
-# clients.*): when the scenario files land, this function is the one place to adapt.
+# sgdsim_settings ALG: the --set arguments that put scenarios/fl/ALG.json into the setting
+# (every key as docs/scenario.md and docs/federated.md define it).
+#
+# The transfers.  sgdsim's star network books a message on both links of its route for the
+# bytes at the route's lowest bandwidth (sim/network.h, cut-through), so a client link of
+# clients.bandwidth_Bps = 1 MB/s would hold the server's link for 0.64 s per message and the
+# server would send and receive one model at a time: ten clients fetching at once queue for up
+# to 5.7 s, which FLGo (no network) does not model.  The setting's transfer time (the model at
+# BANDWIDTH_BPS, no contention) is therefore carried by the links' latency, a propagation
+# delay that holds no link: two links of MODEL_BYTES / BANDWIDTH_BPS / 2 each per message,
+# every link at 100 Gbit/s (51 us of occupancy per model, so ten messages through the
+# server's link add at most 0.5 ms).  Exact here because every client has the same bandwidth.
+MODEL_BYTES=636040   # MLP 784-200-10: 159,010 float32 parameters
+LINK_GBPS=100
 sgdsim_settings() {
-  local alg="$1" algo
+  local alg="$1" algo factor latency_us
   local part="{\"scheme\":\"dirichlet\",\"alpha\":$ALPHA,\"min_samples\":$MIN_SAMPLES}"
   local local_tr="{\"steps\":$LOCAL_STEPS,\"lr\":$LR,\"momentum\":0}"
   case "$alg" in
@@ -85,12 +106,15 @@ sgdsim_settings() {
     fedbuff) algo="{\"name\":\"fedbuff\",\"concurrency\":$PER_ROUND,\"buffer\":$BUFFER,\"server_lr\":$SERVER_LR,\"local\":$local_tr}" ;;
     fedasync) algo="{\"name\":\"fedasync\",\"concurrency\":$PER_ROUND,\"alpha\":$FEDASYNC_ALPHA,\"staleness\":\"polynomial\",\"a\":$FEDASYNC_A,\"local\":$local_tr}" ;;
   esac
+  # A lognormal needs cv > 0; cv 0 is every client at factor 1, a constant.
+  if awk -v c="$FACTOR_CV" 'BEGIN { exit !(c == 0) }'; then factor=1
+  else factor="{\"dist\":\"lognormal\",\"mean\":1,\"cv\":$FACTOR_CV}"; fi
+  latency_us=$(awk -v b="$MODEL_BYTES" -v bw="$BANDWIDTH_BPS" 'BEGIN { printf "%.3f", b / bw / 2 * 1e6 }')
   printf '%s\n' --set "algorithm=$algo" --set "cluster.workers=$CLIENTS" \
-    --set "data.partition=$part" \
-    --set "clients.compute_factor={\"dist\":\"lognormal\",\"mean\":1,\"cv\":$FACTOR_CV}" \
-    --set "clients.bandwidth_Bps=$BANDWIDTH_BPS" \
+    --set "data.partition=$part" --set "clients.compute_factor=$factor" \
+    --set "clients.bandwidth_Bps=$((LINK_GBPS * 125000000))" \
     --set "compute={\"kind\":\"time\",\"time_s\":$STEP_TIME_S}" --set "io.time_s=0" \
-    --set "network.bandwidth_gbps=100" --set "network.latency_us=0" \
+    --set "network.bandwidth_gbps=$LINK_GBPS" --set "network.latency_us=$latency_us" \
     --set "model={\"kind\":\"mlp\",\"hidden\":[200],\"init\":\"he\"}" \
     --set "batch.per_worker=$BATCH" --set "optimizer.lr=$LR" --set "optimizer.momentum=0" \
     --set "data.validation=test" --set "data.validation_size=0" \
@@ -99,8 +123,9 @@ sgdsim_settings() {
 }
 
 # sgdsim_run DB DIR TAG: sgdsim runs of ALGS x SEEDS (a sweep per algorithm, named TAG/<alg>;
-# a rerun resumes) into DB, exported to DIR.  Returns 3, saying why, where sgdsim cannot
-# run the setting yet (no scenarios/fl/<alg>.json, or keys it refuses).
+# a rerun resumes) into DB, exported to DIR; one run at a time, niced.  Returns 3, saying
+# why, where this tree cannot run the setting (no scenarios/fl/<alg>.json, or keys it
+# refuses).
 sgdsim_run() {
   local db="$1" dir="$2" tag="$3" alg scn seeds sets
   [ -x "$SGDSIM" ] || { echo "$SGDSIM not built" >&2; return 2; }
@@ -109,7 +134,7 @@ sgdsim_run() {
   for alg in $ALGS; do
     scn="scenarios/fl/$alg.json"
     if [ ! -f "$scn" ]; then
-      echo "sgdsim: $scn is not in this tree (sgdsim's FL rules are not merged yet): not run" >&2
+      echo "sgdsim: $scn is not in this tree: not run" >&2
       return 3
     fi
     mapfile -t sets < <(sgdsim_settings "$alg")
@@ -118,7 +143,7 @@ sgdsim_run() {
       return 3
     fi
     echo "== sgdsim $alg, seeds $seeds, factor cv $FACTOR_CV" >&2
-    nice "$SGDSIM" sweep "$scn" --db "$db" --quiet "${sets[@]}" --set "name=$tag/$alg" \
+    nice "$SGDSIM" sweep "$scn" --db "$db" --quiet -j 1 "${sets[@]}" --set "name=$tag/$alg" \
       --set "seed=$seeds"
     sgdsim_export "$db" "$tag/$alg" "$alg" "$dir"
   done

@@ -27,6 +27,13 @@ wall_per_round_no_eval_s, staleness_mean).
       test of the log ratios (all 2^n sign patterns).  Seeds where either did not reach ACC
       are counted and left out of the pairs.
 
+  fl_tables.py timing --csv F
+      Wall time per round of the two simulators measured alternately (scripts/fl-peer-
+      compare.sh timing): F has the columns side, algorithm, repeat, evaluation, rounds,
+      wall_per_round_s.  Per (algorithm, evaluation, side) the median [min, max] over
+      repeats; and per (algorithm, evaluation) the ratio flgo / sgdsim of each repeat (the
+      two runs measured next to each other), median [min, max].
+
 Exit codes: 0 printed, 2 bad input (a missing or malformed file, a bad argument)."""
 import argparse
 import csv
@@ -212,9 +219,9 @@ def algorithms_of(curves):
     return sorted({a for _, a in curves}, key=lambda a: (order.get(a, 9), a))
 
 
-def matched_table(curves, axis, points, label, scale, pending):
+def matched_table(curves, axis, points, label, scale, sgdsim_missing):
     sides, algs = sides_of(curves), algorithms_of(curves)
-    cols = [(a, s) for a in algs for s in (sides if not pending else sorted(set(sides) | {"sgdsim"}))]
+    cols = [(a, s) for a in algs for s in (sides if not sgdsim_missing else sorted(set(sides) | {"sgdsim"}))]
     head = [label] + ["%s, %s" % (a, s) for a, s in cols]
     pairs = [a for a in algs if (("flgo", a) in curves and ("sgdsim", a) in curves)]
     head += ["%s: sgdsim − flgo (Welch p)" % a for a in pairs]
@@ -226,7 +233,7 @@ def matched_table(curves, axis, points, label, scale, pending):
         for a, s in cols:
             runs = curves.get((s, a))
             if runs is None:
-                cells.append("pending" if s == "sgdsim" else "—")
+                cells.append("not run" if s == "sgdsim" else "—")
                 continue
             xs = [v for v in (at_or_before(p, axis, x * scale) for p in runs.values()) if v is not None]
             vals[(a, s)] = xs
@@ -267,11 +274,11 @@ def cost_table(curves, runs):
 def cmd_compare(a):
     curves = read_curves(a.curves)
     runs = read_runs(a.runs or [])
-    pending = "sgdsim" not in sides_of(curves)
+    sgdsim_missing = "sgdsim" not in sides_of(curves)
     print("### Accuracy at matched rounds (1 round = %d client trips)\n" % a.per_round)
-    matched_table(curves, 0, a.rounds, "rounds", a.per_round, pending)
+    matched_table(curves, 0, a.rounds, "rounds", a.per_round, sgdsim_missing)
     print("\n### Accuracy at matched simulated time\n")
-    matched_table(curves, 1, a.times, "simulated s", 1.0, pending)
+    matched_table(curves, 1, a.times, "simulated s", 1.0, sgdsim_missing)
     if runs:
         print("\n### Simulated and wall time per round\n")
         cost_table(curves, runs)
@@ -349,6 +356,52 @@ def cmd_ttt(a):
     return 0
 
 
+TIMING_COLUMNS = ("side", "algorithm", "repeat", "evaluation", "rounds", "wall_per_round_s")
+
+
+def median(xs):
+    v = sorted(xs)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def fmt_range(xs, f):
+    return "%s [%s, %s] (n=%d)" % (f % median(xs), f % min(xs), f % max(xs), len(xs))
+
+
+def cmd_timing(a):
+    rows = {}
+    try:
+        with open(a.csv, newline="") as f:
+            r = csv.DictReader(f)
+            missing = [c for c in TIMING_COLUMNS if c not in (r.fieldnames or [])]
+            if missing:
+                raise BadInput("%s: no column %s" % (a.csv, ", ".join(missing)))
+            for i, row in enumerate(r, start=2):
+                where = "%s line %d" % (a.csv, i)
+                key = (row["algorithm"], row["evaluation"])
+                rep = int(number(row["repeat"], where + " repeat"))
+                rows.setdefault(key, {}).setdefault(row["side"], {})[rep] = \
+                    number(row["wall_per_round_s"], where + " wall_per_round_s")
+    except OSError as e:
+        raise BadInput("%s: %s" % (a.csv, e.strerror))
+    if not rows:
+        raise BadInput("%s: no rows" % a.csv)
+    order = {"fedavg": 0, "fedbuff": 1, "fedasync": 2}
+    print("| algorithm | evaluation | wall s per round, flgo | wall s per round, sgdsim | "
+          "flgo / sgdsim, per repeat |")
+    print("|---|---|---|---|---|")
+    for (alg, ev) in sorted(rows, key=lambda k: (order.get(k[0], 9), k[0], k[1])):
+        by = rows[(alg, ev)]
+        cells = [fmt_range(list(by[s].values()), "%.4f") if by.get(s) else "—"
+                 for s in ("flgo", "sgdsim")]
+        reps = sorted(set(by.get("flgo", {})) & set(by.get("sgdsim", {})))
+        ratios = [by["flgo"][k] / by["sgdsim"][k] for k in reps if by["sgdsim"][k] > 0]
+        cells.append(fmt_range(ratios, "%.1f") if ratios else "—")
+        print("| %s | %s | %s |" % (alg, ev, " | ".join(cells)))
+    return 0
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -363,6 +416,8 @@ def main(argv):
     t.add_argument("--target", type=float, required=True)
     t.add_argument("--base", default="fedavg")
     t.add_argument("--side", default="sgdsim")
+    w = sub.add_parser("timing")
+    w.add_argument("--csv", required=True)
     a = p.parse_args(argv)
     try:
         if a.cmd == "compare":
@@ -371,6 +426,8 @@ def main(argv):
             if any(not (x > 0 and math.isfinite(x)) for x in a.rounds + a.times):
                 raise BadInput("--rounds and --times must be finite and > 0")
             return cmd_compare(a)
+        if a.cmd == "timing":
+            return cmd_timing(a)
         if not (0 < a.target <= 1):
             raise BadInput("--target %g: an accuracy in (0, 1]" % a.target)
         return cmd_ttt(a)

@@ -2,9 +2,10 @@
 # scripts/fedbuff-claim.sh, on small hand-made curves whose every printed value is worked
 # out here: accuracy at matched rounds and simulated time (last evaluation at or before the
 # point; a run that ended before it left out), mean +- sample sd (n), the difference of the
-# two sides' means with Welch's p, the cost table from a JSON and a CSV summary, "pending"
+# two sides' means with Welch's p, the cost table from a JSON and a CSV summary, "not run"
 # for a missing sgdsim side; time to target per seed, the paired speed-ups, their geometric
-# mean with its t interval and the exact sign-flip p; Student's t against closed forms; and
+# mean with its t interval and the exact sign-flip p; the alternating wall-time table (median
+# [min, max], per-repeat ratios); Student's t against closed forms; and
 # bad input (exit 2, naming the file or argument).  Skipped without python3.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 not installed: skipping"; exit 77; }
@@ -74,9 +75,9 @@ for (x, y, want) in (([0.5, 0.6], [0.7, 0.8], "0.106"), ([0.7, 0.8], [0.9, 0.9],
     assert got == want, (x, y, got, want)
 PY
 
-# no sgdsim curves: its columns say pending, and no difference column
+# no sgdsim curves: its columns say "not run", and no difference column
 out=$("${T[@]}" compare --curves "$TMP/flgo.csv" --rounds 5) || fail "compare (peer only)"
-has "| 5 | 0.5500 ± 0.0707 (n=2) | pending |"
+has "| 5 | 0.5500 ± 0.0707 (n=2) | not run |"
 case "$out" in *"sgdsim − flgo"*) fail "a difference column without sgdsim curves" ;; esac
 
 # time to 0.75: fedavg seeds reach it at 40, 60, 80 s; fedbuff at 20, 20, 40 s; seed 4 of
@@ -108,6 +109,27 @@ m = sum(logs) / 3; sd = math.sqrt(sum((x - m) ** 2 for x in logs) / 2)
 h = 4.302652729911275 * sd / math.sqrt(3)  # t(0.975, 2)
 assert "%.2f [%.2f, %.2f]" % (math.exp(m), math.exp(m - h), math.exp(m + h)) == "2.29 [1.28, 4.10]"
 PY
+
+# timing: per (algorithm, evaluation, side) the median [min, max] over repeats; the ratio of
+# each repeat's pair (repeat 3 has no sgdsim run: no ratio); medians of even counts average
+cat > "$TMP/timing.csv" <<'EOF'
+side,algorithm,repeat,evaluation,rounds,sim_time_s,wall_run_s,wall_per_round_s
+flgo,fedavg,1,every 5,40,170,20,0.5
+sgdsim,fedavg,1,every 5,40,180,2,0.05
+flgo,fedavg,2,every 5,40,170,24,0.6
+sgdsim,fedavg,2,every 5,40,180,4,0.1
+flgo,fedavg,3,every 5,40,170,28,0.7
+flgo,fedasync,1,none,400,90,16,0.04
+sgdsim,fedasync,1,none,400,95,0.8,0.002
+EOF
+out=$("${T[@]}" timing --csv "$TMP/timing.csv") || fail "timing exited $?"
+has "| fedavg | every 5 | 0.6000 [0.5000, 0.7000] (n=3) | 0.0750 [0.0500, 0.1000] (n=2) | 8.0 [6.0, 10.0] (n=2) |"
+has "| fedasync | none | 0.0400 [0.0400, 0.0400] (n=1) | 0.0020 [0.0020, 0.0020] (n=1) | 20.0 [20.0, 20.0] (n=1) |"
+case "$out" in *"| fedavg |"*"| fedasync |"*) ;; *) fail "timing rows out of order: $out" ;; esac
+printf 'side,algorithm,repeat\nflgo,fedavg,1\n' > "$TMP/tshort.csv"
+expect_exit 2 "no column evaluation" -- "${T[@]}" timing --csv "$TMP/tshort.csv"
+printf 'side,algorithm,repeat,evaluation,rounds,wall_per_round_s\nflgo,fedavg,1,none,4,slow\n' > "$TMP/tbad.csv"
+expect_exit 2 "line 2 wall_per_round_s" -- "${T[@]}" timing --csv "$TMP/tbad.csv"
 
 # Student's t against closed forms: df 1 (Cauchy), df 2, and the 0.975 quantiles
 PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$ROOT/scripts/fl_peer" python3 - <<'PY' || fail "Student's t"
