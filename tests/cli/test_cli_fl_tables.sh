@@ -5,7 +5,8 @@
 # two sides' means with Welch's p, the cost table from a JSON and a CSV summary, "not run"
 # for a missing sgdsim side; time to target per seed, the paired speed-ups, their geometric
 # mean with its t interval and the exact sign-flip p; the alternating wall-time table (median
-# [min, max], per-repeat ratios); Student's t against closed forms; and
+# [min, max], per-repeat ratios); Student's t against closed forms; the --set arguments
+# scripts/fl_peer/common.sh gives sgdsim (transfers as link latency, cv 0); and
 # bad input (exit 2, naming the file or argument).  Skipped without python3.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "python3 not installed: skipping"; exit 77; }
@@ -141,6 +142,20 @@ assert abs(f.t_quantile(0.975, 2) - 4.302652729911275) < 1e-9
 assert abs(f.t_quantile(0.975, 4) - 2.7764451051977987) < 1e-9
 assert abs(f.sign_flip_p([1.0, 2.0, -0.5]) - 0.5) < 1e-12  # |sum| >= 2.5: ++-, +++ and their negations
 PY
+
+# scripts/fl_peer/common.sh's sgdsim side: the transfer time as latency on both links of a
+# message (636,040 bytes at 1 MB/s = 2 x 318,020 us), cv 0 as a constant factor (a lognormal
+# needs cv > 0), FedAsync's updates and evaluation period x 10
+args=$(cd "$ROOT" && SEEDS=1 ALGS=fedasync ROUNDS=200 EVAL_EVERY=5 FACTOR_CV=0 bash -c \
+       '. scripts/fl_peer/common.sh; check_common; sgdsim_settings fedasync; FACTOR_CV=2 sgdsim_settings fedavg') ||
+  fail "common.sh exited $?"
+for want in "network.latency_us=318020.000" "network.bandwidth_gbps=100" \
+            "clients.bandwidth_Bps=12500000000" "clients.compute_factor=1" \
+            'clients.compute_factor={"dist":"lognormal","mean":1,"cv":2}' \
+            "stop.updates=2000" "eval.every=50" "stop.updates=200" "eval.every=5" \
+            '"name":"fedasync","concurrency":10,"alpha":0.6,"staleness":"polynomial","a":0.5'; do
+  grep -qF -- "$want" <<<"$args" || fail "sgdsim_settings lacks $want: $args"
+done
 
 # bad input: exit 2, naming what is wrong
 expect_exit 2 "nonexistent.csv" -- "${T[@]}" compare --curves "$TMP/nonexistent.csv"
