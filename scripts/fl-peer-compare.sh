@@ -43,7 +43,7 @@
 #           EVAL_EVERY (which goes first alternates between repeats), and one sgdsim run
 #           evaluated only at its start and end (FLGo's own figure without evaluation is its
 #           run's wall time less the time its evaluations took); rows appended to
-#           $OUT/timing/timing.csv, then its table.  Nothing in the repository asserts a
+#           $OUT/timing/timing.csv (a rerun adds REPEATS more), then its table.  Nothing in the repository asserts a
 #           wall time: they depend on the machine and its load.
 # Environment:
 #   FLGO_SRC   the peer's checkout (needed by "peer")
@@ -135,12 +135,14 @@ sgdsim_once() {
 }
 
 timing() {
-  local dir="$OUT/timing" k alg side ev="every $EVAL_EVERY"
+  local dir="$OUT/timing" k alg side ev="every $EVAL_EVERY rounds" done=0
   peer_check
   [ -x "$SGDSIM" ] || { echo "$SGDSIM not built" >&2; exit 2; }
   mkdir -p "$dir"
   ROUNDS="$TIMING_ROUNDS"
-  for k in $(seq 1 "$REPEATS"); do
+  # A rerun adds REPEATS more repeats after those already in timing.csv.
+  [ -f "$dir/timing.csv" ] && done=$(awk -F, 'NR > 1 && $3 > m { m = $3 } END { print m + 0 }' "$dir/timing.csv")
+  for k in $(seq $((done + 1)) $((done + REPEATS))); do
     for alg in $ALGS; do
       for side in $( ((k % 2)) && echo "flgo sgdsim" || echo "sgdsim flgo"); do
         echo "== timing $k: $side $alg, $(updates "$alg") updates" >&2
