@@ -85,15 +85,14 @@ peer_run() {
 # sgdsim_settings ALG: the --set arguments that put scenarios/fl/ALG.json into the setting
 # (every key as docs/scenario.md and docs/federated.md define it).
 #
-# The transfers.  sgdsim's star network books a message on both links of its route for the
-# bytes at the route's lowest bandwidth (sim/network.h, cut-through), so a client link of
-# clients.bandwidth_Bps = 1 MB/s would hold the server's link for 0.64 s per message and the
-# server would send and receive one model at a time: ten clients fetching at once queue for up
-# to 5.7 s, which FLGo (no network) does not model.  The setting's transfer time (the model at
-# BANDWIDTH_BPS, no contention) is therefore carried by the links' latency, a propagation
-# delay that holds no link: two links of MODEL_BYTES / BANDWIDTH_BPS / 2 each per message,
-# every link at 100 Gbit/s (51 us of occupancy per model, so ten messages through the
-# server's link add at most 0.5 ms).  Exact here because every client has the same bandwidth.
+# The transfers.  The setting's transfer time (the model at BANDWIDTH_BPS, no contention) is
+# carried by the links' latency, a propagation delay that holds no link: two links of
+# MODEL_BYTES / BANDWIDTH_BPS / 2 each per message, every link at 100 Gbit/s (51 us of
+# occupancy per model, so ten messages through the server's link add at most 0.5 ms).  The
+# published tables were made this way because sgdsim's network then held the server's link
+# for a slow client's whole transfer; it now holds each link for the message's own share
+# (sim/network.h), and clients.bandwidth_Bps = BANDWIDTH_BPS with no latency gives the same
+# clock here (docs/reproductions.md), where every client has the same bandwidth.
 MODEL_BYTES=636040   # MLP 784-200-10: 159,010 float32 parameters
 LINK_GBPS=100
 sgdsim_settings() {

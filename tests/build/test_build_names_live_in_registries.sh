@@ -24,6 +24,12 @@ ALLOWED=(
     which it takes from the registry, variants that exercise one rule's own options each
     (test data)"
 )
+# The peer comparison (docs/reproductions.md) runs the FL algorithms that its other side,
+# FLGo, implements too (scripts/fl_peer/flgo_run.py): a list of the peer's, not sgdsim's.
+for f in scripts/fl-peer-compare.sh scripts/fedbuff-claim.sh scripts/fl_peer/common.sh \
+         scripts/fl_peer/fl_tables.py scripts/fl_peer/flgo_run.py; do
+  ALLOWED+=("$f" "the algorithms both sides of the peer comparison implement")
+done
 
 cat > "$TMP/s.json" <<'JSON'
 { "schema_version": 1, "algorithm": { "name": "csgd" }, "cluster": { "workers": 2 },
