@@ -1,7 +1,8 @@
 /* libFuzzer target: the checkpoint reader and every restore path, and what a restored run
  * does next -- CSGD's and LSGD's (message level and closed form), the parameter-server
  * family's (algorithms/ps_ckpt.c: SASGD with fetch "after_push", FASGD, B-FASGD, Downpour,
- * hardsync, DC-ASGD-a, on both drivers).
+ * hardsync, DC-ASGD-a, on both drivers; FedBuff and FedAvg with sampled clients that come and
+ * go, drop out and hold a Dirichlet partition: algorithms/ps_slots_ckpt.c).
  *
  * A checkpoint's SHA-256 only proves it was not damaged by accident, so mutations must reach
  * the checks behind it: an input that starts with the checkpoint magic is taken as a whole
@@ -60,6 +61,32 @@ static const struct {
      PS("3", "\"name\": \"downpour\", \"k_push\": 2, \"k_fetch\": 3, \"driver\": \"timed\"")},
     {"hardsync", "hardsync", PS("3", "\"name\": \"hardsync\"")},
     {"dc-asgd", "dc-asgd-a", PS("4", "\"name\": \"dc-asgd\", \"variant\": \"a\", \"n\": 2")},
+    {"fedbuff", "fedbuff-clients",
+     "{\"schema_version\": 1, \"seed\": 3, \"algorithm\": {\"name\": \"fedbuff\","
+     " \"buffer\": 2, \"concurrency\": 2, \"local\": {\"steps\": 2}}, \"cluster\":"
+     " {\"workers\": 6}, \"clients\": {\"availability\": \"renewal\", \"online_s\":"
+     " {\"dist\": \"exponential\", \"mean\": 0.05}, \"offline_s\": {\"dist\":"
+     " \"exponential\", \"mean\": 0.02}, \"dropout_p\": 0.1, \"compute_factor\":"
+     " {\"dist\": \"lognormal\", \"mean\": 1, \"cv\": 0.5}, \"bandwidth_Bps\": {\"dist\":"
+     " \"uniform\", \"min\": 2000000.0, \"max\": 20000000.0}}, \"compute\": {\"kind\":"
+     " \"time\", \"time_s\": 0.004}, \"data\": {\"source\": \"synthetic\", \"n_train\":"
+     " 60, \"n_validation\": 10, \"dim\": 4, \"classes\": 2, \"partition\": {\"scheme\":"
+     " \"dirichlet\", \"alpha\": 0.5}}, \"model\": {\"kind\": \"mlp\", \"hidden\": [3]},"
+     " \"batch\": {\"per_worker\": 4}, \"optimizer\": {\"lr\": 0.05, \"momentum\": 0},"
+     " \"stop\": {\"updates\": 20, \"vtime_s\": 5}, \"eval\": {\"every\": 5}}"},
+    {"fedavg", "fedavg-clients",
+     "{\"schema_version\": 1, \"seed\": 3, \"algorithm\": {\"name\": \"fedavg\","
+     " \"clients_per_round\": 3, \"local\": {\"steps\": 2}}, \"cluster\": {\"workers\":"
+     " 6}, \"clients\": {\"availability\": \"renewal\", \"online_s\": {\"dist\":"
+     " \"exponential\", \"mean\": 0.05}, \"offline_s\": {\"dist\": \"exponential\","
+     " \"mean\": 0.02}, \"dropout_p\": 0.1, \"compute_factor\": {\"dist\": \"lognormal\","
+     " \"mean\": 1, \"cv\": 0.5}, \"bandwidth_Bps\": {\"dist\": \"uniform\", \"min\":"
+     " 2000000.0, \"max\": 20000000.0}}, \"compute\": {\"kind\": \"time\", \"time_s\":"
+     " 0.004}, \"data\": {\"source\": \"synthetic\", \"n_train\": 60, \"n_validation\":"
+     " 10, \"dim\": 4, \"classes\": 2, \"partition\": {\"scheme\": \"dirichlet\","
+     " \"alpha\": 0.5}}, \"model\": {\"kind\": \"mlp\", \"hidden\": [3]}, \"batch\":"
+     " {\"per_worker\": 4}, \"optimizer\": {\"lr\": 0.05, \"momentum\": 0}, \"stop\":"
+     " {\"updates\": 20, \"vtime_s\": 5}, \"eval\": {\"every\": 5}}"},
 };
 #define NSCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
