@@ -23,6 +23,8 @@ ALLOWED=(
   "tests/cli/test_cli_threads_give_the_same_results.sh" "beside every registered algorithm,
     which it takes from the registry, variants that exercise one rule's own options each
     (test data)"
+  "fuzz/fuzz_checkpoint.c" "a scenario per seed checkpoint of its corpus, each written by
+    sgdsim run of that scenario (test data)"
 )
 # The peer comparison (docs/reproductions.md) runs the FL algorithms that its other side,
 # FLGo, implements too (scripts/fl_peer/flgo_run.py): a list of the peer's, not sgdsim's.
