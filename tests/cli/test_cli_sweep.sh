@@ -35,20 +35,22 @@ case "$out" in *"6 already done"*"0 to run"*) ;; *) fail "rerun did not skip: $o
 [ "$(sqlite3 "$TMP/ref.db" "SELECT count(*) FROM runs")" = 6 ] || fail "rerun added runs"
 dump "$TMP/ref.db" | cmp -s - "$TMP/ref.txt" || fail "rerun changed the database"
 
-# SIGKILL in the middle — once a point is complete and others are running — then resume.
-# Points take about 0.1 s, so a kill can land between two of them (none running); on a busy
-# machine that happens often enough to poll finely and try several times.
+# SIGKILL in the middle — once a point is complete and another is running — then resume.
+# The kill waits until the database shows both (a point finished, the next not yet begun, is
+# a state a kill must not be taken in): points take about 0.1 s, so on a busy machine the
+# poll may miss every such moment of one sweep, and another sweep is tried.
 killed_mid=0
 for attempt in 1 2 3 4 5 6 7 8; do
   rm -f "$TMP"/k.db*
   "$SGDSIM" sweep "$S" "${AXES[@]}" -j2 --db "$TMP/k.db" --quiet &
   pid=$!
-  done_n=0
   for _ in $(seq 3000); do # poll for up to 60 s (sanitizer builds are slow)
     sleep 0.02
     [ -s "$TMP/k.db" ] || continue
-    done_n=$(sqlite3 "$TMP/k.db" "SELECT count(*) FROM runs WHERE status = 'complete'" 2>/dev/null || echo 0)
-    [ "$done_n" -ge 1 ] && break
+    state=$(sqlite3 "$TMP/k.db" "SELECT (SELECT count(*) FROM runs WHERE status = 'complete')
+      || ' ' || (SELECT count(*) FROM runs WHERE status = 'running')" 2>/dev/null) || continue
+    case "$state" in 0\ *|*\ 0|6\ *|'') ;; *) break ;; esac
+    kill -0 "$pid" 2>/dev/null || break # the sweep ended: try again
   done
   kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
