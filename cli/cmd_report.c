@@ -205,11 +205,9 @@ static int final_cell(rnd_table_t *t, int r, int c, rdb_run_facts_t *f, int64_t 
 static int tail_cells(rnd_table_t *t, int r, int c, int ntail, rdb_run_facts_t *f, int64_t id,
                       sgd_err_t *err)
 {
-    if (ntail == 0) return 0;
     rdb_staleness_row_t s;
     if (rdb_run_staleness(f, id, &s, err)) return -1;
     rnd_table_real(t, r, c, s.mean_tau); /* NaN: a NULL cell */
-    if (ntail == 1) return 0;
     int_cell(t, r, c + 1, s.has_max_tau, s.max_tau);
     if (ntail <= 2) return 0;
     rdb_traffic_row_t tr;
@@ -252,17 +250,18 @@ static int fill_runs_table(rdb_t *db, rnd_table_t *t, const run_cols_t *l, int *
 /* The per-run table of l's columns into t; without --wide, when its lines would not fit
  * REPORT_WIDTH even with the text cut (numbers are never cut: a 16-digit seed), the
  * staleness columns are left out, the last first, and *dropped says how many. */
-static int build_runs_table(rdb_t *db, run_cols_t *l, rnd_table_t *t, int *nclockless,
+static int build_runs_table(rdb_t *db, const run_cols_t *l, rnd_table_t *t, int *nclockless,
                             int *dropped, sgd_err_t *err)
 {
-    for (*dropped = 0;; (*dropped)++, l->ntail--) {
-        init_runs_table(t, l);
-        *nclockless = 0;
-        if (fill_runs_table(db, t, l, nclockless, err)) return -1;
-        if (l->wide || l->ntail == 0 || rnd_table_fitted_width(t, REPORT_WIDTH) <= REPORT_WIDTH)
-            return 0;
-        rnd_table_free(t);
+    init_runs_table(t, l);
+    *dropped = 0;
+    if (fill_runs_table(db, t, l, nclockless, err)) return -1;
+    while (!l->wide && *dropped < l->ntail &&
+           rnd_table_fitted_width(t, REPORT_WIDTH) > REPORT_WIDTH) {
+        rnd_table_keep_cols(t, t->ncols - 1);
+        (*dropped)++;
     }
+    return 0;
 }
 
 static int report_runs(rdb_t *db, const char *path, bool wide)

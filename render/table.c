@@ -34,6 +34,18 @@ void rnd_table_clear(rnd_table_t *t)
     t->nrows = 0;
 }
 
+void rnd_table_keep_cols(rnd_table_t *t, int ncols)
+{
+    SGD_ASSERT(ncols >= 1 && ncols <= t->ncols);
+    for (int c = ncols; c < t->ncols; c++) free(t->head[c]);
+    for (int r = 0; r < t->nrows; r++) {
+        for (int c = ncols; c < t->ncols; c++) free(t->cells[r * t->ncols + c].text);
+        /* row r moves down in place: its new start is never after its old one */
+        memmove(&t->cells[r * ncols], &t->cells[r * t->ncols], (size_t)ncols * sizeof *t->cells);
+    }
+    t->ncols = ncols; /* caprows rows of the narrower rows still fit the cells allocated */
+}
+
 int rnd_table_row(rnd_table_t *t)
 {
     if (t->nrows == t->caprows) {

@@ -45,6 +45,10 @@ void rnd_table_free(rnd_table_t *t);
  * one row at a time. */
 void rnd_table_clear(rnd_table_t *t);
 
+/* Keeps the first ncols columns (1 <= ncols <= t->ncols), their headers and cells; the
+ * rest are freed. */
+void rnd_table_keep_cols(rnd_table_t *t, int ncols);
+
 /* Appends an empty row and returns its index; cells are then set with the setters. */
 int rnd_table_row(rnd_table_t *t);
 void rnd_table_text(rnd_table_t *t, int row, int col, const char *s); /* NULL -> null cell */

@@ -109,6 +109,26 @@ static inline const char *rdbt_text(sqlite3 *db, const char *sql, char out[256])
     return out;
 }
 
+/* Runs sql on the file at path through a connection of its own; SQLite's result code. */
+static inline int rdbt_exec_file(const char *path, const char *sql)
+{
+    sqlite3 *h = NULL;
+    int rc = sqlite3_open(path, &h);
+    if (rc == SQLITE_OK) rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+    sqlite3_close(h);
+    return rc;
+}
+
+/* rdbt_text of the file at path, through a connection of its own. */
+static inline const char *rdbt_text_file(const char *path, const char *sql, char out[256])
+{
+    sqlite3 *h = NULL;
+    if (sqlite3_open(path, &h) == SQLITE_OK) rdbt_text(h, sql, out);
+    else snprintf(out, 256, "(error)");
+    sqlite3_close(h);
+    return out;
+}
+
 /* Monotonic seconds, for polling timeouts. */
 static inline double rdbt_now(void)
 {

@@ -89,10 +89,7 @@ static void a_schema_6_file_read_and_migrated(const char *dir)
     char path[512], before[256], t[256];
     rdbt_path(path, dir, "v6.db");
     make_v6(path);
-    sqlite3 *h = NULL;
-    CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
-    rdbt_text(h, ROWS_SIGNATURE, before);
-    sqlite3_close(h);
+    rdbt_text_file(path, ROWS_SIGNATURE, before);
 
     /* read as it is: no run recorded its clock */
     rdb_t *db = NULL;
@@ -112,7 +109,7 @@ static void a_schema_6_file_read_and_migrated(const char *dir)
 
     /* migrated by a writer */
     CHECK_INT_EQ(rdb_open(path, &db, &err), 0);
-    h = rdb_handle(db);
+    sqlite3 *h = rdb_handle(db);
     CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), RDB_SCHEMA_VERSION);
     CHECK_STR_EQ(clocks(h, t), "0,1,1,1");
     CHECK_STR_EQ(rdbt_text(h, ROWS_SIGNATURE, t), before);

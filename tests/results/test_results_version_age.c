@@ -53,10 +53,7 @@ static void rows_are_written_and_added_up(const char *dir)
 static void make_v2(const char *path)
 {
     write_run(path, "d2");
-    sqlite3 *h = NULL;
-    CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
-    CHECK_INT_EQ(sqlite3_exec(h, RDBT_UNDO_SCHEMA_3_SQL, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(h);
+    CHECK_INT_EQ(rdbt_exec_file(path, RDBT_UNDO_SCHEMA_3_SQL), SQLITE_OK);
 }
 
 static void opening_a_schema_2_file_for_writing_adds_the_table(const char *dir)
@@ -64,15 +61,12 @@ static void opening_a_schema_2_file_for_writing_adds_the_table(const char *dir)
     char path[512], before[256], t[256];
     rdbt_path(path, dir, "v2.db");
     make_v2(path);
-    sqlite3 *h = NULL;
-    CHECK_INT_EQ(sqlite3_open(path, &h), SQLITE_OK);
-    rdbt_text(h, ROWS_SIGNATURE, before);
-    sqlite3_close(h);
+    rdbt_text_file(path, ROWS_SIGNATURE, before);
 
     rdb_t *db = NULL;
     sgd_err_t err = {{0}};
     CHECK_INT_EQ(rdb_open(path, &db, &err), 0);
-    h = rdb_handle(db);
+    sqlite3 *h = rdb_handle(db);
     CHECK_INT_EQ(rdbt_int(h, "PRAGMA user_version"), RDB_SCHEMA_VERSION);
     CHECK_INT_EQ(rdbt_int(h, "SELECT count(*) FROM version_age"), 0);
     CHECK_STR_EQ(rdbt_text(h, ROWS_SIGNATURE, t), before);
