@@ -288,6 +288,30 @@ static void string_what(char *buf, size_t size, const char *path, bool key)
     else snprintf(buf, size, "%s", path[0] ? path : "top level");
 }
 
+static bool is_hex_digit(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/* The four characters after "\u".  cJSON reads a malformed escape such as \u00g0 as code
+ * point 0, so it and \u0000 would both put a NUL inside the string and cut it short. */
+static int check_unicode_escape(const unsigned char *hex, size_t chars, char *what,
+                                size_t what_size, const char *path, bool key, sgd_err_t *err)
+{
+    bool valid = true, zero = true;
+    for (int i = 0; i < 4 && valid; i++) {
+        valid = is_hex_digit(hex[i]);
+        zero = zero && hex[i] == '0';
+    }
+    if (valid && !zero) return 0;
+    string_what(what, what_size, path, key);
+    if (!valid)
+        return sgd_errf(err, "%s: a \\u escape at character %zu is not followed by four hex "
+                        "digits", what, chars);
+    return sgd_errf(err, "%s: contains \\u0000 at character %zu: a NUL cannot be part of a "
+                    "string here", what, chars);
+}
+
 /* Checks one string from just after its opening quote; `escapes`: JSON text (stops at the
  * closing quote, reads escapes) or plain text (stops at the end).  *end gets the position
  * where it stopped.  Errors name `path` (the object's, for a key). */
@@ -305,16 +329,16 @@ static int check_string(const char *s, bool escapes, const char **end, const cha
                             "meant", what, *p, chars);
         }
         if (escapes && *p == '\\') {
-            if (p[1] == 'u' && strncmp((const char *)p + 2, "0000", 4) == 0) {
-                string_what(what, sizeof what, path, key);
-                return sgd_errf(err, "%s: contains \\u0000 at character %zu: a NUL cannot "
-                                "be part of a string here", what, chars);
+            /* One character each.  cJSON finds the closing quote by skipping a backslash
+             * with the character after it; a \u escape's four hex digits, checked first,
+             * hold neither quote nor backslash, so this walk ends where the parser does. */
+            if (p[1] == 'u') {
+                if (check_unicode_escape(p + 2, chars, what, sizeof what, path, key, err))
+                    return -1;
+                p += 6;
+            } else {
+                p += p[1] ? 2 : 1;
             }
-            /* Never past the end, even in text that is not valid JSON. */
-            size_t skip = p[1] == 'u' ? 6 : 2;
-            for (size_t i = 1; i < skip; i++)
-                if (p[i] == '\0') skip = i;
-            p += skip;
             continue;
         }
         size_t n = sgd_utf8_len((const char *)p);
@@ -394,8 +418,12 @@ static int walk_value(jwalk_t *w)
         w->p = *end ? end + 1 : end;
         return 0;
     }
-    /* A number, true, false or null: up to the next separator or space. */
+    /* A number, true, false or null: up to the next separator or space.  At least one byte
+     * is consumed, so the loops above end even if this walk ever disagreed with the parser
+     * about where a token ends (a stray '}' inside an array would otherwise stop it forever). */
+    const char *start = w->p;
     while ((unsigned char)*w->p > 32 && *w->p != ',' && *w->p != ']' && *w->p != '}') w->p++;
+    if (w->p == start && *w->p) w->p++;
     return 0;
 }
 

@@ -22,6 +22,20 @@ static void string_checks_name_the_path(void)
                        "control character 0x01");
     CHECK_STR_CONTAINS(strings_err("\"\x7f\x1f\"", ""), "top level: contains a raw control "
                        "character 0x1f at character 2");
+    /* A \u escape needs four hex digits: cJSON reads \u00g0 as a NUL.  The walk must also
+     * find the string's end where cJSON does: it once skipped six bytes at "\u" and, out of
+     * step, looped forever on the '}' of ["\uf\\\"}"] (a fuzzer's find). */
+    CHECK_STR_CONTAINS(strings_err("[\"\\uf\\\\\\\"}\"]", ""),
+                       "[0]: a \\u escape at character 1 is not followed by four hex digits");
+    CHECK_STR_CONTAINS(strings_err("{\"a\\u00g0\": 1}", ""), "a key of the top level: a \\u "
+                       "escape at character 2");
+    CHECK_STR_CONTAINS(strings_err("[\"\\u12\"]", ""), "not followed by four hex digits");
+    CHECK_STR_CONTAINS(strings_err("[\"\\u00e9\\n\\u0000\"]", ""), "[0]: contains \\u0000 at "
+                       "character 3");
+    CHECK_STR_EQ(strings_err("[\"\\\\u0000 \\uD83D\\uDE00 \\u00E9 \\\"}\", {\"b\": 1}]", ""), "");
+    /* Text the parser refused is never walked, but a walk over it still ends. */
+    CHECK_STR_EQ(strings_err("[}]", ""), "");
+    CHECK_STR_EQ(strings_err("{\"a\": }", ""), "");
     sgd_err_t err = {{0}};
     CHECK_INT_EQ(sgd_json_check_plain("plain \xe2\x82\xac", "k", &err), 0);
     CHECK_INT_EQ(sgd_json_check_plain("a\\u0000b", "k", &err), 0); /* plain: no escapes */

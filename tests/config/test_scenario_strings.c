@@ -48,6 +48,8 @@ static void nul_escapes_are_refused_wherever_they_are(void)
     /* In a key: "name\u0000x" used to read as "name". */
     refused("\"name\\u0000x\": \"evil\"", "t.json: a key of the top level", "\\u0000");
     refused("\"cluster\": {\"workers\\u0000\": 2}", "t.json: cluster: a key", "\\u0000");
+    /* A malformed \u escape is read by cJSON as a NUL too ("a\u00g0b" became "a"). */
+    refused("\"name\": \"a\\u00g0b\"", "t.json: name: ", "not followed by four hex digits");
     /* An escaped backslash before u0000 is the text \u0000, not a NUL. */
     CHECK_STR_EQ(load_body("\"description\": \"C:\\\\u0000\"", NULL, 0), "");
 }
