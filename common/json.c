@@ -2,6 +2,7 @@
  * the canonical form that configuration hashes are taken of (json.h). */
 #include "common/json.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -288,24 +289,17 @@ static void string_what(char *buf, size_t size, const char *path, bool key)
     else snprintf(buf, size, "%s", path[0] ? path : "top level");
 }
 
-static bool is_hex_digit(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
-}
-
 /* The four characters after "\u".  cJSON reads a malformed escape such as \u00g0 as code
  * point 0, so it and \u0000 would both put a NUL inside the string and cut it short. */
-static int check_unicode_escape(const unsigned char *hex, size_t chars, char *what,
-                                size_t what_size, const char *path, bool key, sgd_err_t *err)
+static int check_unicode_escape(const unsigned char *hex, size_t chars, const char *path,
+                                bool key, sgd_err_t *err)
 {
-    bool valid = true, zero = true;
-    for (int i = 0; i < 4 && valid; i++) {
-        valid = is_hex_digit(hex[i]);
-        zero = zero && hex[i] == '0';
-    }
-    if (valid && !zero) return 0;
-    string_what(what, what_size, path, key);
-    if (!valid)
+    int ndigits = 0;
+    while (ndigits < 4 && isxdigit(hex[ndigits])) ndigits++;
+    if (ndigits == 4 && strncmp((const char *)hex, "0000", 4) != 0) return 0;
+    char what[SGD_JPATH_MAX + 32];
+    string_what(what, sizeof what, path, key);
+    if (ndigits < 4)
         return sgd_errf(err, "%s: a \\u escape at character %zu is not followed by four hex "
                         "digits", what, chars);
     return sgd_errf(err, "%s: contains \\u0000 at character %zu: a NUL cannot be part of a "
@@ -333,8 +327,7 @@ static int check_string(const char *s, bool escapes, const char **end, const cha
              * with the character after it; a \u escape's four hex digits, checked first,
              * hold neither quote nor backslash, so this walk ends where the parser does. */
             if (p[1] == 'u') {
-                if (check_unicode_escape(p + 2, chars, what, sizeof what, path, key, err))
-                    return -1;
+                if (check_unicode_escape(p + 2, chars, path, key, err)) return -1;
                 p += 6;
             } else {
                 p += p[1] ? 2 : 1;
